@@ -1,0 +1,30 @@
+/**
+ * Two projects: `unit` needs nothing but Node; `integration` talks to a real OpenSearch node (and later
+ * DynamoDB Local) started once by test/setup/global-setup.ts. `npm test` runs both.
+ * TypeScript is transpiled by ts-jest (type checking runs once, in `npm test`, through tsc).
+ * middy ships ESM only, so it is transpiled too (transformIgnorePatterns).
+ */
+const common = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  moduleNameMapper: {
+    '^#shared/(.*)$': '<rootDir>/shared/$1',
+    '^#commons/(.*)$': '<rootDir>/functions/commons/$1',
+  },
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+  ],
+};
