@@ -1,0 +1,4 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
+/** One logger per process (Powertools: JSON logs with the request id). Level from POWERTOOLS_LOG_LEVEL. */
+export const logger = new Logger({ serviceName: 'location-reporting' });

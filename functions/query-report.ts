@@ -1,0 +1,34 @@
+import middy from '@middy/core';
+import httpContentNegotiation from '@middy/http-content-negotiation';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { ReportEngine } from '#shared/report/engines/engine';
+import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '#shared/report/query-report';
+import { bodyLimit } from '#commons/body-limit';
+import { reportEngine } from '#commons/engine';
+import { organizationOf } from '#commons/identity';
+import { problemErrors } from '#commons/problem-middleware';
+
+type Event = APIGatewayProxyEventV2WithJWTAuthorizer & { preferredMediaType?: string };
+
+/** Largest report body accepted (413 beyond). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine. */
+export function createQueryReportHandler(engine: () => ReportEngine = reportEngine) {
+  return middy<Event, APIGatewayProxyResultV2>()
+    .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
+    .use(httpHeaderNormalizer())
+    .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
+    .use(bodyLimit(MAX_BODY_BYTES))
+    .use(httpJsonBodyParser())
+    .handler(async (event) => {
+      const scope = { organizationId: organizationOf(event) };
+      const mediaType = event.preferredMediaType as ReportMediaType;
+      const { headers, body } = await answerReport(event.body, scope, engine(), mediaType);
+      return { statusCode: 200, headers, body };
+    });
+}
+
+export const handler = createQueryReportHandler();

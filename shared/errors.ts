@@ -1,0 +1,147 @@
+/**
+ * One error family for the whole service. Every error knows its HTTP status and its RFC 9457
+ * problem type, so the edge (functions/commons/problem-middleware.ts) maps errors without a table.
+ */
+
+/** One invalid part of a request: a JSON Pointer into the body (or the query string) and why. */
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** RFC 9457 problem details, as sent to clients with `application/problem+json`. */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors?: readonly FieldError[];
+  readonly [extension: string]: unknown;
+}
+
+const TYPE_BASE = 'https://lrs.example.com/problems/';
+
+export interface AppErrorOptions extends ErrorOptions {
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Extension members added to the problem body. */
+  readonly extensions?: Readonly<Record<string, unknown>>;
+}
+
+/** Base class: status, problem type slug, title and a detail that is safe to show to the caller. */
+export class AppError extends Error {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: Readonly<Record<string, unknown>>;
+
+  constructor(
+    readonly status: number,
+    readonly slug: string,
+    readonly title: string,
+    readonly detail: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(detail, options);
+    this.name = new.target.name;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+
+  toProblem(): Problem {
+    return {
+      type: TYPE_BASE + this.slug,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      ...this.extensions,
+    };
+  }
+}
+
+/** 400: the request is well-formed JSON but breaks the request language. Lists every error. */
+export class ValidationError extends AppError {
+  constructor(readonly errors: readonly FieldError[], detail?: string) {
+    super(400, 'validation', 'Invalid request', detail ?? summarize(errors));
+  }
+
+  override toProblem(): Problem {
+    return { ...super.toProblem(), errors: this.errors };
+  }
+}
+
+function summarize(errors: readonly FieldError[]): string {
+  const first = errors[0];
+  if (!first) return 'The request is invalid.';
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return `${first.path || '/'}: ${first.message}${more}`;
+}
+
+/** 400 for a body that is not JSON at all. */
+export class MalformedBodyError extends AppError {
+  constructor(detail: string, options?: AppErrorOptions) {
+    super(400, 'malformed-body', 'Malformed request body', detail, options);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(detail = 'A valid bearer token is required.') {
+    super(401, 'unauthorized', 'Unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail: string) {
+    super(404, 'not-found', 'Not found', detail);
+  }
+}
+
+export class NotAcceptableError extends AppError {
+  constructor(readonly allowed: readonly string[]) {
+    super(406, 'not-acceptable', 'Not acceptable', `Allowed values of Accept: ${allowed.join(', ')}.`, {
+      extensions: { allowed },
+    });
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(413, 'payload-too-large', 'Payload too large', `The body must be at most ${limitBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor() {
+    super(415, 'unsupported-media-type', 'Unsupported media type', 'The body must be application/json.');
+  }
+}
+
+/** 422: the engine refused because the pipeline would create more buckets than allowed. */
+export class TooManyBucketsError extends AppError {
+  constructor(readonly limit: number | undefined, options?: ErrorOptions) {
+    const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
+    super(
+      422,
+      'too-many-buckets',
+      'Too many buckets',
+      `This report would create more buckets than ${limitText}. Narrow the time range, use a coarser ` +
+        'dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
+      { ...options, extensions: limit === undefined ? {} : { maxBuckets: limit } },
+    );
+  }
+}
+
+/** 503: the engine is unreachable, overloaded or timed out. The caller may retry. */
+export class EngineUnavailableError extends AppError {
+  constructor(detail: string, retryAfterSeconds = 5, options?: ErrorOptions) {
+    super(503, 'engine-unavailable', 'Service unavailable', detail, {
+      ...options,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}
+
+/** 500: a bug. The detail never carries internals; the cause is logged, not sent. */
+export class InternalError extends AppError {
+  constructor(options?: ErrorOptions) {
+    super(500, 'internal', 'Internal error', 'An unexpected error occurred.', options);
+  }
+}

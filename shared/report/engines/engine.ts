@@ -1,0 +1,66 @@
+import type { ReportPlan } from '../plan/plan';
+
+/** Whose documents a report may see: always applied by the engine, whatever the body says. */
+export interface Scope {
+  readonly organizationId: string;
+}
+
+/** One engine: compiles a plan (pure) and runs it (I/O). OpenSearch in AWS, DuckDB locally. */
+export interface ReportEngine {
+  run(plan: ReportPlan, scope: Scope): Promise<EngineResult>;
+}
+
+export interface EngineResult {
+  /** The result of plan.pipeline[0] over the scoped, filtered documents. */
+  readonly root: AggResult;
+  /** True when some terms aggregation had more keys than the configured cap (keys were cut). */
+  readonly truncated: boolean;
+}
+
+/**
+ * Engine-neutral result tree, one node per pipeline stage. `sub` is the next stage's result for
+ * that bucket; absent on the last stage, where `count` is the value.
+ */
+export type AggResult = HistogramResult | KeyedResult | SingleResult | StatsResult;
+
+export interface Bucket<K> {
+  readonly key: K;
+  readonly count: number;
+  readonly sub?: AggResult;
+}
+
+/** dateHistogram: keys are bucket starts in epoch ms, ascending, empty buckets included. */
+export interface HistogramResult {
+  readonly kind: 'histogram';
+  readonly buckets: readonly Bucket<number>[];
+}
+
+/** terms (buckets with documents only, any order) or filters (every named bucket, in request order). */
+export interface KeyedResult {
+  readonly kind: 'terms' | 'filters';
+  readonly buckets: readonly Bucket<string>[];
+}
+
+/** filter, nested, reverseNested: one bucket. */
+export interface SingleResult {
+  readonly kind: 'single';
+  readonly count: number;
+  readonly sub?: AggResult;
+}
+
+/** stats: min/max are null when no value was seen. avg is derived as sum / count by the shaper. */
+export interface StatsResult {
+  readonly kind: 'stats';
+  readonly count: number;
+  readonly min: number | null;
+  readonly max: number | null;
+  readonly sum: number;
+}
+
+/** Engine settings shared by both engines so that they refuse and cut at the same points. */
+export interface EngineLimits {
+  /** Keys returned per terms aggregation before the answer is marked truncated. */
+  readonly termsCap: number;
+}
+
+export const DEFAULT_LIMITS: EngineLimits = { termsCap: 1000 };

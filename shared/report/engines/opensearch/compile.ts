@@ -1,0 +1,105 @@
+import type { API, Types } from '@opensearch-project/opensearch';
+import type { EngineLimits, Scope } from '../engine';
+import type { AggNode, FilterNode, ReportPlan } from '../../plan/plan';
+import { indexPattern } from './indices';
+
+type Query = Types.Common_QueryDsl.QueryContainer;
+type Agg = Types.Common_Aggregations.AggregationContainer;
+
+export interface CompileOptions {
+  readonly indexPrefix: string;
+  readonly limits: EngineLimits;
+  /** Let the shard request cache answer repeated reports. @default undefined (index setting) */
+  readonly requestCache?: boolean;
+}
+
+/** Name of the aggregation of pipeline stage i (and of the item filter under a nested stage). */
+export const stageName = (i: number): string => `s${i}`;
+export const itemFilterName = (i: number): string => `s${i}i`;
+
+/** Plan → one `_search` request. Pure. */
+export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
+  return {
+    index: indexPattern(options.indexPrefix, plan.source),
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    // A failed shard must fail the report, never shrink it silently.
+    allow_partial_search_results: false,
+    ...(options.requestCache === undefined ? {} : { request_cache: options.requestCache }),
+    body: {
+      size: 0,
+      track_total_hits: false,
+      query: { bool: { filter: compileScope(plan, scope) } },
+      aggs: { [stageName(0)]: compileStage(plan.pipeline, 0, options.limits) },
+    },
+  };
+}
+
+function compileScope(plan: ReportPlan, scope: Scope): Query[] {
+  const clauses: Query[] = [{ term: { organizationId: scope.organizationId } }];
+  if (plan.locationIds) clauses.push({ terms: { locationId: [...plan.locationIds] } });
+  clauses.push(...plan.filters.map(compileFilter));
+  for (const nf of plan.nestedFilters) {
+    clauses.push({ nested: { path: nf.path, query: { bool: { filter: nf.filters.map(compileFilter) } } } });
+  }
+  return clauses;
+}
+
+export function compileFilter(f: FilterNode): Query {
+  if (f.kind === 'terms') return { terms: { [f.field.name]: [...f.values] } };
+  const bounds: Record<string, unknown> = {};
+  if (f.from !== undefined) bounds.gte = f.from;
+  if (f.to !== undefined) bounds.lt = f.to;
+  if (f.field.kind === 'date') bounds.format = 'epoch_millis';
+  return { range: { [f.field.name]: bounds } };
+}
+
+function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLimits): Agg {
+  const node = pipeline[i] as AggNode;
+  const next = i + 1 < pipeline.length ? { [stageName(i + 1)]: compileStage(pipeline, i + 1, limits) } : undefined;
+  const withNext = (agg: Agg): Agg => (next ? { ...agg, aggs: next } : agg);
+  switch (node.kind) {
+    case 'dateHistogram':
+      return withNext({ date_histogram: compileHistogram(node) } as Agg);
+    case 'terms':
+      return withNext({
+        terms: { field: node.field.name, size: limits.termsCap, min_doc_count: 1, order: { _key: 'asc' } },
+      } as Agg);
+    case 'stats':
+      return { stats: { field: node.field.name } };
+    case 'filter':
+      return withNext({ filter: compileFilter(node.filter) });
+    case 'filters':
+      return withNext({
+        filters: { filters: Object.fromEntries(node.buckets.map((b) => [b.name, compileFilter(b.filter)])) },
+      });
+    case 'nested': {
+      if (node.itemFilters.length === 0) return withNext({ nested: { path: node.path } });
+      // Only the items that match the nestedFilters of this path are counted below this stage.
+      const items: Agg = { filter: { bool: { filter: node.itemFilters.map(compileFilter) } } };
+      return { nested: { path: node.path }, aggs: { [itemFilterName(i)]: next ? { ...items, aggs: next } : items } };
+    }
+    case 'reverseNested':
+      return withNext({ reverse_nested: {} });
+  }
+}
+
+type DateHistogram = Types.Common_Aggregations.DateHistogramAggregationFields;
+
+function compileHistogram(node: Extract<AggNode, { kind: 'dateHistogram' }>): DateHistogram {
+  const interval =
+    node.interval.kind === 'fixed'
+      ? { fixed_interval: `${node.interval.ms}ms` }
+      : { calendar_interval: `1${node.interval.unit}` };
+  const bounds: { min?: number; max?: number } = {};
+  if (node.bounds?.from !== undefined) bounds.min = node.bounds.from;
+  // extended_bounds.max is inclusive; our ranges are half-open.
+  if (node.bounds?.to !== undefined) bounds.max = node.bounds.to - 1;
+  return {
+    field: 'timestamp',
+    ...interval,
+    time_zone: node.timeZone,
+    min_doc_count: 0,
+    ...(Object.keys(bounds).length > 0 ? { extended_bounds: bounds } : {}),
+  } as DateHistogram;
+}

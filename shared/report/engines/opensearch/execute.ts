@@ -1,0 +1,105 @@
+import type { Client } from '@opensearch-project/opensearch';
+import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type Scope } from '../engine';
+import type { AggNode, ReportPlan } from '../../plan/plan';
+import { compileSearch, itemFilterName, stageName, type CompileOptions } from './compile';
+import { mapOpenSearchError } from './errors';
+
+export interface OpenSearchEngineOptions {
+  /** Prefix of every index and template name (one deployment or test run per prefix). @default '' */
+  readonly indexPrefix?: string;
+  readonly limits?: EngineLimits;
+  /** @default undefined: the index's own request-cache setting */
+  readonly requestCache?: boolean;
+}
+
+/** The production engine: one `_search` per report, the response read back into an AggResult tree. */
+export class OpenSearchEngine implements ReportEngine {
+  private readonly options: CompileOptions;
+
+  constructor(
+    private readonly client: Client,
+    options: OpenSearchEngineOptions = {},
+  ) {
+    this.options = {
+      indexPrefix: options.indexPrefix ?? '',
+      limits: options.limits ?? DEFAULT_LIMITS,
+      ...(options.requestCache === undefined ? {} : { requestCache: options.requestCache }),
+    };
+  }
+
+  async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
+    const request = compileSearch(plan, scope, this.options);
+    let body: RawAggs;
+    try {
+      const response = await this.client.search(request);
+      body = (response.body as { aggregations?: RawAggs }).aggregations ?? {};
+    } catch (e) {
+      throw mapOpenSearchError(e);
+    }
+    const reader = new ResultReader(plan.pipeline);
+    const root = reader.read(0, body);
+    return { root, truncated: reader.truncated };
+  }
+}
+
+type RawAggs = Record<string, unknown>;
+interface RawBucket extends RawAggs {
+  key: number | string;
+  doc_count: number;
+}
+
+/** Walks the raw response along the plan. */
+class ResultReader {
+  truncated = false;
+
+  constructor(private readonly pipeline: readonly AggNode[]) {}
+
+  read(i: number, parent: RawAggs): AggResult {
+    const node = this.pipeline[i] as AggNode;
+    const raw = (parent[stageName(i)] ?? {}) as RawAggs & { doc_count?: number };
+    const sub = (bucket: RawAggs): AggResult | undefined => (i + 1 < this.pipeline.length ? this.read(i + 1, bucket) : undefined);
+    switch (node.kind) {
+      case 'dateHistogram': {
+        const buckets = (raw.buckets ?? []) as RawBucket[];
+        return { kind: 'histogram', buckets: buckets.map((b) => bucket(Number(b.key), b.doc_count, sub(b))) };
+      }
+      case 'terms': {
+        if (((raw.sum_other_doc_count as number | undefined) ?? 0) > 0) this.truncated = true;
+        const buckets = (raw.buckets ?? []) as RawBucket[];
+        return { kind: 'terms', buckets: buckets.map((b) => bucket(String(b.key), b.doc_count, sub(b))) };
+      }
+      case 'filters': {
+        const buckets = (raw.buckets ?? {}) as Record<string, RawBucket>;
+        return {
+          kind: 'filters',
+          buckets: node.buckets.map(({ name }) => {
+            const b = buckets[name] ?? { key: name, doc_count: 0 };
+            return bucket(name, b.doc_count, sub(b));
+          }),
+        };
+      }
+      case 'stats': {
+        const s = raw as { count?: number; min?: number | null; max?: number | null; sum?: number };
+        const count = s.count ?? 0;
+        return { kind: 'stats', count, min: count > 0 ? (s.min ?? null) : null, max: count > 0 ? (s.max ?? null) : null, sum: s.sum ?? 0 };
+      }
+      case 'nested':
+        if (node.itemFilters.length > 0) {
+          const items = (raw[itemFilterName(i)] ?? {}) as RawAggs & { doc_count?: number };
+          return single(items.doc_count ?? 0, sub(items));
+        }
+        return single(raw.doc_count ?? 0, sub(raw));
+      case 'filter':
+      case 'reverseNested':
+        return single(raw.doc_count ?? 0, sub(raw));
+    }
+  }
+}
+
+function bucket<K>(key: K, count: number, sub: AggResult | undefined) {
+  return sub ? { key, count, sub } : { key, count };
+}
+
+function single(count: number, sub: AggResult | undefined): AggResult {
+  return sub ? { kind: 'single', count, sub } : { kind: 'single', count };
+}

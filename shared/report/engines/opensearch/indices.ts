@@ -1,0 +1,74 @@
+import type { Client } from '@opensearch-project/opensearch';
+import { CATALOG, COLLECTIONS, type Collection, type FieldDef } from '../../fields';
+
+/**
+ * Index design as code. Each collection lives in monthly indices (`<prefix>movement-events-2024.05`)
+ * created from one index template per collection and queried by pattern, so old months can be
+ * dropped or moved to cheaper storage without touching queries. Mappings come from the field catalog.
+ */
+export const INDEX_BASE: Readonly<Record<Collection, string>> = {
+  movementEvents: 'movement-events',
+  parkingLotStats: 'parking-lot-stats',
+  parkingEvents: 'parking-events',
+};
+
+export const indexPattern = (prefix: string, c: Collection): string => `${prefix}${INDEX_BASE[c]}-*`;
+
+/** The monthly index a document with this timestamp (epoch ms) is written to. */
+export function indexNameFor(prefix: string, c: Collection, timestampMs: number): string {
+  const d = new Date(timestampMs);
+  return `${prefix}${INDEX_BASE[c]}-${d.getUTCFullYear()}.${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+export interface IndexSettings {
+  /** @default 1 — one shard per month is plenty below ~50 GB a month. */
+  readonly shards?: number;
+  /** @default 1 (set 0 on a single node). */
+  readonly replicas?: number;
+}
+
+type Mapping = Record<string, unknown>;
+
+const leafMapping = (f: FieldDef): Mapping =>
+  f.kind === 'keyword'
+    ? { type: 'keyword' }
+    : f.kind === 'number'
+      ? { type: 'double' }
+      : { type: 'date', format: 'strict_date_optional_time||epoch_millis' };
+
+/** Mappings of one collection: strict (an unknown field fails the write), nested items as `nested`. */
+export function mappingsFor(c: Collection): Mapping {
+  const properties: Record<string, Mapping> = { organizationId: { type: 'keyword' } };
+  for (const f of CATALOG[c].values()) {
+    if (!f.nestedPath) {
+      properties[f.name] = leafMapping(f);
+      continue;
+    }
+    const parent = (properties[f.nestedPath] ??= { type: 'nested', dynamic: 'strict', properties: {} }) as {
+      properties: Record<string, Mapping>;
+    };
+    parent.properties[f.name.slice(f.nestedPath.length + 1)] = leafMapping(f);
+  }
+  return { dynamic: 'strict', properties };
+}
+
+export function indexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
+  return COLLECTIONS.map((c) => ({
+    name: `${prefix}${INDEX_BASE[c]}`,
+    body: {
+      index_patterns: [indexPattern(prefix, c)],
+      priority: 100,
+      template: {
+        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas ?? 1 },
+        mappings: mappingsFor(c),
+      },
+    },
+  }));
+}
+
+/** Creates or updates the three index templates. Idempotent. */
+export async function ensureIndexTemplates(client: Client, prefix: string, settings: IndexSettings = {}): Promise<void> {
+  for (const t of indexTemplates(prefix, settings)) {
+    await client.indices.putIndexTemplate({ name: t.name, body: t.body as never });
+  }
+}

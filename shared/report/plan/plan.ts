@@ -1,0 +1,124 @@
+import type { Collection, FieldDef, NestedPath } from '../fields';
+
+/**
+ * A validated report: what the engines compile. Built once by `buildPlan`; never a raw body.
+ * Dates are epoch milliseconds; every range is half-open [from, to).
+ */
+export interface ReportPlan {
+  readonly source: Collection;
+  readonly locationIds?: readonly string[];
+  /** Root-document filters, all of which must hold. */
+  readonly filters: readonly FilterNode[];
+  /** Each entry: the document has at least one item at `path` matching all of `filters`. */
+  readonly nestedFilters: readonly NestedFilterNode[];
+  readonly pipeline: readonly AggNode[];
+  /** Intersection of the root timestamp range filters, if any. */
+  readonly timeRange?: TimeRange;
+  readonly splitInterval?: CalendarAmount;
+  /** Deprecated fields the request names (answered with a Deprecation header). */
+  readonly deprecatedFields: readonly string[];
+}
+
+export interface TimeRange {
+  readonly from?: number;
+  readonly to?: number;
+}
+
+export type FilterNode = TermsFilterNode | RangeFilterNode;
+
+export interface TermsFilterNode {
+  readonly kind: 'terms';
+  readonly field: FieldDef;
+  readonly values: readonly string[];
+}
+
+export interface RangeFilterNode {
+  readonly kind: 'range';
+  readonly field: FieldDef;
+  /** Inclusive lower bound (epoch ms for dates). */
+  readonly from?: number;
+  /** Exclusive upper bound (epoch ms for dates). */
+  readonly to?: number;
+}
+
+export interface NestedFilterNode {
+  readonly path: NestedPath;
+  readonly filters: readonly FilterNode[];
+}
+
+export type StatName = 'min' | 'max' | 'avg' | 'sum' | 'count';
+/** Order in which stats appear in responses (the spec's table order). */
+export const STAT_NAMES: readonly StatName[] = ['min', 'max', 'avg', 'sum', 'count'];
+
+export type IntervalUnit = 's' | 'm' | 'h' | 'd' | 'w' | 'M' | 'q' | 'y';
+
+/** `<amount><unit>` as written in a request. */
+export interface CalendarAmount {
+  readonly amount: number;
+  readonly unit: IntervalUnit;
+  readonly text: string;
+}
+
+/**
+ * Histogram interval. `calendar` intervals (1d, 1w, 1M, 1q, 1y) follow the local calendar of the
+ * time zone (a day is 23 or 25 hours on DST changes); the others are fixed lengths in ms, aligned
+ * to the epoch in local time.
+ */
+export type HistogramInterval =
+  | { readonly kind: 'fixed'; readonly ms: number; readonly text: string }
+  | { readonly kind: 'calendar'; readonly unit: 'd' | 'w' | 'M' | 'q' | 'y'; readonly text: string };
+
+export type AggNode =
+  | TermsAggNode
+  | StatsAggNode
+  | DateHistogramAggNode
+  | FilterAggNode
+  | FiltersAggNode
+  | NestedAggNode
+  | ReverseNestedAggNode;
+
+export interface TermsAggNode {
+  readonly kind: 'terms';
+  readonly field: FieldDef;
+  readonly joiner: string;
+}
+
+export interface StatsAggNode {
+  readonly kind: 'stats';
+  readonly field: FieldDef;
+  /** The stats asked for, in STAT_NAMES order. */
+  readonly stats: readonly StatName[];
+}
+
+export interface DateHistogramAggNode {
+  readonly kind: 'dateHistogram';
+  readonly interval: HistogramInterval;
+  readonly timeZone: string;
+  /** Buckets span [min, max) when set (from the timestamp range filter); else first to last non-empty. */
+  readonly bounds?: TimeRange;
+}
+
+export interface FilterAggNode {
+  readonly kind: 'filter';
+  readonly filter: FilterNode;
+}
+
+export interface FiltersAggNode {
+  readonly kind: 'filters';
+  readonly buckets: readonly { readonly name: string; readonly filter: FilterNode }[];
+  readonly joiner: string;
+}
+
+export interface NestedAggNode {
+  readonly kind: 'nested';
+  readonly path: NestedPath;
+  /** nestedFilters on the same path: only the items matching all of them are counted. */
+  readonly itemFilters: readonly FilterNode[];
+}
+
+export interface ReverseNestedAggNode {
+  readonly kind: 'reverseNested';
+}
+
+/** Aggregations that contribute a name part to series names. */
+export const isBucketing = (n: AggNode): n is TermsAggNode | FiltersAggNode => n.kind === 'terms' || n.kind === 'filters';

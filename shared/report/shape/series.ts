@@ -1,0 +1,124 @@
+import type { AggResult } from '../engines/engine';
+import type { AggNode } from '../plan/plan';
+
+/**
+ * Series naming (spec shapes 3 and 4). Each terms or filters bucket contributes its key as a name
+ * part; nested, filter and reverseNested add none. The separator after a part is the keyJoiner of
+ * the aggregation that made it (default one space). Direction keys (crossedPaths.end/start) move to
+ * the end. Stats append `<joiner><stat>`; with no part at all a count series is named `count`.
+ */
+export interface SeriesValue {
+  readonly name: string;
+  /** Position in the result tree: orders columns and properties the same way on every engine. */
+  readonly sortKey: readonly (string | number)[];
+  readonly value: number;
+  readonly isStat: boolean;
+}
+
+interface Part {
+  readonly text: string;
+  readonly joiner: string;
+  readonly direction: boolean;
+}
+
+export interface CollectOptions {
+  /** Keep series whose count is 0 (object shape) or leave them out (histogram shape). */
+  readonly keepZeroCounts: boolean;
+}
+
+/** Every series value below `result` (the result of pipeline stage i), given its bucket's count. */
+export function collectSeries(
+  pipeline: readonly AggNode[],
+  i: number,
+  result: AggResult | undefined,
+  count: number,
+  options: CollectOptions,
+): SeriesValue[] {
+  const out: SeriesValue[] = [];
+  walk(pipeline, i, result, count, [], [], options, out);
+  return out;
+}
+
+function walk(
+  pipeline: readonly AggNode[],
+  i: number,
+  result: AggResult | undefined,
+  count: number,
+  parts: readonly Part[],
+  sortKey: readonly (string | number)[],
+  options: CollectOptions,
+  out: SeriesValue[],
+): void {
+  const node = pipeline[i];
+  if (!result || !node) {
+    if (count !== 0 || options.keepZeroCounts) out.push({ name: seriesName(parts) ?? 'count', sortKey, value: count, isStat: false });
+    return;
+  }
+  switch (result.kind) {
+    case 'single':
+      return walk(pipeline, i + 1, result.sub, result.count, parts, sortKey, options, out);
+    case 'terms':
+    case 'filters': {
+      const joiner = node.kind === 'terms' || node.kind === 'filters' ? node.joiner : ' ';
+      const direction = node.kind === 'terms' && node.field.direction === true;
+      const buckets = result.kind === 'terms' ? [...result.buckets].sort((a, b) => compareKeys(a.key, b.key)) : result.buckets;
+      buckets.forEach((b, index) => {
+        const part = { text: b.key, joiner, direction };
+        const key = result.kind === 'terms' ? b.key : index;
+        walk(pipeline, i + 1, b.sub, b.count, [...parts, part], [...sortKey, key], options, out);
+      });
+      return;
+    }
+    case 'stats': {
+      if (node.kind !== 'stats') return;
+      const prefix = seriesName(parts);
+      const joiner = orderParts(parts).at(-1)?.joiner ?? '';
+      node.stats.forEach((stat, index) => {
+        const value = statValue(result, stat);
+        if (value === undefined) return;
+        out.push({ name: prefix === undefined ? stat : prefix + joiner + stat, sortKey: [...sortKey, index], value, isStat: true });
+      });
+      return;
+    }
+    case 'histogram':
+      throw new Error('a dateHistogram is only allowed as the first stage');
+  }
+}
+
+function statValue(r: Extract<AggResult, { kind: 'stats' }>, stat: string): number | undefined {
+  switch (stat) {
+    case 'count':
+      return r.count;
+    case 'sum':
+      return r.sum;
+    case 'avg':
+      return r.count > 0 ? r.sum / r.count : undefined;
+    case 'min':
+      return r.min ?? undefined;
+    case 'max':
+      return r.max ?? undefined;
+    default:
+      return undefined;
+  }
+}
+
+const orderParts = (parts: readonly Part[]): Part[] => [...parts.filter((p) => !p.direction), ...parts.filter((p) => p.direction)];
+
+function seriesName(parts: readonly Part[]): string | undefined {
+  if (parts.length === 0) return undefined;
+  const ordered = orderParts(parts);
+  return ordered.map((p, idx) => (idx < ordered.length - 1 ? p.text + p.joiner : p.text)).join('');
+}
+
+/** Code-unit order: deterministic and engine-independent (engines may collate differently). */
+export function compareKeys(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function compareSortKeys(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  for (let k = 0; k < Math.min(a.length, b.length); k++) {
+    const c = compareKeys(a[k] as string | number, b[k] as string | number);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
