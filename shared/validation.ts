@@ -11,6 +11,27 @@ export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown,
   throw new ValidationError(issuesToErrors(schema, input, result.error.issues, pathPrefix));
 }
 
+/**
+ * Like parseOrThrow, but when the only problems are unknown properties it still returns the data
+ * (those properties removed) with the errors, so that later checks can add theirs to one answer.
+ */
+export function parseCollecting<S extends z.ZodMiniType>(
+  schema: S,
+  input: unknown,
+): { readonly data: z.infer<S>; readonly errors: FieldError[] } {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return { data: result.data as z.infer<S>, errors: [] };
+  const issues = result.error.issues;
+  const errors = issuesToErrors(schema, input, issues);
+  if (!issues.every((i) => i.code === 'unrecognized_keys')) throw new ValidationError(errors);
+  const stripped = structuredClone(input) as Record<PropertyKey, unknown>;
+  for (const issue of issues) {
+    const owner = issue.path.reduce<unknown>((o, k) => (o as Record<PropertyKey, unknown>)?.[k], stripped) as Record<string, unknown>;
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) delete owner[key];
+  }
+  return { data: parseOrThrow(schema, stripped), errors };
+}
+
 /** JSON Pointer (RFC 6901) for a path of keys and indices. */
 export function pointer(path: readonly PropertyKey[]): string {
   return path.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');

@@ -1,5 +1,5 @@
-import { ValidationError } from '../../errors';
-import { parseOrThrow } from '../../validation';
+import { ValidationError, type FieldError } from '../../errors';
+import { parseCollecting } from '../../validation';
 import type { Collection, NestedPath } from '../fields';
 import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
@@ -16,17 +16,21 @@ const MAX_FILTERS_BUCKETS = 100;
  * resolved and every field is checked against it, collecting all errors before answering 400.
  */
 export function buildPlan(body: unknown): ReportPlan {
-  const request = parseOrThrow(ReportRequestSchema, body);
+  const { data: request, errors } = parseCollecting(ReportRequestSchema, body);
   const resolution = resolveSource(request.source, collectMentions(request));
-  if ('errors' in resolution) throw new ValidationError(resolution.errors);
-  return new PlanBuilder(resolution.source).build(request);
+  if ('errors' in resolution) throw new ValidationError([...errors, ...resolution.errors]);
+  return new PlanBuilder(resolution.source, errors).build(request);
 }
 
 class PlanBuilder {
   private readonly check: FieldChecker;
 
-  constructor(private readonly source: Collection) {
+  constructor(
+    private readonly source: Collection,
+    structuralErrors: readonly FieldError[],
+  ) {
     this.check = new FieldChecker(source);
+    this.check.errors.push(...structuralErrors);
   }
 
   build(request: ReportRequest): ReportPlan {
