@@ -6,6 +6,7 @@
  */
 const common = {
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/setup/env.ts'],
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpContentNegotiation from '@middy/http-content-negotiation';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '#shared/report/query-report';
 import { bodyLimit } from '#commons/body-limit';
@@ -10,7 +10,9 @@ import { reportEngine } from '#commons/engine';
 import { organizationOf } from '#commons/identity';
 import { problemErrors } from '#commons/problem-middleware';
 
-type Event = APIGatewayProxyEventV2WithJWTAuthorizer & { preferredMediaType?: string };
+type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
+/** http-content-negotiation puts the chosen type on the context. */
+type NegotiatedContext = Context & { preferredMediaType?: ReportMediaType };
 
 /** Largest report body accepted (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -23,9 +25,9 @@ export function createQueryReportHandler(engine: () => ReportEngine = reportEngi
     .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
     .use(bodyLimit(MAX_BODY_BYTES))
     .use(httpJsonBodyParser())
-    .handler(async (event) => {
+    .handler(async (event, context: NegotiatedContext) => {
       const scope = { organizationId: organizationOf(event) };
-      const mediaType = event.preferredMediaType as ReportMediaType;
+      const mediaType = context.preferredMediaType ?? 'application/json';
       const { headers, body } = await answerReport(event.body, scope, engine(), mediaType);
       return { statusCode: 200, headers, body };
     });

@@ -1,0 +1,63 @@
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+export interface HttpRequest {
+  readonly method?: string;
+  readonly path?: string;
+  readonly body?: unknown;
+  /** Raw body text (wins over `body`). */
+  readonly rawBody?: string;
+  readonly headers?: Record<string, string>;
+  readonly query?: Record<string, string>;
+  readonly pathParameters?: Record<string, string>;
+  /** Organization claim; null for a request without claims. */
+  readonly org?: string | null;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  json<T = unknown>(): T;
+}
+
+/** An API Gateway HTTP API (payload 2.0) event as the JWT authorizer hands it to the function. */
+export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
+  const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
+  const headers = { 'content-type': 'application/json', ...(req.headers ?? {}) };
+  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? 'org-a', sub: 'user-1' };
+  return {
+    version: '2.0',
+    routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
+    rawPath: req.path ?? '/reports:query',
+    rawQueryString: new URLSearchParams(req.query ?? {}).toString(),
+    headers,
+    ...(req.query ? { queryStringParameters: req.query } : {}),
+    ...(req.pathParameters ? { pathParameters: req.pathParameters } : {}),
+    ...(body === undefined ? {} : { body }),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: req.method ?? 'POST', path: req.path ?? '/reports:query', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
+      requestId: 'test-request',
+      routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
+      stage: '$default',
+      time: new Date(0).toISOString(),
+      timeEpoch: 0,
+      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [] } },
+    },
+  } as APIGatewayProxyEventV2WithJWTAuthorizer;
+}
+
+type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
+
+/** Invokes a Lambda handler with an HTTP API event and reads its structured result back. */
+export async function invoke(handler: Handler, req: HttpRequest): Promise<HttpResponse> {
+  const context = { awsRequestId: 'test-request', functionName: 'test', getRemainingTimeInMillis: () => 30_000 } as Context;
+  const result = (await handler(httpEvent(req), context)) as APIGatewayProxyStructuredResultV2;
+  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  const body = result.body ?? '';
+  return { status: result.statusCode ?? 200, headers, body, json: <T>() => JSON.parse(body) as T };
+}
