@@ -1,0 +1,107 @@
+import { Client } from '@opensearch-project/opensearch';
+import { SingleBar, Presets } from 'cli-progress';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
+import { compileSearch } from '#shared/report/engines/opensearch/compile';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { DEFAULT_LIMITS } from '#shared/report/engines/engine';
+import { buildPlan } from '#shared/report/plan/build-plan';
+import { createQueryReportHandler } from '../functions/query-report';
+import { invoke } from '../test/integration/support/lambda-events';
+import { startOpenSearch } from '../test/setup/opensearch-node';
+import { machine, median } from './stats';
+import { syntheticMovementEvents } from './synthetic';
+
+/**
+ * Issue 2 benchmark: one report (daily histogram × label × direction over 30 days) through the whole
+ * Lambda handler vs the same compiled DSL sent raw to `_search`, alternating, request cache off on
+ * both sides, medians. Goals: handler ≤ 1.10× raw at 1M documents; handler − raw ≤ 5 ms at 10k.
+ * The node's data folder is kept in $TMPDIR/lrs-bench-opensearch so a second run skips indexing.
+ */
+const ORG = '00000000-0000-4000-8000-000000000001';
+const START = Date.UTC(2024, 4, 1);
+const DAYS = 30;
+const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+
+const body = {
+  source: 'movementEvents',
+  filters: [{ type: 'range', field: 'timestamp', from: new Date(START).toISOString(), to: new Date(START + DAYS * 86_400_000).toISOString() }],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1d' },
+    { type: 'terms', field: 'label' },
+    { type: 'nested', path: 'crossedPaths' },
+    { type: 'terms', field: 'crossedPaths.end' },
+  ],
+};
+
+async function ensureData(client: Client, prefix: string, count: number): Promise<void> {
+  await ensureIndexTemplates(client, prefix, { shards: 1, replicas: 0 });
+  const existing = await client.count({ index: `${prefix}movement-events-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+  if ((existing?.body as { count?: number } | undefined)?.count === count) return;
+  await client.indices.delete({ index: `${prefix}movement-events-*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
+  const bar = new SingleBar({ format: `indexing ${prefix} {bar} {value}/{total} docs {eta}s left` }, Presets.shades_classic);
+  bar.start(count, 0);
+  let batch: Record<string, unknown>[] = [];
+  const flush = async () => {
+    const response = await client.bulk({ body: batch });
+    if ((response.body as { errors: boolean }).errors) throw new Error('bulk indexing failed');
+    bar.increment(batch.length / 2);
+    batch = [];
+  };
+  for (const doc of syntheticMovementEvents({ count, organizationId: ORG, start: START, days: DAYS })) {
+    batch.push({ index: { _index: indexNameFor(prefix, 'movementEvents', Date.parse(doc.timestamp as string)) } }, doc);
+    if (batch.length >= 10_000) await flush();
+  }
+  if (batch.length > 0) await flush();
+  bar.stop();
+  await client.indices.refresh({ index: `${prefix}movement-events-*` });
+  await client.indices.forcemerge({ index: `${prefix}movement-events-*`, max_num_segments: 1 });
+}
+
+async function measure(client: Client, prefix: string): Promise<{ handler: number; raw: number }> {
+  const engine = new OpenSearchEngine(client, { indexPrefix: prefix, requestCache: false });
+  const handler = createQueryReportHandler(() => engine);
+  const raw = compileSearch(buildPlan(body), { organizationId: ORG }, { indexPrefix: prefix, limits: DEFAULT_LIMITS, requestCache: false });
+  const viaHandler = async () => {
+    const t = performance.now();
+    const response = await invoke(handler, { body, org: ORG });
+    if (response.status !== 200) throw new Error(response.body);
+    return performance.now() - t;
+  };
+  const viaRaw = async () => {
+    const t = performance.now();
+    await client.search(raw);
+    return performance.now() - t;
+  };
+  for (let i = 0; i < 5; i++) await Promise.all([await viaHandler(), await viaRaw()]);
+  const h: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    h.push(await viaHandler());
+    r.push(await viaRaw());
+  }
+  return { handler: median(h), raw: median(r) };
+}
+
+export async function benchReportOverhead(): Promise<void> {
+  // Not under $HOME: the node runs as an unprivileged user that cannot enter root's home.
+  const dataDir = join(tmpdir(), 'lrs-bench-opensearch');
+  mkdirSync(dataDir, { recursive: true });
+  const node = await startOpenSearch({ heap: '2g', dataDir });
+  try {
+    const client = new Client({ node: node.url, requestTimeout: 120_000 });
+    const rows: string[] = [];
+    for (const [prefix, count] of [['bench10k-', 10_000], ['bench1m-', 1_000_000]] as const) {
+      await ensureData(client, prefix, count);
+      const { handler, raw } = await measure(client, prefix);
+      rows.push(`| ${count.toLocaleString('en')} | ${raw.toFixed(2)} ms | ${handler.toFixed(2)} ms | ${(handler / raw).toFixed(3)}× | ${(handler - raw).toFixed(2)} ms |`);
+    }
+    console.log(`\nReport overhead (median of ${RUNS} alternating runs, request cache off), ${await machine()}\n`);
+    console.log('| documents | raw _search | handler | handler ÷ raw | handler − raw |\n|---|---|---|---|---|');
+    console.log(rows.join('\n'));
+  } finally {
+    await node.stop();
+  }
+}
