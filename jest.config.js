@@ -23,6 +23,8 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
+      // Real engines on a 2-core machine: generous per-test time; speed is measured in bench/, not here.
+      testTimeout: 120_000,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

@@ -1,0 +1,96 @@
+import fc from 'fast-check';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { createQueryReportHandler } from '../../../functions/query-report';
+import { invoke } from '../support/lambda-events';
+import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
+import { movementEvents, parkingEvents } from './fixtures';
+
+/**
+ * The edge never answers 5xx to a client mistake: random bodies, random Accept and Content-Type
+ * headers, and random but plausible report requests go through the real handler and engine. Every
+ * answer must be 2xx or a 4xx problem+json with a status, a type and a detail.
+ */
+const client = testClient();
+const prefix = uniquePrefix('fuzz');
+const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix }));
+
+beforeAll(() => indexDocuments(client, prefix, { movementEvents, parkingEvents }));
+afterAll(() => deleteIndices(client, prefix));
+
+const FIELDS = ['label', 'trackingCameraId', 'locationId', 'timestamp', 'crossedPaths.id', 'crossedPaths.end', 'polygons.id', 'polygons.value', 'duration', 'parkingLotId', 'spotId', 'nope'];
+const field = fc.constantFrom(...FIELDS);
+const iso = fc.date({ min: new Date('2024-02-25T00:00:00Z'), max: new Date('2024-03-10T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+const filter = fc.oneof(
+  fc.record({ type: fc.constant('terms'), field, values: fc.array(fc.constantFrom('car', 'person', 'north', 'A', 'P1', ''), { minLength: 0, maxLength: 3 }) }),
+  fc.record({ type: fc.constant('range'), field, from: fc.option(fc.oneof(iso, fc.integer()), { nil: undefined }), to: fc.option(fc.oneof(iso, fc.integer()), { nil: undefined }) }),
+);
+const aggregation = fc.oneof(
+  fc.record({ type: fc.constant('terms'), field, keyJoiner: fc.option(fc.constantFrom('-', '', ' | '), { nil: undefined }) }),
+  fc.record({ type: fc.constant('stats'), field, sum: fc.boolean(), count: fc.boolean(), avg: fc.boolean() }),
+  fc.record({ type: fc.constant('dateHistogram'), interval: fc.constantFrom('1h', '1d', '7d', '1w', '1M', '90m', '0d', 'x'), timeZone: fc.option(fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York', 'Nowhere'), { nil: undefined }) }),
+  fc.record({ type: fc.constant('nested'), path: fc.constantFrom('crossedPaths', 'polygons', 'zones') }),
+  fc.record({ type: fc.constant('reverseNested') }),
+  fc.record({ type: fc.constant('filter'), filter }),
+  fc.record({ type: fc.constant('filters'), filters: fc.dictionary(fc.constantFrom('a', 'b', 'c'), filter, { maxKeys: 3 }) }),
+);
+/** Mostly valid movement-event pipelines (so the engine is really exercised), with a few mistakes. */
+const validPipeline = fc.oneof(
+  fc.tuple(fc.constantFrom('1h', '1d', '7d', '1w', '90m'), fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York')).map(([interval, timeZone]) => [
+    { type: 'dateHistogram', interval, timeZone },
+    { type: 'terms', field: 'label' },
+  ]),
+  fc.constantFrom('crossedPaths.id', 'crossedPaths.end', 'crossedPaths.start').map((f) => [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: f }, { type: 'reverseNested' }, { type: 'terms', field: 'locationId' }]),
+  fc.record({ min: fc.boolean(), max: fc.boolean(), sum: fc.boolean(), count: fc.boolean() }).map((stats) => [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', ...stats }]),
+  fc.array(aggregation, { minLength: 1, maxLength: 4 }),
+);
+const validFilter = fc.oneof(
+  fc.record({ type: fc.constant('terms'), field: fc.constantFrom('label', 'locationId'), values: fc.array(fc.constantFrom('car', 'person', 'L1'), { minLength: 1, maxLength: 2 }) }),
+  fc.tuple(iso, iso).map(([a, b]) => ({ type: 'range', field: 'timestamp', from: a < b ? a : b, to: a < b ? b : '2024-03-11T00:00:00Z' })),
+);
+/** Optional parts appear now and then, so that most requests are valid and reach the engine. */
+const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb, weight: 1 });
+const plausible = fc
+  .record({
+    source: fc.constantFrom('movementEvents', 'movementEvents', 'movementEvents', 'movementEvents', 'parkingEvents', 'other'),
+    filters: fc.oneof({ arbitrary: fc.array(validFilter, { maxLength: 2 }), weight: 4 }, { arbitrary: fc.array(filter, { maxLength: 2 }), weight: 1 }),
+    nestedFilters: sometimes(fc.array(fc.record({ path: fc.constantFrom('crossedPaths', 'polygons'), filters: fc.array(filter, { minLength: 1, maxLength: 2 }) }), { maxLength: 1 })),
+    aggregations: validPipeline,
+    splitInterval: sometimes(fc.constantFrom('1d', '1M', 'q', '3x')),
+    locationIds: sometimes(fc.array(fc.constantFrom('L1', 'L2', ''), { minLength: 1, maxLength: 2 })),
+  })
+  .map((body) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
+
+function assertAnswer(status: number, headers: Record<string, string>, body: string): void {
+  expect(status).toBeLessThan(500);
+  if (status >= 400) {
+    expect(headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(body)).toMatchObject({ status, type: expect.any(String), detail: expect.any(String) });
+  }
+}
+
+describe('POST /reports:query under random input', () => {
+  test('never answers 5xx to plausible but random report requests', async () => {
+    await fc.assert(
+      fc.asyncProperty(plausible, fc.constantFrom('application/json', 'text/csv', '*/*', 'text/*'), async (body, accept) => {
+        const { status, headers, body: text } = await invoke(handler, { body, headers: { accept } });
+        assertAnswer(status, headers, text);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('never answers 5xx to arbitrary JSON, raw text or headers', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string(), fc.constant('')),
+        fc.constantFrom('application/json', 'text/plain', 'application/merge-patch+json', ''),
+        fc.constantFrom('application/json', 'application/xml', 'text/csv;q=0.5, application/json', '', 'garbage/'),
+        async (rawBody, contentType, accept) => {
+          const { status, headers, body } = await invoke(handler, { rawBody, headers: { 'content-type': contentType, accept } });
+          assertAnswer(status, headers, body);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
