@@ -18,13 +18,14 @@ const common = {
 };
 
 module.exports = {
+  // Real engines on a 2-core machine: generous per-test time (a global option in jest, not per
+  // project); speed is measured in bench/, never asserted here.
+  testTimeout: 120_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',
-      // Real engines on a 2-core machine: generous per-test time; speed is measured in bench/, not here.
-      testTimeout: 120_000,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

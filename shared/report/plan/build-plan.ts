@@ -139,7 +139,9 @@ class PlanBuilder {
         if (agg.field !== undefined && agg.field !== 'timestamp') this.check.error(`${path}/field`, "must be 'timestamp' (the only allowed value)");
         const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
         if (!timeZone) this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
-        return timeZone ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...(timeRange ? { bounds: timeRange } : {}) } : undefined;
+        // Disjoint timestamp ranges match nothing: no bounds, so the answer is an empty series.
+        const bounds = timeRange && !isEmptyRange(timeRange) ? { bounds: timeRange } : {};
+        return timeZone ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...bounds } : undefined;
       }
       case 'filter': {
         const filter = this.filter(agg.filter, `${path}/filter`, context, 'aggregation');
@@ -183,6 +185,8 @@ class PlanBuilder {
 function itemFiltersFor(path: NestedPath, nestedFilters: readonly NestedFilterNode[]): FilterNode[] {
   return nestedFilters.filter((nf) => nf.path === path).flatMap((nf) => nf.filters);
 }
+
+const isEmptyRange = (r: TimeRange): boolean => r.from !== undefined && r.to !== undefined && r.from >= r.to;
 
 function intersectTimeRanges(filters: readonly FilterNode[]): TimeRange | undefined {
   let range: { from?: number; to?: number } | undefined;

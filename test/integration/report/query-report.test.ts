@@ -50,6 +50,13 @@ describe('time series (shape 1)', () => {
     expect(rows.slice(3)).toEqual([{ timestamp: '2024-03-04T00:00:00.000Z' }, { timestamp: '2024-03-05T00:00:00.000Z' }]);
   });
 
+  test('answers an empty series when two timestamp ranges do not overlap', async () => {
+    const body = { filters: [firstDays, { ...firstDays, from: '2024-03-10T00:00:00Z', to: '2024-03-11T00:00:00Z' }], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+    const response = await query({ body });
+    expect(response.status).toBe(200);
+    expect(response.json()).toEqual([]);
+  });
+
   test('aligns days to the time zone: e3 at 23:30Z falls on the next Berlin day', async () => {
     // Berlin is UTC+1 in early March: days start at 23:00Z; the range end 03-04T00:00Z is 01:00 on Berlin's 03-04.
     const body = { filters: [firstDays], aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }, { type: 'terms', field: 'label' }] };

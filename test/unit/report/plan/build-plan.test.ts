@@ -157,6 +157,14 @@ describe('buildPlan: ranges', () => {
     expect(paths({ filters: [{ type: 'range', field: 'timestamp' }], aggregations: [{ type: 'terms', field: 'label' }] })).toEqual(['/filters/0']);
   });
 
+  test('sets no histogram bounds when the timestamp ranges do not overlap (found by the fuzz test)', () => {
+    const plan = buildPlan({
+      filters: [week, { type: 'range', field: 'timestamp', from: '2024-04-01T00:00:00Z', to: '2024-04-02T00:00:00Z' }],
+      aggregations: [day, { type: 'terms', field: 'label' }],
+    });
+    expect(plan.pipeline[0]).not.toHaveProperty('bounds');
+  });
+
   test('intersects several timestamp ranges into the histogram bounds', () => {
     const plan = buildPlan({
       filters: [week, { type: 'range', field: 'timestamp', from: '2024-03-03T00:00:00Z' }],

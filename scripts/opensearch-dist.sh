@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Makes sure the OpenSearch integration-test distribution is downloaded and unpacked in the local
+# cache, then prints the path of its home directory (the only thing written to stdout).
+#
+#   scripts/opensearch-dist.sh            # -> $HOME/.cache/lrs/opensearch-2.19.3
+#
+# Environment: OPENSEARCH_VERSION (default 2.19.3), LRS_CACHE_DIR (default $HOME/.cache/lrs).
+#
+# Why this distribution: no Docker and no general internet here, but Maven Central is reachable and
+# carries org.opensearch.distribution.integ-test-zip (the JDK-less zip OpenSearch's own test
+# clusters use: core server + transport-netty4 only, no security plugin, no other modules).
+# The zip is fetched with mvn and unpacked into a temporary directory that is renamed into place,
+# so an interrupted download or unzip never leaves a half-written tree behind. A lock (flock, where
+# available) serialises concurrent callers, e.g. jest and the benchmark starting at the same time.
+set -euo pipefail
+
+version="${OPENSEARCH_VERSION:-2.19.3}"
+cache="${LRS_CACHE_DIR:-$HOME/.cache/lrs}"
+
+log() { echo "opensearch-dist: $*" >&2; }
+
+download() {
+  command -v mvn >/dev/null || { log "mvn is required to download $zip"; exit 1; }
+  local tmp
+  tmp="$(mktemp -d "$cache/.download.XXXXXX")"
+  log "downloading OpenSearch $version (integ-test-zip) with mvn"
+  # Quiet unless it fails (stdout is reserved for the result path).
+  if ! mvn -q -B dependency:copy \
+    "-Dartifact=org.opensearch.distribution.integ-test-zip:opensearch:$version:zip" \
+    "-DoutputDirectory=$tmp" >"$tmp/mvn.log" 2>&1; then
+    cat "$tmp/mvn.log" >&2
+    rm -rf "$tmp"
+    log "mvn could not fetch the distribution"
+    exit 1
+  fi
+  mv "$tmp/opensearch-$version.zip" "$zip"
+  rm -rf "$tmp"
+}
+
+# Extracts $1 into directory $2, keeping the file modes where the tool can.
+extract() {
+  if command -v unzip >/dev/null; then
+    unzip -q "$1" -d "$2"
+  elif command -v python3 >/dev/null; then
+    python3 - "$1" "$2" <<'PY'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for info in z.infolist():
+        path = z.extract(info, sys.argv[2])
+        mode = (info.external_attr >> 16) & 0o777
+        if mode:
+            os.chmod(path, mode)
+PY
+  elif command -v jar >/dev/null; then
+    (cd "$2" && jar xf "$1")
+  else
+    log "need one of unzip, python3 or jar to unpack $1"
+    exit 1
+  fi
+}
+
+unpack() {
+  local tmp
+  tmp="$(mktemp -d "$cache/.unzip.XXXXXX")"
+  log "unpacking $zip"
+  extract "$zip" "$tmp"
+  chmod +x "$tmp/opensearch-$version/bin/"*
+  mv "$tmp/opensearch-$version" "$home"
+  rm -rf "$tmp"
+}
+
+mkdir -p "$cache"
+cache="$(cd "$cache" && pwd)" # absolute: extract() changes directory
+zip="$cache/opensearch-$version.zip"
+home="$cache/opensearch-$version"
+# Leftovers of an interrupted run; only ever touched while holding the lock.
+cleanup_partials() { rm -rf "$cache"/.download.* "$cache"/.unzip.*; }
+
+if command -v flock >/dev/null; then
+  exec 9>"$cache/.opensearch-dist.lock"
+  flock 9
+  cleanup_partials
+fi
+
+[ -f "$zip" ] || download
+[ -x "$home/bin/opensearch" ] || unpack
+echo "$home"
