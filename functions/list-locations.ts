@@ -1,0 +1,27 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { toLocationResponse } from '#shared/locations/model';
+import type { LocationStore } from '#shared/locations/store';
+import { locationStore } from '#commons/dynamo';
+import { organizationOf } from '#commons/identity';
+import { problemErrors } from '#commons/problem-middleware';
+
+export interface ListLocationsDeps {
+  readonly store: () => Pick<LocationStore, 'listLocations'>;
+}
+
+/** GET /locations: the caller's organization's locations, ordered by id, in the spec's shape. */
+export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
+  return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
+    .use(problemErrors())
+    .handler(async (event) => {
+      const locations = await deps.store().listLocations(organizationOf(event));
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache' },
+        body: JSON.stringify(locations.map(toLocationResponse)),
+      };
+    });
+}
+
+export const handler = createListLocationsHandler();

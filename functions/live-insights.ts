@@ -1,0 +1,33 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { LocationStore } from '#shared/locations/store';
+import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights';
+import { locationStore } from '#commons/dynamo';
+import { organizationOf } from '#commons/identity';
+import { problemErrors } from '#commons/problem-middleware';
+
+export interface LiveInsightsDeps {
+  readonly store: () => Pick<LocationStore, 'getLiveView'>;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/** GET /locations/{locationId}/insights/live?filter=occupancy, from the occupancy cache. */
+export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
+  return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
+    .use(problemErrors())
+    .handler(async (event) => {
+      const organizationId = organizationOf(event);
+      const kinds = parseInsightKinds(event.queryStringParameters?.filter);
+      const locationId = event.pathParameters?.locationId ?? '';
+      const now = (deps.now ?? Date.now)();
+      const { body, maxAgeSeconds } = await liveInsights(deps.store(), organizationId, locationId, kinds, now);
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': `private, max-age=${maxAgeSeconds}` },
+        body: JSON.stringify(body),
+      };
+    });
+}
+
+export const handler = createLiveInsightsHandler();

@@ -1,0 +1,76 @@
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { UnauthorizedError } from '../errors';
+import { DEV_KEY_ALG, type DevKey } from './dev-key';
+
+/** Issuer and audience of development tokens; verification insists on both. */
+export const DEV_ISSUER = 'lrs-local-dev';
+export const DEV_AUDIENCE = 'lrs-local';
+/** Lifetime of a minted token. @default 12 hours */
+export const DEFAULT_TOKEN_TTL_SECONDS = 12 * 3600;
+
+export interface MintOptions {
+  readonly organizationId: string;
+  /** The claim that carries the organization (the handlers' organizationClaim()). */
+  readonly claimName: string;
+  /** @default 'local-developer' */
+  readonly subject?: string;
+  readonly ttlSeconds?: number;
+  /** @default the current time */
+  readonly now?: Date;
+}
+
+/** A development JWT (ES256) for one organization, as a Cognito ID token would carry it. */
+export async function mintDevToken(key: DevKey, options: MintOptions): Promise<string> {
+  const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  return new SignJWT({ [options.claimName]: options.organizationId, token_use: 'id' })
+    .setProtectedHeader({ alg: DEV_KEY_ALG, kid: key.kid, typ: 'JWT' })
+    .setIssuer(DEV_ISSUER)
+    .setAudience(DEV_AUDIENCE)
+    .setSubject(options.subject ?? 'local-developer')
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + (options.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS))
+    .sign(key.privateKey);
+}
+
+/**
+ * The claims of a valid development token, or UnauthorizedError (401) when the token is missing,
+ * expired, not yet valid, badly signed or not ours (issuer, audience, algorithm). Used by the local
+ * server, which then puts the claims where the API Gateway JWT authorizer would.
+ */
+export async function verifyDevToken(key: DevKey, token: string | undefined, options: { now?: Date } = {}): Promise<JWTPayload> {
+  if (!token) throw new UnauthorizedError();
+  try {
+    const { payload } = await jwtVerify(token, key.publicKey, {
+      algorithms: [DEV_KEY_ALG],
+      issuer: DEV_ISSUER,
+      audience: DEV_AUDIENCE,
+      requiredClaims: ['exp', 'sub'],
+      ...(options.now ? { currentDate: options.now } : {}),
+    });
+    return payload;
+  } catch (e) {
+    if (e instanceof errors.JWTExpired) throw new UnauthorizedError('The token has expired.');
+    if (e instanceof errors.JOSEError) throw new UnauthorizedError('The token is invalid.');
+    throw e;
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header; 401 when absent or of another scheme. */
+export function bearerToken(authorization: string | undefined): string {
+  const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(authorization ?? '');
+  if (!match) throw new UnauthorizedError();
+  return match[1] as string;
+}
+
+/**
+ * Claims as the API Gateway HTTP API JWT authorizer passes them to a function
+ * (`event.requestContext.authorizer.jwt.claims`): every value a string, arrays as `[a b]`.
+ */
+export function toAuthorizerClaims(payload: JWTPayload): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(payload).map(([name, value]) => [
+      name,
+      Array.isArray(value) ? `[${value.join(' ')}]` : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value),
+    ]),
+  );
+}

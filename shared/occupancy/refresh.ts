@@ -1,0 +1,120 @@
+import type { ReportEngine } from '../report/engines/engine';
+import type { LocationStore, RefreshUnit } from '../locations/store';
+import { countCrossings, occupancyOf } from './crossings';
+import type { OccupancyEntry } from './entry';
+import { currentOpenPeriod, type OpenPeriod } from './opening-hours';
+
+/** The few logger methods the refresh uses (Powertools' Logger has them). */
+export interface RefreshLogger {
+  info(message: string, extra: Record<string, unknown>): void;
+  error(message: string, extra: Record<string, unknown>): void;
+}
+
+export interface RefreshDeps {
+  readonly store: Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>;
+  readonly engine: ReportEngine;
+  readonly logger?: RefreshLogger;
+  /** Locations refreshed at the same time. @default 8 */
+  readonly concurrency?: number;
+}
+
+export interface RefreshFailure {
+  readonly organizationId: string;
+  readonly locationId: string;
+  readonly message: string;
+}
+
+/** What one run did; failures are counted here and logged, never thrown. */
+export interface RefreshSummary {
+  readonly refreshedAt: string;
+  readonly locations: number;
+  readonly refreshedLocations: number;
+  readonly failedLocations: number;
+  readonly entriesWritten: number;
+  readonly entriesDeleted: number;
+  readonly failures: readonly RefreshFailure[];
+}
+
+/**
+ * One refresh of the occupancy cache at instant `now` (epoch ms): for every location and every
+ * sensor group open at `now`, occupancy = max(0, ins − outs) since the start of its open period,
+ * counted by the report engine; groups that are closed (or gone) lose their entry. Idempotent: the
+ * same `now` writes the same entries. A failing location is logged and counted and the others go on.
+ */
+export async function refreshOccupancy(deps: RefreshDeps, now: number): Promise<RefreshSummary> {
+  const units = await deps.store.listForRefresh();
+  const failures: RefreshFailure[] = [];
+  let written = 0;
+  let deleted = 0;
+  await forEachLimited(units, deps.concurrency ?? 8, async (unit) => {
+    try {
+      const result = await refreshLocation(deps, unit, now);
+      written += result.written;
+      deleted += result.deleted;
+    } catch (e) {
+      const failure = { organizationId: unit.location.organizationId, locationId: unit.location.id, message: (e as Error).message };
+      failures.push(failure);
+      deps.logger?.error('occupancy refresh of a location failed', { ...failure, error: e as Error });
+    }
+  });
+  return {
+    refreshedAt: new Date(now).toISOString(),
+    locations: units.length,
+    refreshedLocations: units.length - failures.length,
+    failedLocations: failures.length,
+    entriesWritten: written,
+    entriesDeleted: deleted,
+    failures,
+  };
+}
+
+/** Counts first, then writes: a location whose counting fails keeps its previous entries untouched. */
+export async function refreshLocation(
+  deps: Pick<RefreshDeps, 'store' | 'engine'>,
+  unit: RefreshUnit,
+  now: number,
+): Promise<{ written: number; deleted: number }> {
+  const { location, sensorGroups, cachedGroupIds } = unit;
+  const open = sensorGroups.flatMap((group) => {
+    const period = currentOpenPeriod(group.openingHours, location.timezone, now);
+    return period ? [{ group, period }] : [];
+  });
+  const scope = { organizationId: location.organizationId };
+  const entries: OccupancyEntry[] = [];
+  for (const [start, groups] of groupByStart(open)) {
+    const counts = await countCrossings(deps.engine, scope, location.id, groups.flatMap((g) => g.group.lines), start, now);
+    for (const { group } of groups) {
+      entries.push({
+        organizationId: location.organizationId,
+        locationId: location.id,
+        sensorGroupId: group.id,
+        name: group.name,
+        occupancy: occupancyOf(group.lines, counts),
+        openedAt: new Date(start).toISOString(),
+        refreshedAt: new Date(now).toISOString(),
+      });
+    }
+  }
+  let written = 0;
+  for (const entry of entries) if (await deps.store.putOccupancy(entry)) written++;
+  const openIds = new Set(open.map((o) => o.group.id));
+  const stale = cachedGroupIds.filter((id) => !openIds.has(id));
+  for (const id of stale) await deps.store.deleteOccupancy(location.organizationId, location.id, id, new Date(now).toISOString());
+  return { written, deleted: stale.length };
+}
+
+/** Groups sharing an opening instant are counted by one report. */
+function groupByStart<T extends { period: OpenPeriod }>(items: readonly T[]): Map<number, T[]> {
+  const map = new Map<number, T[]>();
+  for (const item of items) map.set(item.period.start, [...(map.get(item.period.start) ?? []), item]);
+  return map;
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}

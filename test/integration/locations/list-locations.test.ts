@@ -1,0 +1,51 @@
+import { applyImport, validateImportFile } from '#shared/locations/import';
+import { createListLocationsHandler } from '../../../functions/list-locations';
+import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
+import { invoke } from '../support/lambda-events';
+import { createTestTable, type TestTable } from './table';
+
+/** GET /locations through the real handler on DynamoDB Local. */
+let table: TestTable;
+const IMPORTED_AT = new Date('2024-05-01T08:00:00Z');
+
+beforeAll(async () => {
+  table = await createTestTable('list');
+  await applyImport(table.store, validateImportFile(importFile), { now: IMPORTED_AT });
+});
+afterAll(() => table.drop());
+
+const list = (org: string | null) => invoke(createListLocationsHandler({ store: () => table.store }), { method: 'GET', path: '/locations', org });
+
+test("lists only the caller's organization's locations, ordered by id, in the spec's shape", async () => {
+  // Act
+  const response = await list(ORG_A);
+  // Assess
+  expect(response.status).toBe(200);
+  expect(response.headers['content-type']).toBe('application/json');
+  const common = { organizationId: ORG_A, createdBy: null, updatedBy: null, createdAt: '2024-05-01T08:00:00.000Z', updatedAt: '2024-05-01T08:00:00.000Z' };
+  expect(response.json()).toEqual([
+    { id: 'berlin-mall', type: 'shopping-mall', timezone: 'Europe/Berlin', ...common },
+    { id: 'nyc-store', type: 'store', timezone: 'America/New_York', ...common },
+  ]);
+});
+
+test('answers every location with exactly the spec fields in the spec order', async () => {
+  const [first] = (await list(ORG_A)).json<Record<string, unknown>[]>();
+  expect(Object.keys(first ?? {})).toEqual(['id', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt']);
+});
+
+test("never shows one organization another's location, even one with the same id", async () => {
+  const response = await list(ORG_B);
+  expect(response.json()).toEqual([expect.objectContaining({ id: 'berlin-mall', organizationId: ORG_B, type: 'office' })]);
+});
+
+test('answers an organization without locations with an empty array', async () => {
+  expect((await list('c0000000-0000-4000-8000-00000000000c')).json()).toEqual([]);
+});
+
+test('answers 401 problem+json when the token carries no organization', async () => {
+  const response = await list(null);
+  expect(response.status).toBe(401);
+  expect(response.headers['content-type']).toBe('application/problem+json');
+  expect(response.json()).toMatchObject({ status: 401, title: 'Unauthorized' });
+});
