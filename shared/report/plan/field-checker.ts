@@ -31,7 +31,7 @@ export class FieldChecker {
     const allowed = [...fields.values()]
       .filter((f) => (f.nestedPath ?? null) === context && kinds.includes(f.kind))
       .map((f) => f.name);
-    const allowedText = allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : 'no field is allowed here';
+    const allowedText = allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : this.elsewhere(kinds, context);
     if (!def) return this.fail(path, `unknown field '${name}' for ${this.source}; ${allowedText}`);
     if ((def.nestedPath ?? null) !== context) {
       if (def.nestedPath && context === null) {
@@ -43,6 +43,14 @@ export class FieldChecker {
     if (!kinds.includes(def.kind)) return this.fail(path, `${what} needs a ${kinds.join(' or ')} field, '${name}' is ${def.kind}; ${allowedText}`);
     this.used.add(name);
     return def;
+  }
+
+  /** When no field of the kinds fits this stage: where such fields are, and how to get there. */
+  private elsewhere(kinds: readonly FieldKind[], context: Context): string {
+    const others = [...CATALOG[this.source].values()].filter((f) => kinds.includes(f.kind) && (f.nestedPath ?? null) !== context);
+    if (others.length === 0) return `${this.source} has no ${kinds.join(' or ')} field`;
+    const where = (f: FieldDef) => (f.nestedPath ? `${f.name} (after a nested aggregation on ${f.nestedPath})` : `${f.name} (after reverseNested)`);
+    return `no ${kinds.join(' or ')} field at this level; ${this.source} has ${others.map(where).join(', ')}`;
   }
 
   nestedPath(name: string, path: string): NestedPath | undefined {
