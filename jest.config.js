@@ -2,7 +2,7 @@
  * Two projects: `unit` needs nothing but Node; `integration` talks to a real OpenSearch node (and later
  * DynamoDB Local) started once by test/setup/global-setup.ts. `npm test` runs both.
  * TypeScript is transpiled by ts-jest (type checking runs once, in `npm test`, through tsc).
- * middy ships ESM only, so it is transpiled too (transformIgnorePatterns).
+ * middy and jose ship ESM only, so they are transpiled too (transformIgnorePatterns).
  */
 const common = {
   testEnvironment: 'node',
@@ -10,7 +10,7 @@ const common = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose)/)'],
   moduleNameMapper: {
     '^#shared/(.*)$': '<rootDir>/shared/$1',
     '^#commons/(.*)$': '<rootDir>/functions/commons/$1',

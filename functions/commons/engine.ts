@@ -8,6 +8,14 @@ import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
  */
 let engine: ReportEngine | undefined;
 
+/**
+ * Puts a ready engine in place of the one built from the environment: the local server provides its
+ * embedded DuckDB engine this way, which keeps DuckDB out of the Lambda bundles.
+ */
+export function provideReportEngine(provided: ReportEngine): void {
+  engine = provided;
+}
+
 export function reportEngine(): ReportEngine {
   engine ??= new OpenSearchEngine(openSearchClient(), {
     indexPrefix: process.env.OPENSEARCH_INDEX_PREFIX ?? '',

@@ -1,0 +1,84 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+
+/**
+ * Node HTTP ↔ API Gateway HTTP API (payload format 2.0), as API Gateway builds and reads them:
+ * lower-case header names, repeated headers and query parameters joined with commas, cookies apart,
+ * a text body (base64 for anything that is not UTF-8 text), and a structured or plain result.
+ */
+export interface LocalRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: Record<string, string>;
+  readonly cookies: string[];
+  readonly body: Buffer;
+}
+
+export async function readRequest(req: IncomingMessage, maxBytes: number): Promise<LocalRequest | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    // API Gateway refuses payloads over 10 MB before any function runs.
+    if (size > maxBytes) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const cookies = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).filter(Boolean);
+  return { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://localhost'), headers, cookies, body: Buffer.concat(chunks) };
+}
+
+const isText = (body: Buffer): boolean => body.length === 0 || Buffer.from(body.toString('utf8'), 'utf8').equals(body);
+
+export function toEvent(
+  req: LocalRequest,
+  route: { routeKey: string; pathParameters: Record<string, string> },
+  claims: Record<string, string>,
+): APIGatewayProxyEventV2WithJWTAuthorizer {
+  const query: Record<string, string> = {};
+  for (const [name, value] of req.url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const text = isText(req.body);
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: route.routeKey,
+    rawPath: req.url.pathname,
+    rawQueryString: req.url.search.slice(1),
+    ...(req.cookies.length > 0 ? { cookies: req.cookies } : {}),
+    headers: req.headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(Object.keys(route.pathParameters).length > 0 ? { pathParameters: route.pathParameters } : {}),
+    ...(req.body.length > 0 ? { body: text ? req.body.toString('utf8') : req.body.toString('base64') } : {}),
+    isBase64Encoded: !text,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: req.method, path: req.url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: req.headers['user-agent'] ?? '' },
+      requestId: `local-${now}-${Math.random().toString(36).slice(2, 10)}`,
+      routeKey: route.routeKey,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [] } },
+    },
+  } as APIGatewayProxyEventV2WithJWTAuthorizer;
+}
+
+/** Writes a Lambda result as API Gateway would (a plain object or string result becomes JSON 200). */
+export function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2): void {
+  if (typeof result === 'string' || !result || typeof result !== 'object' || !('statusCode' in result || 'body' in result)) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(typeof result === 'string' ? result : JSON.stringify(result));
+    return;
+  }
+  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  res.writeHead(result.statusCode ?? 200, headers).end(body);
+}

@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { DevKey } from '#shared/auth/dev-key';
+import { bearerToken, toAuthorizerClaims, verifyDevToken } from '#shared/auth/tokens';
+import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { renderProblem } from '#shared/report/render/problem';
+import type { Route } from '../../functions/routes';
+import { readRequest, toEvent, writeResult } from './http-adapter';
+import { matchRoute } from './router';
+
+type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyResultV2>;
+
+/** The Lambda handlers themselves, loaded on first use (after the environment is set). */
+const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = {
+  'list-locations': () => import('../../functions/list-locations'),
+  'live-insights': () => import('../../functions/live-insights'),
+  'query-report': () => import('../../functions/query-report'),
+};
+
+/** API Gateway's own payload limit. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+export interface LocalServerOptions {
+  readonly port: number;
+  /** Verifies bearer tokens as the API Gateway JWT authorizer would. */
+  readonly devKey: DevKey;
+  readonly openApi: Record<string, unknown>;
+  readonly log?: (line: string) => void;
+}
+
+export interface LocalServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Plays API Gateway locally: routes (functions/routes.ts), a JWT authorizer with the development key,
+ * the payload 2.0 event, and the real handlers. No second copy of routing or validation.
+ */
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const log = options.log ?? (() => undefined);
+  const server: Server = createServer((req, res) => {
+    const started = performance.now();
+    void (async () => {
+      const request = await readRequest(req, MAX_PAYLOAD_BYTES);
+      if (request === 'too-large') return writeProblem(new PayloadTooLargeError(MAX_PAYLOAD_BYTES));
+      if (request.method === 'GET' && request.url.pathname === '/openapi.json') {
+        return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
+      }
+      const match = matchRoute(request.method, request.url.pathname);
+      if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
+      const claims = toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
+      const { handler } = await HANDLERS[match.route.handler]();
+      const event = toEvent(request, match, claims);
+      writeResult(res, await handler(event, lambdaContext(match.route.handler, event.requestContext.requestId)));
+    })()
+      .catch((e: unknown) => writeProblem(e instanceof AppError ? e : new InternalError({ cause: e })))
+      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms`));
+
+    function writeProblem(error: AppError): void {
+      if (error.status >= 500) console.error(error.cause ?? error);
+      const { status, headers, body } = renderProblem(error);
+      writeResult(res, { statusCode: status, headers, body });
+    }
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}
+
+function lambdaContext(functionName: string, awsRequestId: string): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

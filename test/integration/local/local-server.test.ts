@@ -1,0 +1,94 @@
+import { ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
+import { mintDevToken } from '#shared/auth/tokens';
+import { applyImport, validateImportFile } from '#shared/locations/import';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { openApiDocument } from '#shared/openapi/document';
+import { provideReportEngine } from '#commons/engine';
+import { startLocalServer, type LocalServer } from '../../../bin/local/server';
+import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
+import { createTestTable, type TestTable } from '../locations/table';
+import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
+
+/**
+ * The local server plays API Gateway over real HTTP: routing from functions/routes.ts, the JWT
+ * authorizer with the development key, the payload 2.0 event, and the real handlers and stores.
+ */
+const client = testClient();
+const prefix = uniquePrefix('local');
+let table: TestTable;
+let key: DevKey;
+let server: LocalServer;
+let tokenA: string;
+
+beforeAll(async () => {
+  table = await createTestTable('local');
+  process.env.TABLE_NAME = table.name;
+  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
+  await applyImport(table.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z') });
+  await indexDocuments(client, prefix, {
+    movementEvents: [
+      { organizationId: ORG_A, locationId: 'L1', trackingCameraId: 'c1', label: 'car', timestamp: '2024-03-01T08:00:00Z', crossedPaths: [], polygons: [] },
+      { organizationId: ORG_B, locationId: 'L9', trackingCameraId: 'c1', label: 'bus', timestamp: '2024-03-01T08:00:00Z', crossedPaths: [], polygons: [] },
+    ],
+  });
+  provideReportEngine(new OpenSearchEngine(client, { indexPrefix: prefix }));
+  key = await ephemeralDevKey();
+  tokenA = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId' });
+  server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument() });
+});
+afterAll(async () => {
+  await server.close();
+  await table.drop();
+  await deleteIndices(client, prefix);
+});
+
+const call = (path: string, init: RequestInit & { token?: string | null } = {}) =>
+  fetch(server.url + path, {
+    ...init,
+    headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? tokenA}` }), ...(init.headers as Record<string, string> | undefined) },
+  });
+
+describe('the local server', () => {
+  test('runs a report through the real handler for the token’s organization only', async () => {
+    const response = await call('/reports:query', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/csv' },
+      body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(await response.text()).toBe('car\r\n1\r\n');
+  });
+
+  test('answers 401 problem+json without a token, with a bad one, and with an expired one', async () => {
+    const expired = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId', now: new Date(Date.now() - 13 * 3600_000) });
+    for (const token of [null, 'not-a-jwt', expired]) {
+      const response = await call('/locations', { token });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    }
+  });
+
+  test('routes path parameters and query strings to the handlers', async () => {
+    const list = await call('/locations');
+    expect(list.status).toBe(200);
+    const ids = ((await list.json()) as { id: string; organizationId: string }[]).map((l) => [l.id, l.organizationId]);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.every(([, org]) => org === ORG_A)).toBe(true);
+    const [firstId] = ids[0] as [string, string];
+    const live = await call(`/locations/${encodeURIComponent(firstId)}/insights/live?filter=occupancy`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ insights: { occupancy: expect.any(Array) } });
+    expect((await call(`/locations/${encodeURIComponent(firstId)}/insights/live`)).status).toBe(400);
+  });
+
+  test('answers 404 problem+json for a path no route has, and serves the OpenAPI document without a token', async () => {
+    const missing = await call('/nowhere');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ status: 404, detail: 'No route for GET /nowhere.' });
+    const doc = await call('/openapi.json', { token: null });
+    expect(doc.status).toBe(200);
+    expect(await doc.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+});
