@@ -79,24 +79,24 @@ async function importOne(
   const old = existing?.location;
   const now = options.now.toISOString();
   const actor = options.actor ?? null;
+  // Compared without the audit fields this import would set, so that a re-run is "unchanged".
   const location: Location = {
     id,
     organizationId: org,
     type: input.type,
     timezone: input.timezone,
-    createdBy: input.createdBy !== undefined ? input.createdBy : (old?.createdBy ?? actor),
-    updatedBy: input.updatedBy !== undefined ? input.updatedBy : old ? (old.updatedBy ?? null) : actor,
+    createdBy: input.createdBy !== undefined ? input.createdBy : old ? old.createdBy : actor,
+    updatedBy: input.updatedBy !== undefined ? input.updatedBy : old ? old.updatedBy : actor,
     createdAt: old?.createdAt ?? now,
     updatedAt: old?.updatedAt ?? now,
   };
-  const locationChanged = !old || canonical({ ...old }) !== canonical(location);
+  const locationChanged = !old || canonical(old) !== canonical(location);
   const changed = locationChanged || changedGroups.length > 0 || removedGroupIds.length > 0;
   const outcome: ImportOutcome = !old ? 'created' : changed ? 'updated' : 'unchanged';
   for (const g of changedGroups) await store.putSensorGroup(org, id, g);
-  if (outcome !== 'unchanged') {
-    const touched = old && input.updatedBy === undefined ? { updatedBy: actor ?? old.updatedBy } : {};
-    await store.putLocation({ ...location, ...touched, updatedAt: old ? now : location.updatedAt });
-  }
+  if (outcome === 'created') await store.putLocation(location);
+  // An update is by this import's actor (null: unknown) unless the file names the updater.
+  if (outcome === 'updated') await store.putLocation({ ...location, updatedAt: now, updatedBy: input.updatedBy !== undefined ? input.updatedBy : actor });
   for (const gid of removedGroupIds) await store.deleteSensorGroup(org, id, gid);
   return { organizationId: org, id, outcome, groupsWritten: changedGroups.length, groupsDeleted: removedGroupIds.length };
 }

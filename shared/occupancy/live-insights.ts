@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError } from '../errors';
+import { byId } from '../locations/model';
 import type { LiveView, LocationStore } from '../locations/store';
 import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from './entry';
 import { currentOpenPeriod } from './opening-hours';
@@ -61,7 +62,7 @@ export async function liveInsights(
 /** The shown entries, ordered by sensor group id. */
 export function currentOccupancy(view: LiveView, now: number): OccupancyItem[] {
   const entries = new Map(view.occupancy.map((e) => [e.sensorGroupId, e]));
-  return view.sensorGroups.flatMap((group) => {
+  return [...view.sensorGroups].sort(byId).flatMap((group) => {
     const period = currentOpenPeriod(group.openingHours, view.location.timezone, now);
     const entry = entries.get(group.id);
     if (!period || !entry) return [];
