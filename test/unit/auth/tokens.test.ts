@@ -5,8 +5,6 @@ import { UnauthorizedError } from '#shared/errors';
 import { ephemeralDevKey, loadOrCreateDevKey } from '#shared/auth/dev-key';
 import { bearerToken, mintDevToken, toAuthorizerClaims, verifyDevToken } from '#shared/auth/tokens';
 
-jest.mock('jose', () => require('./jose-cjs').loadJose());
-
 const ORG = '6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
 const CLAIM = 'custom:organizationId';
 
