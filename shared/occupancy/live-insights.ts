@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors';
 import { byId } from '../locations/model';
+import { LOCATION_ID } from '../locations/schema';
 import type { LiveView, LocationStore } from '../locations/store';
 import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from './entry';
 import { currentOpenPeriod } from './opening-hours';
@@ -52,7 +53,8 @@ export async function liveInsights(
   kinds: readonly InsightKind[],
   now: number,
 ): Promise<{ readonly body: LiveInsights; readonly maxAgeSeconds: number }> {
-  const view = await store.getLiveView(organizationId, locationId);
+  // An id no location can have (e.g. longer than a DynamoDB key allows) is unknown without asking.
+  const view = LOCATION_ID.test(locationId) ? await store.getLiveView(organizationId, locationId) : undefined;
   if (!view) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
   const insights: { occupancy?: OccupancyItem[] } = {};
   if (kinds.includes('occupancy')) insights.occupancy = currentOccupancy(view, now);

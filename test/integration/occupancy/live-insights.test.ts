@@ -66,6 +66,12 @@ test("is 404 for another organization's location and for an unknown one, alike",
   expect(unknown.status).toBe(404);
 });
 
+test('is 404, not a store error, for an id no location can have', async () => {
+  const response = await live(ORG_A, 'x'.repeat(5000), { filter: 'occupancy' });
+  expect(response.status).toBe(404);
+  expect(response.json<{ detail: string }>().detail.length).toBeLessThan(200);
+});
+
 test('answers an empty array for a location whose entries are all older than three refresh periods', async () => {
   const response = await live(ORG_A, 'berlin-mall', { filter: 'occupancy' }, Date.parse('2024-06-02T12:15:00.001Z'));
   expect(response.json()).toEqual({ insights: { occupancy: [] } });
