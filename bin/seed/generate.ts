@@ -1,0 +1,166 @@
+import { DateTime } from 'luxon';
+import type { DocumentInput } from '#shared/report/documents';
+import type { ImportFile } from '#shared/locations/schema';
+
+/**
+ * Realistic synthetic data for the local service and demos, deterministic for a seed: locations in
+ * different time zones, cameras with named lines and polygons, labels with daily patterns in local
+ * time, parking lots with spots, parking events with durations, lot stats every 15 minutes, and sensor
+ * groups with opening hours whose lines are the ones the events cross, so live occupancy is meaningful.
+ */
+export interface SeedOptions {
+  readonly organizationId: string;
+  readonly days: number;
+  readonly locations: number;
+  /** Events are generated up to this instant (epoch ms), so live occupancy is never empty. */
+  readonly now: number;
+  /** Movement events per location and day, on average. @default 1500 */
+  readonly eventsPerDay?: number;
+  readonly seed?: number;
+}
+
+interface Site {
+  readonly id: string;
+  readonly type: string;
+  readonly timezone: string;
+}
+
+export const SITES: readonly Site[] = [
+  { id: 'berlin-mall', type: 'shopping-mall', timezone: 'Europe/Berlin' },
+  { id: 'nyc-garage', type: 'parking-garage', timezone: 'America/New_York' },
+  { id: 'tokyo-station', type: 'transit-station', timezone: 'Asia/Tokyo' },
+  { id: 'sydney-stadium', type: 'stadium', timezone: 'Australia/Sydney' },
+  { id: 'sao-paulo-plaza', type: 'plaza', timezone: 'America/Sao_Paulo' },
+];
+
+const LABELS = [['person', 0.55], ['car', 0.3], ['bicycle', 0.1], ['truck', 0.05]] as const;
+const POLYGONS = ['lobby', 'food-court', 'queue'] as const;
+const SPOTS = 40;
+
+/** Relative traffic per local hour: quiet nights, a lunch peak and an evening peak. */
+const HOURLY = [1, 0.5, 0.3, 0.3, 0.4, 1, 3, 6, 8, 7, 7, 9, 11, 10, 8, 8, 9, 11, 10, 7, 5, 4, 3, 2];
+const HOURLY_SUM = HOURLY.reduce((a, b) => a + b, 0);
+
+/** mulberry32: a small, well-known seeded PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(random: () => number, weighted: readonly (readonly [T, number])[]): T => {
+  let r = random();
+  for (const [value, weight] of weighted) if ((r -= weight) < 0) return value;
+  return weighted[weighted.length - 1]![0];
+};
+
+export const sitesFor = (count: number): Site[] => SITES.slice(0, Math.max(1, Math.min(count, SITES.length)));
+
+const everyDay = (open: string, close: string) =>
+  Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]));
+
+/** The locations and their sensor groups, in the import file format (bin/import-locations.ts). */
+export function seedLocations(o: SeedOptions): ImportFile {
+  return {
+    locations: sitesFor(o.locations).map((site) => ({
+      id: site.id,
+      organizationId: o.organizationId,
+      type: site.type,
+      timezone: site.timezone,
+      sensorGroups: [
+        {
+          id: 1,
+          name: 'Main entrance',
+          lines: [{ trackingCameraId: `${site.id}-cam-1`, lineId: 'entrance', inDirection: 'A' as const }],
+          openingHours: everyDay('07:00', '23:00'),
+        },
+        {
+          id: 2,
+          name: 'Parking deck',
+          lines: [{ trackingCameraId: `${site.id}-cam-2`, lineId: 'ramp', inDirection: 'A' as const }],
+          openingHours: everyDay('00:00', '24:00'),
+        },
+      ],
+    })),
+  } as ImportFile;
+}
+
+/** Local hour starts of every day in range, DST-aware; yields [hour start epoch ms, local hour]. */
+function* localHours(site: Site, o: SeedOptions): Generator<[number, number]> {
+  const end = DateTime.fromMillis(o.now, { zone: site.timezone });
+  let hour = end.startOf('day').minus({ days: o.days - 1 });
+  while (hour <= end) {
+    yield [hour.toMillis(), hour.hour];
+    hour = hour.plus({ hours: 1 });
+  }
+}
+
+/** Movement events: people and vehicles crossing the entrance (in mornings, out in evenings) and the ramp. */
+export function* seedMovementEvents(o: SeedOptions): Generator<DocumentInput<'movementEvents'>> {
+  const random = prng(o.seed ?? 7);
+  const perDay = o.eventsPerDay ?? 1500;
+  for (const site of sitesFor(o.locations)) {
+    for (const [start, hour] of localHours(site, o)) {
+      const count = Math.round((perDay * (HOURLY[hour] as number)) / HOURLY_SUM * (0.8 + 0.4 * random()));
+      const pIn = hour < 13 ? 0.75 : hour < 17 ? 0.5 : 0.25;
+      for (let i = 0; i < count; i++) {
+        const timestamp = start + Math.floor(random() * 3_600_000);
+        if (timestamp > o.now) continue;
+        const label = pick(random, LABELS);
+        const vehicle = label === 'car' || label === 'truck';
+        const camera = vehicle ? 2 : 1;
+        const end = random() < pIn ? 'A' : 'B';
+        yield {
+          organizationId: o.organizationId,
+          locationId: site.id,
+          trackingCameraId: `${site.id}-cam-${camera}`,
+          label,
+          timestamp: new Date(timestamp).toISOString(),
+          crossedPaths: random() < 0.9 ? [{ id: vehicle ? 'ramp' : 'entrance', end }] : [],
+          polygons: !vehicle && random() < 0.4 ? [{ id: POLYGONS[Math.floor(random() * POLYGONS.length)] as string, value: Math.round(30 + random() * 900) }] : [],
+        };
+      }
+    }
+  }
+}
+
+/** Parking events (stays with durations) and lot stats every 15 minutes, one lot per site. */
+export function seedParking(o: SeedOptions): { parkingEvents: DocumentInput<'parkingEvents'>[]; parkingLotStats: DocumentInput<'parkingLotStats'>[] } {
+  const random = prng((o.seed ?? 7) + 1);
+  const parkingEvents: DocumentInput<'parkingEvents'>[] = [];
+  const parkingLotStats: DocumentInput<'parkingLotStats'>[] = [];
+  for (const site of sitesFor(o.locations)) {
+    const lot = `${site.id}-lot-1`;
+    for (const [start, hour] of localHours(site, o)) {
+      const arrivals = Math.round(((HOURLY[hour] as number) / 11) * 8 * random());
+      for (let i = 0; i < arrivals; i++) {
+        const arrival = start + Math.floor(random() * 3_600_000);
+        // Log-normal stays around 45 minutes.
+        const duration = Math.round(2700 * Math.exp((random() + random() + random() - 1.5) * 1.2));
+        const departure = arrival + duration * 1000;
+        if (departure > o.now) continue;
+        parkingEvents.push({
+          organizationId: o.organizationId,
+          locationId: site.id,
+          parkingLotId: lot,
+          cameraId: `${site.id}-cam-2`,
+          spotId: `spot-${String(1 + Math.floor(random() * SPOTS)).padStart(2, '0')}`,
+          duration,
+          startingTimestamp: new Date(arrival).toISOString(),
+          timestamp: new Date(departure).toISOString(),
+        });
+      }
+      for (let quarter = 0; quarter < 4; quarter++) {
+        const timestamp = start + quarter * 900_000;
+        if (timestamp > o.now) continue;
+        const occupied = Math.min(SPOTS, Math.round(SPOTS * ((HOURLY[hour] as number) / 12) * (0.85 + 0.3 * random())));
+        parkingLotStats.push({ organizationId: o.organizationId, locationId: site.id, parkingLotId: lot, occupied, free: SPOTS - occupied, total: SPOTS, timestamp: new Date(timestamp).toISOString() });
+      }
+    }
+  }
+  return { parkingEvents, parkingLotStats };
+}

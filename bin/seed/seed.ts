@@ -1,0 +1,50 @@
+import { applyImport, validateImportFile } from '#shared/locations/import';
+import type { LocationStore } from '#shared/locations/store';
+import type { Collection } from '#shared/report/fields';
+import { seedLocations, seedMovementEvents, seedParking, type SeedOptions } from './generate';
+import type { DocumentFailure, DocumentTarget } from './targets';
+
+export interface SeedSummary {
+  readonly locations: number;
+  readonly documents: Readonly<Record<Collection, number>>;
+  readonly failures: readonly DocumentFailure[];
+}
+
+const BATCH = 20_000;
+
+/**
+ * Writes the locations (with their sensor groups) to the store and the documents to the target, in
+ * batches. `progress(done, total)` is called after each batch; total is an estimate for the events.
+ */
+export async function seed(
+  target: DocumentTarget,
+  store: Parameters<typeof applyImport>[0] & Pick<LocationStore, 'listLocations'>,
+  options: SeedOptions,
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<SeedSummary> {
+  const imported = await applyImport(store, validateImportFile(seedLocations(options)), { now: new Date(options.now), actor: null });
+  const { parkingEvents, parkingLotStats } = seedParking(options);
+  const estimate = options.days * options.locations * (options.eventsPerDay ?? 1500) + parkingEvents.length + parkingLotStats.length;
+  const counts: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
+  const failures: DocumentFailure[] = [];
+  let done = 0;
+  const flush = async (collection: Collection, batch: readonly unknown[]) => {
+    const result = await target.write(collection, batch, done + 1);
+    counts[collection] += result.written;
+    failures.push(...result.failures);
+    done += batch.length;
+    progress(done, Math.max(estimate, done));
+  };
+  let batch: unknown[] = [];
+  for (const event of seedMovementEvents(options)) {
+    batch.push(event);
+    if (batch.length === BATCH) {
+      await flush('movementEvents', batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await flush('movementEvents', batch);
+  await flush('parkingEvents', parkingEvents);
+  await flush('parkingLotStats', parkingLotStats);
+  return { locations: imported.length, documents: counts, failures };
+}
