@@ -1,0 +1,134 @@
+import * as z from 'zod/mini';
+import { ValidationError } from '../errors';
+import { issuesToErrors } from '../validation';
+import { oppositeDirection, type Collection } from './fields';
+
+/**
+ * The stored documents of the three collections, as the seed/ingest CLI, OpenSearch bulk indexing
+ * and the DuckDB appender accept them. Field names are the catalog's (shared/report/fields.ts);
+ * every document carries `organizationId` and `locationId`. Objects are strict, as the index
+ * mappings are (`dynamic: strict`): an unknown property is refused rather than silently dropped.
+ */
+
+const text = z.string().check(z.minLength(1), z.maxLength(512));
+const number = z.number().check(z.refine(Number.isFinite, 'must be a finite number'));
+const isoTimestamp = z.iso.datetime({ offset: true });
+const direction = z.enum(['A', 'B']);
+
+const common = {
+  /** Document id: the OpenSearch `_id`; writing the same id again (same month) replaces the document. */
+  id: z.optional(text),
+  organizationId: text,
+  locationId: text,
+  timestamp: isoTimestamp,
+};
+
+export const CrossedPathSchema = z.strictObject({
+  id: text,
+  end: direction,
+  /** Deprecated: the inverse of `end`, derived when absent. */
+  start: z.optional(direction),
+});
+
+export const PolygonSchema = z.strictObject({ id: text, value: number });
+
+export const MovementEventSchema = z.strictObject({
+  ...common,
+  trackingCameraId: z.optional(text),
+  label: z.optional(text),
+  crossedPaths: z.optional(z.array(CrossedPathSchema)),
+  polygons: z.optional(z.array(PolygonSchema)),
+});
+
+export const ParkingLotStatsSchema = z.strictObject({
+  ...common,
+  parkingLotId: z.optional(text),
+  occupied: z.optional(number),
+  free: z.optional(number),
+  total: z.optional(number),
+});
+
+export const ParkingEventSchema = z.strictObject({
+  ...common,
+  parkingLotId: z.optional(text),
+  cameraId: z.optional(text),
+  duration: z.optional(number),
+  spotId: z.optional(text),
+  startingTimestamp: z.optional(isoTimestamp),
+});
+
+export const DOCUMENT_SCHEMAS = {
+  movementEvents: MovementEventSchema,
+  parkingLotStats: ParkingLotStatsSchema,
+  parkingEvents: ParkingEventSchema,
+} as const satisfies Record<Collection, z.ZodMiniType>;
+
+/** A document as written by a client (timestamps as ISO 8601 strings). */
+export type DocumentInput<C extends Collection = Collection> = z.infer<(typeof DOCUMENT_SCHEMAS)[C]>;
+
+interface DocumentBase {
+  readonly id?: string;
+  readonly organizationId: string;
+  readonly locationId: string;
+  /** Epoch ms. */
+  readonly timestamp: number;
+}
+
+export interface MovementEventDocument extends DocumentBase {
+  readonly trackingCameraId?: string;
+  readonly label?: string;
+  /** `start` is always present (derived from `end` when the input had none). */
+  readonly crossedPaths?: readonly { readonly id: string; readonly end: 'A' | 'B'; readonly start: 'A' | 'B' }[];
+  readonly polygons?: readonly { readonly id: string; readonly value: number }[];
+}
+
+export interface ParkingLotStatsDocument extends DocumentBase {
+  readonly parkingLotId?: string;
+  readonly occupied?: number;
+  readonly free?: number;
+  readonly total?: number;
+}
+
+export interface ParkingEventDocument extends DocumentBase {
+  readonly parkingLotId?: string;
+  readonly cameraId?: string;
+  readonly duration?: number;
+  readonly spotId?: string;
+  /** Epoch ms. */
+  readonly startingTimestamp?: number;
+}
+
+interface DocumentsByCollection {
+  readonly movementEvents: MovementEventDocument;
+  readonly parkingLotStats: ParkingLotStatsDocument;
+  readonly parkingEvents: ParkingEventDocument;
+}
+
+/** A validated document as the engines store it: dates as epoch ms, crossedPaths[].start filled in. */
+export type ReportDocument<C extends Collection = Collection> = DocumentsByCollection[C];
+
+/**
+ * Validates one document of a collection and normalizes it (dates to epoch ms, derived start).
+ * Throws ValidationError listing every problem; `pathPrefix` (e.g. `/12`) locates it in a batch.
+ */
+export function parseDocument<C extends Collection>(collection: C, input: unknown, pathPrefix = ''): ReportDocument<C> {
+  const schema = DOCUMENT_SCHEMAS[collection] as z.ZodMiniType;
+  const result = schema.safeParse(input, { reportInput: true });
+  if (!result.success) throw new ValidationError(issuesToErrors(schema, input, result.error.issues, pathPrefix));
+  return normalize(result.data as Record<string, unknown>) as unknown as ReportDocument<C>;
+}
+
+function normalize(doc: Record<string, unknown>): Record<string, unknown> {
+  // The schema checked the ISO 8601 form (years 0000-9999), which Date.parse reads to the millisecond.
+  const out: Record<string, unknown> = { ...doc, timestamp: Date.parse(doc.timestamp as string) };
+  if (typeof doc.startingTimestamp === 'string') out.startingTimestamp = Date.parse(doc.startingTimestamp);
+  if (Array.isArray(doc.crossedPaths)) {
+    out.crossedPaths = (doc.crossedPaths as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({
+      id: p.id,
+      end: p.end,
+      start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B'),
+    }));
+  }
+  return out;
+}
+

@@ -1,0 +1,49 @@
+import type { AggResult } from '../engine';
+import type { AggNode } from '../../plan/plan';
+
+/** OpenSearch's default `search.max_buckets`. */
+export const DEFAULT_MAX_BUCKETS = 65_535;
+
+/**
+ * The number OpenSearch compares with `search.max_buckets` for this result, so that DuckDB refuses
+ * exactly the reports OpenSearch refuses (422 too many buckets).
+ *
+ * What OpenSearch 2.19 counts (MultiBucketConsumer; only at the final reduce on the coordinating
+ * node; error when the running count exceeds the limit, so exactly `max_buckets` passes), checked
+ * against a node with `search.max_buckets=2000` (histogram × terms, × filters, × filters × filters,
+ * × nested × terms × reverse_nested × terms, one and two shards):
+ * - every bucket of a multi-bucket aggregation (date_histogram, terms, filters) in the reduced
+ *   tree; terms only the buckets kept after `size`; filters every named bucket, empty ones too;
+ * - single-bucket aggregations (filter, nested, reverse_nested) and stats: nothing themselves;
+ * - date_histogram with `min_doc_count: 0`: each empty bucket once (its sub-aggregations are a
+ *   shared empty template, not counted per bucket), plus that template once (`reducedEmptySubAggs`:
+ *   the buckets of any filters aggregations in it, recursively), even when no bucket is empty.
+ */
+export function countBuckets(pipeline: readonly AggNode[], root: AggResult): number {
+  if (root.kind !== 'histogram') return countTree(root);
+  let total = root.buckets.length + emptyTemplateBuckets(pipeline, 1);
+  for (const b of root.buckets) if (b.count > 0 && b.sub) total += countTree(b.sub);
+  return total;
+}
+
+function countTree(r: AggResult | undefined): number {
+  if (!r) return 0;
+  switch (r.kind) {
+    case 'histogram':
+    case 'terms':
+    case 'filters':
+      return r.buckets.reduce((sum, b) => sum + countTree(b.sub), r.buckets.length);
+    case 'single':
+      return countTree(r.sub);
+    case 'stats':
+      return 0;
+  }
+}
+
+/** Buckets of the sub-aggregations of an empty histogram bucket (stage i onwards). */
+function emptyTemplateBuckets(pipeline: readonly AggNode[], i: number): number {
+  const node = pipeline[i];
+  if (!node || node.kind === 'terms' || node.kind === 'stats' || node.kind === 'dateHistogram') return 0;
+  const below = emptyTemplateBuckets(pipeline, i + 1);
+  return node.kind === 'filters' ? node.buckets.length * (1 + below) : below;
+}

@@ -1,0 +1,48 @@
+import type { Scope } from '../engine';
+import type { FilterNode, ReportPlan } from '../../plan/plan';
+import { columnOf, ident, nestedTable, PARENT_ID, ROW_ID, sqlTypeOf, TABLES } from './schema';
+import { SqlParams, type SqlQuery } from './sql-params';
+
+/** `alias."column" IN (...)` or a half-open range `>= from AND < to`, values bound as parameters. */
+export function compileFilter(f: FilterNode, alias: string, params: SqlParams): string {
+  const column = `${alias}.${ident(columnOf(f.field))}`;
+  if (f.kind === 'terms') return `${column} IN (${f.values.map((v) => params.add(v, 'VARCHAR')).join(', ')})`;
+  const type = sqlTypeOf(f.field);
+  const parts: string[] = [];
+  if (f.from !== undefined) parts.push(`${column} >= ${params.add(f.from, type)}`);
+  if (f.to !== undefined) parts.push(`${column} < ${params.add(f.to, type)}`);
+  return parts.join(' AND ');
+}
+
+/** All filters joined with AND (`TRUE` for none). */
+export function compileFilters(filters: readonly FilterNode[], alias: string, params: SqlParams): string {
+  return filters.length === 0 ? 'TRUE' : filters.map((f) => `(${compileFilter(f, alias, params)})`).join(' AND ');
+}
+
+/**
+ * The documents a report sees, as a SELECT of every root column (alias `d`): the caller's
+ * organization always, then locationIds, root filters, and one EXISTS per nestedFilters entry
+ * (a child row of that path matching all of the entry's filters), as OpenSearch's `nested` query.
+ */
+export function compileScope(plan: ReportPlan, scope: Scope, params: SqlParams): string {
+  const where = [`d.${ident('organizationId')} = ${params.add(scope.organizationId, 'VARCHAR')}`];
+  if (plan.locationIds) {
+    where.push(`d.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
+  }
+  for (const f of plan.filters) where.push(`(${compileFilter(f, 'd', params)})`);
+  for (const nf of plan.nestedFilters) {
+    const table = ident(nestedTable(plan.source, nf.path));
+    where.push(
+      `EXISTS (SELECT 1 FROM ${table} n WHERE n.${ident(PARENT_ID)} = d.${ident(ROW_ID)} AND ${compileFilters(nf.filters, 'n', params)})`,
+    );
+  }
+  return `SELECT d.* FROM ${ident(TABLES[plan.source].root)} d WHERE ${where.join(' AND ')}`;
+}
+
+/** First and last timestamp (epoch ms) of the report's documents: the extent of a histogram without bounds. */
+export function compileTimeExtent(plan: ReportPlan, scope: Scope): SqlQuery {
+  const params = new SqlParams();
+  const ts = ident('timestamp');
+  const sql = `SELECT min(s.${ts}) AS lo, max(s.${ts}) AS hi FROM (${compileScope(plan, scope, params)}) s`;
+  return { sql, params: params.values };
+}

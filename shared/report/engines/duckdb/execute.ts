@@ -1,0 +1,124 @@
+import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { TooManyBucketsError } from '../../../errors';
+import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type Scope } from '../engine';
+import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
+import { countBuckets, DEFAULT_MAX_BUCKETS } from './bucket-limit';
+import { histogramKeys, keySegments, type KeySegment } from './buckets';
+import { compileReport, type ResultRowKind } from './compile';
+import { compileTimeExtent } from './compile-scope';
+import { mapDuckDbError } from './errors';
+import { readResult, type ResultRow } from './read';
+import { createRounding } from './rounding';
+import { schemaStatements } from './schema';
+import type { SqlQuery, SqlType } from './sql-params';
+
+export interface DuckDbEngineOptions {
+  /** @default DEFAULT_LIMITS (the same as the OpenSearch engine's) */
+  readonly limits?: EngineLimits;
+  /** Refuse reports with more buckets than this, as OpenSearch's `search.max_buckets`. @default 65535 */
+  readonly maxBuckets?: number;
+}
+
+/**
+ * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, and makes sure
+ * the report tables exist. A file another process holds open fails with EngineUnavailableError.
+ */
+export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
+  try {
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    try {
+      for (const statement of schemaStatements()) await connection.run(statement);
+    } finally {
+      connection.closeSync();
+    }
+    return instance;
+  } catch (e) {
+    throw mapDuckDbError(e);
+  }
+}
+
+/**
+ * The embedded engine (`npm start`, tests): answers exactly as the OpenSearch engine does. A report
+ * runs on its own connection: at most two statements (the time extent of a histogram without both
+ * bounds, then the report).
+ */
+export class DuckDbEngine implements ReportEngine {
+  private readonly limits: EngineLimits;
+  private readonly maxBuckets: number;
+
+  constructor(
+    private readonly instance: DuckDBInstance,
+    options: DuckDbEngineOptions = {},
+  ) {
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
+  }
+
+  async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
+    let connection: DuckDBConnection | undefined;
+    try {
+      connection = await this.instance.connect();
+      const first = plan.pipeline[0];
+      const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
+      if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
+      const query = compileReport(plan, scope, { limits: this.limits, ...(histogram ? { histogramSegments: histogram.segments } : {}) });
+      const rows = (await select(connection, query)).map(toResultRow);
+      const result = readResult(plan.pipeline, rows, histogram?.keys);
+      if (countBuckets(plan.pipeline, result.root) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
+      return result;
+    } catch (e) {
+      throw mapDuckDbError(e);
+    } finally {
+      connection?.closeSync();
+    }
+  }
+
+  /** Bucket keys and key segments over the bounds, or over the documents' extent where a bound is missing. */
+  private async histogram(
+    connection: DuckDBConnection,
+    plan: ReportPlan,
+    scope: Scope,
+    node: DateHistogramAggNode,
+  ): Promise<{ keys: number[]; segments: KeySegment[] }> {
+    let lo = node.bounds?.from;
+    let hi = node.bounds?.to === undefined ? undefined : node.bounds.to - 1;
+    if (lo === undefined || hi === undefined) {
+      const [row] = await select(connection, compileTimeExtent(plan, scope));
+      lo ??= toNumberOrUndefined(row?.[0]);
+      hi ??= toNumberOrUndefined(row?.[1]);
+    }
+    if (lo === undefined || hi === undefined || lo > hi) return { keys: [], segments: [] };
+    const rounding = createRounding(node.interval, node.timeZone, lo, hi);
+    return { keys: histogramKeys(rounding, lo, hi, this.maxBuckets), segments: keySegments(rounding, lo, hi) };
+  }
+}
+
+const TYPES: Readonly<Record<SqlType, DuckDBType>> = { VARCHAR, DOUBLE, BIGINT };
+
+async function select(connection: DuckDBConnection, query: SqlQuery): Promise<unknown[][]> {
+  const values = query.params.map((p) => p.value);
+  const types = query.params.map((p) => TYPES[p.type]);
+  const reader = await connection.runAndReadAll(query.sql, values, types);
+  return reader.getRowsJS() as unknown[][];
+}
+
+function toNumberOrUndefined(v: unknown): number | undefined {
+  return v === null || v === undefined ? undefined : Number(v);
+}
+
+/** `[what, lvl, k0.., n, mn, mx, sm, shard]` → ResultRow. */
+function toResultRow(row: unknown[]): ResultRow {
+  const [what, lvl] = row as [ResultRowKind, number];
+  const [n, mn, mx, sm, shard] = row.slice(-5);
+  return {
+    what,
+    lvl: Number(lvl),
+    keys: (row.slice(2, -5) as (string | null)[]).filter((k): k is string => k !== null),
+    shard: toNumberOrUndefined(shard) ?? 0,
+    n: Number(n),
+    mn: toNumberOrUndefined(mn) ?? null,
+    mx: toNumberOrUndefined(mx) ?? null,
+    sm: toNumberOrUndefined(sm) ?? null,
+  };
+}
