@@ -1,0 +1,202 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  type HttpMethod,
+  HttpStage,
+  type IHttpRouteAuthorizer,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  AccountRecovery,
+  ClientAttributes,
+  FeaturePlan,
+  Mfa,
+  StringAttribute,
+  UserPool,
+  UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Response headers a browser may read: truncation flag, deprecation notice, retry advice. */
+export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after'];
+
+export interface JwtIssuerOptions {
+  /** Issuer URL (the `iss` claim), e.g. `https://login.example.com/`. */
+  readonly issuer: string;
+  /** Accepted audiences (`aud` or `client_id` claim). */
+  readonly audience: readonly string[];
+}
+
+export interface ApiProps {
+  /**
+   * Trust this issuer instead of creating a Cognito user pool.
+   * @default - a Cognito user pool with the custom attribute `organizationId` and one app client
+   */
+  readonly jwt?: JwtIssuerOptions;
+  /**
+   * Origins allowed by CORS. Empty = no CORS configuration (same-origin and non-browser callers only).
+   * @default []
+   */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * Steady-state requests per second across the API.
+   * @default 50
+   */
+  readonly throttleRateLimit?: number;
+  /**
+   * Burst of requests across the API.
+   * @default 100
+   */
+  readonly throttleBurstLimit?: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the user pool (and its users) when the stack deletes it.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The public edge: an API Gateway HTTP API whose every route requires a JWT (from the Cognito user
+ * pool created here, or from the configured issuer), with stage-wide throttling, JSON access logs
+ * and CORS for the configured origins.
+ */
+export class Api extends Construct {
+  public readonly httpApi: HttpApi;
+  public readonly stage: HttpStage;
+  public readonly authorizer: IHttpRouteAuthorizer;
+  public readonly accessLogs: LogGroup;
+  /** Created unless `jwt` is given. */
+  public readonly userPool?: UserPool;
+  public readonly userPoolClient?: UserPoolClient;
+
+  constructor(scope: Construct, id: string, props: ApiProps = {}) {
+    super(scope, id);
+    const origins = [...(props.corsOrigins ?? [])];
+
+    if (props.jwt) {
+      this.authorizer = new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: [...props.jwt.audience] });
+    } else {
+      this.userPool = this.createUserPool(props.removalPolicy ?? RemovalPolicy.DESTROY);
+      this.userPoolClient = this.userPool.addClient('Client', {
+        authFlows: { userPassword: true, userSrp: true },
+        generateSecret: false,
+        preventUserExistenceErrors: true,
+        idTokenValidity: Duration.hours(1),
+        accessTokenValidity: Duration.hours(1),
+        // The organization is readable in the ID token but never writable by its user.
+        readAttributes: new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId'),
+        writeAttributes: new ClientAttributes().withStandardAttributes({ email: true }),
+      });
+      this.authorizer = new HttpUserPoolAuthorizer('Cognito', this.userPool, { userPoolClients: [this.userPoolClient] });
+    }
+
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      description: 'Location and Reporting Service',
+      createDefaultStage: false,
+      defaultAuthorizer: this.authorizer,
+      ...(origins.length > 0
+        ? {
+            corsPreflight: {
+              allowOrigins: origins,
+              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST],
+              allowHeaders: ['authorization', 'content-type', 'accept'],
+              exposeHeaders: EXPOSED_HEADERS,
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
+    });
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttleRateLimit ?? 50, burstLimit: props.throttleBurstLimit ?? 100 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            time: '$context.requestTime',
+            ip: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            method: '$context.httpMethod',
+            route: '$context.routeKey',
+            path: '$context.path',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            authorizerError: '$context.authorizer.error',
+            subject: '$context.authorizer.claims.sub',
+          }),
+        ),
+      },
+    });
+  }
+
+  /** Routes `method path` to the function (payload format 2.0), behind the JWT authorizer. */
+  public addRoute(method: HttpMethod, path: string, fn: IFunction, id: string): void {
+    this.httpApi.addRoutes({
+      path,
+      methods: [method],
+      integration: new HttpLambdaIntegration(`${id}Integration`, fn),
+    });
+  }
+
+  /** The base URL of the API. */
+  public get url(): string {
+    return this.stage.url;
+  }
+
+  private createUserPool(removalPolicy: RemovalPolicy): UserPool {
+    const pool = new UserPool(this, 'UserPool', {
+      selfSignUpEnabled: false,
+      signInAliases: { email: true },
+      autoVerify: { email: true },
+      customAttributes: {
+        // Set by an administrator when the user is created; immutable, so no one can move a user
+        // into another organization afterwards.
+        organizationId: new StringAttribute({ minLen: 1, maxLen: 64, mutable: false }),
+      },
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+      },
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { sms: false, otp: true },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      featurePlan: FeaturePlan.ESSENTIALS,
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+    Validations.of(pool).acknowledge(
+      {
+        id: 'AwsSolutions-COG2',
+        reason: 'Users are created by administrators (no self sign-up); TOTP MFA is available to every user and can be made required per deployment.',
+      },
+      {
+        id: 'AwsSolutions-COG8',
+        reason: 'The Plus feature plan (threat protection) is billed per active user; Essentials is the default, upgrade per deployment when needed.',
+      },
+    );
+    return pool;
+  }
+}

@@ -1,0 +1,110 @@
+import type { Node } from 'constructs';
+
+/**
+ * Everything a deployment may vary, read from CDK context (`cdk.json` holds the defaults; override
+ * with `-c key=value`). Values given on the command line arrive as strings, so every reader parses.
+ */
+export interface ServiceConfig {
+  /** Deployment stage: names the stack, tags everything; `prod` retains data on delete. */
+  readonly stage: string;
+  /** Target account and region; both unset = an environment-agnostic stack (the CLI's credentials decide). */
+  readonly account?: string;
+  readonly region?: string;
+  readonly openSearch: {
+    readonly dataNodes: number;
+    readonly instanceType: string;
+    readonly masterNodes: number;
+    readonly masterInstanceType: string;
+    readonly volumeGiB: number;
+    readonly indexPrefix: string;
+  };
+  readonly lambdaMemoryMiB: number;
+  readonly api: {
+    readonly throttleRateLimit: number;
+    readonly throttleBurstLimit: number;
+    readonly corsOrigins: readonly string[];
+    /** A JWT issuer and audience to trust instead of the Cognito user pool the stack creates. */
+    readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
+    /** The token claim that carries the caller's organization. */
+    readonly organizationClaim: string;
+  };
+  readonly split: { readonly maxConcurrency: number; readonly logExecutionData: boolean };
+  readonly reportTermsCap: number;
+  readonly logRetentionDays: number;
+  /** Subscribes this address to the alarm topic when set. */
+  readonly alarmEmail?: string;
+}
+
+type Ctx = Pick<Node, 'tryGetContext'>;
+
+const text = (node: Ctx, key: string, fallback: string): string => {
+  const v: unknown = node.tryGetContext(key);
+  return v === undefined || v === null ? fallback : String(v).trim();
+};
+
+const optionalText = (node: Ctx, key: string): string | undefined => {
+  const v = text(node, key, '');
+  return v === '' ? undefined : v;
+};
+
+const int = (node: Ctx, key: string, fallback: number, min: number): number => {
+  const raw: unknown = node.tryGetContext(key);
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+  if (!Number.isInteger(n) || n < min) throw new Error(`Context "${key}" must be an integer ≥ ${min}, got ${JSON.stringify(raw)}.`);
+  return n;
+};
+
+const bool = (node: Ctx, key: string, fallback: boolean): boolean => {
+  const raw: unknown = node.tryGetContext(key);
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error(`Context "${key}" must be true or false, got ${JSON.stringify(raw)}.`);
+};
+
+/** A list from a JSON array (cdk.json) or a comma-separated string (`-c corsOrigins=a,b`). */
+const list = (node: Ctx, key: string): string[] => {
+  const raw: unknown = node.tryGetContext(key);
+  const items = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : [];
+  return items.map((s) => s.trim()).filter((s) => s.length > 0);
+};
+
+export function readConfig(node: Ctx): ServiceConfig {
+  const stage = text(node, 'stage', 'dev');
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new Error(`Context "stage" must match [a-z][a-z0-9-]{0,19}, got "${stage}".`);
+  const issuer = optionalText(node, 'jwtIssuer');
+  const audience = list(node, 'jwtAudience');
+  if (issuer && audience.length === 0) throw new Error('Context "jwtIssuer" needs "jwtAudience" (one or more client ids).');
+  const alarmEmail = optionalText(node, 'alarmEmail');
+  const account = optionalText(node, 'account');
+  const region = optionalText(node, 'region');
+  return {
+    stage,
+    ...(account ? { account } : {}),
+    ...(region ? { region } : {}),
+    openSearch: {
+      dataNodes: int(node, 'openSearchDataNodes', 1, 1),
+      instanceType: text(node, 'openSearchInstanceType', 't3.small.search'),
+      masterNodes: int(node, 'openSearchMasterNodes', 0, 0),
+      masterInstanceType: text(node, 'openSearchMasterInstanceType', 'm7g.large.search'),
+      volumeGiB: int(node, 'openSearchVolumeGiB', 10, 10),
+      indexPrefix: text(node, 'openSearchIndexPrefix', ''),
+    },
+    lambdaMemoryMiB: int(node, 'lambdaMemoryMiB', 1024, 128),
+    api: {
+      throttleRateLimit: int(node, 'apiThrottleRateLimit', 50, 1),
+      throttleBurstLimit: int(node, 'apiThrottleBurstLimit', 100, 1),
+      corsOrigins: list(node, 'corsOrigins'),
+      ...(issuer ? { jwt: { issuer, audience } } : {}),
+      organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),
+    },
+    split: {
+      maxConcurrency: int(node, 'splitMaxConcurrency', 10, 1),
+      logExecutionData: bool(node, 'splitLogExecutionData', false),
+    },
+    reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
+    logRetentionDays: int(node, 'logRetentionDays', 30, 1),
+    ...(alarmEmail ? { alarmEmail } : {}),
+  };
+}

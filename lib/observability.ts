@@ -1,0 +1,156 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+
+export interface ObservabilityProps {
+  readonly api: IHttpApi;
+  /** Every function whose errors and throttles should page, by a readable name. */
+  readonly functions: Readonly<Record<string, IFunction>>;
+  /** The occupancy refresh job and the queue its failures land in. */
+  readonly refresh: { readonly fn: IFunction; readonly deadLetterQueue: IQueue };
+  readonly splitStateMachine: IStateMachine;
+  readonly domain: IDomain;
+  /** EBS volume per data node, for the free-storage alarm. */
+  readonly volumeGiB: number;
+  /**
+   * Subscribe this address to the alarm topic.
+   * @default - no subscription (subscribe later to `topic`)
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Share of 5xx answers among all requests, over five minutes, that raises the alarm.
+   * @default 0.05
+   */
+  readonly serverErrorRate?: number;
+}
+
+/**
+ * Alarms that say the service is failing its users: 5xx answers of the API, errors and throttles of
+ * every function, occupancy refreshes that fail (errors, or anything in the dead-letter queue), failed
+ * split executions, and an OpenSearch domain that is red, blocks writes or runs out of disk. Every
+ * alarm notifies one SNS topic. The functions emit their own logs, metrics and traces through
+ * Powertools (configured by `ServiceFunction`).
+ */
+export class Observability extends Construct {
+  public readonly topic: Topic;
+  public readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'Alarms', { displayName: 'Location and Reporting Service alarms', enforceSSL: true });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const fiveMinutes = Duration.minutes(5);
+
+    const serverErrors = props.api.metricServerError({ period: fiveMinutes, statistic: 'Sum' });
+    const requests = props.api.metricCount({ period: fiveMinutes, statistic: 'Sum' });
+    this.alarm('Api5xxRate', 'More than the allowed share of API requests answered 5xx', {
+      metric: new MathExpression({
+        expression: 'IF(requests > 0, errors / requests, 0)',
+        usingMetrics: { errors: serverErrors, requests },
+        period: fiveMinutes,
+        label: '5xx rate',
+      }),
+      threshold: props.serverErrorRate ?? 0.05,
+    });
+    this.alarm('Api5xxBurst', 'At least 10 API answers were 5xx within 5 minutes', { metric: serverErrors, threshold: 10, exclusive: false });
+
+    for (const [name, fn] of Object.entries(props.functions)) {
+      this.alarm(`${name}Errors`, `${name}: invocations failed`, {
+        metric: fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+        threshold: 1,
+        exclusive: false,
+      });
+      this.alarm(`${name}Throttles`, `${name}: invocations throttled`, {
+        metric: fn.metricThrottles({ period: fiveMinutes, statistic: 'Sum' }),
+        threshold: 1,
+        exclusive: false,
+      });
+    }
+
+    this.alarm('RefreshFailures', 'Occupancy refresh failed in 2 of the last 3 runs (live occupancy goes stale)', {
+      metric: props.refresh.fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 1,
+      exclusive: false,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    this.alarm('RefreshDeadLetters', 'Occupancy refreshes gave up after their retries (see the dead-letter queue)', {
+      metric: props.refresh.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+      threshold: 1,
+      exclusive: false,
+    });
+    this.alarm('SplitFailures', 'Split report executions failed or timed out', {
+      metric: new MathExpression({
+        expression: 'failed + timedOut',
+        usingMetrics: {
+          failed: props.splitStateMachine.metricFailed({ period: fiveMinutes, statistic: 'Sum' }),
+          timedOut: props.splitStateMachine.metricTimedOut({ period: fiveMinutes, statistic: 'Sum' }),
+        },
+        period: fiveMinutes,
+      }),
+      threshold: 1,
+      exclusive: false,
+    });
+
+    this.alarm('DomainRed', 'OpenSearch cluster status is red (a primary shard is unassigned)', {
+      metric: props.domain.metricClusterStatusRed({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      threshold: 1,
+      exclusive: false,
+    });
+    this.alarm('DomainWritesBlocked', 'OpenSearch blocks index writes', {
+      metric: props.domain.metricClusterIndexWritesBlocked({ period: fiveMinutes, statistic: 'Maximum' }),
+      threshold: 1,
+      exclusive: false,
+    });
+    // FreeStorageSpace is in MiB per node; alarm below a quarter of the volume.
+    this.alarm('DomainLowStorage', 'An OpenSearch data node has less than 25% of its disk free', {
+      metric: props.domain.metricFreeStorageSpace({ period: fiveMinutes, statistic: 'Minimum' }),
+      threshold: props.volumeGiB * 1024 * 0.25,
+      comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+    });
+  }
+
+  private alarm(
+    id: string,
+    description: string,
+    o: {
+      metric: IMetric;
+      threshold: number;
+      exclusive?: boolean;
+      comparison?: ComparisonOperator;
+      evaluationPeriods?: number;
+      datapointsToAlarm?: number;
+    },
+  ): Alarm {
+    const comparisonOperator =
+      o.comparison ??
+      (o.exclusive === false ? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD : ComparisonOperator.GREATER_THAN_THRESHOLD);
+    const alarm = new Alarm(this, id, {
+      alarmDescription: description,
+      metric: o.metric,
+      threshold: o.threshold,
+      comparisonOperator,
+      evaluationPeriods: o.evaluationPeriods ?? 1,
+      datapointsToAlarm: o.datapointsToAlarm ?? o.evaluationPeriods ?? 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(this.topic));
+    alarm.addOkAction(new SnsAction(this.topic));
+    this.alarms.push(alarm);
+    return alarm;
+  }
+}

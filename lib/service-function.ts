@@ -1,0 +1,202 @@
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { BUNDLE_EXTERNALS, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
+
+/**
+ * Environment variables the stack sets, as the handlers read them. One table, so the handler
+ * authors and the stack agree on names.
+ */
+export const ENV = {
+  /** `https://<domain endpoint>` of the OpenSearch domain. */
+  openSearchUrl: 'OPENSEARCH_URL',
+  /** `sigv4`: sign every request with the function's role (service `es`, region from AWS_REGION). */
+  openSearchAuth: 'OPENSEARCH_AUTH',
+  openSearchIndexPrefix: 'OPENSEARCH_INDEX_PREFIX',
+  reportTermsCap: 'REPORT_TERMS_CAP',
+  organizationClaim: 'ORGANIZATION_CLAIM',
+  /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
+  tableName: 'TABLE_NAME',
+  /** ARN of the Express state machine that runs report slices. */
+  splitStateMachineArn: 'SPLIT_STATE_MACHINE_ARN',
+  /** Bucket for slice results too large for the 256 KiB state payload. */
+  sliceResultsBucket: 'SLICE_RESULTS_BUCKET',
+} as const;
+
+export type DataAccess = 'read' | 'readWrite';
+
+/** What an OpenSearch-bound function needs to know about the domain and its indices. */
+export interface OpenSearchBinding {
+  readonly domain: IDomain;
+  /** Prefix of every index and template name. */
+  readonly indexPrefix: string;
+  /** Index name patterns (without prefix) the function may search, e.g. `movement-events-*`. */
+  readonly indexPatterns: readonly string[];
+}
+
+export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'entry' | 'handler' | 'logGroup' | 'role'> {
+  /** Path of the handler module (TypeScript); it must export `handler`. */
+  readonly entry: string;
+  /**
+   * How long the function's logs are kept.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when the function is removed.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Powertools service name (logger, metrics dimension, tracer).
+   * @default 'location-reporting'
+   */
+  readonly serviceName?: string;
+  /**
+   * Powertools metrics namespace.
+   * @default 'LocationReporting'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * Powertools log level.
+   * @default 'INFO'
+   */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+/**
+ * A Lambda function as every function of this service is built: Node.js 22 on ARM64, X-Ray active
+ * tracing, its own log group with a retention, a role that may write only to that log group (no
+ * AWS managed policy), a minified esbuild bundle with source maps and the AWS SDK inside, bundled
+ * locally (never in Docker), and the Powertools environment. `bind*` helpers grant access to a
+ * resource and set the variable the handler reads, in one call.
+ */
+export class ServiceFunction extends NodejsFunction {
+  /** The log group the function writes to (also available as `logGroup`). */
+  public readonly logs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { logRetention, logRemovalPolicy, serviceName, metricsNamespace, logLevel, bundling, environment, ...rest } = props;
+    const logs = new LogGroup(scope, `${id}Logs`, {
+      retention: logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: logRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    super(scope, id, {
+      memorySize: 1024,
+      timeout: Duration.seconds(29),
+      ...rest,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      handler: 'handler',
+      logGroup: logs,
+      role,
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        target: BUNDLE_TARGET,
+        format: OutputFormat.CJS,
+        mainFields: [...BUNDLE_MAIN_FIELDS],
+        bundleAwsSDK: true,
+        externalModules: [...BUNDLE_EXTERNALS],
+        forceDockerBundling: false,
+        logLevel: LogLevel.WARNING,
+        ...bundling,
+      },
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: serviceName ?? 'location-reporting',
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace ?? 'LocationReporting',
+        POWERTOOLS_LOG_LEVEL: logLevel ?? 'INFO',
+        ...environment,
+      },
+    });
+    this.logs = logs;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logs.logGroupArn] }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support only Resource "*" (https://docs.aws.amazon.com/xray/latest/devguide/security_iam_service-with-iam.html).',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The design card fixes Node.js 22 (nodejs22.x is supported by Lambda); moving to a newer runtime is a deliberate, tested change.',
+    });
+  }
+
+  /**
+   * Lets the function query the OpenSearch domain (HTTP GET/HEAD/POST on the given index patterns
+   * only) with SigV4, and tells it where the domain is.
+   */
+  public bindOpenSearch(binding: OpenSearchBinding): this {
+    const { domain, indexPrefix, indexPatterns } = binding;
+    const paths = indexPatterns.flatMap((p) => [`${indexPrefix}${p}`, `${indexPrefix}${p}/*`]);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost'],
+        resources: paths.map((path) => `${domain.domainArn}/${path}`),
+      }),
+    );
+    acknowledgeWildcards(this.role!, domain, paths, 'Reports read monthly indices (`<collection>-YYYY.MM`) by pattern; the grant is limited to those patterns and their _search endpoints.');
+    this.addEnvironment(ENV.openSearchUrl, `https://${domain.domainEndpoint}`);
+    this.addEnvironment(ENV.openSearchAuth, 'sigv4');
+    this.addEnvironment(ENV.openSearchIndexPrefix, indexPrefix);
+    return this;
+  }
+
+  /** Read or read-write access to the table, and its name in TABLE_NAME. */
+  public bindTable(table: ITable, access: DataAccess): this {
+    if (access === 'read') table.grantReadData(this);
+    else table.grantReadWriteData(this);
+    this.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /** Permission to run the state machine synchronously (StartSyncExecution), and its ARN. */
+  public bindSplitStateMachine(stateMachine: IStateMachine): this {
+    stateMachine.grantStartSyncExecution(this);
+    this.addEnvironment(ENV.splitStateMachineArn, stateMachine.stateMachineArn);
+    return this;
+  }
+
+  /**
+   * Put (worker) or get (query) objects of the slice results bucket, nothing else, and its name.
+   * Keys are chosen per execution, hence the object wildcard.
+   */
+  public bindSliceResults(bucket: IBucket, access: 'read' | 'write'): this {
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: [access === 'read' ? 's3:GetObject' : 's3:PutObject'], resources: [bucket.arnForObjects('*')] }),
+    );
+    Validations.of(this.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/*]`,
+      reason: 'Slice result objects are keyed per execution and slice, unknown in advance; only one object action on this one bucket is granted.',
+    });
+    this.addEnvironment(ENV.sliceResultsBucket, bucket.bucketName);
+    return this;
+  }
+}
+
+/** The logical id of a construct's CloudFormation resource, as cdk-nag prints it in finding ids. */
+export function logicalIdOf(construct: Construct): string {
+  return Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** Acknowledges the IAM5 findings of grants on `<domain ARN>/<path>` for each path, with one reason. */
+export function acknowledgeWildcards(scope: Construct, domain: IDomain, paths: readonly string[], reason: string): void {
+  const id = logicalIdOf(domain);
+  Validations.of(scope).acknowledge(...paths.map((path) => ({ id: `AwsSolutions-IAM5[Resource::<${id}.Arn>/${path}]`, reason })));
+}

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { type Route, ROUTES } from '../functions/routes';
+import { Api } from './api';
+import type { ServiceConfig } from './config';
+import { Observability } from './observability';
+import { Occupancy } from './occupancy';
+import { Reporting } from './reporting';
+import { ENV, ServiceFunction } from './service-function';
+import { Split } from './split';
+
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices';
+
+/** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
+export const HANDLERS: readonly HandlerName[] = [
+  ...new Set(ROUTES.map((r) => r.handler)),
+  'refresh-occupancy',
+  'run-report-slice',
+  'setup-indices',
+];
+
+/** The module of a handler, relative to the project root. */
+export const handlerPath = (name: HandlerName): string => `functions/${name}.ts`;
+
+/** The project root (this file lives in `lib/`). */
+export const PROJECT_ROOT = resolve(__dirname, '..');
+
+export interface ServiceStackProps extends StackProps {
+  readonly config: ServiceConfig;
+  /**
+   * Handler modules to use instead of the ones in `functions/` (absolute paths).
+   * @default `functions/<name>.ts` under the project root
+   */
+  readonly entries?: Partial<Record<HandlerName, string>>;
+}
+
+/** The handler paths to build, failing with one clear message if any is missing. */
+export function resolveEntries(overrides: Partial<Record<HandlerName, string>> = {}): Record<HandlerName, string> {
+  const entries = Object.fromEntries(
+    HANDLERS.map((name) => [name, overrides[name] ?? resolve(PROJECT_ROOT, handlerPath(name))]),
+  ) as Record<HandlerName, string>;
+  const missing = Object.values(entries).filter((path) => !existsSync(path));
+  if (missing.length > 0) throw new Error(`Handler modules not found: ${missing.join(', ')}`);
+  return entries;
+}
+
+/**
+ * The whole service in one stack. It only wires the constructs: the edge (Api), the report store
+ * (Reporting), locations and live occupancy (Occupancy), split reports (Split) and the alarms
+ * (Observability); stage and sizes come from the config (CDK context).
+ */
+export class ServiceStack extends Stack {
+  public readonly api: Api;
+  public readonly reporting: Reporting;
+  public readonly occupancy: Occupancy;
+  public readonly split: Split;
+  public readonly observability: Observability;
+  /** One function per route handler of functions/routes.ts. */
+  public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, { description: `Location and Reporting Service (${props.config.stage})`, ...props });
+    const { config } = props;
+    const entries = resolveEntries(props.entries);
+    const retained = config.stage === 'prod';
+    const removalPolicy = retained ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const logRetention = retentionDays(config.logRetentionDays);
+    Tags.of(this).add('service', 'location-reporting');
+    Tags.of(this).add('stage', config.stage);
+
+    this.reporting = new Reporting(this, 'Reporting', {
+      setupIndicesEntry: entries['setup-indices'],
+      dataNodes: config.openSearch.dataNodes,
+      dataNodeInstanceType: config.openSearch.instanceType,
+      masterNodes: config.openSearch.masterNodes,
+      masterNodeInstanceType: config.openSearch.masterInstanceType,
+      volumeGiB: config.openSearch.volumeGiB,
+      indexPrefix: config.openSearch.indexPrefix,
+      removalPolicy,
+      logRetention,
+    });
+    const query = this.reporting.queryBinding;
+
+    this.occupancy = new Occupancy(this, 'Occupancy', {
+      refreshEntry: entries['refresh-occupancy'],
+      removalPolicy,
+      logRetention,
+      memorySize: config.lambdaMemoryMiB,
+    });
+    this.occupancy.refresh.bindTable(this.occupancy.table, 'readWrite').bindOpenSearch(query);
+    this.occupancy.refresh.addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+
+    this.split = new Split(this, 'Split', {
+      workerEntry: entries['run-report-slice'],
+      maxConcurrency: config.split.maxConcurrency,
+      logExecutionData: config.split.logExecutionData,
+      removalPolicy,
+      logRetention,
+      memorySize: config.lambdaMemoryMiB,
+    });
+    this.split.worker.bindOpenSearch(query).bindSliceResults(this.split.resultsBucket, 'write');
+    this.split.worker.addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+
+    this.api = new Api(this, 'Api', {
+      ...(config.api.jwt ? { jwt: config.api.jwt } : {}),
+      corsOrigins: config.api.corsOrigins,
+      throttleRateLimit: config.api.throttleRateLimit,
+      throttleBurstLimit: config.api.throttleBurstLimit,
+      logRetention,
+      removalPolicy,
+    });
+    const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
+    for (const route of ROUTES) {
+      const id = pascalCase(route.handler);
+      const fn = (endpoints[route.handler] ??= new ServiceFunction(this, id, {
+        entry: entries[route.handler],
+        description: `${route.method} ${route.path}`,
+        memorySize: config.lambdaMemoryMiB,
+        logRetention,
+        environment: { [ENV.organizationClaim]: config.api.organizationClaim },
+      }));
+      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`);
+    }
+    this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
+    this.endpoints['query-report']
+      .bindOpenSearch(query)
+      .bindSplitStateMachine(this.split.stateMachine)
+      .bindSliceResults(this.split.resultsBucket, 'read')
+      .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+    this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
+    this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+
+    this.observability = new Observability(this, 'Observability', {
+      api: this.api.httpApi,
+      functions: {
+        ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
+        RunReportSlice: this.split.worker,
+      },
+      refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
+      splitStateMachine: this.split.stateMachine,
+      domain: this.reporting.domain,
+      volumeGiB: config.openSearch.volumeGiB,
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
+
+    this.outputs(config);
+  }
+
+  private outputs(config: ServiceConfig): void {
+    const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
+    out('ApiUrl', this.api.url, 'Base URL of the HTTP API');
+    out('Region', this.region, 'Region of the stack');
+    if (this.api.userPool && this.api.userPoolClient) {
+      out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
+      out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');
+    }
+    out('OpenSearchEndpoint', `https://${this.reporting.domain.domainEndpoint}`, 'OpenSearch domain endpoint (SigV4, service es)');
+    out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');
+    out('TableName', this.occupancy.table.tableName, 'DynamoDB table of locations, sensor groups and occupancy');
+    out('SplitStateMachineArn', this.split.stateMachine.stateMachineArn, 'Express state machine of split reports');
+    out('AlarmTopicArn', this.observability.topic.topicArn, 'SNS topic every alarm notifies');
+  }
+}
+
+const pascalCase = (kebab: string): string => kebab.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+function retentionDays(days: number): RetentionDays {
+  const allowed = Object.values(RetentionDays).filter((v): v is RetentionDays => typeof v === 'number');
+  if (!allowed.includes(days as RetentionDays)) throw new Error(`logRetentionDays must be one of ${allowed.join(', ')}, got ${days}.`);
+  return days as RetentionDays;
+}
