@@ -4,11 +4,12 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
-import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '#shared/report/query-report';
+import { answerReport, REPORT_MEDIA_TYPES, type AnswerOptions, type ReportMediaType } from '#shared/report/query-report';
 import { bodyLimit } from '#commons/body-limit';
 import { reportEngine } from '#commons/engine';
 import { organizationOf } from '#commons/identity';
 import { problemErrors } from '#commons/problem-middleware';
+import { splitOptionsFromEnv } from '#commons/step-functions-executor';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** http-content-negotiation puts the chosen type on the context. */
@@ -18,7 +19,10 @@ type NegotiatedContext = Context & { preferredMediaType?: ReportMediaType };
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine. */
-export function createQueryReportHandler(engine: () => ReportEngine = reportEngine) {
+export function createQueryReportHandler(
+  engine: () => ReportEngine = reportEngine,
+  split: (engine: ReportEngine) => AnswerOptions = splitOptionsFromEnv,
+) {
   return middy<Event, APIGatewayProxyResultV2>()
     .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
     .use(httpHeaderNormalizer())
@@ -28,7 +32,8 @@ export function createQueryReportHandler(engine: () => ReportEngine = reportEngi
     .handler(async (event, context: NegotiatedContext) => {
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
-      const { headers, body } = await answerReport(event.body, scope, engine(), mediaType);
+      const reports = engine();
+      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, split(reports));
       return { statusCode: 200, headers, body };
     });
 }

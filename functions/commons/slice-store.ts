@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
+/**
+ * Where a slice result too large for the Step Functions state payload goes: the worker puts it, the
+ * query function gets it back by reference. In AWS an S3 bucket (SLICE_RESULTS_BUCKET) whose objects
+ * expire after a day (lib/split.ts), so nothing is deleted here.
+ */
+export interface SliceResultStore {
+  put(body: string): Promise<SliceRef>;
+  get(ref: SliceRef): Promise<string>;
+}
+
+/** A stored slice result, as it travels through the state machine (about 100 bytes). */
+export interface SliceRef {
+  readonly bucket: string;
+  readonly key: string;
+  readonly bytes: number;
+}
+
+/** The S3 store of one bucket. */
+export function s3SliceStore(client: S3Client, bucket: string): SliceResultStore {
+  return {
+    async put(body) {
+      const key = `slices/${randomUUID()}.json`;
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
+      return { bucket, key, bytes: Buffer.byteLength(body) };
+    },
+    async get(ref) {
+      const object = await client.send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+      if (!object.Body) throw new Error(`slice result s3://${ref.bucket}/${ref.key} has no body`);
+      return object.Body.transformToString('utf-8');
+    },
+  };
+}
+
+/** An in-memory store, for tests and the local server. */
+export function memorySliceStore(): SliceResultStore & { readonly objects: Map<string, string> } {
+  const objects = new Map<string, string>();
+  return {
+    objects,
+    async put(body) {
+      const key = `slices/${randomUUID()}.json`;
+      objects.set(key, body);
+      return { bucket: 'memory', key, bytes: Buffer.byteLength(body) };
+    },
+    async get(ref) {
+      const body = objects.get(ref.key);
+      if (body === undefined) throw new Error(`no slice result ${ref.key}`);
+      return body;
+    },
+  };
+}
+
+let store: SliceResultStore | undefined;
+
+/** The S3 store of SLICE_RESULTS_BUCKET, built once; undefined when the variable is not set. */
+export function sliceStoreFromEnv(): SliceResultStore | undefined {
+  const bucket = process.env.SLICE_RESULTS_BUCKET;
+  if (!bucket) return undefined;
+  store ??= s3SliceStore(new S3Client({}), bucket);
+  return store;
+}

@@ -1,0 +1,151 @@
+import { DateTime, type DateTimeUnit, type DurationLikeObject } from 'luxon';
+import { ValidationError } from '../../errors';
+import type { FieldDef } from '../fields';
+import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan } from '../plan/plan';
+
+/**
+ * splitInterval planning: [from, to) is cut on a grid of the split interval in the histogram's time
+ * zone, and every cut is moved down to the start of the histogram bucket it falls in, so that no
+ * bucket is ever shared by two slices. Each slice is an ordinary ReportPlan (no splitInterval) whose
+ * timestamp range and histogram bounds are the slice, so the engine's `extended_bounds` stay inside.
+ */
+
+/** Most slices one report may be cut into, unless configured otherwise (400 problem beyond). */
+export const DEFAULT_MAX_SLICES = 400;
+
+/** A half-open time range [from, to) in epoch ms. */
+export interface SliceRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** One slice: its range and the plan that runs it. */
+export interface Slice extends SliceRange {
+  readonly plan: ReportPlan;
+}
+
+export interface PlanSlicesOptions {
+  /** @default DEFAULT_MAX_SLICES */
+  readonly maxSlices?: number;
+}
+
+/** Calendar split units as luxon durations. */
+const GRID_UNIT: Readonly<Record<IntervalUnit, keyof DurationLikeObject>> = {
+  s: 'seconds', m: 'minutes', h: 'hours', d: 'days', w: 'weeks', M: 'months', q: 'quarters', y: 'years',
+};
+const GRID_START: Readonly<Record<IntervalUnit, DateTimeUnit>> = {
+  s: 'second', m: 'minute', h: 'hour', d: 'day', w: 'week', M: 'month', q: 'quarter', y: 'year',
+};
+const FIXED_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const FIXED_ANCHOR: Readonly<Record<keyof typeof FIXED_MS, DateTimeUnit>> = { s: 'minute', m: 'hour', h: 'day' };
+const CALENDAR_START: Readonly<Record<'d' | 'w' | 'M' | 'q' | 'y', DateTimeUnit>> = {
+  d: 'day', w: 'week', M: 'month', q: 'quarter', y: 'year',
+};
+/** Nominal unit lengths, only to estimate a slice count in an error message. */
+const NOMINAL_MS: Readonly<Record<IntervalUnit, number>> = {
+  s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8, M: 2.6298e9, q: 7.8894e9, y: 3.15576e10,
+};
+
+/**
+ * The slices of a plan with a splitInterval, in time order; none when the time range is empty.
+ * Throws a 400 ValidationError when the grid would cut the range into more than `maxSlices` slices.
+ */
+export function planSlices(plan: ReportPlan, options: PlanSlicesOptions = {}): Slice[] {
+  const { histogram, from, to, split } = splitParts(plan);
+  if (from >= to) return [];
+  const maxSlices = options.maxSlices ?? DEFAULT_MAX_SLICES;
+  const cuts = alignCuts(splitGrid(from, to, split, histogram.timeZone, maxSlices), histogram, from, to);
+  const edges = [from, ...cuts, to];
+  return edges.slice(1).map((end, i) => {
+    const range = { from: edges[i] as number, to: end };
+    return { ...range, plan: slicePlan(plan, range) };
+  });
+}
+
+/**
+ * The plan of one slice: the base plan's timestamp range filters replaced by the slice (which lies
+ * inside their intersection), the histogram bounded by it, and no splitInterval.
+ */
+export function slicePlan(plan: ReportPlan, range: SliceRange): ReportPlan {
+  const { histogram, from, to } = splitParts(plan);
+  if (range.from < from || range.to > to || range.from >= range.to) {
+    throw new Error(`slice [${range.from}, ${range.to}) is not a non-empty part of [${from}, ${to})`);
+  }
+  const timestamp = plan.filters.find(isTimestampRange)?.field as FieldDef;
+  const sliceFilter: RangeFilterNode = { kind: 'range', field: timestamp, from: range.from, to: range.to };
+  const { splitInterval: _split, ...rest } = plan;
+  return {
+    ...rest,
+    filters: [...plan.filters.filter((f) => !isTimestampRange(f)), sliceFilter],
+    timeRange: { from: range.from, to: range.to },
+    pipeline: [{ ...histogram, bounds: { from: range.from, to: range.to } }, ...plan.pipeline.slice(1)],
+  };
+}
+
+/** Start (epoch ms) of the histogram bucket holding `t`, as the engines round (see DuckDB rounding.ts). */
+export function bucketStart(t: number, histogram: DateHistogramAggNode): number {
+  const local = DateTime.fromMillis(t, { zone: histogram.timeZone });
+  if (histogram.interval.kind === 'calendar') return local.startOf(CALENDAR_START[histogram.interval.unit]).toMillis();
+  // Fixed intervals are aligned to the epoch in local time.
+  const localMs = t + local.offset * 60_000;
+  const floored = localMs - (((localMs % histogram.interval.ms) + histogram.interval.ms) % histogram.interval.ms);
+  return DateTime.fromMillis(floored, { zone: 'UTC' }).setZone(histogram.timeZone, { keepLocalTime: true }).toMillis();
+}
+
+interface SplitParts {
+  readonly histogram: DateHistogramAggNode;
+  readonly from: number;
+  readonly to: number;
+  readonly split: CalendarAmount;
+}
+
+/** The parts planning needs; buildPlan has already answered 400 when one is missing. */
+function splitParts(plan: ReportPlan): SplitParts {
+  const histogram = plan.pipeline[0];
+  const { from, to } = plan.timeRange ?? {};
+  if (histogram?.kind !== 'dateHistogram' || from === undefined || to === undefined || !plan.filters.some(isTimestampRange)) {
+    throw new Error('a split plan needs a first dateHistogram and a timestamp range with from and to');
+  }
+  return { histogram, from, to, split: plan.splitInterval ?? { amount: 1, unit: 'y', text: '1y' } };
+}
+
+/**
+ * Grid points strictly inside (from, to). Calendar units (d w M q y) start at the zone's unit start at
+ * or before `from` and step `amount` units in the zone's calendar; fixed units (s m h) step exact
+ * lengths from the start of the next larger unit (a 6h split cuts at 00, 06, 12 and 18 local time).
+ */
+function splitGrid(from: number, to: number, split: CalendarAmount, zone: string, maxSlices: number): number[] {
+  const fixed = FIXED_MS[split.unit as keyof typeof FIXED_MS];
+  const start = DateTime.fromMillis(from, { zone });
+  const anchor = fixed ? start.startOf(FIXED_ANCHOR[split.unit as keyof typeof FIXED_ANCHOR]) : start.startOf(GRID_START[split.unit]);
+  const step = fixed ? fixed * split.amount : 0;
+  const points: number[] = [];
+  // Fixed steps begin with the first grid point after from, however far the anchor lies behind.
+  for (let k = fixed ? Math.floor((from - anchor.toMillis()) / step) + 1 : 1; ; k++) {
+    // From the anchor each time, so that month ends never drift (Jan 31 + 1 month + 1 month).
+    const t = fixed ? anchor.toMillis() + k * step : anchor.plus({ [GRID_UNIT[split.unit]]: k * split.amount }).toMillis();
+    if (!(t < to)) return points; // also ends on an invalid (NaN) date far beyond the range
+    if (points.length + 1 >= maxSlices) throw tooManySlices(from, to, split, maxSlices);
+    if (t > from) points.push(t);
+  }
+}
+
+/** Each grid point moved down to its bucket start; points that collapse or leave (from, to) are dropped. */
+function alignCuts(points: readonly number[], histogram: DateHistogramAggNode, from: number, to: number): number[] {
+  const cuts: number[] = [];
+  for (const p of points) {
+    const cut = bucketStart(p, histogram);
+    if (cut > from && cut < to && cut > (cuts.at(-1) ?? -Infinity)) cuts.push(cut);
+  }
+  return cuts;
+}
+
+function tooManySlices(from: number, to: number, split: CalendarAmount, maxSlices: number): ValidationError {
+  const estimate = Math.max(maxSlices + 1, Math.ceil((to - from) / (split.amount * NOMINAL_MS[split.unit])));
+  const message =
+    `splitInterval "${split.text}" cuts the time range into about ${estimate.toLocaleString('en')} slices; ` +
+    `at most ${maxSlices} are allowed: use a larger splitInterval or a shorter time range`;
+  return new ValidationError([{ path: '/splitInterval', message }]);
+}
+
+const isTimestampRange = (f: FilterNode): f is RangeFilterNode => f.kind === 'range' && f.field.name === 'timestamp';
