@@ -1,10 +1,14 @@
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client } from '@opensearch-project/opensearch';
+import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 
 /**
  * The report engine of this process, built once on first use from the environment:
- * OPENSEARCH_URL (endpoint), OPENSEARCH_INDEX_PREFIX, REPORT_TERMS_CAP, OPENSEARCH_REQUEST_CACHE.
+ * OPENSEARCH_URL (endpoint), OPENSEARCH_AUTH (`sigv4` in AWS, `none` locally; default: sigv4 for an
+ * https endpoint when AWS_REGION is set), OPENSEARCH_INDEX_PREFIX, REPORT_TERMS_CAP,
+ * OPENSEARCH_REQUEST_CACHE.
  */
 let engine: ReportEngine | undefined;
 
@@ -17,7 +21,7 @@ export function provideReportEngine(provided: ReportEngine): void {
 }
 
 export function reportEngine(): ReportEngine {
-  engine ??= new OpenSearchEngine(openSearchClient(), {
+  engine ??= new OpenSearchEngine(createOpenSearchClient(process.env), {
     indexPrefix: process.env.OPENSEARCH_INDEX_PREFIX ?? '',
     limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) },
     ...(process.env.OPENSEARCH_REQUEST_CACHE ? { requestCache: process.env.OPENSEARCH_REQUEST_CACHE === 'true' } : {}),
@@ -25,8 +29,18 @@ export function reportEngine(): ReportEngine {
   return engine;
 }
 
-function openSearchClient(): Client {
-  const node = process.env.OPENSEARCH_URL;
+/**
+ * A client for the domain. In AWS every request is signed with SigV4 (service `es`) using the
+ * function's role from the default credential chain (cached and refreshed by the provider).
+ */
+export function createOpenSearchClient(env: NodeJS.ProcessEnv): Client {
+  const node = env.OPENSEARCH_URL;
   if (!node) throw new Error('OPENSEARCH_URL is not set');
-  return new Client({ node, requestTimeout: 25_000, maxRetries: 1 });
+  const region = env.AWS_REGION;
+  const auth = env.OPENSEARCH_AUTH ?? (node.startsWith('https://') && region ? 'sigv4' : 'none');
+  const common = { node, requestTimeout: 25_000, maxRetries: 1 };
+  if (auth !== 'sigv4') return new Client(common);
+  if (!region) throw new Error('OPENSEARCH_AUTH=sigv4 needs AWS_REGION');
+  const credentials = defaultProvider();
+  return new Client({ ...AwsSigv4Signer({ region, service: 'es', getCredentials: () => credentials() }), ...common });
 }

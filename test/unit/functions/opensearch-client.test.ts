@@ -1,0 +1,45 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOpenSearchClient } from '#commons/engine';
+
+/** What the client really sends: captured by a loopback HTTP server. */
+async function captureRequest(env: NodeJS.ProcessEnv): Promise<IncomingHttpHeaders> {
+  let headers: IncomingHttpHeaders = {};
+  const server = createServer((req, res) => {
+    headers = req.headers;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"took":1,"hits":{"hits":[]}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = createOpenSearchClient({ ...env, OPENSEARCH_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    await client.search({ index: 'x', body: { size: 0 } });
+    return headers;
+  } finally {
+    server.close();
+  }
+}
+
+describe('the OpenSearch client of the functions', () => {
+  // The default credential chain reads the process environment, as in Lambda.
+  const credentials = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'session' };
+  const saved = { ...process.env };
+  beforeAll(() => Object.assign(process.env, credentials));
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  test('signs every request with SigV4 for the es service in the function’s region', async () => {
+    const headers = await captureRequest({ ...credentials, AWS_REGION: 'eu-central-1', OPENSEARCH_AUTH: 'sigv4' });
+    expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-central-1\/es\/aws4_request, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/);
+    expect(headers['x-amz-security-token']).toBe('session');
+  });
+
+  test('sends no signature to a local node', async () => {
+    const headers = await captureRequest({ ...credentials, OPENSEARCH_AUTH: 'none' });
+    expect(headers.authorization).toBeUndefined();
+  });
+
+  test('refuses SigV4 without a region rather than signing for a wrong one', () => {
+    expect(() => createOpenSearchClient({ OPENSEARCH_URL: 'https://search.example', OPENSEARCH_AUTH: 'sigv4' })).toThrow('AWS_REGION');
+  });
+});
