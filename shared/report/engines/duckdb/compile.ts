@@ -22,8 +22,8 @@ import { SqlParams, type SqlQuery } from './sql-params';
  *   OpenSearch sums per shard and then adds the shard sums in index order (InternalStats.reduce):
  *   read.ts does that last step, so that sums agree with OpenSearch to the last bit.
  *
- * Every relation carries `_shard` (YYYYMM of the document) and, inside nested items, `_ord` (the
- * item's insertion order). The statement returns, as one UNION ALL, rows
+ * Every relation carries `_shard` (YYYYMM of the document, stored at ingest) and, inside nested
+ * items, `_ord` (the item's insertion order). The statement returns, as one UNION ALL, rows
  * `(what, lvl, k0.., n, mn, mx, sm, shard)`, all per shard: `n` = the bucket count of stage `lvl`
  * per key tuple, `x` = a terms key beyond the cap, `stats` = a stats result, `cut` = how many terms
  * keys beyond the cap were left out (all shards). reduce.ts merges the shards as OpenSearch does.
@@ -66,8 +66,7 @@ class PipelineCompiler {
   }
 
   compile(scopeSql: string): string {
-    const day = `make_timestamp(s.${ident('timestamp')} * 1000)`;
-    this.ctes.push(`s0 AS (SELECT s.*, year(${day}) * 100 + month(${day}) AS _shard FROM (${scopeSql}) s)`);
+    this.ctes.push(`s0 AS (${scopeSql})`);
     this.plan.pipeline.forEach((node, i) => this.stage(node, i));
     return `WITH ${this.ctes.join(',\n')}\n${this.parts.join('\nUNION ALL\n')}`;
   }
@@ -84,7 +83,7 @@ class PipelineCompiler {
         return this.next(i, out, `SELECT s.*, ${key} AS ${k} FROM ${this.rel} s`, [...this.keys, k]);
       }
       case 'terms':
-        return this.terms(i, out, ident(columnOf(node.field)));
+        return this.terms(i, out, ident(columnOf(node.field)), i === this.plan.pipeline.length - 1);
       case 'filters': {
         const branches = node.buckets.map(
           (b, index) => `SELECT s.*, ${index} AS ${k} FROM ${this.rel} s WHERE ${compileFilter(b.filter, 's', this.params)}`,
@@ -100,9 +99,9 @@ class PipelineCompiler {
         return this.next(i, out, `${select} WHERE ${compileFilters(node.itemFilters, 'c', this.params)}`, this.keys);
       }
       case 'reverseNested': {
-        const parents = `SELECT DISTINCT ${[...keys, `s.${ident(PARENT_ID)}`, 's._shard'].join(', ')} FROM ${this.rel} s`;
+        const parents = `SELECT DISTINCT ${[...keys, `s.${ident(PARENT_ID)}`].join(', ')} FROM ${this.rel} s`;
         const root = ident(TABLES[this.plan.source].root);
-        const select = [...this.keys.map((key) => `r.${key}`), 'd.*', 'r._shard'].join(', ');
+        const select = [...this.keys.map((key) => `r.${key}`), 'd.*'].join(', ');
         return this.next(i, out, `SELECT ${select} FROM (${parents}) r JOIN ${root} d ON d.${ident(ROW_ID)} = r.${ident(PARENT_ID)}`, this.keys);
       }
       case 'stats': {
@@ -117,31 +116,38 @@ class PipelineCompiler {
 
   /**
    * terms: the value is the key; per parent key tuple only the `termsCap` smallest keys (binary
-   * order, as OpenSearch orders keyword keys) go on to the next stage. The count rows also list
-   * the keys each shard returns although they are cut overall (`x`: a shard returns its own
-   * `termsCap` smallest keys; ordered by key, OpenSearch does not inflate shard_size), because they
-   * shape the order in which OpenSearch merges the shard results (see read.ts, merge-sort.ts).
+   * order, as OpenSearch orders keyword keys) go on to the next stage. One grouped pass `g` counts
+   * per (key, shard); the count rows also list the keys each shard returns although they are cut
+   * overall (`x`: a shard returns its own `termsCap` smallest keys; ordered by key, OpenSearch does
+   * not inflate shard_size), because they shape the order in which OpenSearch merges the shard
+   * results (see read.ts, merge-sort.ts).
    */
-  private terms(i: number, out: string, column: string): void {
+  private terms(i: number, out: string, column: string, last: boolean): void {
     const parentKeys = this.keys;
     const k = `k${parentKeys.length}`;
     const all = [...parentKeys, k];
     const cap = this.params.add(this.options.limits.termsCap, 'BIGINT');
-    const partition = (extra: string[]) => ([...parentKeys, ...extra].length > 0 ? `PARTITION BY ${[...parentKeys, ...extra].join(', ')} ` : '');
-    const on = all.map((key) => `t.${key} = r.${key}`).join(' AND ');
-    this.ctes.push(`t${i} AS (SELECT s.*, s.${column} AS ${k} FROM ${this.rel} s WHERE s.${column} IS NOT NULL)`);
+    const partition = (alias: string, extra: string[]) => {
+      const cols = [...parentKeys.map((key) => `${alias}${key}`), ...extra];
+      return cols.length > 0 ? `PARTITION BY ${cols.join(', ')} ` : '';
+    };
+    const selectKeys = [...parentKeys.map((key) => `s.${key}`), `s.${column} AS ${k}`].join(', ');
+    this.ctes.push(`g${i} AS (SELECT ${selectKeys}, s._shard, count(*) AS n FROM ${this.rel} s WHERE s.${column} IS NOT NULL GROUP BY ALL)`);
     this.ctes.push(
-      `r${i} AS (SELECT ${all.join(', ')}, row_number() OVER (${partition([])}ORDER BY ${k}) AS rn FROM (SELECT DISTINCT ${all.join(', ')} FROM t${i}))`,
+      `r${i} AS (SELECT ${all.join(', ')}, row_number() OVER (${partition('', [])}ORDER BY ${k}) AS rn FROM (SELECT DISTINCT ${all.join(', ')} FROM g${i}))`,
     );
-    this.ctes.push(`${out} AS (SELECT t.* FROM t${i} t JOIN r${i} r ON ${on} WHERE r.rn <= ${cap})`);
-    this.rel = out;
-    this.keys = all;
-    const perShard = `SELECT ${all.map((key) => `t.${key}`).join(', ')}, t._shard, count(*) AS n, min(r.rn) AS rn FROM t${i} t JOIN r${i} r ON ${on} GROUP BY ${all.map((key) => `t.${key}`).join(', ')}, t._shard`;
-    const ranked = `SELECT g.*, row_number() OVER (${partition(['_shard'])}ORDER BY ${k}) AS srn FROM (${perShard}) g`;
+    const on = (a: string) => all.map((key) => `${a}.${key} = r.${key}`).join(' AND ');
+    const ranked = `SELECT g.*, r.rn, row_number() OVER (${partition('g.', ['g._shard'])}ORDER BY g.${k}) AS srn FROM g${i} g JOIN r${i} r ON ${on('g')}`;
     this.parts.push(
       `SELECT CASE WHEN rn <= ${cap} THEN 'n' ELSE 'x' END AS what, ${i} AS lvl, ${this.keyList(all)}, n, ${NO_STATS}, _shard AS shard FROM (${ranked}) WHERE srn <= ${cap}`,
     );
     this.parts.push(`SELECT 'cut' AS what, ${i} AS lvl, ${this.keyList([])}, count(*) AS n, ${NO_STATS}, NULL AS shard FROM r${i} WHERE rn > ${cap}`);
+    if (!last) {
+      const join = `JOIN r${i} r ON ${[...parentKeys.map((key) => `s.${key} = r.${key}`), `s.${column} = r.${k}`].join(' AND ')}`;
+      this.ctes.push(`${out} AS (SELECT s.*, s.${column} AS ${k} FROM ${this.rel} s ${join} WHERE r.rn <= ${cap})`);
+    }
+    this.rel = out;
+    this.keys = all;
   }
 
   /** Registers the stage's relation and its bucket counts per shard. */

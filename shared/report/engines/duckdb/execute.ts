@@ -1,5 +1,5 @@
 import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
-import { TooManyBucketsError } from '../../../errors';
+import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS } from './bucket-limit';
@@ -9,7 +9,7 @@ import { compileTimeExtent } from './compile-scope';
 import { mapDuckDbError } from './errors';
 import { readResult, type ResultRow } from './read';
 import { createRounding } from './rounding';
-import { schemaStatements } from './schema';
+import { expectedLayout, schemaStatements } from './schema';
 import type { SqlQuery, SqlType } from './sql-params';
 
 export interface DuckDbEngineOptions {
@@ -21,7 +21,8 @@ export interface DuckDbEngineOptions {
 
 /**
  * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, and makes sure
- * the report tables exist. A file another process holds open fails with EngineUnavailableError.
+ * the report tables exist with the current layout. A file another process holds open fails with
+ * EngineUnavailableError; a file of an older layout with an Error saying so.
  */
 export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
   try {
@@ -29,12 +30,15 @@ export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
     const connection = await instance.connect();
     try {
       for (const statement of schemaStatements()) await connection.run(statement);
+      await checkLayout(connection, path);
     } finally {
       connection.closeSync();
     }
     return instance;
   } catch (e) {
-    throw mapDuckDbError(e);
+    // At startup the real message helps more than a problem body: only "busy" becomes a 503.
+    const mapped = mapDuckDbError(e);
+    throw mapped instanceof EngineUnavailableError ? mapped : e;
   }
 }
 
@@ -91,6 +95,17 @@ export class DuckDbEngine implements ReportEngine {
     if (lo === undefined || hi === undefined || lo > hi) return { keys: [], segments: [] };
     const rounding = createRounding(node.interval, node.timeZone, lo, hi);
     return { keys: histogramKeys(rounding, lo, hi, this.maxBuckets), segments: keySegments(rounding, lo, hi) };
+  }
+}
+
+/** A file written by an older layout would fail every report with a binder error: say so once, clearly. */
+async function checkLayout(connection: DuckDBConnection, path: string): Promise<void> {
+  const reader = await connection.runAndReadAll("SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name");
+  const actual = new Map((reader.getRowsJS() as [string, string[]][]).map(([table, columns]) => [table, columns.join(',')]));
+  for (const { table, columns } of expectedLayout()) {
+    if (actual.get(table) !== columns.join(',')) {
+      throw new Error(`${path}: table ${table} has columns (${actual.get(table)}), expected (${columns.join(',')}); it was written by an older version, delete the file and seed again`);
+    }
   }
 }
 

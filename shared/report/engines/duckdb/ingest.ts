@@ -2,7 +2,7 @@ import { BIGINT, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConne
 import type { Collection, NestedPath } from '../../fields';
 import type { ReportDocument } from '../../documents';
 import { mapDuckDbError } from './errors';
-import { ident, nestedColumns, PARENT_ID, ROW_ID, DOC_ID, rootColumns, TABLES, type ColumnDef } from './schema';
+import { DOC_ID, ident, nestedColumns, PARENT_ID, ROW_ID, rootColumns, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
 
 type Row = Readonly<Record<string, unknown>>;
 
@@ -98,7 +98,7 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
   const childAppenders = await Promise.all(children.map(([, table]) => connection.createAppender(table)));
   let rowId = firstRowId;
   for (const doc of docs) {
-    appendRow(root, rootCols, { ...doc, [ROW_ID]: rowId, [DOC_ID]: doc.id ?? null });
+    appendRow(root, rootCols, { ...doc, [ROW_ID]: rowId, [DOC_ID]: doc.id ?? null, [SHARD]: shardOf(doc.timestamp as number) });
     children.forEach(([path], i) => {
       const columns = nestedColumns(collection, path);
       for (const item of (doc[path] as Row[] | undefined) ?? []) appendRow(childAppenders[i] as DuckDBAppender, columns, { ...item, [PARENT_ID]: rowId });
@@ -114,6 +114,7 @@ function appendRow(appender: DuckDBAppender, columns: readonly ColumnDef[], valu
     if (v === undefined || v === null) appender.appendNull();
     else if (col.type === 'VARCHAR') appender.appendVarchar(String(v));
     else if (col.type === 'DOUBLE') appender.appendDouble(Number(v));
+    else if (col.type === 'INTEGER') appender.appendInteger(Number(v));
     else appender.appendBigInt(BigInt(v as number | bigint));
   }
   appender.endRow();

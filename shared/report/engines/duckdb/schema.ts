@@ -6,7 +6,7 @@ import { CATALOG, COLLECTIONS, type Collection, type FieldDef, type NestedPath }
  * Lucene keeps nested documents next to their parent, so that a nested aggregation is a hash join
  * rather than an UNNEST of a LIST(STRUCT) column on every query (measured 32× slower).
  *
- *     movement_events(row_id, doc_id, organizationId, locationId, timestamp, trackingCameraId, label)
+ *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label)
  *     movement_crossed_paths(event_id, id, end, start)      movement_polygons(event_id, id, value)
  *
  * Dates are BIGINT epoch milliseconds (exact half-open ranges, no time zone in the database);
@@ -17,6 +17,17 @@ import { CATALOG, COLLECTIONS, type Collection, type FieldDef, type NestedPath }
 export const ROW_ID = 'row_id';
 export const DOC_ID = 'doc_id';
 export const PARENT_ID = 'event_id';
+/**
+ * UTC year and month of the document (YYYYMM), i.e. its monthly OpenSearch index: the "shard" the
+ * engine sums per, to add floating-point sums up in OpenSearch's order (see read.ts).
+ */
+export const SHARD = '_shard';
+
+/** The shard of a timestamp (epoch ms). */
+export function shardOf(timestampMs: number): number {
+  const d = new Date(timestampMs);
+  return d.getUTCFullYear() * 100 + d.getUTCMonth() + 1;
+}
 
 export interface CollectionTables {
   readonly root: string;
@@ -47,7 +58,7 @@ export function nestedTable(c: Collection, path: NestedPath): string {
 
 export interface ColumnDef {
   readonly name: string;
-  readonly type: 'VARCHAR' | 'DOUBLE' | 'BIGINT';
+  readonly type: 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER';
   readonly field?: FieldDef;
 }
 
@@ -58,6 +69,7 @@ export function rootColumns(c: Collection): ColumnDef[] {
     { name: ROW_ID, type: 'BIGINT' },
     { name: DOC_ID, type: 'VARCHAR' },
     { name: 'organizationId', type: 'VARCHAR' },
+    { name: SHARD, type: 'INTEGER' },
     ...fields.map((f) => ({ name: columnOf(f), type: sqlTypeOf(f), field: f })),
   ];
 }
@@ -68,7 +80,7 @@ export function nestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
   return [{ name: PARENT_ID, type: 'BIGINT' }, ...fields.map((f) => ({ name: columnOf(f), type: sqlTypeOf(f), field: f }))];
 }
 
-const NOT_NULL = new Set([ROW_ID, PARENT_ID, 'organizationId', 'locationId', 'timestamp']);
+const NOT_NULL = new Set([ROW_ID, PARENT_ID, SHARD, 'organizationId', 'locationId', 'timestamp']);
 
 function createTable(table: string, columns: readonly ColumnDef[]): string {
   const cols = columns.map((col) => `${ident(col.name)} ${col.type}${NOT_NULL.has(col.name) ? ' NOT NULL' : ''}`);
@@ -80,5 +92,13 @@ export function schemaStatements(): string[] {
   return COLLECTIONS.flatMap((c) => [
     createTable(TABLES[c].root, rootColumns(c)),
     ...Object.entries(TABLES[c].nested).map(([path, table]) => createTable(table, nestedColumns(c, path as NestedPath))),
+  ]);
+}
+
+/** Every table with its expected columns, in table order. */
+export function expectedLayout(): { table: string; columns: string[] }[] {
+  return COLLECTIONS.flatMap((c) => [
+    { table: TABLES[c].root, columns: rootColumns(c).map((col) => col.name) },
+    ...Object.entries(TABLES[c].nested).map(([path, table]) => ({ table, columns: nestedColumns(c, path as NestedPath).map((col) => col.name) })),
   ]);
 }
