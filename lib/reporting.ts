@@ -133,7 +133,8 @@ export class Reporting extends Construct {
     });
     this.setupIndices.addToRolePolicy(
       new PolicyStatement({
-        actions: ['es:ESHttpPut', 'es:ESHttpGet', 'es:ESHttpHead'],
+        // opensearch-js sends putIndexTemplate as POST; PUT is the documented verb.
+        actions: ['es:ESHttpPost', 'es:ESHttpPut'],
         resources: [`${this.domain.domainArn}/_index_template/${this.indexPrefix}*`],
       }),
     );

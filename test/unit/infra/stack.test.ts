@@ -152,8 +152,8 @@ describe('the service stack with the default context (cdk.json)', () => {
       expect(resourcesFor(template, WORKER, 's3:')).toEqual([`${bucketId(template)}.Arn/*`]);
     });
 
-    it('lets the index setup put and read index templates only', () => {
-      expect(ownActions(template, SETUP)).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPut']);
+    it('lets the index setup put index templates only', () => {
+      expect(ownActions(template, SETUP)).toEqual(['es:ESHttpPost', 'es:ESHttpPut']);
       expect(resourcesFor(template, SETUP, 'es:')).toEqual([`${domainId(template)}.Arn/_index_template/*`]);
     });
 

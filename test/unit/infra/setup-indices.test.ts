@@ -1,0 +1,84 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { createSetupIndicesHandler } from '../../../functions/setup-indices';
+
+interface Recorded {
+  readonly method: string;
+  readonly url: string;
+  readonly authorization: string;
+  readonly body: Record<string, unknown>;
+}
+
+/** A plain HTTP server standing in for the domain: records every request, answers from `replies`. */
+async function fakeDomain(replies: number[] = []) {
+  const requests: Recorded[] = [];
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: String(req.headers.authorization ?? ''), body: raw ? JSON.parse(raw) : {} });
+      const status = replies.shift() ?? 200;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { acknowledged: true } : { error: 'unavailable' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+const event = (type: 'Create' | 'Update' | 'Delete', endpoint: string, replicas = '0'): CloudFormationCustomResourceEvent =>
+  ({
+    RequestType: type,
+    PhysicalResourceId: 'index-templates:(none)',
+    ResourceProperties: { ServiceToken: 'arn', Endpoint: endpoint, IndexPrefix: '', Shards: '1', Replicas: replicas, TemplatesHash: 'x' },
+  }) as unknown as CloudFormationCustomResourceEvent;
+
+describe('the index setup custom resource', () => {
+  const saved = { ...process.env };
+  beforeAll(() => {
+    Object.assign(process.env, { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' });
+  });
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  it('puts one template per collection with SigV4-signed requests for service es', async () => {
+    const domain = await fakeDomain();
+    const result = await createSetupIndicesHandler()(event('Create', domain.url));
+    await domain.close();
+    expect(result.PhysicalResourceId).toBe('index-templates:(none)');
+    // POST is what opensearch-js sends for putIndexTemplate: the stack grants es:ESHttpPost (and PUT) for it.
+    expect(domain.requests.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'POST /_index_template/movement-events',
+      'POST /_index_template/parking-events',
+      'POST /_index_template/parking-lot-stats',
+    ]);
+    for (const r of domain.requests) {
+      expect(r.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
+      expect(r.body).toMatchObject({ template: { settings: { number_of_shards: 1, number_of_replicas: 0 } } });
+    }
+  });
+
+  it('retries while the new domain refuses requests', async () => {
+    const domain = await fakeDomain([503, 503, 503, 503]);
+    await createSetupIndicesHandler({ retryDelayMs: 10 })(event('Update', domain.url, '1'));
+    await domain.close();
+    const succeeded = domain.requests.slice(-3);
+    expect(succeeded.map((r) => r.url)).toEqual(['/_index_template/movement-events', '/_index_template/parking-lot-stats', '/_index_template/parking-events']);
+    expect(succeeded[0]!.body).toMatchObject({ template: { settings: { number_of_replicas: 1 } } });
+  });
+
+  it('fails the deployment when the domain never answers', async () => {
+    const domain = await fakeDomain(Array(20).fill(503));
+    await expect(createSetupIndicesHandler({ attempts: 2, retryDelayMs: 10 })(event('Create', domain.url))).rejects.toThrow();
+    await domain.close();
+  });
+
+  it('leaves templates and data alone on delete', async () => {
+    const domain = await fakeDomain();
+    const result = await createSetupIndicesHandler()(event('Delete', domain.url));
+    await domain.close();
+    expect(result.PhysicalResourceId).toBe('index-templates:(none)');
+    expect(domain.requests).toEqual([]);
+  });
+});
