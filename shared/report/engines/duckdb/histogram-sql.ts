@@ -27,17 +27,28 @@ export function histogramKeySql(interval: HistogramInterval, segments: readonly 
   return tree(0, segments.length);
 }
 
-/** Local-time truncation in SQL; `x` is a parenthesized BIGINT expression (local epoch ms). */
+/**
+ * Local-time truncation in SQL; `x` is a parenthesized BIGINT expression (local epoch ms). Its
+ * parameters are bound on first use: a statement must not bind parameters it does not reference.
+ */
 function truncSql(interval: HistogramInterval, params: SqlParams): (x: string) => string {
   if (interval.kind === 'fixed' || interval.unit === 'd') {
-    const m = params.ms(interval.kind === 'fixed' ? interval.ms : DAY);
+    const width = interval.kind === 'fixed' ? interval.ms : DAY;
+    let m: string | undefined;
     // floor to a multiple of m, also for negative x (% keeps the sign of the dividend)
-    return (x) => `(${x} - ((${x} % ${m}) + ${m}) % ${m})`;
+    return (x) => {
+      m ??= params.ms(width);
+      return `(${x} - ((${x} % ${m}) + ${m}) % ${m})`;
+    };
   }
   if (interval.unit === 'w') {
-    const m = params.ms(7 * DAY);
-    const monday = params.ms(4 * DAY); // 1970-01-05, the first Monday after the epoch
-    return (x) => `(${x} - (((${x} - ${monday}) % ${m}) + ${m}) % ${m})`;
+    let m: string | undefined;
+    let monday: string | undefined;
+    return (x) => {
+      m ??= params.ms(7 * DAY);
+      monday ??= params.ms(4 * DAY); // 1970-01-05, the first Monday after the epoch
+      return `(${x} - (((${x} - ${monday}) % ${m}) + ${m}) % ${m})`;
+    };
   }
   // Calendar arithmetic on a TIMESTAMP without time zone: the local wall clock, no ICU involved.
   const part = DATE_TRUNC_PART[interval.unit];

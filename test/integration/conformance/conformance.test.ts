@@ -1,0 +1,106 @@
+/**
+ * Conformance of the two report engines: one corpus of requests, each answered through answerReport
+ * (plan → engine → shape → render) by OpenSearch and by DuckDB over the same fixture documents
+ * (test/fixtures/documents.ts). The answers must be identical byte for byte (status, the headers,
+ * the body); errors identical as problem documents. A handful of cases also carry values worked out
+ * by hand, so that both engines agreeing on a wrong answer does not pass.
+ */
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { AppError } from '#shared/errors';
+import { parseDocument, type ReportDocument } from '#shared/report/documents';
+import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
+import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
+import { COLLECTIONS, type Collection } from '#shared/report/fields';
+import { answerReport } from '#shared/report/query-report';
+import { FIXTURE_DOCUMENTS, ORG_A } from '../../fixtures/documents';
+import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
+import { AGGREGATION_CASES, ERROR_CASES } from './corpus/aggregations';
+import type { ConformanceCase, Expected } from './corpus/case';
+import { HISTOGRAM_CASES } from './corpus/histograms';
+
+const CASES: readonly ConformanceCase[] = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...ERROR_CASES];
+
+const client = testClient();
+const prefix = uniquePrefix('conformance');
+let duckdb: DuckDBInstance;
+
+beforeAll(async () => {
+  await ensureIndexTemplates(client, prefix, { replicas: 0 });
+  duckdb = await openDuckDb(':memory:');
+  for (const collection of COLLECTIONS) {
+    const docs = documentsOf(collection);
+    const indexed = await indexDocuments(client, collection, docs, { indexPrefix: prefix, refresh: true });
+    if (indexed.failures.length > 0) throw new Error(`OpenSearch refused fixtures: ${JSON.stringify(indexed.failures)}`);
+    await ingestDocuments(duckdb, collection, docs);
+  }
+});
+
+afterAll(async () => {
+  await deleteIndices(client, prefix);
+  duckdb?.closeSync();
+  await client.close();
+});
+
+function documentsOf<C extends Collection>(collection: C): ReportDocument<C>[] {
+  return FIXTURE_DOCUMENTS[collection].map((doc, i) => parseDocument(collection, doc, `/${i}`));
+}
+
+/** What a client would see: status, headers and body; errors as their problem document. */
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer> {
+  try {
+    const { headers, body } = await answerReport(c.body, { organizationId: c.organizationId ?? ORG_A }, engine, c.accept ?? 'application/json');
+    return { status: 200, headers, body };
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    return { status: e.status, headers: { ...e.headers }, body: JSON.stringify(e.toProblem()) };
+  }
+}
+
+function enginesFor(c: ConformanceCase): { opensearch: ReportEngine; duckdb: ReportEngine } {
+  const limits = { termsCap: c.termsCap ?? DEFAULT_LIMITS.termsCap };
+  return {
+    opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, limits }),
+    duckdb: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS }),
+  };
+}
+
+function assessExpected(actual: Answer, expected: Expected, csv: boolean): void {
+  expect(actual.status).toBe(expected.status);
+  for (const [name, value] of Object.entries(expected.headers ?? {})) expect(actual.headers[name]).toBe(value);
+  if (expected.body !== undefined) {
+    if (csv) expect(actual.body).toBe(expected.body);
+    else expect(JSON.parse(actual.body)).toEqual(expected.body);
+  }
+  if (expected.rows !== undefined) expect(JSON.parse(actual.body)).toHaveLength(expected.rows);
+  if (expected.type !== undefined) expect(JSON.parse(actual.body).type).toBe(expected.type);
+}
+
+test('the corpus has at least 40 requests, each named once', () => {
+  expect(CASES.length).toBeGreaterThanOrEqual(40);
+  expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+});
+
+describe('both engines answer byte for byte alike', () => {
+  test.each(CASES)('$name', async (c) => {
+    // Prepare
+    const engines = enginesFor(c);
+    // Act
+    const fromOpenSearch = await answer(engines.opensearch, c);
+    const fromDuckDb = await answer(engines.duckdb, c);
+    // Assess: the same answer, and the answer the case is about (not, say, the same 400 for a typo)
+    expect(fromDuckDb).toEqual(fromOpenSearch);
+    expect(fromOpenSearch.status).toBe(c.expected?.status ?? 200);
+    if (c.expected) assessExpected(fromOpenSearch, c.expected, c.accept === 'text/csv');
+  });
+});

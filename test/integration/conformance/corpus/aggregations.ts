@@ -1,0 +1,136 @@
+import { LOC_NYC, ORG_B } from '../../../fixtures/documents';
+import { range, terms, type ConformanceCase } from './case';
+
+/** Object-shaped answers (no histogram): terms, nested, reverseNested, filter(s), stats, filters of every kind. */
+const label = { type: 'terms', field: 'label' };
+const nested = (path: string) => ({ type: 'nested', path });
+const stats = (field: string, asked: Record<string, boolean>) => ({ type: 'stats', field, ...asked });
+const lots = { source: 'parkingLotStats' };
+const lotTerms = { type: 'terms', field: 'parkingLotId' };
+
+export const AGGREGATION_CASES: readonly ConformanceCase[] = [
+  {
+    name: 'counts movement events per label',
+    body: { source: 'movementEvents', aggregations: [label] },
+    // car: me-01 02 05 09 10 14 16 17; person: me-03 06 11 13 and the one without id; truck: me-04 08 12 15.
+    expected: { status: 200, body: { car: 8, person: 5, truck: 4 } },
+  },
+  {
+    name: 'keeps the two smallest labels under termsCap 2 and says the answer was truncated',
+    body: { source: 'movementEvents', aggregations: [label] },
+    termsCap: 2,
+    expected: { status: 200, body: { car: 8, person: 5 }, headers: { 'X-Report-Truncated': 'true' } },
+  },
+  { name: 'cuts the labels of every location to one under termsCap 1', body: { source: 'movementEvents', aggregations: [{ type: 'terms', field: 'locationId' }, label] }, termsCap: 1 },
+  { name: 'joins camera and label with a pipe', body: { source: 'movementEvents', aggregations: [{ type: 'terms', field: 'trackingCameraId', keyJoiner: '|' }, label] } },
+  { name: 'narrows to the New York location with locationIds', body: { source: 'movementEvents', locationIds: [LOC_NYC], aggregations: [label] } },
+  {
+    name: 'shows another organization only its own documents',
+    body: { source: 'movementEvents', aggregations: [label] },
+    organizationId: ORG_B,
+    expected: { status: 200, body: { car: 1, person: 1 } },
+  },
+  {
+    name: 'counts nested crossings, not events',
+    body: { aggregations: [nested('crossedPaths')] },
+    // Items: me-03 and me-12 have two, 13 other events one each; me-04, me-13 and the last NYC event none.
+    expected: { status: 200, body: { count: 17 } },
+  },
+  { name: 'names crossings by line then direction, whatever the order of the terms', body: { aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.end' }, { type: 'terms', field: 'crossedPaths.id' }] } },
+  { name: 'answers the deprecated crossedPaths.start with a Deprecation header', body: { aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.id' }, { type: 'terms', field: 'crossedPaths.start' }] } },
+  {
+    name: 'counts only the line-north crossings of events that have one, by direction',
+    body: { nestedFilters: [{ path: 'crossedPaths', filters: [terms('crossedPaths.id', ['line-north'])] }], aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.end' }] },
+    // line-north A: me-01 03 05 09 12 14 16; B: me-02 08 10 12 (me-05's explicit start B does not matter).
+    expected: { status: 200, body: { A: 7, B: 4 } },
+  },
+  {
+    name: 'requires every nestedFilters entry, each on its own items',
+    body: {
+      nestedFilters: [
+        { path: 'crossedPaths', filters: [terms('crossedPaths.id', ['line-south'])] },
+        { path: 'polygons', filters: [range('polygons.value', 1)] },
+      ],
+      aggregations: [label],
+    },
+  },
+  {
+    name: 'counts distinct events per direction with reverseNested',
+    body: { aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.end' }, { type: 'reverseNested' }] },
+    // A: me-01 03 (twice) 05 07 09 11 12 14 16; B: me-02 06 08 10 12 15 17.
+    expected: { status: 200, body: { A: 9, B: 7 } },
+  },
+  {
+    name: 'goes from crossings back to events and into their polygons',
+    body: { aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.end' }, { type: 'reverseNested' }, nested('polygons'), stats('polygons.value', { sum: true, count: true })] },
+  },
+  { name: 'counts the locations of cars with a filter aggregation', body: { aggregations: [{ type: 'filter', filter: terms('label', ['car']) }, { type: 'terms', field: 'locationId' }] } },
+  {
+    name: 'keeps a filters bucket that matches nothing, with 0',
+    body: { source: 'movementEvents', aggregations: [{ type: 'filters', filters: { cars: terms('label', ['car']), bikes: terms('label', ['bike']) } }] },
+    expected: { status: 200, body: { cars: 8, bikes: 0 } },
+  },
+  {
+    name: 'splits crossings into in and out, then counts labels of their events',
+    body: { aggregations: [nested('crossedPaths'), { type: 'filters', filters: { in: terms('crossedPaths.end', ['A']), out: terms('crossedPaths.end', ['B']) } }, { type: 'reverseNested' }, label] },
+  },
+  {
+    name: 'gives every stat of fractional polygon dwell times per polygon, summed as OpenSearch sums them',
+    body: { aggregations: [nested('polygons'), { type: 'terms', field: 'polygons.id' }, stats('polygons.value', { min: true, max: true, avg: true, sum: true, count: true })] },
+  },
+  {
+    name: 'gives only the minimum occupancy per lot',
+    body: { ...lots, aggregations: [lotTerms, stats('occupied', { min: true, avg: false })] },
+    expected: { status: 200, body: { 'lot-1 min': 10, 'lot-2 min': 5, 'lot-9 min': 0.1 } },
+  },
+  {
+    name: 'gives only the maximum of free spots, ignoring a measurement without it',
+    body: { ...lots, aggregations: [lotTerms, stats('free', { max: true, avg: false })] },
+    expected: { status: 200, body: { 'lot-1 max': 40, 'lot-2 max': 5, 'lot-9 max': 9.9 } },
+  },
+  {
+    name: 'gives only the count of total values per lot',
+    body: { ...lots, aggregations: [lotTerms, stats('total', { count: true, avg: false })] },
+    expected: { status: 200, body: { 'lot-1 count': 3, 'lot-2 count': 2, 'lot-9 count': 2 } },
+  },
+  { name: 'gives only the sum of parking durations per camera', body: { source: 'parkingEvents', aggregations: [{ type: 'terms', field: 'cameraId' }, stats('duration', { sum: true, avg: false })] } },
+  { name: 'gives the average by default', body: { ...lots, aggregations: [stats('occupied', {})] } },
+  {
+    name: 'gives every stat of parking durations, one of them missing',
+    body: { source: 'parkingEvents', aggregations: [stats('duration', { min: true, max: true, sum: true, count: true })] },
+    // 600.5, 1200, 33.3, 0.1, 0.2 (pe-06 has no duration): the sum is 1834.1 up to rounding.
+    expected: { status: 200, body: { min: 0.1, max: 1200, avg: expect.closeTo(366.82, 9), sum: expect.closeTo(1834.1, 9), count: 5 } },
+  },
+  {
+    name: 'filters on a numeric range and on a second date field',
+    body: { source: 'parkingEvents', filters: [range('duration', 1, 1000), range('startingTimestamp', '2024-03-30T11:00:00Z')], aggregations: [{ type: 'terms', field: 'spotId' }] },
+  },
+  {
+    name: 'filters on several keyword fields with several values',
+    body: { source: 'movementEvents', filters: [terms('label', ['car', 'truck']), terms('trackingCameraId', ['cam-1', 'cam-3'])], aggregations: [{ type: 'terms', field: 'locationId' }] },
+  },
+  { name: 'filters on a numeric range with only a lower bound', body: { ...lots, filters: [range('occupied', 10)], aggregations: [lotTerms] } },
+  {
+    name: 'renders stats per lot as a one-row CSV',
+    body: { ...lots, aggregations: [lotTerms, stats('occupied', { min: true, max: true, sum: true })] },
+    accept: 'text/csv',
+  },
+  {
+    name: 'leaves stat cells empty in CSV for days without measurements',
+    body: { ...lots, filters: [range('timestamp', '2024-03-30T00:00:00Z', '2024-04-03T00:00:00Z')], aggregations: [{ type: 'dateHistogram', interval: '1d' }, lotTerms, stats('occupied', { min: true })] },
+    accept: 'text/csv',
+  },
+  {
+    name: 'uses each terms aggregation its own joiner, direction still last',
+    body: { aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.end', keyJoiner: '-' }, { type: 'terms', field: 'crossedPaths.id', keyJoiner: '+' }, { type: 'reverseNested' }, { ...label, keyJoiner: '~' }] },
+  },
+];
+
+/** Requests both engines must refuse the same way (400 before any engine runs, 422 from the engine). */
+export const ERROR_CASES: readonly ConformanceCase[] = [
+  { name: 'refuses an unknown field with 400', body: { aggregations: [{ type: 'terms', field: 'colour' }] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
+  { name: 'asks for source when the fields fit several collections', body: { aggregations: [{ type: 'terms', field: 'parkingLotId' }] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
+  { name: 'refuses a nested field in a root filter', body: { filters: [terms('crossedPaths.id', ['line-north'])], aggregations: [label] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
+  { name: 'refuses an interval it does not know', body: { source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '2w' }] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
+  { name: 'refuses stats before the last aggregation', body: { ...lots, aggregations: [stats('occupied', {}), lotTerms] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
+];
