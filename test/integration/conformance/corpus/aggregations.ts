@@ -28,7 +28,15 @@ export const AGGREGATION_CASES: readonly ConformanceCase[] = [
     name: 'shows another organization only its own documents',
     body: { source: 'movementEvents', aggregations: [label] },
     organizationId: ORG_B,
-    expected: { status: 200, body: { car: 1, person: 1 } },
+    expected: { status: 200, body: { car: 1, person: 1, '\uFF5A': 1, '\u{1F600}': 1 } },
+  },
+  {
+    name: 'cuts terms by code point order, as OpenSearch orders keywords',
+    body: { source: 'movementEvents', aggregations: [label] },
+    organizationId: ORG_B,
+    termsCap: 3,
+    // By code point: car, person, U+FF5A, then U+1F600 (cut). By UTF-16 unit the emoji would come third.
+    expected: { status: 200, body: { car: 1, person: 1, '\uFF5A': 1 }, headers: { 'X-Report-Truncated': 'true' } },
   },
   {
     name: 'counts nested crossings, not events',
