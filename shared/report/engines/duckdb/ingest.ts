@@ -72,7 +72,7 @@ async function deleteReplaced(connection: DuckDBConnection, collection: Collecti
   if (months.size === 0) return;
   const root = ident(TABLES[collection].root);
   const existing = await connection.runAndReadAll(
-    `SELECT ${ident(ROW_ID)}, ${ident(DOC_ID)}, ${ident('timestamp')} FROM ${root} WHERE list_contains($1, ${ident(DOC_ID)})`,
+    `SELECT ${ident(ROW_ID)}, ${ident(DOC_ID)}, ${ident('timestamp')} FROM ${root} WHERE ${ident(DOC_ID)} IN (SELECT unnest($1))`,
     [listValue([...months.keys()])],
     [LIST(VARCHAR)],
   );
@@ -82,7 +82,7 @@ async function deleteReplaced(connection: DuckDBConnection, collection: Collecti
   if (rowIds.length === 0) return;
   const tables = [...Object.values(TABLES[collection].nested).map((t) => [t, PARENT_ID] as const), [TABLES[collection].root, ROW_ID] as const];
   for (const [table, key] of tables) {
-    await connection.run(`DELETE FROM ${ident(table)} WHERE list_contains($1, ${ident(key)})`, [listValue(rowIds)], [LIST(BIGINT)]);
+    await connection.run(`DELETE FROM ${ident(table)} WHERE ${ident(key)} IN (SELECT unnest($1))`, [listValue(rowIds)], [LIST(BIGINT)]);
   }
 }
 
