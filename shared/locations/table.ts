@@ -29,16 +29,32 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
 /** The TTL attribute of occupancy entries (epoch seconds). */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
-/** Creates the table unless it exists, and waits until it is active. Idempotent. */
-export async function ensureTable(client: DynamoDBClient, tableName: string, timeoutMs = 30_000): Promise<void> {
+export interface EnsureTableOptions {
+  /**
+   * Turn on TTL on {@link TTL_ATTRIBUTE}. Off for tests whose fixtures are dated in the past: their
+   * entries would be expired at once, and DynamoDB Local deletes expired items in the background.
+   * @default true
+   */
+  readonly timeToLive?: boolean;
+  /** @default 30 s */
+  readonly timeoutMs?: number;
+}
+
+/** Creates the table unless it exists, waits until it is active, then turns TTL on. Idempotent. */
+export async function ensureTable(client: DynamoDBClient, tableName: string, options: EnsureTableOptions = {}): Promise<void> {
   try {
     await client.send(new CreateTableCommand(tableDefinition(tableName)));
-    await client
-      .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
-      .catch(() => undefined); // dynalite has no TTL; DynamoDB Local accepts it.
   } catch (e) {
     if ((e as { name?: string }).name !== 'ResourceInUseException') throw e;
   }
+  await waitUntilActive(client, tableName, options.timeoutMs ?? 30_000);
+  if (options.timeToLive === false) return;
+  await client
+    .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
+    .catch(() => undefined); // dynalite has no TTL; a second call fails because it is already on.
+}
+
+async function waitUntilActive(client: DynamoDBClient, tableName: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
