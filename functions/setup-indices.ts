@@ -1,6 +1,4 @@
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
-import { createOpenSearchClient } from '#commons/engine';
 import { logger } from '#commons/logger';
 
 /** What the stack passes to the custom resource (CloudFormation hands every value over as a string). */
@@ -43,6 +41,12 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
     const settings = { shards: Number(props.Shards ?? 1), replicas: Number(props.Replicas ?? 1) };
     logger.info('ensuring index templates', { requestType: event.RequestType, prefix, ...settings });
+    // Loaded on use, not at import: the OpenSearch client and the SDK credential chain are most of
+    // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
+    const [{ createOpenSearchClient }, { ensureIndexTemplates }] = await Promise.all([
+      import('#commons/engine'),
+      import('#shared/report/engines/opensearch/indices'),
+    ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.
     const client = createOpenSearchClient({ ...process.env, OPENSEARCH_URL: props.Endpoint, OPENSEARCH_AUTH: 'sigv4' });
     for (let attempt = 1; ; attempt++) {
