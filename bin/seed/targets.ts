@@ -1,4 +1,3 @@
-import { Client } from '@opensearch-project/opensearch';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { ValidationError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
@@ -7,6 +6,7 @@ import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
 import { openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
+import { createOpenSearchClient, openSearchAuthOf } from '#commons/engine';
 
 /** One refused document: where it was (1-based, e.g. its NDJSON line) and why. */
 export interface DocumentFailure {
@@ -54,10 +54,15 @@ export async function duckDbTarget(path: string, instance?: DuckDBInstance): Pro
   };
 }
 
-/** OpenSearch through `_bulk` into the monthly indices (templates created first). */
+/**
+ * OpenSearch through `_bulk` into the monthly indices. Requests to an AWS domain (https with
+ * AWS_REGION) are signed with SigV4 like the functions' own, and its templates are left alone (the
+ * stack's custom resource owns them); a local node gets the templates first, with no replicas.
+ */
 export async function openSearchTarget(url: string, indexPrefix: string): Promise<DocumentTarget> {
-  const client = new Client({ node: url, requestTimeout: 60_000 });
-  await ensureIndexTemplates(client, indexPrefix);
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENSEARCH_URL: url };
+  const client = createOpenSearchClient(env);
+  if (openSearchAuthOf(env) === 'none') await ensureIndexTemplates(client, indexPrefix, { replicas: 0 });
   return {
     description: `OpenSearch ${url} (prefix '${indexPrefix}')`,
     async write(collection, documents, first) {

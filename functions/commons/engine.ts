@@ -29,6 +29,12 @@ export function reportEngine(): ReportEngine {
   return engine;
 }
 
+/** `sigv4` for an AWS domain, `none` for a local node: OPENSEARCH_AUTH, else https + AWS_REGION means AWS. */
+export function openSearchAuthOf(env: NodeJS.ProcessEnv): 'sigv4' | 'none' {
+  if (env.OPENSEARCH_AUTH === 'sigv4' || env.OPENSEARCH_AUTH === 'none') return env.OPENSEARCH_AUTH;
+  return env.OPENSEARCH_URL?.startsWith('https://') && env.AWS_REGION ? 'sigv4' : 'none';
+}
+
 /**
  * A client for the domain. In AWS every request is signed with SigV4 (service `es`) using the
  * function's role from the default credential chain (cached and refreshed by the provider).
@@ -37,7 +43,7 @@ export function createOpenSearchClient(env: NodeJS.ProcessEnv): Client {
   const node = env.OPENSEARCH_URL;
   if (!node) throw new Error('OPENSEARCH_URL is not set');
   const region = env.AWS_REGION;
-  const auth = env.OPENSEARCH_AUTH ?? (node.startsWith('https://') && region ? 'sigv4' : 'none');
+  const auth = openSearchAuthOf(env);
   const common = { node, requestTimeout: 25_000, maxRetries: 1 };
   if (auth !== 'sigv4') return new Client(common);
   if (!region) throw new Error('OPENSEARCH_AUTH=sigv4 needs AWS_REGION');
