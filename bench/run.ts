@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { benchReportOverhead } from './report-overhead';
+import { benchSplit } from './split';
 
 /** `npm run bench [-- <name>]`: runs one benchmark, or all of them. Figures go to the README. */
 const benches: Record<string, () => Promise<void>> = {
   'report-overhead': benchReportOverhead,
+  split: benchSplit,
 };
 
 const program = new Command()

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { AppError, InternalError } from '#shared/errors';
+import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { ReportEngine, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { encodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
@@ -52,7 +52,7 @@ export function createSliceWorker(
       if (Buffer.byteLength(text) <= (event.inlineLimitBytes ?? DEFAULT_INLINE_LIMIT_BYTES)) return { inline: encoded };
       const target = store();
       if (!target) throw new Error('a slice result is over the inline limit and SLICE_RESULTS_BUCKET is not set');
-      return { stored: await target.put(text) };
+      return { stored: await target.put(text).catch((e: unknown) => Promise.reject(storeUnavailable(e))) };
     } catch (e) {
       throw toSliceError(e);
     }
@@ -80,6 +80,9 @@ export function toSliceError(e: unknown): Error {
   error.name = SLICE_ERROR;
   return error;
 }
+
+const storeUnavailable = (cause: unknown) =>
+  new EngineUnavailableError('A slice result could not be stored; try again shortly.', 5, { cause });
 
 function checkEvent(event: SliceEvent): void {
   const ok =

@@ -1,9 +1,10 @@
 import { SFNClient, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import type { AnswerOptions } from '#shared/report/query-report';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
+import type { Slice } from '#shared/report/split/plan-slices';
 import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, runPool, type SliceExecutor } from '#shared/report/split/run-split';
 import type { SliceOutput, SliceProblem } from '../run-report-slice';
 import { sliceStoreFromEnv, type SliceResultStore } from './slice-store';
@@ -44,7 +45,7 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     private readonly options: StepFunctionsExecutorOptions = {},
   ) {}
 
-  async runSlices(plan: ReportPlan, slices: readonly { from: number; to: number }[], scope: { organizationId: string }): Promise<EngineResult[]> {
+  async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope): Promise<EngineResult[]> {
     const budget = this.options.payloadBudgetBytes ?? Math.floor(0.8 * STATE_PAYLOAD_LIMIT_BYTES);
     const inlineLimitBytes = Math.max(MAX_REF_BYTES, Math.floor(budget / slices.length));
     const input = JSON.stringify({ plan, scope, inlineLimitBytes, slices: slices.map(({ from, to }) => ({ from, to })) });

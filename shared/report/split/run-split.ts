@@ -71,7 +71,8 @@ export async function runPool<T, R>(items: readonly T[], concurrency: number, ta
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  const workers = Math.max(1, Math.min(Math.floor(concurrency) || 1, items.length));
+  await Promise.all(Array.from({ length: workers }, worker));
   if (errors.length > 0) throw errors.find((e) => e instanceof AppError) ?? errors[0];
   return results;
 }

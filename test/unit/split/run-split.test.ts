@@ -57,6 +57,19 @@ describe('runPool', () => {
     expect(most).toBe(2);
   });
 
+  test('runs one task at a time when the configured concurrency is not a positive number', async () => {
+    let running = 0;
+    let most = 0;
+    const task = async () => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+    };
+    await runPool([1, 2, 3], Number('two'), task);
+    await runPool([1, 2, 3], 0, task);
+    expect(most).toBe(1);
+  });
+
   test('starts nothing after a failure, waits for the running task, and throws the first AppError', async () => {
     // Prepare: item 0 fails with a bug after 5 ms, item 1 with a 503 after 20 ms; items 2-5 must never start.
     const started: number[] = [];

@@ -76,6 +76,12 @@ describe('StepFunctionsSliceExecutor with the slice worker', () => {
     await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxBuckets: 2000 } });
   });
 
+  test('fails with 503 when a large result cannot be stored', async () => {
+    const broken = { put: async () => Promise.reject(new Error('AccessDenied')), get: async () => '' };
+    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker(() => engine, () => broken)), broken, { payloadBudgetBytes: 1 });
+    await expect(executor.runSlices(plan, slices, scope)).rejects.toMatchObject({ status: 503, slug: 'engine-unavailable' });
+  });
+
   test('answers 503 with Retry-After when the execution timed out', async () => {
     const executor = new StepFunctionsSliceExecutor(async () => ({ status: 'TIMED_OUT' }), undefined);
     await expect(executor.runSlices(plan, slices, scope)).rejects.toMatchObject({ status: 503, headers: { 'Retry-After': '5' } });
