@@ -1,5 +1,4 @@
-import { TooManyBucketsError } from '../../../errors';
-import type { Rounding } from './rounding';
+import type { Rounding } from '../../histogram/rounding';
 
 /**
  * Histogram bucket arithmetic for the DuckDB engine. The keys and the per-row key expression both
@@ -58,17 +57,3 @@ export function evaluateSegments(segments: readonly KeySegment[], truncLocal: (l
   return s.kind === 'constant' ? s.key : truncLocal(t + s.offset) - s.offset;
 }
 
-/**
- * Bucket keys from the bucket holding `lo` to the one holding `hi` (inclusive), as OpenSearch fills
- * empty buckets (`nextRoundingValue`). More than `maxBuckets` keys: TooManyBucketsError, since the
- * histogram alone would break OpenSearch's `search.max_buckets`.
- */
-export function histogramKeys(rounding: Rounding, lo: number, hi: number, maxBuckets: number): number[] {
-  const keys: number[] = [];
-  const last = rounding.round(hi);
-  for (let k = rounding.round(lo); k <= last; k = rounding.next(k)) {
-    if (keys.length >= maxBuckets) throw new TooManyBucketsError(maxBuckets);
-    keys.push(k);
-  }
-  return keys;
-}

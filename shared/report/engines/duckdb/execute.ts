@@ -3,12 +3,13 @@ import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS } from './bucket-limit';
-import { histogramKeys, keySegments, type KeySegment } from './buckets';
+import { histogramKeys } from '../../histogram/keys';
+import { keySegments, type KeySegment } from './buckets';
 import { compileReport, type ResultRowKind } from './compile';
 import { compileTimeExtent } from './compile-scope';
 import { mapDuckDbError } from './errors';
 import { readResult, type ResultRow } from './read';
-import { createRounding } from './rounding';
+import { createRounding } from '../../histogram/rounding';
 import { expectedLayout, schemaStatements } from './schema';
 import type { SqlQuery, SqlType } from './sql-params';
 

@@ -3,6 +3,8 @@ import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, t
 import type { AggNode, ReportPlan } from '../../plan/plan';
 import { compileSearch, itemFilterName, stageName, type CompileOptions } from './compile';
 import { mapOpenSearchError } from './errors';
+import { emptyResult } from '../empty-result';
+import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
 
 export interface OpenSearchEngineOptions {
   /** Prefix of every index and template name (one deployment or test run per prefix). @default '' */
@@ -10,11 +12,14 @@ export interface OpenSearchEngineOptions {
   readonly limits?: EngineLimits;
   /** @default undefined: the index's own request-cache setting */
   readonly requestCache?: boolean;
+  /** The domain's `search.max_buckets`, for answers built without the engine. @default 65535 */
+  readonly maxBuckets?: number;
 }
 
 /** The production engine: one `_search` per report, the response read back into an AggResult tree. */
 export class OpenSearchEngine implements ReportEngine {
   private readonly options: CompileOptions;
+  private readonly maxBuckets: number;
 
   constructor(
     private readonly client: Client,
@@ -25,17 +30,20 @@ export class OpenSearchEngine implements ReportEngine {
       limits: options.limits ?? DEFAULT_LIMITS,
       ...(options.requestCache === undefined ? {} : { requestCache: options.requestCache }),
     };
+    this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
   }
 
   async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
     const request = compileSearch(plan, scope, this.options);
-    let body: RawAggs;
+    let body: RawAggs | undefined;
     try {
       const response = await this.client.search(request);
-      body = (response.body as { aggregations?: RawAggs }).aggregations ?? {};
+      body = (response.body as { aggregations?: RawAggs }).aggregations;
     } catch (e) {
       throw mapOpenSearchError(e);
     }
+    // No index of the collection exists yet: answer as OpenSearch does once one exists.
+    if (!body) return { root: emptyResult(plan.pipeline, 0, this.maxBuckets), truncated: false };
     const reader = new ResultReader(plan.pipeline);
     const root = reader.read(0, body);
     return { root, truncated: reader.truncated };

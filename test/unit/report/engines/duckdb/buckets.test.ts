@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { TooManyBucketsError } from '#shared/errors';
 import type { AggResult } from '#shared/report/engines/engine';
 import { countBuckets } from '#shared/report/engines/duckdb/bucket-limit';
-import { evaluateSegments, histogramKeys, keySegments } from '#shared/report/engines/duckdb/buckets';
-import { createRounding } from '#shared/report/engines/duckdb/rounding';
+import { evaluateSegments, keySegments } from '#shared/report/engines/duckdb/buckets';
+import { histogramKeys } from '#shared/report/histogram/keys';
+import { createRounding } from '#shared/report/histogram/rounding';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { parseHistogramInterval } from '#shared/report/plan/time';
 

@@ -1,5 +1,5 @@
-import { createRounding } from '#shared/report/engines/duckdb/rounding';
-import { ZoneOffsets, intlOffset } from '#shared/report/engines/duckdb/zone-offsets';
+import { createRounding } from '#shared/report/histogram/rounding';
+import { ZoneOffsets, intlOffset } from '#shared/report/histogram/zone-offsets';
 import { parseHistogramInterval } from '#shared/report/plan/time';
 
 /**
