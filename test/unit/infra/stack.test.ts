@@ -272,6 +272,7 @@ describe('the service stack with the default context (cdk.json)', () => {
           { AttributeName: 'PK', AttributeType: 'S' },
           { AttributeName: 'SK', AttributeType: 'S' },
         ],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       });
