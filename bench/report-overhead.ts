@@ -1,16 +1,15 @@
 import { Client } from '@opensearch-project/opensearch';
-import { SingleBar, Presets } from 'cli-progress';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { mkdirSync } from 'node:fs';
 import { compileSearch } from '#shared/report/engines/opensearch/compile';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
 import { DEFAULT_LIMITS } from '#shared/report/engines/engine';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { createQueryReportHandler } from '../functions/query-report';
 import { invoke } from '../test/integration/support/lambda-events';
 import { startOpenSearch } from '../test/setup/opensearch-node';
+import { ensureBenchEvents } from './opensearch-data';
 import { machine, median } from './stats';
 import { syntheticMovementEvents } from './synthetic';
 
@@ -35,30 +34,6 @@ const body = {
     { type: 'terms', field: 'crossedPaths.end' },
   ],
 };
-
-async function ensureData(client: Client, prefix: string, count: number): Promise<void> {
-  await ensureIndexTemplates(client, prefix, { shards: 1, replicas: 0 });
-  const existing = await client.count({ index: `${prefix}movement-events-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
-  if ((existing?.body as { count?: number } | undefined)?.count === count) return;
-  await client.indices.delete({ index: `${prefix}movement-events-*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
-  const bar = new SingleBar({ format: `indexing ${prefix} {bar} {value}/{total} docs {eta}s left` }, Presets.shades_classic);
-  bar.start(count, 0);
-  let batch: Record<string, unknown>[] = [];
-  const flush = async () => {
-    const response = await client.bulk({ body: batch });
-    if ((response.body as { errors: boolean }).errors) throw new Error('bulk indexing failed');
-    bar.increment(batch.length / 2);
-    batch = [];
-  };
-  for (const doc of syntheticMovementEvents({ count, organizationId: ORG, start: START, days: DAYS })) {
-    batch.push({ index: { _index: indexNameFor(prefix, 'movementEvents', Date.parse(doc.timestamp as string)) } }, doc);
-    if (batch.length >= 10_000) await flush();
-  }
-  if (batch.length > 0) await flush();
-  bar.stop();
-  await client.indices.refresh({ index: `${prefix}movement-events-*` });
-  await client.indices.forcemerge({ index: `${prefix}movement-events-*`, max_num_segments: 1 });
-}
 
 async function measure(client: Client, prefix: string): Promise<{ handler: number; raw: number }> {
   const engine = new OpenSearchEngine(client, { indexPrefix: prefix, requestCache: false });
@@ -94,7 +69,7 @@ export async function benchReportOverhead(): Promise<void> {
     const client = new Client({ node: node.url, requestTimeout: 120_000 });
     const rows: string[] = [];
     for (const [prefix, count] of [['bench10k-', 10_000], ['bench1m-', 1_000_000]] as const) {
-      await ensureData(client, prefix, count);
+      await ensureBenchEvents(client, prefix, count, () => syntheticMovementEvents({ count, organizationId: ORG, start: START, days: DAYS }));
       const { handler, raw } = await measure(client, prefix);
       rows.push(`| ${count.toLocaleString('en')} | ${raw.toFixed(2)} ms | ${handler.toFixed(2)} ms | ${(handler / raw).toFixed(3)}× | ${(handler - raw).toFixed(2)} ms |`);
     }

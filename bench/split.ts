@@ -1,5 +1,4 @@
 import { Client } from '@opensearch-project/opensearch';
-import { SingleBar, Presets } from 'cli-progress';
 import { mkdirSync } from 'node:fs';
 import { AppError } from '#shared/errors';
 import { parseDocument } from '#shared/report/documents';
@@ -7,7 +6,6 @@ import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute'
 import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { compileSearch } from '#shared/report/engines/opensearch/compile';
-import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { answerReport } from '#shared/report/query-report';
@@ -15,6 +13,7 @@ import { encodeSlice } from '#shared/report/split/encoding';
 import { planSlices } from '#shared/report/split/plan-slices';
 import { inProcessSliceExecutor, runPool } from '#shared/report/split/run-split';
 import { startOpenSearch } from '../test/setup/opensearch-node';
+import { ensureBenchEvents } from './opensearch-data';
 import { machine, median } from './stats';
 import { syntheticMovementEvents } from './synthetic';
 
@@ -47,30 +46,6 @@ const report = (splitInterval?: string) => ({
 });
 
 const documents = () => syntheticMovementEvents({ count: DOCS, organizationId: ORG, start: START, days: DAYS });
-
-async function ensureOpenSearchData(client: Client): Promise<void> {
-  await ensureIndexTemplates(client, PREFIX, { shards: 1, replicas: 0 });
-  const existing = await client.count({ index: `${PREFIX}movement-events-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
-  if ((existing?.body as { count?: number } | undefined)?.count === DOCS) return;
-  await client.indices.delete({ index: `${PREFIX}movement-events-*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
-  const bar = new SingleBar({ format: `indexing {bar} {value}/{total} docs {eta}s left` }, Presets.shades_classic);
-  bar.start(DOCS, 0);
-  let batch: Record<string, unknown>[] = [];
-  const flush = async () => {
-    const response = await client.bulk({ body: batch });
-    if ((response.body as { errors: boolean }).errors) throw new Error('bulk indexing failed');
-    bar.increment(batch.length / 2);
-    batch = [];
-  };
-  for (const doc of documents()) {
-    batch.push({ index: { _index: indexNameFor(PREFIX, 'movementEvents', Date.parse(doc.timestamp as string)) } }, doc);
-    if (batch.length >= 10_000) await flush();
-  }
-  if (batch.length > 0) await flush();
-  bar.stop();
-  await client.indices.refresh({ index: `${PREFIX}movement-events-*` });
-  await client.indices.forcemerge({ index: `${PREFIX}movement-events-*`, max_num_segments: 1 });
-}
 
 /** Wall time (ms) of the split report with a pool of `concurrency`, through answerReport (plan, slices, merge, JSON). */
 async function timeSplit(engine: ReportEngine, concurrency: number): Promise<{ ms: number; bytes: number }> {
@@ -128,7 +103,7 @@ async function benchOpenSearch(lines: string[]): Promise<void> {
   const node = await startOpenSearch({ heap: '2g', dataDir });
   try {
     const client = new Client({ node: node.url, requestTimeout: 120_000 });
-    await ensureOpenSearchData(client);
+    await ensureBenchEvents(client, PREFIX, DOCS, documents);
     const engine = new OpenSearchEngine(client, { indexPrefix: PREFIX, requestCache: false });
     const refusal = await unsplitRefusal(engine);
     const { bytes } = await timeSplit(engine, 2);

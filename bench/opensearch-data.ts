@@ -1,0 +1,33 @@
+import type { Client } from '@opensearch-project/opensearch';
+import { Presets, SingleBar } from 'cli-progress';
+import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
+
+/**
+ * Makes a one-shard benchmark index hold exactly `count` synthetic movement events: kept as is when
+ * it already does (benchmarks reuse their node's data folder), else rebuilt with `_bulk` and
+ * force-merged to one segment so every run measures the same index layout.
+ */
+export async function ensureBenchEvents(client: Client, prefix: string, count: number, documents: () => Iterable<Record<string, unknown>>): Promise<void> {
+  const pattern = `${prefix}movement-events-*`;
+  await ensureIndexTemplates(client, prefix, { shards: 1, replicas: 0 });
+  const existing = await client.count({ index: pattern, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+  if ((existing?.body as { count?: number } | undefined)?.count === count) return;
+  await client.indices.delete({ index: pattern, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
+  const bar = new SingleBar({ format: `indexing ${prefix} {bar} {value}/{total} docs {eta}s left` }, Presets.shades_classic);
+  bar.start(count, 0);
+  let batch: Record<string, unknown>[] = [];
+  const flush = async () => {
+    const response = await client.bulk({ body: batch });
+    if ((response.body as { errors: boolean }).errors) throw new Error('bulk indexing failed');
+    bar.increment(batch.length / 2);
+    batch = [];
+  };
+  for (const doc of documents()) {
+    batch.push({ index: { _index: indexNameFor(prefix, 'movementEvents', Date.parse(doc.timestamp as string)) } }, doc);
+    if (batch.length >= 10_000) await flush();
+  }
+  if (batch.length > 0) await flush();
+  bar.stop();
+  await client.indices.refresh({ index: pattern });
+  await client.indices.forcemerge({ index: pattern, max_num_segments: 1 });
+}
