@@ -3,6 +3,7 @@ import type { Collection, NestedPath } from '../../fields';
 import type { ReportDocument } from '../../documents';
 import { mapDuckDbError } from './errors';
 import { DOC_ID, ident, nestedColumns, PARENT_ID, ROW_ID, rootColumns, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
+import { TableChunks } from './table-chunks';
 
 type Row = Readonly<Record<string, unknown>>;
 
@@ -91,31 +92,99 @@ async function nextRowId(connection: DuckDBConnection, collection: Collection): 
   return BigInt(reader.getRowsJS()[0]?.[0] as bigint) + 1n;
 }
 
-async function appendAll(connection: DuckDBConnection, collection: Collection, docs: readonly Row[], firstRowId: bigint): Promise<void> {
-  const root = await connection.createAppender(TABLES[collection].root);
-  const rootCols = rootColumns(collection);
-  const children = Object.entries(TABLES[collection].nested) as [NestedPath, string][];
-  const childAppenders = await Promise.all(children.map(([, table]) => connection.createAppender(table)));
-  let rowId = firstRowId;
-  for (const doc of docs) {
-    appendRow(root, rootCols, { ...doc, [ROW_ID]: rowId, [DOC_ID]: doc.id ?? null, [SHARD]: shardOf(doc.timestamp as number) });
-    children.forEach(([path], i) => {
-      const columns = nestedColumns(collection, path);
-      for (const item of (doc[path] as Row[] | undefined) ?? []) appendRow(childAppenders[i] as DuckDBAppender, columns, { ...item, [PARENT_ID]: rowId });
-    });
-    rowId++;
-  }
-  for (const appender of [root, ...childAppenders]) appender.closeSync();
+/** Column layout of a collection's tables, computed once. */
+interface TablePlan {
+  readonly root: readonly ColumnDef[];
+  /** Root columns read from the document, by index: all but row_id, doc_id and _shard. */
+  readonly rootFields: readonly { readonly index: number; readonly name: string }[];
+  readonly children: readonly { readonly path: NestedPath; readonly table: string; readonly columns: readonly ColumnDef[] }[];
 }
 
-function appendRow(appender: DuckDBAppender, columns: readonly ColumnDef[], values: Row): void {
-  for (const col of columns) {
-    const v = values[col.name];
-    if (v === undefined || v === null) appender.appendNull();
-    else if (col.type === 'VARCHAR') appender.appendVarchar(String(v));
-    else if (col.type === 'DOUBLE') appender.appendDouble(Number(v));
-    else if (col.type === 'INTEGER') appender.appendInteger(Number(v));
-    else appender.appendBigInt(BigInt(v as number | bigint));
+const plans = new Map<Collection, TablePlan>();
+
+function tablePlan(collection: Collection): TablePlan {
+  let plan = plans.get(collection);
+  if (!plan) {
+    const root = rootColumns(collection);
+    const generated = new Set([ROW_ID, DOC_ID, SHARD]);
+    plan = {
+      root,
+      rootFields: root.flatMap((c, index) => (generated.has(c.name) ? [] : [{ index, name: c.name }])),
+      children: (Object.entries(TABLES[collection].nested) as [NestedPath, string][]).map(([path, table]) => ({ path, table, columns: nestedColumns(collection, path) })),
+    };
+    plans.set(collection, plan);
   }
-  appender.endRow();
+  return plan;
+}
+
+/** The shard (YYYYMM) of a timestamp, remembering the last month's bounds: documents come roughly in time order. */
+class Shards {
+  private from = 0;
+  private to = -1;
+  private shard = 0;
+
+  of(timestampMs: number): number {
+    if (timestampMs >= this.from && timestampMs < this.to) return this.shard;
+    const d = new Date(timestampMs);
+    this.from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    this.to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    this.shard = shardOf(timestampMs);
+    return this.shard;
+  }
+}
+
+/**
+ * Appends the documents and their nested items column by column, a data chunk at a time (see
+ * table-chunks.ts); row ids are handed out in document order from `firstRowId`, and every item
+ * carries its document's row id, in item order (the child table's rowid is the item order).
+ */
+async function appendAll(connection: DuckDBConnection, collection: Collection, docs: readonly Row[], firstRowId: bigint): Promise<void> {
+  const plan = tablePlan(collection);
+  const appenders: DuckDBAppender[] = [];
+  try {
+    const rootAppender = await connection.createAppender(TABLES[collection].root);
+    appenders.push(rootAppender);
+    const root = new TableChunks(rootAppender, plan.root);
+    const children: { readonly path: NestedPath; readonly chunks: TableChunks; readonly names: readonly string[] }[] = [];
+    for (const child of plan.children) {
+      const appender = await connection.createAppender(child.table);
+      appenders.push(appender);
+      children.push({ path: child.path, chunks: new TableChunks(appender, child.columns), names: child.columns.map((c) => c.name) });
+    }
+    const rowIdCol = plan.root.findIndex((c) => c.name === ROW_ID);
+    const docIdCol = plan.root.findIndex((c) => c.name === DOC_ID);
+    const shardCol = plan.root.findIndex((c) => c.name === SHARD);
+    const shards = new Shards();
+    let rowId = Number(firstRowId);
+    for (const doc of docs) {
+      root.setBigInt(rowIdCol, rowId);
+      root.set(docIdCol, doc.id);
+      if (typeof doc.timestamp === 'number') root.setNumber(shardCol, shards.of(doc.timestamp));
+      for (const { index, name } of plan.rootFields) root.set(index, doc[name]);
+      root.endRow();
+      for (const { path, chunks, names } of children) {
+        const items = doc[path] as readonly Row[] | undefined;
+        if (!items) continue;
+        for (const item of items) {
+          chunks.setBigInt(0, rowId);
+          for (let c = 1; c < names.length; c++) chunks.set(c, item[names[c] as string]);
+          chunks.endRow();
+        }
+      }
+      rowId++;
+    }
+    root.flush();
+    for (const { chunks } of children) chunks.flush();
+  } finally {
+    // Closing flushes what the Appender still holds and checks the constraints; the first failure wins.
+    let failure: unknown;
+    for (const appender of appenders) {
+      try {
+        appender.closeSync();
+      } catch (e) {
+        failure ??= e;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
 }

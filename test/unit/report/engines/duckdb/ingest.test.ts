@@ -61,6 +61,43 @@ describe('ingestDocuments', () => {
     db.closeSync();
   });
 
+  test('stores every value as given over several data chunks: short, long and multi-byte strings, NULLs, dates before 1970', async () => {
+    // Prepare: strings around the 12-byte inline limit of DuckDB's string_t, repeated and not
+    const strings = ['o', 'twelve bytes', 'thirteen byte', '日本語', '日本語日本', '🚗', 'a-long-organization-id-0000-4000-8000', 'ü'.repeat(6), 'ü'.repeat(7)];
+    const pick = (i: number, salt: number) => strings[(i * 7 + salt * 3 + Math.floor(i / 5)) % strings.length] as string;
+    const docs = Array.from({ length: 5000 }, (_, i) =>
+      parseDocument('movementEvents', {
+        ...(i % 3 === 0 ? { id: `${pick(i, 1)}-${i}` } : {}),
+        organizationId: pick(i, 2),
+        locationId: i % 2 ? pick(i, 3) : `loc-${i}`,
+        timestamp: new Date(Date.UTC(1969, 11, 31) + (i - 2500) * 3_600_007).toISOString(),
+        ...(i % 4 === 0 ? {} : { label: pick(i, 4) }),
+        ...(i % 5 === 0 ? {} : { trackingCameraId: `${pick(i, 5)}-camera-${i % 11}` }),
+        crossedPaths: Array.from({ length: i % 4 }, (__, j) => ({ id: pick(i + j, 6), end: (i + j) % 2 ? 'A' : 'B' })),
+        polygons: i % 7 === 0 ? [] : [{ id: pick(i, 7), value: (i - 2500) / 8 }],
+      }),
+    );
+    const db = await openDuckDb(':memory:');
+    // Act: two calls, the second continuing the row ids
+    await ingestDocuments(db, 'movementEvents', docs.slice(0, 4100));
+    await ingestDocuments(db, 'movementEvents', docs.slice(4100));
+    // Assess
+    const shard = (t: number) => new Date(t).getUTCFullYear() * 100 + new Date(t).getUTCMonth() + 1;
+    expect(await rows(db, 'SELECT row_id, doc_id, "organizationId", _shard, "locationId", "timestamp", "trackingCameraId", label FROM movement_events ORDER BY row_id')).toEqual(
+      docs.map((d, i) => [BigInt(i + 1), d.id ?? null, d.organizationId, shard(d.timestamp), d.locationId, BigInt(d.timestamp), d.trackingCameraId ?? null, d.label ?? null]),
+    );
+    expect(await rows(db, 'SELECT event_id, id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual(
+      docs.flatMap((d, i) => (d.crossedPaths ?? []).map((p) => [BigInt(i + 1), p.id, p.end, p.start])),
+    );
+    expect(await rows(db, 'SELECT event_id, id, value FROM movement_polygons ORDER BY rowid')).toEqual(
+      docs.flatMap((d, i) => (d.polygons ?? []).map((p) => [BigInt(i + 1), p.id, p.value])),
+    );
+    expect(await rows(db, "SELECT count(*) FROM movement_events WHERE \"organizationId\" = 'thirteen byte' AND label = '日本語日本'")).toEqual([
+      [BigInt(docs.filter((d) => d.organizationId === 'thirteen byte' && d.label === '日本語日本').length)],
+    ]);
+    db.closeSync();
+  });
+
   test('writes a batch whole or not at all', async () => {
     // Prepare: the second document lacks organizationId (NOT NULL), as a bypassed validation would
     const db = await openDuckDb(':memory:');
