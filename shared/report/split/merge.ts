@@ -23,7 +23,10 @@ export function mergeAll(nodes: readonly AggResult[]): AggResult {
   if (mismatch) throw new Error(`cannot merge a ${mismatch.kind} result into a ${first.kind} result`);
   switch (first.kind) {
     case 'histogram': {
-      const buckets = mergeBuckets((nodes as (typeof first)[]).flatMap((n) => n.buckets));
+      const histograms = nodes as (typeof first)[];
+      // Aligned slices in time order: their buckets follow one another, so they only need joining.
+      if (inSequence(histograms)) return { kind: 'histogram', buckets: histograms.flatMap((n) => n.buckets) };
+      const buckets = mergeBuckets(histograms.flatMap((n) => n.buckets));
       return { kind: 'histogram', buckets: buckets.sort((a, b) => a.key - b.key) };
     }
     case 'terms':
@@ -37,6 +40,18 @@ export function mergeAll(nodes: readonly AggResult[]): AggResult {
     case 'stats':
       return mergeStats(nodes as StatsResult[]);
   }
+}
+
+/** True when every key is greater than the one before it, across the histograms in order. */
+function inSequence(histograms: readonly { readonly buckets: readonly Bucket<number>[] }[]): boolean {
+  let last = -Infinity;
+  for (const h of histograms) {
+    for (const b of h.buckets) {
+      if (!(b.key > last)) return false;
+      last = b.key;
+    }
+  }
+  return true;
 }
 
 /** Buckets grouped by key (first-seen order), counts summed and sub-results merged. */
