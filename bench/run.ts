@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { benchDuckDb } from './duckdb';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
 
@@ -6,6 +7,7 @@ import { benchSplit } from './split';
 const benches: Record<string, () => Promise<void>> = {
   'report-overhead': benchReportOverhead,
   split: benchSplit,
+  duckdb: benchDuckDb,
 };
 
 const program = new Command()
