@@ -1,6 +1,7 @@
 import { DateTime, type DateTimeUnit, type DurationLikeObject } from 'luxon';
 import { ValidationError } from '../../errors';
 import type { FieldDef } from '../fields';
+import { createRounding } from '../histogram/rounding';
 import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan } from '../plan/plan';
 
 /**
@@ -38,9 +39,6 @@ const GRID_START: Readonly<Record<IntervalUnit, DateTimeUnit>> = {
 };
 const FIXED_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
 const FIXED_ANCHOR: Readonly<Record<keyof typeof FIXED_MS, DateTimeUnit>> = { s: 'minute', m: 'hour', h: 'day' };
-const CALENDAR_START: Readonly<Record<'d' | 'w' | 'M' | 'q' | 'y', DateTimeUnit>> = {
-  d: 'day', w: 'week', M: 'month', q: 'quarter', y: 'year',
-};
 /** Nominal unit lengths, only to estimate a slice count in an error message. */
 const NOMINAL_MS: Readonly<Record<IntervalUnit, number>> = {
   s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8, M: 2.6298e9, q: 7.8894e9, y: 3.15576e10,
@@ -54,7 +52,9 @@ export function planSlices(plan: ReportPlan, options: PlanSlicesOptions = {}): S
   const { histogram, from, to, split } = splitParts(plan);
   if (from >= to) return [];
   const maxSlices = options.maxSlices ?? DEFAULT_MAX_SLICES;
-  const cuts = alignCuts(splitGrid(from, to, split, histogram.timeZone, maxSlices), histogram, from, to);
+  // The engines' own rounding (OpenSearch's, DST gaps and overlaps included), so cuts are real bucket starts.
+  const rounding = createRounding(histogram.interval, histogram.timeZone, from, to);
+  const cuts = alignCuts(splitGrid(from, to, split, histogram.timeZone, maxSlices), (t) => rounding.round(t), from, to);
   const edges = [from, ...cuts, to];
   return edges.slice(1).map((end, i) => {
     const range = { from: edges[i] as number, to: end };
@@ -80,16 +80,6 @@ export function slicePlan(plan: ReportPlan, range: SliceRange): ReportPlan {
     timeRange: { from: range.from, to: range.to },
     pipeline: [{ ...histogram, bounds: { from: range.from, to: range.to } }, ...plan.pipeline.slice(1)],
   };
-}
-
-/** Start (epoch ms) of the histogram bucket holding `t`, as the engines round (see DuckDB rounding.ts). */
-export function bucketStart(t: number, histogram: DateHistogramAggNode): number {
-  const local = DateTime.fromMillis(t, { zone: histogram.timeZone });
-  if (histogram.interval.kind === 'calendar') return local.startOf(CALENDAR_START[histogram.interval.unit]).toMillis();
-  // Fixed intervals are aligned to the epoch in local time.
-  const localMs = t + local.offset * 60_000;
-  const floored = localMs - (((localMs % histogram.interval.ms) + histogram.interval.ms) % histogram.interval.ms);
-  return DateTime.fromMillis(floored, { zone: 'UTC' }).setZone(histogram.timeZone, { keepLocalTime: true }).toMillis();
 }
 
 interface SplitParts {
@@ -131,10 +121,10 @@ function splitGrid(from: number, to: number, split: CalendarAmount, zone: string
 }
 
 /** Each grid point moved down to its bucket start; points that collapse or leave (from, to) are dropped. */
-function alignCuts(points: readonly number[], histogram: DateHistogramAggNode, from: number, to: number): number[] {
+function alignCuts(points: readonly number[], bucketStart: (t: number) => number, from: number, to: number): number[] {
   const cuts: number[] = [];
   for (const p of points) {
-    const cut = bucketStart(p, histogram);
+    const cut = bucketStart(p);
     if (cut > from && cut < to && cut > (cuts.at(-1) ?? -Infinity)) cuts.push(cut);
   }
   return cuts;
