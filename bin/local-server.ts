@@ -5,7 +5,7 @@ import { mintDevToken } from '#shared/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
-import { createDocumentClient } from '#commons/dynamo';
+import { createDocumentClient } from '#commons/dynamo-client';
 import { provideReportEngine } from '#commons/engine';
 import { organizationClaim } from '#commons/identity';
 import { dataPaths, LOCAL_ORGANIZATION_ID, LOCAL_TABLE_NAME } from './local/config';
@@ -25,6 +25,8 @@ const REFRESH_MS = 5 * 60_000;
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // No CloudWatch here: keep the EMF metric lines off the console (the handlers still record them).
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const paths = dataPaths();
   mkdirSync(paths.root, { recursive: true });
   const dynamo = await startLocalDynamo(paths.dynamo, LOCAL_TABLE_NAME);

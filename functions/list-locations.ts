@@ -1,21 +1,30 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { toLocationResponse } from '#shared/locations/model';
 import type { LocationStore } from '#shared/locations/store';
 import { locationStore } from '#commons/dynamo';
 import { organizationOf } from '#commons/identity';
+import type { Provider } from '#commons/lazy';
+import { logger } from '#commons/logger';
+import { metrics } from '#commons/metrics';
 import { problemErrors } from '#commons/problem-middleware';
+import { captureLambdaHandler } from '#commons/tracer';
 
 export interface ListLocationsDeps {
-  readonly store: () => Pick<LocationStore, 'listLocations'>;
+  readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
 }
 
 /** GET /locations: the caller's organization's locations, ordered by id, in the spec's shape. */
 export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
     .use(problemErrors())
+    .use(captureLambdaHandler())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .handler(async (event) => {
-      const locations = await deps.store().listLocations(organizationOf(event));
+      const locations = await (await deps.store()).listLocations(organizationOf(event));
       return {
         statusCode: 200,
         headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache' },

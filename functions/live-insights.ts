@@ -1,13 +1,19 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { LocationStore } from '#shared/locations/store';
 import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights';
 import { locationStore } from '#commons/dynamo';
 import { organizationOf } from '#commons/identity';
+import type { Provider } from '#commons/lazy';
+import { logger } from '#commons/logger';
+import { metrics } from '#commons/metrics';
 import { problemErrors } from '#commons/problem-middleware';
+import { captureLambdaHandler } from '#commons/tracer';
 
 export interface LiveInsightsDeps {
-  readonly store: () => Pick<LocationStore, 'getLiveView'>;
+  readonly store: Provider<Pick<LocationStore, 'getLiveView'>>;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -16,12 +22,15 @@ export interface LiveInsightsDeps {
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
     .use(problemErrors())
+    .use(captureLambdaHandler())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .handler(async (event) => {
       const organizationId = organizationOf(event);
       const kinds = parseInsightKinds(event.queryStringParameters?.filter);
       const locationId = event.pathParameters?.locationId ?? '';
       const now = (deps.now ?? Date.now)();
-      const { body, maxAgeSeconds } = await liveInsights(deps.store(), organizationId, locationId, kinds, now);
+      const { body, maxAgeSeconds } = await liveInsights(await deps.store(), organizationId, locationId, kinds, now);
       return {
         statusCode: 200,
         headers: { 'Content-Type': 'application/json', 'Cache-Control': `private, max-age=${maxAgeSeconds}` },

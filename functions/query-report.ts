@@ -1,3 +1,6 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpContentNegotiation from '@middy/http-content-negotiation';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -8,8 +11,12 @@ import { answerReport, REPORT_MEDIA_TYPES, type AnswerOptions, type ReportMediaT
 import { bodyLimit } from '#commons/body-limit';
 import { reportEngine } from '#commons/engine';
 import { organizationOf } from '#commons/identity';
+import type { Provider } from '#commons/lazy';
+import { logger } from '#commons/logger';
+import { measuredEngine, metrics } from '#commons/metrics';
 import { problemErrors } from '#commons/problem-middleware';
 import { splitOptionsFromEnv } from '#commons/step-functions-executor';
+import { captureLambdaHandler } from '#commons/tracer';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** http-content-negotiation puts the chosen type on the context. */
@@ -18,13 +25,19 @@ type NegotiatedContext = Context & { preferredMediaType?: ReportMediaType };
 /** Largest report body accepted (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine. */
+/**
+ * POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine.
+ * The Step Functions and S3 clients of a split report load on its first use, not at start.
+ */
 export function createQueryReportHandler(
-  engine: () => ReportEngine = reportEngine,
+  engine: Provider<ReportEngine> = reportEngine,
   split: (engine: ReportEngine) => AnswerOptions = splitOptionsFromEnv,
 ) {
   return middy<Event, APIGatewayProxyResultV2>()
     .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
+    .use(captureLambdaHandler())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .use(httpHeaderNormalizer())
     .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
     .use(bodyLimit(MAX_BODY_BYTES))
@@ -32,8 +45,9 @@ export function createQueryReportHandler(
     .handler(async (event, context: NegotiatedContext) => {
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
-      const reports = engine();
+      const reports = measuredEngine(await engine());
       const { headers, body } = await answerReport(event.body, scope, reports, mediaType, split(reports));
+      metrics.addMetric('ReportTruncated', MetricUnit.Count, headers['X-Report-Truncated'] ? 1 : 0);
       return { statusCode: 200, headers, body };
     });
 }

@@ -1,3 +1,6 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
@@ -5,11 +8,14 @@ import type { LocationStore } from '#shared/locations/store';
 import { refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
 import { locationStore } from '#commons/dynamo';
 import { reportEngine } from '#commons/engine';
+import type { Provider } from '#commons/lazy';
 import { logger } from '#commons/logger';
+import { measuredEngine, metrics } from '#commons/metrics';
+import { captureLambdaHandler } from '#commons/tracer';
 
 export interface RefreshOccupancyDeps {
-  readonly store: () => Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>;
-  readonly engine: () => ReportEngine;
+  readonly store: Provider<Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>>;
+  readonly engine: Provider<ReportEngine>;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -22,15 +28,22 @@ export class RefreshFailedError extends Error {}
  * are logged and counted in the summary (the function's result); the run fails only if all did.
  */
 export function createRefreshOccupancyHandler(deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine }) {
-  return middy<ScheduledEvent, RefreshSummary>().handler(async () => {
-    const summary = await refreshOccupancy({ store: deps.store(), engine: deps.engine(), logger }, (deps.now ?? Date.now)());
-    const { failures, ...counts } = summary;
-    logger.info('occupancy refreshed', counts);
-    if (summary.failedLocations > 0 && summary.refreshedLocations === 0) {
-      throw new RefreshFailedError(`occupancy refresh failed for all ${summary.failedLocations} locations: ${failures[0]?.message}`);
-    }
-    return summary;
-  });
+  return middy<ScheduledEvent, RefreshSummary>()
+    .use(captureLambdaHandler())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .handler(async () => {
+      const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
+      const summary = await refreshOccupancy({ store, engine: measuredEngine(engine), logger }, (deps.now ?? Date.now)());
+      const { failures, ...counts } = summary;
+      logger.info('occupancy refreshed', counts);
+      metrics.addMetric('OccupancyRefreshFailures', MetricUnit.Count, summary.failedLocations);
+      metrics.addMetric('OccupancyRefreshedLocations', MetricUnit.Count, summary.refreshedLocations);
+      if (summary.failedLocations > 0 && summary.refreshedLocations === 0) {
+        throw new RefreshFailedError(`occupancy refresh failed for all ${summary.failedLocations} locations: ${failures[0]?.message}`);
+      }
+      return summary;
+    });
 }
 
 export const handler = createRefreshOccupancyHandler();

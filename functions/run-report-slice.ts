@@ -1,3 +1,6 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { ReportEngine, Scope } from '#shared/report/engines/engine';
@@ -5,8 +8,11 @@ import type { ReportPlan } from '#shared/report/plan/plan';
 import { encodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import { slicePlan, type SliceRange } from '#shared/report/split/plan-slices';
 import { reportEngine } from '#commons/engine';
+import type { Provider } from '#commons/lazy';
 import { logger } from '#commons/logger';
+import { measuredEngine, metrics } from '#commons/metrics';
 import { sliceStoreFromEnv, type SliceRef, type SliceResultStore } from '#commons/slice-store';
+import { captureLambdaHandler } from '#commons/tracer';
 
 /**
  * The slice worker: the Step Functions Map task of a splitInterval report (lib/split.ts).
@@ -40,13 +46,13 @@ export const SLICE_ERROR = 'SliceError';
 
 /** The worker with its dependencies injected (tests bind it to a test engine and a memory store). */
 export function createSliceWorker(
-  engine: () => ReportEngine = reportEngine,
+  engine: Provider<ReportEngine> = reportEngine,
   store: () => SliceResultStore | undefined = sliceStoreFromEnv,
 ): (event: SliceEvent, context?: Context) => Promise<SliceOutput> {
   return async (event) => {
     try {
       checkEvent(event);
-      const result = await engine().run(slicePlan(event.plan, event.slice), event.scope);
+      const result = await measuredEngine(await engine()).run(slicePlan(event.plan, event.slice), event.scope);
       const encoded = encodeSlice(result);
       const text = JSON.stringify(encoded);
       if (Buffer.byteLength(text) <= (event.inlineLimitBytes ?? DEFAULT_INLINE_LIMIT_BYTES)) return { inline: encoded };
@@ -59,7 +65,10 @@ export function createSliceWorker(
   };
 }
 
-export const handler = createSliceWorker();
+export const handler = middy(createSliceWorker())
+  .use(captureLambdaHandler())
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(logMetrics(metrics, { captureColdStartMetric: true }));
 
 /** What the problem of a failed slice carries through Step Functions (the SliceError message). */
 export interface SliceProblem {

@@ -1,5 +1,10 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { logger } from '#commons/logger';
+import { metrics } from '#commons/metrics';
+import { captureLambdaHandler } from '#commons/tracer';
 
 /** What the stack passes to the custom resource (CloudFormation hands every value over as a string). */
 interface IndexSetupProperties {
@@ -44,7 +49,7 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     // Loaded on use, not at import: the OpenSearch client and the SDK credential chain are most of
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
     const [{ createOpenSearchClient }, { ensureIndexTemplates }] = await Promise.all([
-      import('#commons/engine'),
+      import('#commons/opensearch-client'),
       import('#shared/report/engines/opensearch/indices'),
     ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.
@@ -63,4 +68,7 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
   };
 }
 
-export const handler = createSetupIndicesHandler();
+export const handler = middy(createSetupIndicesHandler())
+  .use(captureLambdaHandler())
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(logMetrics(metrics, { captureColdStartMetric: true }));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { lazy } from './lazy';
 
 /**
  * Where a slice result too large for the Step Functions state payload goes: the worker puts it, the
@@ -18,16 +18,24 @@ export interface SliceRef {
   readonly bytes: number;
 }
 
+/** The S3 SDK and the process's client, loaded and built on first use (only split reports need them). */
+const s3 = lazy(async () => {
+  const sdk = await import('@aws-sdk/client-s3');
+  return { sdk, client: new sdk.S3Client({}) };
+});
+
 /** The S3 store of one bucket. */
-export function s3SliceStore(client: S3Client, bucket: string): SliceResultStore {
+export function s3SliceStore(bucket: string): SliceResultStore {
   return {
     async put(body) {
+      const { sdk, client } = await s3();
       const key = `slices/${randomUUID()}.json`;
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
+      await client.send(new sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
       return { bucket, key, bytes: Buffer.byteLength(body) };
     },
     async get(ref) {
-      const object = await client.send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+      const { sdk, client } = await s3();
+      const object = await client.send(new sdk.GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
       if (!object.Body) throw new Error(`slice result s3://${ref.bucket}/${ref.key} has no body`);
       return object.Body.transformToString('utf-8');
     },
@@ -54,10 +62,13 @@ export function memorySliceStore(): SliceResultStore & { readonly objects: Map<s
 
 let store: SliceResultStore | undefined;
 
-/** The S3 store of SLICE_RESULTS_BUCKET, built once; undefined when the variable is not set. */
+/**
+ * The S3 store of SLICE_RESULTS_BUCKET, built once; undefined when the variable is not set. The S3
+ * SDK is loaded on the store's first put or get, not here.
+ */
 export function sliceStoreFromEnv(): SliceResultStore | undefined {
   const bucket = process.env.SLICE_RESULTS_BUCKET;
   if (!bucket) return undefined;
-  store ??= s3SliceStore(new S3Client({}), bucket);
+  store ??= s3SliceStore(bucket);
   return store;
 }

@@ -1,4 +1,3 @@
-import { SFNClient, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
@@ -7,6 +6,7 @@ import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
 import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, runPool, type SliceExecutor } from '#shared/report/split/run-split';
 import type { SliceOutput, SliceProblem } from '../run-report-slice';
+import { lazy } from './lazy';
 import { sliceStoreFromEnv, type SliceResultStore } from './slice-store';
 
 /** Step Functions' limit on an execution's input and on every state's output. */
@@ -110,11 +110,18 @@ export class SplitInputTooLargeError extends AppError {
   }
 }
 
+/** The Step Functions SDK and the process's client, loaded and built on the first split report. */
+const stepFunctions = lazy(async () => {
+  const sdk = await import('@aws-sdk/client-sfn');
+  return { sdk, client: new sdk.SFNClient({}) };
+});
+
 /** StartSyncExecution on one state machine; SDK failures (throttling, network) are 503. */
-export function startSyncExecution(client: SFNClient, stateMachineArn: string): StartSyncExecution {
+export function startSyncExecution(stateMachineArn: string): StartSyncExecution {
   return async (input) => {
+    const { sdk, client } = await stepFunctions();
     try {
-      const r = await client.send(new StartSyncExecutionCommand({ stateMachineArn, input }));
+      const r = await client.send(new sdk.StartSyncExecutionCommand({ stateMachineArn, input }));
       return { status: r.status ?? 'FAILED', ...(r.output ? { output: r.output } : {}), ...(r.error ? { error: r.error } : {}), ...(r.cause ? { cause: r.cause } : {}) };
     } catch (e) {
       throw new EngineUnavailableError('The report slices could not be started; try again shortly.', 5, { cause: e });
@@ -131,7 +138,7 @@ let sfn: SliceExecutor | undefined;
  */
 export function splitOptionsFromEnv(engine: ReportEngine): AnswerOptions {
   const arn = process.env.SPLIT_STATE_MACHINE_ARN;
-  if (arn) sfn ??= new StepFunctionsSliceExecutor(startSyncExecution(new SFNClient({}), arn), sliceStoreFromEnv());
+  if (arn) sfn ??= new StepFunctionsSliceExecutor(startSyncExecution(arn), sliceStoreFromEnv());
   const concurrency = Number(process.env.REPORT_SPLIT_CONCURRENCY ?? DEFAULT_SPLIT_CONCURRENCY);
   const maxSlices = Number(process.env.REPORT_MAX_SLICES ?? 0);
   return {

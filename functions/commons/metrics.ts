@@ -1,0 +1,51 @@
+import type { GenericLogger } from '@aws-lambda-powertools/commons/types';
+import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
+import type { ReportEngine } from '#shared/report/engines/engine';
+import { logger } from './logger';
+
+/** Namespace when POWERTOOLS_METRICS_NAMESPACE is not set (locally; the stack sets it). */
+export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
+
+/**
+ * Powertools' own warnings go through our logger (silent in tests, JSON in Lambda). The one about an
+ * empty buffer is expected whenever an invocation records no application metric (a refused request,
+ * an unsplit report without truncation), so it is demoted to debug; the others stay warnings.
+ * (Passing a logger is Powertools' answer to that warning:
+ * https://github.com/aws-powertools/powertools-lambda-typescript/issues/2036.)
+ */
+const metricsLogger: GenericLogger = {
+  debug: (...content) => logger.debug(String(content[0]), ...content.slice(1)),
+  info: (...content) => logger.info(String(content[0]), ...content.slice(1)),
+  warn: (...content) =>
+    String(content[0]).startsWith('No application metrics to publish')
+      ? logger.debug(String(content[0]))
+      : logger.warn(String(content[0]), ...content.slice(1)),
+  error: (...content) => logger.error(String(content[0]), ...content.slice(1)),
+};
+
+/**
+ * One Metrics instance per process (CloudWatch EMF on stdout, flushed by the `logMetrics` middleware
+ * after every invocation). Disabled by POWERTOOLS_DEV=true or POWERTOOLS_METRICS_DISABLED=true.
+ */
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
+  serviceName: 'location-reporting',
+  logger: metricsLogger,
+});
+
+/**
+ * The engine with the wall time of every run recorded as `ReportEngineLatency` (ms), failures
+ * included (a timeout is the latency that matters most); an in-process split records one per slice.
+ */
+export function measuredEngine(engine: ReportEngine): ReportEngine {
+  return {
+    async run(plan, scope) {
+      const started = performance.now();
+      try {
+        return await engine.run(plan, scope);
+      } finally {
+        metrics.addMetric('ReportEngineLatency', MetricUnit.Milliseconds, performance.now() - started);
+      }
+    },
+  };
+}
