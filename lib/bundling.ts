@@ -1,14 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { BuildOptions } from 'esbuild';
+
 /**
- * The esbuild settings of every Lambda bundle, in one place so that the CDK functions
- * (`ServiceFunction`) and the bundle bench (`bench/bundles.ts`) build exactly the same thing.
+ * The esbuild settings of every Lambda bundle, in one place: the CDK functions (`ServiceFunction`,
+ * which runs esbuild through this module) and the bundle bench (`bench/bundles.ts`) build exactly
+ * the same thing.
  *
- * - CommonJS output: the dependencies (opensearch-js, middy's CJS consumers, the AWS SDK) mix
- *   module systems; CJS output needs no `createRequire` banner and tree-shakes ESM inputs just as well.
+ * - ESM output with code splitting: code reached only through `import()` (the AWS SDK and OpenSearch
+ *   clients in functions/commons, the X-Ray SDK of the tracer) goes to chunks under `chunks/` that
+ *   Node neither parses nor evaluates until first use. esbuild splits only ESM output, into a
+ *   directory (https://esbuild.github.io/api/#splitting), which NodejsFunction's own bundling (one
+ *   `--outfile`) cannot express; hence ServiceFunction bundles with this module.
+ * - `.mjs` files: Lambda's Node.js runtime loads `index.mjs` for handler `index.handler` as ESM, with
+ *   no package.json type hint needed.
+ * - A `require` made with `createRequire` (banner): CommonJS dependencies (opensearch-js, parts of the
+ *   Powertools and smithy trees) still `require` Node built-ins, which ESM has no `require` for.
  * - `module` before `main`: prefer the ESM entry points of dual packages (the AWS SDK v3, smithy),
  *   which tree-shake far better than their CJS builds.
  * - The AWS SDK is bundled, not taken from the runtime: the bundled copy is the version we tested,
  *   and a tree-shaken bundle loads faster than the runtime's full SDK.
- * - Source maps are written next to the bundle (no inline map: the bundle stays small) without
+ * - Source maps are written next to each file (no inline map: the bundle stays small) without
  *   `sourcesContent`; Lambda resolves stack traces with `NODE_OPTIONS=--enable-source-maps`.
  */
 export const BUNDLE_TARGET = 'node22';
@@ -18,20 +30,48 @@ export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
 /** Packages never to bundle (none: everything, the AWS SDK included, goes into the bundle). */
 export const BUNDLE_EXTERNALS: readonly string[] = [];
 
-/** The esbuild JS-API options equivalent to the CLI arguments that CDK passes for `ServiceFunction`. */
-export function esbuildOptions(entry: string, outfile: string) {
+/** The file Lambda loads (handler `index.handler`); chunks go to `chunks/` beside it. */
+export const BUNDLE_ENTRY_FILE = 'index.mjs';
+
+/** Gives the ESM bundle the `require` its CommonJS dependencies call. */
+export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/** The esbuild options of the bundle of one handler module, written to `outdir`. */
+export function esbuildOptions(entry: string, outdir: string) {
   return {
-    entryPoints: [entry],
-    outfile,
+    entryPoints: { index: entry },
+    outdir,
     bundle: true,
-    platform: 'node' as const,
+    platform: 'node',
     target: BUNDLE_TARGET,
-    format: 'cjs' as const,
+    format: 'esm',
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    banner: { js: ESM_REQUIRE_BANNER },
     minify: true,
     sourcemap: true,
     sourcesContent: false,
     mainFields: [...BUNDLE_MAIN_FIELDS],
     external: [...BUNDLE_EXTERNALS],
-    logLevel: 'warning' as const,
+    logLevel: 'warning',
+  } satisfies BuildOptions;
+}
+
+/** Static imports of chunks in a minified ESM file (`from"./chunk-X.mjs"`, `import"./x.mjs"`), not `import("…")`. */
+const STATIC_CHUNK_IMPORT = /(?:\bfrom|\bimport)\s*"(\.{1,2}\/[^"]+\.mjs)"/g;
+
+/**
+ * The files Node loads at start for a bundle's entry: the entry and, transitively, every chunk it
+ * imports statically. Chunks reached only through `import()` are left out: they load on first use.
+ */
+export function filesLoadedAtStart(entryFile: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(STATIC_CHUNK_IMPORT)) visit(resolve(dirname(file), spec!));
   };
+  visit(entryFile);
+  return [...seen];
 }

@@ -1,14 +1,16 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { dirname } from 'node:path';
+import { AssetHashType, type CfnElement, DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { BUNDLE_EXTERNALS, BUNDLE_MAIN_FIELDS, BUNDLE_TARGET } from './bundling';
+import { buildSync } from 'esbuild';
+import { esbuildOptions } from './bundling';
 
 /**
  * Environment variables the stack sets, as the handlers read them. One table, so the handler
@@ -41,7 +43,8 @@ export interface OpenSearchBinding {
   readonly indexPatterns: readonly string[];
 }
 
-export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'entry' | 'handler' | 'logGroup' | 'role'> {
+export interface ServiceFunctionProps
+  extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'entry' | 'handler' | 'logGroup' | 'role' | 'code' | 'bundling' | 'depsLockFilePath' | 'projectRoot'> {
   /** Path of the handler module (TypeScript); it must export `handler`. */
   readonly entry: string;
   /**
@@ -74,16 +77,16 @@ export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'runtime
 /**
  * A Lambda function as every function of this service is built: Node.js 22 on ARM64, X-Ray active
  * tracing, its own log group with a retention, a role that may write only to that log group (no
- * AWS managed policy), a minified esbuild bundle with source maps and the AWS SDK inside, bundled
- * locally (never in Docker), and the Powertools environment. `bind*` helpers grant access to a
- * resource and set the variable the handler reads, in one call.
+ * AWS managed policy), a minified ESM esbuild bundle split into chunks, with source maps and the AWS
+ * SDK inside, bundled locally (never in Docker; see lib/bundling.ts), and the Powertools environment.
+ * `bind*` helpers grant access to a resource and set the variable the handler reads, in one call.
  */
 export class ServiceFunction extends NodejsFunction {
   /** The log group the function writes to (also available as `logGroup`). */
   public readonly logs: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
-    const { logRetention, logRemovalPolicy, serviceName, metricsNamespace, logLevel, bundling, environment, ...rest } = props;
+    const { logRetention, logRemovalPolicy, serviceName, metricsNamespace, logLevel, environment, ...rest } = props;
     const logs = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: logRemovalPolicy ?? RemovalPolicy.DESTROY,
@@ -99,23 +102,10 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
-      handler: 'handler',
+      code: esbuildCode(props.entry),
+      handler: 'index.handler',
       logGroup: logs,
       role,
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        target: BUNDLE_TARGET,
-        format: OutputFormat.CJS,
-        mainFields: [...BUNDLE_MAIN_FIELDS],
-        bundleAwsSDK: true,
-        externalModules: [...BUNDLE_EXTERNALS],
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-        ...bundling,
-      },
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: serviceName ?? 'location-reporting',
@@ -188,6 +178,27 @@ export class ServiceFunction extends NodejsFunction {
     this.addEnvironment(ENV.sliceResultsBucket, bucket.bucketName);
     return this;
   }
+}
+
+/**
+ * The asset of one handler: esbuild run in this process with the options of lib/bundling.ts (ESM,
+ * code splitting), hashed by its output. When the app skips bundling (stack tests), CDK stages a
+ * placeholder and never calls the bundler.
+ */
+function esbuildCode(entry: string): Code {
+  return Code.fromAsset(dirname(entry), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Required by the type; never pulled: local bundling either succeeds or throws.
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
+      local: {
+        tryBundle(outputDir) {
+          buildSync(esbuildOptions(entry, outputDir));
+          return true;
+        },
+      },
+    },
+  });
 }
 
 /** The logical id of a construct's CloudFormation resource, as cdk-nag prints it in finding ids. */

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { filesLoadedAtStart } from '../../../lib/bundling';
 import { PROJECT_ROOT } from '../../../lib/stack';
 import { newOutdir, removeSynthOutputs, synthService } from './synth';
 
@@ -22,6 +23,8 @@ function findings(outdir: string): string[] {
     .flatMap((r) => r.violations)
     .map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs.map((c) => c.constructPath).join(', ')}`);
 }
+
+const SDK_FROM_RUNTIME = /(?:^|[;}\n])\s*import\s*(?:[^"';]*?\bfrom\s*)?"@(?:aws-sdk|smithy)\/[^"]+"|[=(,;]\s*require\("@(?:aws-sdk|smithy)\/[^"]+"\)/m;
 
 /** `npx cdk synth` exactly as CI and a developer run it: the CLI, cdk.json, bin/app.ts, esbuild, cdk-nag. */
 const cli = { outdir: '', status: null as number | null, output: '' };
@@ -42,20 +45,26 @@ describe('npx cdk synth', () => {
     expect(existsSync(join(cli.outdir, 'LocationReporting-dev.template.json'))).toBe(true);
   });
 
-  it('bundles every function as minified CommonJS with an external source map, at most 1 MB, the AWS SDK inside', () => {
+  it('bundles every function as minified ESM split into chunks with external source maps, at most 1 MB loaded at start, the AWS SDK inside', () => {
     const template = JSON.parse(readFileSync(join(cli.outdir, 'LocationReporting-dev.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: { Runtime?: string; Code?: { S3Key?: string } } }>;
+      Resources: Record<string, { Type: string; Properties: { Runtime?: string; Handler?: string; Code?: { S3Key?: string } } }>;
     };
     const ours = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x');
     expect(ours.length).toBeGreaterThanOrEqual(6);
     for (const fn of ours) {
       const dir = join(cli.outdir, `asset.${String(fn.Properties.Code?.S3Key).replace(/\.zip$/, '')}`);
-      expect(readdirSync(dir).sort()).toEqual(['index.js', 'index.js.map']);
-      expect(statSync(join(dir, 'index.js')).size).toBeLessThanOrEqual(1_000_000);
-      const code = readFileSync(join(dir, 'index.js'), 'utf8');
-      expect(code.trimEnd().endsWith('//# sourceMappingURL=index.js.map')).toBe(true);
-      // A module-level require of the SDK would mean it is taken from the runtime instead of the bundle.
-      expect(code.match(/[=(,;]\s*require\("@(aws-sdk|smithy)\/[^"]+"\)/)?.[0]).toBeUndefined();
+      expect(fn.Properties.Handler).toBe('index.handler');
+      expect(readdirSync(dir).filter((f) => f !== 'chunks').sort()).toEqual(['index.mjs', 'index.mjs.map']);
+      const atStart = filesLoadedAtStart(join(dir, 'index.mjs'));
+      expect(atStart.reduce((bytes, f) => bytes + statSync(f).size, 0)).toBeLessThanOrEqual(1_000_000);
+      const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.mjs'));
+      for (const file of files) {
+        const code = readFileSync(join(dir, file), 'utf8');
+        expect(code.trimEnd().endsWith(`//# sourceMappingURL=${basename(file)}.map`)).toBe(true);
+        // A static import (a statement, not the SDK's error messages that quote one) or a module-level require of
+        // the SDK would mean it is taken from the runtime instead of the bundle.
+        expect(code.match(SDK_FROM_RUNTIME)?.[0]).toBeUndefined();
+      }
     }
   });
 });
