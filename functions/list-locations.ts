@@ -1,5 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { toLocationResponse } from '#shared/locations/model';
@@ -7,10 +5,8 @@ import type { LocationStore } from '#shared/locations/store';
 import { locationStore } from '#commons/dynamo';
 import { organizationOf } from '#commons/identity';
 import type { Provider } from '#commons/lazy';
-import { logger } from '#commons/logger';
-import { metrics } from '#commons/metrics';
+import { observability } from '#commons/observability';
 import { problemErrors } from '#commons/problem-middleware';
-import { captureLambdaHandler } from '#commons/tracer';
 
 export interface ListLocationsDeps {
   readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
@@ -20,9 +16,7 @@ export interface ListLocationsDeps {
 export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
     .use(problemErrors())
-    .use(captureLambdaHandler())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(observability())
     .handler(async (event) => {
       const locations = await (await deps.store()).listLocations(organizationOf(event));
       return {

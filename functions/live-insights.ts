@@ -1,5 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { LocationStore } from '#shared/locations/store';
@@ -7,10 +5,8 @@ import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights
 import { locationStore } from '#commons/dynamo';
 import { organizationOf } from '#commons/identity';
 import type { Provider } from '#commons/lazy';
-import { logger } from '#commons/logger';
-import { metrics } from '#commons/metrics';
+import { observability } from '#commons/observability';
 import { problemErrors } from '#commons/problem-middleware';
-import { captureLambdaHandler } from '#commons/tracer';
 
 export interface LiveInsightsDeps {
   readonly store: Provider<Pick<LocationStore, 'getLiveView'>>;
@@ -22,9 +18,7 @@ export interface LiveInsightsDeps {
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
     .use(problemErrors())
-    .use(captureLambdaHandler())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(observability())
     .handler(async (event) => {
       const organizationId = organizationOf(event);
       const kinds = parseInsightKinds(event.queryStringParameters?.filter);

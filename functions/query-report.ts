@@ -1,6 +1,4 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpContentNegotiation from '@middy/http-content-negotiation';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -12,11 +10,10 @@ import { bodyLimit } from '#commons/body-limit';
 import { reportEngine } from '#commons/engine';
 import { organizationOf } from '#commons/identity';
 import type { Provider } from '#commons/lazy';
-import { logger } from '#commons/logger';
 import { measuredEngine, metrics } from '#commons/metrics';
+import { observability } from '#commons/observability';
 import { problemErrors } from '#commons/problem-middleware';
 import { splitOptionsFromEnv } from '#commons/step-functions-executor';
-import { captureLambdaHandler } from '#commons/tracer';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** http-content-negotiation puts the chosen type on the context. */
@@ -35,9 +32,7 @@ export function createQueryReportHandler(
 ) {
   return middy<Event, APIGatewayProxyResultV2>()
     .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
-    .use(captureLambdaHandler())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(observability())
     .use(httpHeaderNormalizer())
     .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
     .use(bodyLimit(MAX_BODY_BYTES))

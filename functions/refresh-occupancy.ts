@@ -1,17 +1,15 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import type { LocationStore } from '#shared/locations/store';
 import { refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
 import { locationStore } from '#commons/dynamo';
+import { observability } from '#commons/observability';
 import { reportEngine } from '#commons/engine';
 import type { Provider } from '#commons/lazy';
 import { logger } from '#commons/logger';
 import { measuredEngine, metrics } from '#commons/metrics';
-import { captureLambdaHandler } from '#commons/tracer';
 
 export interface RefreshOccupancyDeps {
   readonly store: Provider<Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>>;
@@ -29,9 +27,7 @@ export class RefreshFailedError extends Error {}
  */
 export function createRefreshOccupancyHandler(deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine }) {
   return middy<ScheduledEvent, RefreshSummary>()
-    .use(captureLambdaHandler())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(observability())
     .handler(async () => {
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
       const summary = await refreshOccupancy({ store, engine: measuredEngine(engine), logger }, (deps.now ?? Date.now)());

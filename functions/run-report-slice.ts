@@ -1,5 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
@@ -8,11 +6,11 @@ import type { ReportPlan } from '#shared/report/plan/plan';
 import { encodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import { slicePlan, type SliceRange } from '#shared/report/split/plan-slices';
 import { reportEngine } from '#commons/engine';
+import { observability } from '#commons/observability';
 import type { Provider } from '#commons/lazy';
 import { logger } from '#commons/logger';
 import { measuredEngine, metrics } from '#commons/metrics';
 import { sliceStoreFromEnv, type SliceRef, type SliceResultStore } from '#commons/slice-store';
-import { captureLambdaHandler } from '#commons/tracer';
 
 /**
  * The slice worker: the Step Functions Map task of a splitInterval report (lib/split.ts).
@@ -66,9 +64,7 @@ export function createSliceWorker(
 }
 
 export const handler = middy(createSliceWorker())
-  .use(captureLambdaHandler())
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(logMetrics(metrics, { captureColdStartMetric: true }));
+  .use(observability());
 
 /** What the problem of a failed slice carries through Step Functions (the SliceError message). */
 export interface SliceProblem {

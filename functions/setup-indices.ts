@@ -1,10 +1,7 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { logger } from '#commons/logger';
-import { metrics } from '#commons/metrics';
-import { captureLambdaHandler } from '#commons/tracer';
+import { observability } from '#commons/observability';
 
 /** What the stack passes to the custom resource (CloudFormation hands every value over as a string). */
 interface IndexSetupProperties {
@@ -69,6 +66,4 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
 }
 
 export const handler = middy(createSetupIndicesHandler())
-  .use(captureLambdaHandler())
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(logMetrics(metrics, { captureColdStartMetric: true }));
+  .use(observability());
