@@ -5,7 +5,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
-import { answerReport, REPORT_MEDIA_TYPES, type AnswerOptions, type ReportMediaType } from '#shared/report/query-report';
+import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType, type SplitRunOptions } from '#shared/report/query-report';
 import { bodyLimit } from '#commons/body-limit';
 import { reportEngine } from '#commons/engine';
 import { organizationOf } from '#commons/identity';
@@ -13,7 +13,6 @@ import type { Provider } from '#commons/lazy';
 import { measuredEngine, metrics } from '#commons/metrics';
 import { observability } from '#commons/observability';
 import { problemErrors } from '#commons/problem-middleware';
-import { splitOptionsFromEnv } from '#commons/step-functions-executor';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** http-content-negotiation puts the chosen type on the context. */
@@ -22,13 +21,17 @@ type NegotiatedContext = Context & { preferredMediaType?: ReportMediaType };
 /** Largest report body accepted (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** How split reports run in this process, from the environment (loaded on the first split report). */
+const splitOptionsFromEnv = async (engine: ReportEngine): Promise<SplitRunOptions> =>
+  (await import('#commons/step-functions-executor')).splitOptionsFromEnv(engine);
+
 /**
  * POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine.
- * The Step Functions and S3 clients of a split report load on its first use, not at start.
+ * The split code, the Step Functions and S3 clients of a split report load on its first use, not at start.
  */
 export function createQueryReportHandler(
   engine: Provider<ReportEngine> = reportEngine,
-  split: (engine: ReportEngine) => AnswerOptions = splitOptionsFromEnv,
+  split: (engine: ReportEngine) => SplitRunOptions | Promise<SplitRunOptions> = splitOptionsFromEnv,
 ) {
   return middy<Event, APIGatewayProxyResultV2>()
     .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
@@ -41,7 +44,7 @@ export function createQueryReportHandler(
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await engine());
-      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, split(reports));
+      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { loadSplitOptions: async () => split(reports) });
       metrics.addMetric('ReportTruncated', MetricUnit.Count, headers['X-Report-Truncated'] ? 1 : 0);
       return { statusCode: 200, headers, body };
     });

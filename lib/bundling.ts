@@ -27,8 +27,29 @@ export const BUNDLE_TARGET = 'node22';
 
 export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
 
-/** Packages never to bundle (none: everything, the AWS SDK included, goes into the bundle). */
-export const BUNDLE_EXTERNALS: readonly string[] = [];
+/**
+ * Packages left out of the bundle because no Lambda invocation can reach them; everything else, the
+ * AWS SDK included, goes in. Each is reached only through an `import()` that never runs in Lambda:
+ *
+ * - `bowser` (35 kB), a browser user-agent parser: imported only by the SDK's browser user-agent
+ *   provider (`@aws-sdk/core` client/util-user-agent-browser), which Node clients never call.
+ * - The credential providers after `fromEnv` in the SDK's default chain
+ *   (`@aws-sdk/credential-provider-node` defaultProvider.js, remoteProvider.js: SSO, INI files,
+ *   credential processes, web identity token files, the ECS and EC2 metadata endpoints; with the
+ *   SSO, STS and sign-in clients they pull in, about 85 kB). Lambda always puts the function role's
+ *   credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
+ *   and the chain stops at `fromEnv`, its first link. Only the bundles leave them out: the CLIs and
+ *   tests run from node_modules with the whole chain.
+ */
+export const BUNDLE_EXTERNALS: readonly string[] = [
+  'bowser',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-http',
+  '@smithy/credential-provider-imds',
+];
 
 /** The file Lambda loads (handler `index.handler`); chunks go to `chunks/` beside it. */
 export const BUNDLE_ENTRY_FILE = 'index.mjs';

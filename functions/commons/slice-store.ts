@@ -19,25 +19,18 @@ export interface SliceRef {
 }
 
 /** The S3 SDK and the process's client, loaded and built on first use (only split reports need them). */
-const s3 = lazy(async () => {
-  const sdk = await import('@aws-sdk/client-s3');
-  return { sdk, client: new sdk.S3Client({}) };
-});
+const s3 = lazy(async () => (await import('./s3-client')).createS3Objects());
 
 /** The S3 store of one bucket. */
 export function s3SliceStore(bucket: string): SliceResultStore {
   return {
     async put(body) {
-      const { sdk, client } = await s3();
       const key = `slices/${randomUUID()}.json`;
-      await client.send(new sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
+      await (await s3()).put(bucket, key, body);
       return { bucket, key, bytes: Buffer.byteLength(body) };
     },
     async get(ref) {
-      const { sdk, client } = await s3();
-      const object = await client.send(new sdk.GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
-      if (!object.Body) throw new Error(`slice result s3://${ref.bucket}/${ref.key} has no body`);
-      return object.Body.transformToString('utf-8');
+      return (await s3()).get(ref.bucket, ref.key);
     },
   };
 }

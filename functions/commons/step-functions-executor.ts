@@ -1,7 +1,7 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
-import type { AnswerOptions } from '#shared/report/query-report';
+import type { SplitRunOptions } from '#shared/report/query-report';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
 import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, runPool, type SliceExecutor } from '#shared/report/split/run-split';
@@ -111,17 +111,14 @@ export class SplitInputTooLargeError extends AppError {
 }
 
 /** The Step Functions SDK and the process's client, loaded and built on the first split report. */
-const stepFunctions = lazy(async () => {
-  const sdk = await import('@aws-sdk/client-sfn');
-  return { sdk, client: new sdk.SFNClient({}) };
-});
+const stepFunctions = lazy(async () => (await import('./sfn-client')).createSyncExecutionStarter());
 
 /** StartSyncExecution on one state machine; SDK failures (throttling, network) are 503. */
 export function startSyncExecution(stateMachineArn: string): StartSyncExecution {
   return async (input) => {
-    const { sdk, client } = await stepFunctions();
+    const start = await stepFunctions();
     try {
-      const r = await client.send(new sdk.StartSyncExecutionCommand({ stateMachineArn, input }));
+      const r = await start(stateMachineArn, input);
       return { status: r.status ?? 'FAILED', ...(r.output ? { output: r.output } : {}), ...(r.error ? { error: r.error } : {}), ...(r.cause ? { cause: r.cause } : {}) };
     } catch (e) {
       throw new EngineUnavailableError('The report slices could not be started; try again shortly.', 5, { cause: e });
@@ -136,7 +133,7 @@ let sfn: SliceExecutor | undefined;
  * SPLIT_STATE_MACHINE_ARN (results by reference from SLICE_RESULTS_BUCKET) when set, else an
  * in-process pool of REPORT_SPLIT_CONCURRENCY (default 2) on `engine`; REPORT_MAX_SLICES caps slices.
  */
-export function splitOptionsFromEnv(engine: ReportEngine): AnswerOptions {
+export function splitOptionsFromEnv(engine: ReportEngine): SplitRunOptions {
   const arn = process.env.SPLIT_STATE_MACHINE_ARN;
   if (arn) sfn ??= new StepFunctionsSliceExecutor(startSyncExecution(arn), sliceStoreFromEnv());
   const concurrency = Number(process.env.REPORT_SPLIT_CONCURRENCY ?? DEFAULT_SPLIT_CONCURRENCY);

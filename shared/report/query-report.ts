@@ -1,10 +1,10 @@
 import { AppError } from '../errors';
 import type { ReportEngine, Scope } from './engines/engine';
 import { buildPlan } from './plan/build-plan';
-import { renderCsv } from './render/csv';
+import type { ReportPlan } from './plan/plan';
 import { renderJson } from './render/json';
 import { shapeReport, type ReportModel } from './shape/model';
-import { inProcessSliceExecutor, runSplit, type SliceExecutor, type SplitOptions } from './split/run-split';
+import type { SliceExecutor, SplitOptions } from './split/run-split';
 
 export const REPORT_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 export type ReportMediaType = (typeof REPORT_MEDIA_TYPES)[number];
@@ -23,9 +23,18 @@ export interface ReportAnswer {
  */
 export const MAX_RESPONSE_BODY_BYTES = 5.5 * 1024 * 1024;
 
-export interface AnswerOptions extends SplitOptions {
-  /** Runs the slices of a splitInterval report. @default an in-process pool of 2 on the engine */
+/** How the slices of a splitInterval report run. */
+export interface SplitRunOptions extends SplitOptions {
+  /** @default an in-process pool of 2 on the engine */
   readonly sliceExecutor?: SliceExecutor;
+}
+
+export interface AnswerOptions extends SplitRunOptions {
+  /**
+   * Loads split options on the first split report (the Lambda's Step Functions executor); they take
+   * precedence over `sliceExecutor` and `maxSlices` given here.
+   */
+  readonly loadSplitOptions?: () => Promise<SplitRunOptions>;
   /** @default MAX_RESPONSE_BODY_BYTES */
   readonly maxBodyBytes?: number;
 }
@@ -42,9 +51,7 @@ export async function answerReport(
   options: AnswerOptions = {},
 ): Promise<ReportAnswer> {
   const plan = buildPlan(body);
-  const result = plan.splitInterval
-    ? await runSplit(plan, scope, options.sliceExecutor ?? inProcessSliceExecutor(engine), options)
-    : await engine.run(plan, scope);
+  const result = plan.splitInterval ? await runSplitReport(plan, scope, engine, options) : await engine.run(plan, scope);
   const model = shapeReport(plan, result);
   const headers: Record<string, string> = {
     'Content-Type': mediaType === 'text/csv' ? 'text/csv; charset=utf-8' : 'application/json',
@@ -52,16 +59,31 @@ export async function answerReport(
   };
   if (result.truncated) headers['X-Report-Truncated'] = 'true';
   if (plan.deprecatedFields.length > 0) headers.Deprecation = `@${START_DEPRECATED_AT}`;
-  const rendered = mediaType === 'text/csv' ? renderCsv(model) : renderJson(model);
-  checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES);
+  const rendered = mediaType === 'text/csv' ? await renderCsv(model) : renderJson(model);
+  await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES);
   return { headers, body: rendered };
 }
 
+/*
+ * The split code and the CSV writer are loaded on first use (`import()`): a Lambda bundle with code
+ * splitting (lib/bundling.ts) then neither parses nor runs them at start, and most reports need neither.
+ */
+
+async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions) {
+  const [{ runSplit, inProcessSliceExecutor }, loaded] = await Promise.all([import('./split/run-split'), options.loadSplitOptions?.()]);
+  const split = { ...options, ...loaded };
+  return runSplit(plan, scope, split.sliceExecutor ?? inProcessSliceExecutor(engine), split);
+}
+
+async function renderCsv(model: ReportModel): Promise<string> {
+  return (await import('./render/csv')).renderCsv(model);
+}
+
 /** Never a truncated body: over the limit, a 422 with advice (streaming is not offered by API Gateway). */
-function checkBodySize(body: string, model: ReportModel, mediaType: ReportMediaType, maxBytes: number): void {
+async function checkBodySize(body: string, model: ReportModel, mediaType: ReportMediaType, maxBytes: number): Promise<void> {
   const bytes = Buffer.byteLength(JSON.stringify(body));
   if (bytes <= maxBytes) return;
-  const csvBytes = mediaType === 'text/csv' ? bytes : Buffer.byteLength(JSON.stringify(renderCsv(model)));
+  const csvBytes = mediaType === 'text/csv' ? bytes : Buffer.byteLength(JSON.stringify(await renderCsv(model)));
   throw new ResponseTooLargeError(bytes, maxBytes, csvBytes <= maxBytes ? csvBytes : undefined);
 }
 

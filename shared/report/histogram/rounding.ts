@@ -1,5 +1,5 @@
 import type { HistogramInterval } from '../plan/plan';
-import { ZoneOffsets } from './zone-offsets';
+import { ZoneOffsets } from '../../time/zone-offsets';
 
 /**
  * Date histogram rounding exactly as OpenSearch 2.19 does it (`org.opensearch.common.Rounding`):

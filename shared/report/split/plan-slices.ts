@@ -1,7 +1,8 @@
-import { DateTime, type DateTimeUnit, type DurationLikeObject } from 'luxon';
 import { ValidationError } from '../../errors';
+import { localToInstant } from '../../time/local-time';
+import { intlOffset } from '../../time/zone-offsets';
 import type { FieldDef } from '../fields';
-import { createRounding } from '../histogram/rounding';
+import { createRounding, truncLocal } from '../histogram/rounding';
 import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan } from '../plan/plan';
 
 /**
@@ -30,15 +31,13 @@ export interface PlanSlicesOptions {
   readonly maxSlices?: number;
 }
 
-/** Calendar split units as luxon durations. */
-const GRID_UNIT: Readonly<Record<IntervalUnit, keyof DurationLikeObject>> = {
-  s: 'seconds', m: 'minutes', h: 'hours', d: 'days', w: 'weeks', M: 'months', q: 'quarters', y: 'years',
-};
-const GRID_START: Readonly<Record<IntervalUnit, DateTimeUnit>> = {
-  s: 'second', m: 'minute', h: 'hour', d: 'day', w: 'week', M: 'month', q: 'quarter', y: 'year',
-};
 const FIXED_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
-const FIXED_ANCHOR: Readonly<Record<keyof typeof FIXED_MS, DateTimeUnit>> = { s: 'minute', m: 'hour', h: 'day' };
+/** Fixed split units step from the start of the next larger unit: a minute, an hour, a day (local time). */
+const FIXED_ANCHOR_MS: Readonly<Record<keyof typeof FIXED_MS, number>> = { s: 60_000, m: 3_600_000, h: 86_400_000 };
+/** Calendar split units in days or months. */
+const CALENDAR_STEP: Readonly<Record<'d' | 'w' | 'M' | 'q' | 'y', { readonly days?: number; readonly months?: number }>> = {
+  d: { days: 1 }, w: { days: 7 }, M: { months: 1 }, q: { months: 3 }, y: { months: 12 },
+};
 /** Nominal unit lengths, only to estimate a slice count in an error message. */
 const NOMINAL_MS: Readonly<Record<IntervalUnit, number>> = {
   s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8, M: 2.6298e9, q: 7.8894e9, y: 3.15576e10,
@@ -105,19 +104,37 @@ function splitParts(plan: ReportPlan): SplitParts {
  * lengths from the start of the next larger unit (a 6h split cuts at 00, 06, 12 and 18 local time).
  */
 function splitGrid(from: number, to: number, split: CalendarAmount, zone: string, maxSlices: number): number[] {
-  const fixed = FIXED_MS[split.unit as keyof typeof FIXED_MS];
-  const start = DateTime.fromMillis(from, { zone });
-  const anchor = fixed ? start.startOf(FIXED_ANCHOR[split.unit as keyof typeof FIXED_ANCHOR]) : start.startOf(GRID_START[split.unit]);
-  const step = fixed ? fixed * split.amount : 0;
+  const localFrom = from + intlOffset(zone, from);
   const points: number[] = [];
-  // Fixed steps begin with the first grid point after from, however far the anchor lies behind.
-  for (let k = fixed ? Math.floor((from - anchor.toMillis()) / step) + 1 : 1; ; k++) {
+  const fixed = FIXED_MS[split.unit as keyof typeof FIXED_MS];
+  if (fixed) {
+    const anchor = localToInstant(truncLocal({ kind: 'fixed', ms: FIXED_ANCHOR_MS[split.unit as keyof typeof FIXED_MS], text: '' }, localFrom), zone);
+    const step = fixed * split.amount;
+    // The first grid point after from, however far the anchor lies behind.
+    for (let t = anchor + (Math.floor((from - anchor) / step) + 1) * step; t < to; t += step) {
+      if (points.length + 1 >= maxSlices) throw tooManySlices(from, to, split, maxSlices);
+      points.push(t);
+    }
+    return points;
+  }
+  const unit = split.unit as keyof typeof CALENDAR_STEP;
+  const anchor = truncLocal({ kind: 'calendar', unit, text: split.text }, localFrom);
+  const { days = 0, months = 0 } = CALENDAR_STEP[unit];
+  for (let k = 1; ; k++) {
     // From the anchor each time, so that month ends never drift (Jan 31 + 1 month + 1 month).
-    const t = fixed ? anchor.toMillis() + k * step : anchor.plus({ [GRID_UNIT[split.unit]]: k * split.amount }).toMillis();
+    const local = addCalendar(anchor, days * k * split.amount, months * k * split.amount);
+    const t = Number.isFinite(local) ? localToInstant(local, zone) : NaN;
     if (!(t < to)) return points; // also ends on an invalid (NaN) date far beyond the range
     if (points.length + 1 >= maxSlices) throw tooManySlices(from, to, split, maxSlices);
     if (t > from) points.push(t);
   }
+}
+
+/** Local ms `days` days and `months` months after the local unit start `localMs` (a day or month start). */
+function addCalendar(localMs: number, days: number, months: number): number {
+  const d = new Date(localMs);
+  d.setUTCFullYear(d.getUTCFullYear(), d.getUTCMonth() + months, d.getUTCDate() + days);
+  return d.getTime();
 }
 
 /** Each grid point moved down to its bucket start; points that collapse or leave (from, to) are dropped. */

@@ -74,3 +74,26 @@ describe('wallClockToInstant', () => {
     expect(new Date(wallClockToInstant({ year: 2024, month: 12, day: 31 }, 1440, 'Europe/Berlin')).toISOString()).toBe('2024-12-31T23:00:00.000Z');
   });
 });
+
+describe('wallClockToInstant at the edges of the time zone database', () => {
+  test('maps a skipped midnight to the instant the clocks jump (Chile, 2024-09-08 00:00 → 01:00 -03)', () => {
+    expect(new Date(wallClockToInstant({ year: 2024, month: 9, day: 8 }, 0, 'America/Santiago')).toISOString()).toBe('2024-09-08T04:00:00.000Z');
+  });
+
+  test('handles a half-hour DST shift (Lord Howe, 2024-10-06 02:15 does not exist → 02:30 +11)', () => {
+    expect(new Date(wallClockToInstant({ year: 2024, month: 10, day: 6 }, 135, 'Australia/Lord_Howe')).toISOString()).toBe('2024-10-05T15:30:00.000Z');
+    // 03:00 +11 exists once.
+    expect(new Date(wallClockToInstant({ year: 2024, month: 10, day: 6 }, 180, 'Australia/Lord_Howe')).toISOString()).toBe('2024-10-05T16:00:00.000Z');
+  });
+
+  test('a day whose midnight is skipped lasts 23 hours', () => {
+    const period = currentOpenPeriod(sunday('00:00', '24:00'), 'America/Santiago', at('2024-09-08T12:00:00Z'))!;
+    expect(iso(period)).toEqual({ start: '2024-09-08T04:00:00.000Z', end: '2024-09-09T03:00:00.000Z' });
+  });
+
+  test('names an unknown time zone', () => {
+    const open = () => currentOpenPeriod(sunday('08:00', '20:00'), 'Mars/Olympus_Mons', at('2024-06-02T10:00:00Z'));
+    expect(open).toThrow(RangeError);
+    expect(open).toThrow('unknown time zone Mars/Olympus_Mons');
+  });
+});

@@ -38,6 +38,18 @@ describe('planSlices: calendar split intervals in the histogram time zone', () =
     expect(cut).toEqual(['2024-03-30T00:00:00.000Z', '2024-03-30T23:00:00.000Z', '2024-03-31T22:00:00.000Z', '2024-04-01T12:00:00.000Z']);
   });
 
+  test('cuts a day whose midnight the clocks skip at the instant they jump (Santiago, 8 September 2024: 00:00 -04 → 01:00 -03)', () => {
+    // Local midnights: 7 Sep 04:00Z; 8 Sep does not exist, the day starts at 01:00 -03 = 04:00Z; 9 and 10 Sep 03:00Z.
+    const cut = edges('2024-09-07T04:00:00Z', '2024-09-10T03:00:00Z', '1h', '1d', 'America/Santiago');
+    expect(cut).toEqual(['2024-09-07T04:00:00.000Z', '2024-09-08T04:00:00.000Z', '2024-09-09T03:00:00.000Z', '2024-09-10T03:00:00.000Z']);
+  });
+
+  test('steps fixed split units in exact hours from local midnight, also across a DST change (6h on 31 March in Berlin)', () => {
+    // Local midnight 30 Mar 23:00Z; +6 h steps: 05:00Z, 11:00Z, 17:00Z (07:00, 13:00, 19:00 CEST after the change).
+    const cut = edges('2024-03-30T23:00:00Z', '2024-03-31T22:00:00Z', '1h', '6h', 'Europe/Berlin');
+    expect(cut).toEqual(['2024-03-30T23:00:00.000Z', '2024-03-31T05:00:00.000Z', '2024-03-31T11:00:00.000Z', '2024-03-31T17:00:00.000Z', '2024-03-31T22:00:00.000Z']);
+  });
+
   test('starts weeks on Monday: from Wednesday 1 May, cuts fall on Mondays 6 and 13 May', () => {
     expect(edges('2024-05-01T00:00:00Z', '2024-05-15T00:00:00Z', '1d', '1w')).toEqual([
       '2024-05-01T00:00:00.000Z',

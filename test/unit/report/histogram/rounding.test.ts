@@ -1,5 +1,5 @@
 import { createRounding } from '#shared/report/histogram/rounding';
-import { ZoneOffsets, intlOffset } from '#shared/report/histogram/zone-offsets';
+import { ZoneOffsets, intlOffset } from '#shared/time/zone-offsets';
 import { parseHistogramInterval } from '#shared/report/plan/time';
 
 /**

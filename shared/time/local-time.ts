@@ -1,0 +1,65 @@
+import { intlOffset, ZoneOffsets } from './zone-offsets';
+
+/**
+ * Wall-clock time in an IANA time zone, from the platform's time zone database (`Intl`, through
+ * ./zone-offsets.ts, the same lookup the histogram rounding uses). "Local ms" is a wall-clock time
+ * written as if it were UTC: `Date.UTC(year, month - 1, day, hour, minute)`.
+ */
+
+/** A calendar date; month 1–12. */
+export interface LocalDate {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+}
+
+const DAY = 86_400_000;
+
+/** The local date of an instant in `zone`, with its ISO weekday (1 = Monday … 7 = Sunday). Throws a RangeError for an unknown zone. */
+export function localDateOf(utcMs: number, zone: string): LocalDate & { readonly weekday: number } {
+  const d = new Date(utcMs + offsetOf(zone, utcMs));
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: ((d.getUTCDay() + 6) % 7) + 1 };
+}
+
+/** The calendar date `days` after `date` (negative: before). */
+export function addDays(date: LocalDate, days: number): LocalDate {
+  const d = new Date(localMsOf(date) + days * DAY);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
+/** Local ms of `minutes` after midnight of `date`. */
+export function localMsOf(date: LocalDate, minutes = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(date.year, date.month - 1, date.day);
+  return d.getTime() + minutes * 60_000;
+}
+
+/**
+ * The instant of a wall-clock time in `zone`. A time that occurs twice (clocks going back) is its
+ * first occurrence; a time that does not exist (clocks going forward) is the instant the clocks jump,
+ * the first instant whose wall-clock time is after it.
+ */
+export function localToInstant(localMs: number, zone: string): number {
+  offsetOf(zone, localMs); // an unknown zone fails here, with its name
+  const offsets = ZoneOffsets.scan(zone, localMs - 2 * DAY, localMs + 2 * DAY);
+  let first = Infinity;
+  for (const [i, p] of offsets.periods.entries()) {
+    const utc = localMs - p.offset;
+    if (offsets.indexAt(utc) === i) first = Math.min(first, utc);
+  }
+  if (first !== Infinity) return first;
+  for (const [i, p] of offsets.periods.entries()) {
+    const previous = offsets.periods[i - 1]?.offset;
+    if (previous !== undefined && localMs >= p.start + previous && localMs < p.start + p.offset) return p.start;
+  }
+  throw new Error(`no instant for local time ${new Date(localMs).toISOString().slice(0, 19)} in ${zone}`);
+}
+
+/** The zone's offset at an instant; a RangeError naming the zone when `Intl` does not know it. */
+function offsetOf(zone: string, utcMs: number): number {
+  try {
+    return intlOffset(zone, utcMs);
+  } catch (e) {
+    throw new RangeError(`unknown time zone ${zone}`, { cause: e });
+  }
+}
