@@ -4,6 +4,7 @@ import {
   ComparisonOperator,
   type IMetric,
   MathExpression,
+  Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -15,6 +16,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from './service-function';
 
 export interface ObservabilityProps {
   readonly api: IHttpApi;
@@ -40,7 +42,8 @@ export interface ObservabilityProps {
 
 /**
  * Alarms that say the service is failing its users: 5xx answers of the API, errors and throttles of
- * every function, occupancy refreshes that fail (errors, or anything in the dead-letter queue), failed
+ * every function, occupancy refreshes that fail (errors, locations that failed, or anything in the
+ * dead-letter queue), failed
  * split executions, and an OpenSearch domain that is red, blocks writes or runs out of disk. Every
  * alarm notifies one SNS topic. The functions emit their own logs, metrics and traces through
  * Powertools (configured by `ServiceFunction`).
@@ -83,6 +86,20 @@ export class Observability extends Construct {
 
     this.alarm('RefreshFailures', 'Occupancy refresh failed in 2 of the last 3 runs (live occupancy goes stale)', {
       metric: props.refresh.fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 1,
+      exclusive: false,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    // A failing location does not fail the run (the others are refreshed); the function counts them.
+    this.alarm('RefreshLocationFailures', 'Occupancy refresh failed for some locations in 2 of the last 3 runs (their live occupancy goes stale; see the refresh logs)', {
+      metric: new Metric({
+        namespace: DEFAULT_METRICS_NAMESPACE,
+        metricName: 'OccupancyRefreshFailures',
+        dimensionsMap: { service: DEFAULT_SERVICE_NAME },
+        period: fiveMinutes,
+        statistic: 'Sum',
+      }),
       threshold: 1,
       exclusive: false,
       evaluationPeriods: 3,

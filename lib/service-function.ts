@@ -74,6 +74,11 @@ export interface ServiceFunctionProps
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
+/** Powertools service name of every function (also the `service` dimension of its metrics). */
+export const DEFAULT_SERVICE_NAME = 'location-reporting';
+/** CloudWatch namespace of the functions' own metrics (functions/commons/metrics.ts). */
+export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
+
 /**
  * A Lambda function as every function of this service is built: Node.js 22 on ARM64, X-Ray active
  * tracing, its own log group with a retention, a role that may write only to that log group (no
@@ -108,8 +113,8 @@ export class ServiceFunction extends NodejsFunction {
       role,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: serviceName ?? 'location-reporting',
-        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace ?? 'LocationReporting',
+        POWERTOOLS_SERVICE_NAME: serviceName ?? DEFAULT_SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: logLevel ?? 'INFO',
         ...environment,
       },

@@ -384,6 +384,24 @@ describe('the service stack with the default context (cdk.json)', () => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     });
 
+    it('alarms when some locations fail to refresh in 2 of 3 runs, on the metric the refresh function emits', () => {
+      // functions/refresh-occupancy.ts: metrics.addMetric('OccupancyRefreshFailures', …) with Powertools' service dimension.
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'LocationReporting',
+        MetricName: 'OccupancyRefreshFailures',
+        Dimensions: [{ Name: 'service', Value: 'location-reporting' }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+      });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'location-reporting', POWERTOOLS_METRICS_NAMESPACE: 'LocationReporting' }) },
+      });
+    });
+
     it('notifies one TLS-only topic from every alarm', () => {
       const topics = Object.keys(resourcesOf(template, 'AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
