@@ -6,6 +6,7 @@ import { locationStore } from '#commons/dynamo';
 import { organizationOf } from '#commons/identity';
 import type { Provider } from '#commons/lazy';
 import { observability } from '#commons/observability';
+import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/json-only';
 import { problemErrors } from '#commons/problem-middleware';
 
 export interface ListLocationsDeps {
@@ -15,8 +16,9 @@ export interface ListLocationsDeps {
 /** GET /locations: the caller's organization's locations, ordered by id, in the spec's shape. */
 export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(problemErrors())
+    .use(problemErrors({ availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(observability())
+    .use(jsonOnly())
     .handler(async (event) => {
       const locations = await (await deps.store()).listLocations(organizationOf(event));
       return {

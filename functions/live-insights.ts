@@ -6,6 +6,7 @@ import { locationStore } from '#commons/dynamo';
 import { organizationOf } from '#commons/identity';
 import type { Provider } from '#commons/lazy';
 import { observability } from '#commons/observability';
+import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/json-only';
 import { problemErrors } from '#commons/problem-middleware';
 
 export interface LiveInsightsDeps {
@@ -17,8 +18,9 @@ export interface LiveInsightsDeps {
 /** GET /locations/{locationId}/insights/live?filter=occupancy, from the occupancy cache. */
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(problemErrors())
+    .use(problemErrors({ availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(observability())
+    .use(jsonOnly())
     .handler(async (event) => {
       const organizationId = organizationOf(event);
       const kinds = parseInsightKinds(event.queryStringParameters?.filter);

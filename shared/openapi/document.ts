@@ -30,6 +30,7 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
           responses: {
             '200': { description: 'Locations', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Location' } } } } },
             '401': errors['401'],
+            '406': problemResponse('Accept does not allow application/json.'),
           },
         },
       },
@@ -45,6 +46,7 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
             '200': { description: 'Live insights', content: { 'application/json': { schema: { $ref: '#/components/schemas/LiveInsights' } } } },
             ...errors,
             '404': problemResponse("Unknown location, or another organization's."),
+            '406': problemResponse('Accept does not allow application/json.'),
           },
         },
       },

@@ -49,3 +49,14 @@ test('answers 401 problem+json when the token carries no organization', async ()
   expect(response.headers['content-type']).toBe('application/problem+json');
   expect(response.json()).toMatchObject({ status: 401, title: 'Unauthorized' });
 });
+
+test('answers 406 naming application/json for an Accept it cannot serve, and JSON for */* or application/*', async () => {
+  const handler = createListLocationsHandler({ store: () => table.store });
+  const refused = await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, headers: { accept: 'text/csv' } });
+  expect(refused.status).toBe(406);
+  expect(refused.headers['content-type']).toBe('application/problem+json');
+  expect(refused.json()).toMatchObject({ status: 406, detail: 'Allowed values of Accept: application/json.' });
+  for (const accept of ['*/*', 'application/*', 'text/csv;q=0.5, application/json']) {
+    expect((await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, headers: { accept } })).status).toBe(200);
+  }
+});

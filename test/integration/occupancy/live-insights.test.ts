@@ -98,3 +98,17 @@ test('is 400 problem+json naming the query parameter when filter is missing or n
 test('is 401 without an organization in the token, before looking at anything else', async () => {
   expect((await live(null, 'berlin-mall')).status).toBe(401);
 });
+
+test('answers 406 naming application/json for Accept: text/csv, before looking anything up', async () => {
+  const store = { getLiveView: () => Promise.reject(new Error('must not be called')) };
+  const response = await invoke(createLiveInsightsHandler({ store: () => store, now: () => NOW }), {
+    method: 'GET',
+    path: '/locations/berlin-mall/insights/live',
+    pathParameters: { locationId: 'berlin-mall' },
+    query: { filter: 'occupancy' },
+    org: ORG_A,
+    headers: { accept: 'text/csv' },
+  });
+  expect(response.status).toBe(406);
+  expect(response.json()).toMatchObject({ status: 406, detail: 'Allowed values of Accept: application/json.' });
+});
