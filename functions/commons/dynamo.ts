@@ -1,15 +1,17 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LocationStore } from '#shared/locations/store';
 import { lazy } from './lazy';
+import { traced } from './tracer';
 
 /**
  * The process's document client, built once on first use from DYNAMODB_ENDPOINT (optional) and
- * AWS_REGION. The DynamoDB SDK is loaded then, not at import (./dynamo-client holds the factory).
+ * AWS_REGION. The DynamoDB SDK is loaded then, not at import (./dynamo-client holds the factory);
+ * in Lambda its calls are traced by name.
  */
 export const documentClient: () => Promise<DynamoDBDocumentClient> = lazy(async () => {
   const { createDocumentClient } = await import('./dynamo-client');
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  return createDocumentClient(endpoint ? { endpoint } : {});
+  return traced(createDocumentClient(endpoint ? { endpoint } : {}));
 });
 
 /** The table of locations, sensor groups and the occupancy cache: TABLE_NAME. */

@@ -5,8 +5,8 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
  * (not of '@aws-sdk/client-s3' itself, whose namespace object would keep every command and schema
  * of the package) lets esbuild drop the rest of the SDK client.
  */
-export function createS3Objects() {
-  const client = new S3Client({});
+export function createS3Objects(wrap: (client: S3Client) => S3Client = (c) => c) {
+  const client = wrap(new S3Client({}));
   return {
     async put(bucket: string, key: string, body: string): Promise<void> {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));

@@ -5,8 +5,8 @@ import { SFNClient, StartSyncExecutionCommand, type StartSyncExecutionCommandOut
  * whose namespace object would keep every command and schema of the package) lets esbuild drop the
  * rest of the SDK client.
  */
-export function createSyncExecutionStarter() {
-  const client = new SFNClient({});
+export function createSyncExecutionStarter(wrap: (client: SFNClient) => SFNClient = (c) => c) {
+  const client = wrap(new SFNClient({}));
   return (stateMachineArn: string, input: string): Promise<StartSyncExecutionCommandOutput> =>
     client.send(new StartSyncExecutionCommand({ stateMachineArn, input }));
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lazy } from './lazy';
+import { tracer } from './tracer';
 
 /**
  * Where a slice result too large for the Step Functions state payload goes: the worker puts it, the
@@ -19,7 +20,10 @@ export interface SliceRef {
 }
 
 /** The S3 SDK and the process's client, loaded and built on first use (only split reports need them). */
-const s3 = lazy(async () => (await import('./s3-client')).createS3Objects());
+const s3 = lazy(async () => {
+  const [{ createS3Objects }, t] = await Promise.all([import('./s3-client'), tracer()]);
+  return createS3Objects((client) => t?.captureAWSv3Client(client) ?? client);
+});
 
 /** The S3 store of one bucket. */
 export function s3SliceStore(bucket: string): SliceResultStore {

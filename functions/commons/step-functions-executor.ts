@@ -7,6 +7,7 @@ import type { Slice } from '#shared/report/split/plan-slices';
 import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, runPool, type SliceExecutor } from '#shared/report/split/run-split';
 import type { SliceOutput, SliceProblem } from '../run-report-slice';
 import { lazy } from './lazy';
+import { tracer } from './tracer';
 import { sliceStoreFromEnv, type SliceResultStore } from './slice-store';
 
 /** Step Functions' limit on an execution's input and on every state's output. */
@@ -111,7 +112,10 @@ export class SplitInputTooLargeError extends AppError {
 }
 
 /** The Step Functions SDK and the process's client, loaded and built on the first split report. */
-const stepFunctions = lazy(async () => (await import('./sfn-client')).createSyncExecutionStarter());
+const stepFunctions = lazy(async () => {
+  const [{ createSyncExecutionStarter }, t] = await Promise.all([import('./sfn-client'), tracer()]);
+  return createSyncExecutionStarter((client) => t?.captureAWSv3Client(client) ?? client);
+});
 
 /** StartSyncExecution on one state machine; SDK failures (throttling, network) are 503. */
 export function startSyncExecution(stateMachineArn: string): StartSyncExecution {

@@ -56,3 +56,12 @@ export function captureLambdaHandler(): middy.MiddlewareObj {
     },
   };
 }
+
+/**
+ * An AWS SDK v3 client whose calls appear in traces as named subsegments (service, operation,
+ * retries, request id) instead of bare HTTPS calls; the same client, untouched, where tracing is off.
+ */
+export async function traced<T>(client: T): Promise<T> {
+  const t = await tracer();
+  return t ? t.captureAWSv3Client(client) : client;
+}
