@@ -10,6 +10,7 @@ import { resolveSource, type FieldMention } from './resolve-source';
 import { canonicalTimeZone, parseAmount, parseHistogramInterval, parseIsoTimestamp } from './time';
 
 const MAX_FILTERS_BUCKETS = 100;
+const AUTO_SPLIT = { kind: 'auto', text: 'auto' } as const;
 
 /**
  * Request body → ReportPlan. Structural errors come from the zod schema; then the collection is
@@ -38,7 +39,8 @@ class PlanBuilder {
     const nestedFilters = compact((request.nestedFilters ?? []).map((nf, i) => this.nestedFilter(nf, `/nestedFilters/${i}`)));
     const timeRange = intersectTimeRanges(filters);
     const pipeline = this.pipeline(request.aggregations, nestedFilters, timeRange);
-    const splitInterval = request.splitInterval === undefined ? undefined : parseAmount(request.splitInterval);
+    const splitInterval =
+      request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
     if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
     if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
     return {

@@ -14,7 +14,7 @@ export interface ReportPlan {
   readonly pipeline: readonly AggNode[];
   /** Intersection of the root timestamp range filters, if any. */
   readonly timeRange?: TimeRange;
-  readonly splitInterval?: CalendarAmount;
+  readonly splitInterval?: SplitInterval;
   /** Deprecated fields the request names (answered with a Deprecation header). */
   readonly deprecatedFields: readonly string[];
 }
@@ -53,6 +53,15 @@ export const STAT_NAMES: readonly StatName[] = ['min', 'max', 'avg', 'sum', 'cou
 export type IntervalUnit = 's' | 'm' | 'h' | 'd' | 'w' | 'M' | 'q' | 'y';
 
 /** `<amount><unit>` as written in a request. */
+/** How a split report is cut: a fixed grid of `<n><unit>`, or `auto` (./split/run-split.ts). */
+export type SplitInterval = CalendarAmount | AutoSplit;
+
+/** `splitInterval: "auto"`: as few equal slices as fit the engine's bucket limit. */
+export interface AutoSplit {
+  readonly kind: 'auto';
+  readonly text: 'auto';
+}
+
 export interface CalendarAmount {
   readonly amount: number;
   readonly unit: IntervalUnit;

@@ -3,7 +3,7 @@ import { localToInstant } from '../../time/local-time';
 import { intlOffset } from '../../time/zone-offsets';
 import type { FieldDef } from '../fields';
 import { createRounding, truncLocal } from '../histogram/rounding';
-import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan } from '../plan/plan';
+import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan, SplitInterval } from '../plan/plan';
 
 /**
  * splitInterval planning: [from, to) is cut on a grid of the split interval in the histogram's time
@@ -49,12 +49,36 @@ const NOMINAL_MS: Readonly<Record<IntervalUnit, number>> = {
  */
 export function planSlices(plan: ReportPlan, options: PlanSlicesOptions = {}): Slice[] {
   const { histogram, from, to, split } = splitParts(plan);
+  if ('kind' in split) throw new Error('splitInterval auto has no grid: use planEvenSlices');
   if (from >= to) return [];
   const maxSlices = options.maxSlices ?? DEFAULT_MAX_SLICES;
   // The engines' own rounding (OpenSearch's, DST gaps and overlaps included), so cuts are real bucket starts.
   const rounding = createRounding(histogram.interval, histogram.timeZone, from, to);
   const cuts = alignCuts(splitGrid(from, to, split, histogram.timeZone, maxSlices), (t) => rounding.round(t), from, to);
-  const edges = [from, ...cuts, to];
+  return slicesBetween(plan, [from, ...cuts, to]);
+}
+
+/**
+ * `parts` slices of about equal length (for `splitInterval: "auto"`): the range is cut at equal
+ * distances and every cut moved down to the start of its histogram bucket, so no bucket is shared;
+ * fewer slices when cuts collapse (never more slices than buckets).
+ */
+export function planEvenSlices(plan: ReportPlan, parts: number): Slice[] {
+  const { histogram, from, to } = splitParts(plan);
+  if (from >= to) return [];
+  const rounding = createRounding(histogram.interval, histogram.timeZone, from, to);
+  const points = Array.from({ length: Math.max(1, Math.floor(parts)) - 1 }, (_, i) => from + Math.floor(((i + 1) * (to - from)) / parts));
+  return slicesBetween(plan, [from, ...alignCuts(points, (t) => rounding.round(t), from, to), to]);
+}
+
+/** About how many buckets the plan's histogram has over its time range (nominal lengths for calendar units). */
+export function histogramBucketEstimate(plan: ReportPlan): number {
+  const { histogram, from, to } = splitParts(plan);
+  const ms = histogram.interval.kind === 'fixed' ? histogram.interval.ms : NOMINAL_MS[histogram.interval.unit];
+  return Math.max(0, Math.ceil((to - from) / ms));
+}
+
+function slicesBetween(plan: ReportPlan, edges: readonly number[]): Slice[] {
   return edges.slice(1).map((end, i) => {
     const range = { from: edges[i] as number, to: end };
     return { ...range, plan: slicePlan(plan, range) };
@@ -85,7 +109,7 @@ interface SplitParts {
   readonly histogram: DateHistogramAggNode;
   readonly from: number;
   readonly to: number;
-  readonly split: CalendarAmount;
+  readonly split: SplitInterval;
 }
 
 /** The parts planning needs; buildPlan has already answered 400 when one is missing. */

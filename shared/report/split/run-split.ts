@@ -2,7 +2,7 @@ import { AppError, InternalError } from '../../errors';
 import type { EngineResult, ReportEngine, Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
 import { mergeResults } from './merge';
-import { planSlices, type Slice } from './plan-slices';
+import { DEFAULT_MAX_SLICES, histogramBucketEstimate, planEvenSlices, planSlices, type Slice } from './plan-slices';
 
 /**
  * Runs the slices of a split plan. Locally an in-process pool on the engine
@@ -30,14 +30,48 @@ export const DEFAULT_SPLIT_CONCURRENCY = 2;
  * unsplit plan's whenever that one fits in the engine's bucket limit.
  */
 export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions = {}): Promise<EngineResult> {
+  if (plan.splitInterval && 'kind' in plan.splitInterval) return runAutoSplit(plan, scope, executor, options);
   const slices = planSlices(plan, options);
-  if (slices.length === 0) return mergeResults([]);
-  let results: readonly EngineResult[];
   try {
-    results = await executor.runSlices(plan, slices, scope);
+    return await runSlices(plan, slices, scope, executor);
   } catch (e) {
     throw explainSliceFailure(e, plan);
   }
+}
+
+/** `auto` starts with one slice per this many histogram buckets: a quarter of OpenSearch's default limit (65,535), room for a few series under each. */
+export const AUTO_BUCKETS_PER_SLICE = 16_384;
+/** How many times finer `auto` cuts after a slice was refused for too many buckets. */
+export const AUTO_REFINE_FACTOR = 4;
+
+/**
+ * `splitInterval: "auto"`: equal slices at bucket edges, as few as expected to fit (one per
+ * AUTO_BUCKETS_PER_SLICE histogram buckets, often one: the report runs unsplit); when a slice is
+ * refused for too many buckets, the whole range is cut AUTO_REFINE_FACTOR times finer and run again,
+ * up to the slice cap. The bucket limit is the engine's own (a cluster setting for OpenSearch), so
+ * it is learnt from the refusal rather than configured twice.
+ */
+async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
+  const maxSlices = options.maxSlices ?? DEFAULT_MAX_SLICES;
+  let parts = Math.min(maxSlices, Math.max(1, Math.ceil(histogramBucketEstimate(plan) / AUTO_BUCKETS_PER_SLICE)));
+  let slices = planEvenSlices(plan, parts);
+  for (;;) {
+    try {
+      return await runSlices(plan, slices, scope, executor);
+    } catch (e) {
+      if (!(e instanceof AppError && e.slug === 'too-many-buckets')) throw explainSliceFailure(e, plan);
+      parts = Math.min(maxSlices, parts * AUTO_REFINE_FACTOR);
+      const finer = planEvenSlices(plan, parts);
+      // Stop at the slice cap, or where cutting finer adds no slice (one bucket per slice already).
+      if (finer.length <= slices.length) throw explainSliceFailure(e, plan, slices.length);
+      slices = finer;
+    }
+  }
+}
+
+async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor): Promise<EngineResult> {
+  if (slices.length === 0) return mergeResults([]);
+  const results = await executor.runSlices(plan, slices, scope);
   if (results.length !== slices.length) {
     throw new InternalError({ cause: new Error(`${results.length} results for ${slices.length} slices`) });
   }
@@ -81,24 +115,26 @@ export async function runPool<T, R>(items: readonly T[], concurrency: number, ta
  * A too_many_buckets refusal of one slice means the split interval is still too coarse: say so.
  * Other AppErrors pass unchanged; anything else is a bug (500, cause logged, never sent).
  */
-function explainSliceFailure(e: unknown, plan: ReportPlan): AppError {
+function explainSliceFailure(e: unknown, plan: ReportPlan, slices?: number): AppError {
   if (!(e instanceof AppError)) return new InternalError({ cause: e });
   if (e.slug !== 'too-many-buckets') return e;
   const limit = typeof e.extensions.maxBuckets === 'number' ? e.extensions.maxBuckets : undefined;
-  return new SliceTooManyBucketsError(limit, plan.splitInterval?.text ?? '', { cause: e });
+  return new SliceTooManyBucketsError(limit, plan.splitInterval?.text ?? '', { cause: e, slices });
 }
 
 /** 422: one slice alone is over the bucket limit. Same problem type as the unsplit refusal. */
 export class SliceTooManyBucketsError extends AppError {
-  constructor(readonly limit: number | undefined, splitInterval: string, options?: ErrorOptions) {
+  constructor(readonly limit: number | undefined, splitInterval: string, options?: ErrorOptions & { readonly slices?: number | undefined }) {
     const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
-    super(
-      422,
-      'too-many-buckets',
-      'Too many buckets',
-      `Even one slice of splitInterval "${splitInterval}" would create more buckets than ${limitText}. ` +
-        'Use a smaller splitInterval, a coarser dateHistogram interval, or fewer series.',
-      { ...options, extensions: { ...(limit === undefined ? {} : { maxBuckets: limit }), splitInterval } },
-    );
+    const detail =
+      splitInterval === 'auto'
+        ? `Even cut into ${options?.slices ?? 'the most allowed'} slices (splitInterval "auto"), one slice would create more buckets than ${limitText}. ` +
+          'Use a coarser dateHistogram interval, fewer series, or a shorter time range.'
+        : `Even one slice of splitInterval "${splitInterval}" would create more buckets than ${limitText}. ` +
+          'Use a smaller splitInterval, a coarser dateHistogram interval, or fewer series.';
+    super(422, 'too-many-buckets', 'Too many buckets', detail, {
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+      extensions: { ...(limit === undefined ? {} : { maxBuckets: limit }), splitInterval },
+    });
   }
 }

@@ -101,6 +101,13 @@ describe.each(ENGINES)('one year of quarter hours by label on $name', (harness) 
     expect(lines[1_098]).toBe('2024-12-31T16:00:00.000Z,16,10,7');
   });
 
+  test('is answered with splitInterval auto exactly as with 1M (8-hour buckets: refused whole, answered in 4 slices)', async () => {
+    // 1,098 buckets × (1 + 3 labels) > 2,000 unsplit; a quarter of the year is about 275 × 4 = 1,100.
+    const auto = await query(yearReport('8h', 'auto'), 'text/csv');
+    expect(auto.status).toBe(200);
+    expect(auto.body).toBe((await query(yearReport('8h', '1M'), 'text/csv')).body);
+  });
+
   test('is still refused with 422 naming the split interval when one slice is over the limit (1y)', async () => {
     const response = await query(yearReport('15m', '1y'));
     expect(response.status).toBe(422);

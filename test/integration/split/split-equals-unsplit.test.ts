@@ -51,7 +51,7 @@ const report = fc
     tail: fc.constantFrom(...TAILS),
     fromMinute: fc.integer({ min: -2 * 1440, max: (WINDOW_DAYS - 2) * 1440 }),
     minutes: fc.integer({ min: 60, max: 40 * 1440 }),
-    splitInterval: fc.constantFrom('6h', '12h', '1d', '3d', '1w', '2w', '1M', '1q', '1y'),
+    splitInterval: fc.constantFrom('6h', '12h', '1d', '3d', '1w', '2w', '1M', '1q', '1y', 'auto'),
     onlyL1: fc.boolean(),
   })
   .map((r) => {

@@ -1,6 +1,6 @@
 import { ValidationError } from '#shared/errors';
 import { buildPlan } from '#shared/report/plan/build-plan';
-import { planSlices } from '#shared/report/split/plan-slices';
+import { histogramBucketEstimate, planEvenSlices, planSlices } from '#shared/report/split/plan-slices';
 
 /** A split plan over [from, to) with a histogram of `interval` in `timeZone`, by terms on label. */
 function plan(from: string, to: string, interval: string, splitInterval: string, timeZone = 'UTC') {
@@ -178,5 +178,28 @@ describe('planSlices: the slice cap', () => {
     const year = plan('2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '15m', '1d');
     expect(() => planSlices(year, { maxSlices: 365 })).toThrow(ValidationError);
     expect(planSlices(year, { maxSlices: 366 })).toHaveLength(366);
+  });
+});
+
+describe('planEvenSlices (splitInterval "auto")', () => {
+  /** Edges of `parts` even slices of a daily Berlin histogram over March 2024 (31 local days, 30 days 23 h). */
+  const even = (parts: number) => {
+    const slices = planEvenSlices(plan('2024-02-29T23:00:00Z', '2024-03-31T22:00:00Z', '1d', 'auto', 'Europe/Berlin'), parts);
+    return [...slices.map((s) => s.from), ...slices.slice(-1).map((s) => s.to)].map((t) => new Date(t).toISOString());
+  };
+
+  test('cuts at equal distances moved down to local midnight', () => {
+    // The midpoint 2024-03-16T10:30Z lies in the local day of 16 March, which starts at 2024-03-15T23:00Z.
+    expect(even(2)).toEqual(['2024-02-29T23:00:00.000Z', '2024-03-15T23:00:00.000Z', '2024-03-31T22:00:00.000Z']);
+  });
+
+  test('never gives more slices than buckets, nor an empty one', () => {
+    const edges = even(1000);
+    expect(edges).toHaveLength(32); // 31 one-day slices
+    expect(edges.slice(-2)).toEqual(['2024-03-30T23:00:00.000Z', '2024-03-31T22:00:00.000Z']); // the 23-hour day
+  });
+
+  test('estimates the bucket count from the range and interval', () => {
+    expect(histogramBucketEstimate(plan('2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z', '15m', 'auto'))).toBe(366 * 96);
   });
 });

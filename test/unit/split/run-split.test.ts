@@ -122,6 +122,61 @@ describe('runSplit with the in-process executor', () => {
   });
 });
 
+describe('runSplit with splitInterval "auto"', () => {
+  /** The reference engine with a bucket limit: histogram buckets plus label buckets of one run. */
+  class LimitedEngine extends HourlyLabelEngine {
+    constructor(private readonly limit: number) {
+      super(docs);
+    }
+
+    override async run(plan: ReportPlan): Promise<EngineResult> {
+      const result = await super.run(plan);
+      const buckets = result.root.kind === 'histogram' ? result.root.buckets.reduce((n, b) => n + 1 + (b.sub?.kind === 'terms' ? b.sub.buckets.length : 0), 0) : 0;
+      if (buckets > this.limit) throw new TooManyBucketsError(this.limit);
+      return result;
+    }
+  }
+  const ranges = (engine: HourlyLabelEngine) => engine.plans.map((p) => [(p.timeRange!.from! - t0) / H, (p.timeRange!.to! - t0) / H]);
+
+  test('runs a report that fits as one query, unsplit', async () => {
+    const engine = new LimitedEngine(100);
+    const answer = await runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(engine));
+    expect(ranges(engine)).toEqual([[0, 6]]);
+    expect(answer).toEqual(await new HourlyLabelEngine(docs).run(buildPlan(body())));
+  });
+
+  test('cuts four times finer at hour edges after a refusal, and answers exactly what the unsplit report would', async () => {
+    // Prepare: the whole 6 h take 6 hour buckets + 4 label buckets = 10 > 5. Four parts cut at 1.5 h, 3 h and 4.5 h,
+    // moved down to the hour: [0,1) 2 buckets, [1,3) 4, [3,4) 1, [4,6) 3, each within 5.
+    const engine = new LimitedEngine(5);
+    // Act
+    const answer = await runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(engine, { concurrency: 1 }));
+    // Assess
+    expect(ranges(engine)).toEqual([[0, 6], [0, 1], [1, 3], [3, 4], [4, 6]]);
+    expect(answer).toEqual(await new HourlyLabelEngine(docs).run(buildPlan(body())));
+  });
+
+  test('answers 422 once a finer cut adds no slice (one hour bucket per slice), naming how many slices it tried', async () => {
+    // Hour 0 alone has 2 buckets (the hour and "car"); 1, 4, then 6 slices (16 parts collapse to 6 hours), then stop.
+    const engine = new LimitedEngine(1);
+    const attempt = runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(engine, { concurrency: 1 }));
+    await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxBuckets: 1, splitInterval: 'auto' } });
+    await expect(attempt).rejects.toThrow('Even cut into 6 slices (splitInterval "auto"), one slice would create more buckets than the bucket limit of 1.');
+  });
+
+  test('stops at the slice cap', async () => {
+    const attempt = runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(new LimitedEngine(3), { concurrency: 1 }), { maxSlices: 4 });
+    await expect(attempt).rejects.toThrow(/^Even cut into 4 slices/);
+  });
+
+  test('passes other failures through unchanged, without retrying', async () => {
+    let runs = 0;
+    const busy: ReportEngine = { run: async () => (runs++, Promise.reject(new EngineUnavailableError('busy'))) };
+    await expect(runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(busy))).rejects.toMatchObject({ status: 503 });
+    expect(runs).toBe(1);
+  });
+});
+
 describe('answerReport', () => {
   test('runs a splitInterval report in slices and renders the same CSV as unsplit', async () => {
     const split = await answerReport(body('1h'), scope, new HourlyLabelEngine(docs), 'text/csv');

@@ -248,4 +248,14 @@ describe('buildPlan: stats, filters and splitInterval', () => {
     expect(openRange).toEqual([{ path: '/splitInterval', message: expect.stringContaining('both from and to') }]);
     expect(paths({ source: 'movementEvents', filters: [week], aggregations: [day], splitInterval: '1x' })).toEqual(['/splitInterval']);
   });
+
+  test('accepts splitInterval "auto" under the same conditions, and no other word', () => {
+    expect(buildPlan({ filters: [week], aggregations: [day, { type: 'terms', field: 'label' }], splitInterval: 'auto' }).splitInterval).toEqual({ kind: 'auto', text: 'auto' });
+    expect(errorsOf({ filters: [week], aggregations: [{ type: 'terms', field: 'label' }], splitInterval: 'auto' })).toEqual([
+      { path: '/splitInterval', message: expect.stringContaining('first aggregation to be dateHistogram') },
+    ]);
+    expect(errorsOf({ source: 'movementEvents', filters: [week], aggregations: [day], splitInterval: 'Auto' })).toEqual([
+      { path: '/splitInterval', message: expect.stringContaining('or auto') },
+    ]);
+  });
 });
