@@ -25,18 +25,32 @@ export function compileFilters(filters: readonly FilterNode[], alias: string, pa
  * (a child row of that path matching all of the entry's filters), as OpenSearch's `nested` query.
  */
 export function compileScope(plan: ReportPlan, scope: Scope, params: SqlParams): string {
-  const where = [`d.${ident('organizationId')} = ${params.add(scope.organizationId, 'VARCHAR')}`];
+  return `SELECT d.* FROM ${ident(TABLES[plan.source].root)} d WHERE ${compileScopeCondition(plan, scope, params, 'd', ROW_ID)}`;
+}
+
+/**
+ * The scope as a condition on a relation with the root fields under `alias`, whose document row id
+ * is the column `rowId`: the root table (`row_id`), or a child table through its copies of the
+ * parent's columns (`event_id`; only for scopes whose fields are all copied, see schema.ts).
+ */
+export function compileScopeCondition(plan: ReportPlan, scope: Scope, params: SqlParams, alias: string, rowId: string): string {
+  const where = [`${alias}.${ident('organizationId')} = ${params.add(scope.organizationId, 'VARCHAR')}`];
   if (plan.locationIds) {
-    where.push(`d.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
+    where.push(`${alias}.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
   }
-  for (const f of plan.filters) where.push(`(${compileFilter(f, 'd', params)})`);
+  for (const f of plan.filters) where.push(`(${compileFilter(f, alias, params)})`);
   for (const nf of plan.nestedFilters) {
     const table = ident(nestedTable(plan.source, nf.path));
     where.push(
-      `EXISTS (SELECT 1 FROM ${table} n WHERE n.${ident(PARENT_ID)} = d.${ident(ROW_ID)} AND ${compileFilters(nf.filters, 'n', params)})`,
+      `EXISTS (SELECT 1 FROM ${table} n WHERE n.${ident(PARENT_ID)} = ${alias}.${ident(rowId)} AND ${compileFilters(nf.filters, 'n', params)})`,
     );
   }
-  return `SELECT d.* FROM ${ident(TABLES[plan.source].root)} d WHERE ${where.join(' AND ')}`;
+  return where.join(' AND ');
+}
+
+/** The root fields the scope reads, besides the organization. */
+export function scopeFields(plan: ReportPlan): string[] {
+  return [...(plan.locationIds ? ['locationId'] : []), ...plan.filters.map((f) => columnOf(f.field))];
 }
 
 /** First and last timestamp (epoch ms) of the report's documents: the extent of a histogram without bounds. */

@@ -10,7 +10,7 @@ import { compileTimeExtent } from './compile-scope';
 import { mapDuckDbError } from './errors';
 import { readResult, type ResultRow } from './read';
 import { createRounding } from '../../histogram/rounding';
-import { expectedLayout, schemaStatements } from './schema';
+import { expectedLayout, schemaStatements, type TableLayout } from './schema';
 import type { SqlQuery, SqlType } from './sql-params';
 
 export interface DuckDbEngineOptions {
@@ -18,12 +18,15 @@ export interface DuckDbEngineOptions {
   readonly limits?: EngineLimits;
   /** Refuse reports with more buckets than this, as OpenSearch's `search.max_buckets`. @default 65535 */
   readonly maxBuckets?: number;
+  /** Compile every report stage by stage, never grouped (see compile.ts; tests compare the two). @default false */
+  readonly stageByStage?: boolean;
 }
 
 /**
  * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, and makes sure
  * the report tables exist with the current layout. A file another process holds open fails with
- * EngineUnavailableError; a file of an older layout with an Error saying so.
+ * EngineUnavailableError; a file of the previous layout is migrated (see checkLayout), one of
+ * another layout fails with an Error saying so.
  */
 export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
   try {
@@ -51,6 +54,7 @@ export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
 export class DuckDbEngine implements ReportEngine {
   private readonly limits: EngineLimits;
   private readonly maxBuckets: number;
+  private readonly stageByStage: boolean;
 
   constructor(
     private readonly instance: DuckDBInstance,
@@ -58,6 +62,7 @@ export class DuckDbEngine implements ReportEngine {
   ) {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
+    this.stageByStage = options.stageByStage ?? false;
   }
 
   async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
@@ -67,7 +72,7 @@ export class DuckDbEngine implements ReportEngine {
       const first = plan.pipeline[0];
       const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
       if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
-      const query = compileReport(plan, scope, { limits: this.limits, ...(histogram ? { histogramSegments: histogram.segments } : {}) });
+      const query = compileReport(plan, scope, { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) });
       const rows = (await select(connection, query)).map(toResultRow);
       const result = readResult(plan.pipeline, rows, histogram?.keys);
       if (countBuckets(plan.pipeline, result.root) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
@@ -99,14 +104,33 @@ export class DuckDbEngine implements ReportEngine {
   }
 }
 
-/** A file written by an older layout would fail every report with a binder error: say so once, clearly. */
+/**
+ * A file written by an older layout would fail every report with a binder error. Tables of the
+ * layout before the item counts, item positions and parent copies (schema.ts) are migrated in
+ * place, in one transaction; any other difference is refused, once, clearly.
+ */
 async function checkLayout(connection: DuckDBConnection, path: string): Promise<void> {
   const reader = await connection.runAndReadAll("SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name");
   const actual = new Map((reader.getRowsJS() as [string, string[]][]).map(([table, columns]) => [table, columns.join(',')]));
-  for (const { table, columns } of expectedLayout()) {
-    if (actual.get(table) !== columns.join(',')) {
-      throw new Error(`${path}: table ${table} has columns (${actual.get(table)}), expected (${columns.join(',')}); it was written by an older version, delete the file and seed again`);
+  const matches = (tables: readonly TableLayout[]) => tables.every(({ table, columns }) => actual.get(table) === columns.join(','));
+  const migrations: string[] = [];
+  for (const { tables, legacy } of expectedLayout()) {
+    if (matches(tables)) continue;
+    if (legacy && matches(legacy.tables)) {
+      migrations.push(...legacy.migration);
+      continue;
     }
+    const { table, columns } = tables.find((t) => actual.get(t.table) !== t.columns.join(',')) as TableLayout;
+    throw new Error(`${path}: table ${table} has columns (${actual.get(table)}), expected (${columns.join(',')}); it was written by an older version, delete the file and seed again`);
+  }
+  if (migrations.length === 0) return;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    for (const statement of migrations) await connection.run(statement);
+    await connection.run('COMMIT');
+  } catch (e) {
+    await connection.run('ROLLBACK');
+    throw e;
   }
 }
 

@@ -1,8 +1,8 @@
 import { BIGINT, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import type { Collection, NestedPath } from '../../fields';
+import { nestedPathsOf, type Collection, type NestedPath } from '../../fields';
 import type { ReportDocument } from '../../documents';
 import { mapDuckDbError } from './errors';
-import { DOC_ID, ident, nestedColumns, PARENT_ID, ROW_ID, rootColumns, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
+import { DOC_ID, ident, ITEM, itemsColumn, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
 import { TableChunks } from './table-chunks';
 
 type Row = Readonly<Record<string, unknown>>;
@@ -95,9 +95,38 @@ async function nextRowId(connection: DuckDBConnection, collection: Collection): 
 /** Column layout of a collection's tables, computed once. */
 interface TablePlan {
   readonly root: readonly ColumnDef[];
-  /** Root columns read from the document, by index: all but row_id, doc_id and _shard. */
+  /** Root columns read from the document, by index: all but row_id, doc_id, _shard and the item counts. */
   readonly rootFields: readonly { readonly index: number; readonly name: string }[];
-  readonly children: readonly { readonly path: NestedPath; readonly table: string; readonly columns: readonly ColumnDef[] }[];
+  readonly children: readonly ChildPlan[];
+}
+
+interface ChildPlan {
+  readonly path: NestedPath;
+  readonly table: string;
+  readonly columns: readonly ColumnDef[];
+  /** The root column of the document's item count. */
+  readonly countIndex: number;
+  /** The child column of the item's position. */
+  readonly itemIndex: number;
+  /** Copies of the parent's root columns (the shard included), by child column index. */
+  readonly copies: readonly { readonly index: number; readonly name: string }[];
+  /** The item's own fields, by child column index. */
+  readonly fields: readonly { readonly index: number; readonly name: string }[];
+}
+
+function childPlan(collection: Collection, path: NestedPath, table: string): ChildPlan {
+  const columns = nestedColumns(collection, path);
+  const copied = new Set(parentCopyColumns(collection).map((c) => c.name));
+  const indexed = columns.map((c, index) => ({ index, name: c.name })).filter((c) => c.name !== PARENT_ID && c.name !== ITEM);
+  return {
+    path,
+    table,
+    columns,
+    countIndex: rootColumns(collection).findIndex((c) => c.name === itemsColumn(path)),
+    itemIndex: columns.findIndex((c) => c.name === ITEM),
+    copies: indexed.filter((c) => copied.has(c.name)),
+    fields: indexed.filter((c) => !copied.has(c.name)),
+  };
 }
 
 const plans = new Map<Collection, TablePlan>();
@@ -106,11 +135,11 @@ function tablePlan(collection: Collection): TablePlan {
   let plan = plans.get(collection);
   if (!plan) {
     const root = rootColumns(collection);
-    const generated = new Set([ROW_ID, DOC_ID, SHARD]);
+    const generated = new Set([ROW_ID, DOC_ID, SHARD, ...nestedPathsOf(collection).map(itemsColumn)]);
     plan = {
       root,
       rootFields: root.flatMap((c, index) => (generated.has(c.name) ? [] : [{ index, name: c.name }])),
-      children: (Object.entries(TABLES[collection].nested) as [NestedPath, string][]).map(([path, table]) => ({ path, table, columns: nestedColumns(collection, path) })),
+      children: (Object.entries(TABLES[collection].nested) as [NestedPath, string][]).map(([path, table]) => childPlan(collection, path, table)),
     };
     plans.set(collection, plan);
   }
@@ -135,8 +164,9 @@ class Shards {
 
 /**
  * Appends the documents and their nested items column by column, a data chunk at a time (see
- * table-chunks.ts); row ids are handed out in document order from `firstRowId`, and every item
- * carries its document's row id, in item order (the child table's rowid is the item order).
+ * table-chunks.ts); row ids are handed out in document order from `firstRowId`, the document
+ * counts its items per path, and every item carries its document's row id, its position and a copy
+ * of the document's scope columns, in item order (the child table's rowid is the item order).
  */
 async function appendAll(connection: DuckDBConnection, collection: Collection, docs: readonly Row[], firstRowId: bigint): Promise<void> {
   const plan = tablePlan(collection);
@@ -145,11 +175,11 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
     const rootAppender = await connection.createAppender(TABLES[collection].root);
     appenders.push(rootAppender);
     const root = new TableChunks(rootAppender, plan.root);
-    const children: { readonly path: NestedPath; readonly chunks: TableChunks; readonly names: readonly string[] }[] = [];
+    const children: { readonly child: ChildPlan; readonly chunks: TableChunks }[] = [];
     for (const child of plan.children) {
       const appender = await connection.createAppender(child.table);
       appenders.push(appender);
-      children.push({ path: child.path, chunks: new TableChunks(appender, child.columns), names: child.columns.map((c) => c.name) });
+      children.push({ child, chunks: new TableChunks(appender, child.columns) });
     }
     const rowIdCol = plan.root.findIndex((c) => c.name === ROW_ID);
     const docIdCol = plan.root.findIndex((c) => c.name === DOC_ID);
@@ -157,17 +187,22 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
     const shards = new Shards();
     let rowId = Number(firstRowId);
     for (const doc of docs) {
+      const shard = typeof doc.timestamp === 'number' ? shards.of(doc.timestamp) : undefined;
       root.setBigInt(rowIdCol, rowId);
       root.set(docIdCol, doc.id);
-      if (typeof doc.timestamp === 'number') root.setNumber(shardCol, shards.of(doc.timestamp));
+      root.set(shardCol, shard);
       for (const { index, name } of plan.rootFields) root.set(index, doc[name]);
+      for (const { child } of children) root.setNumber(child.countIndex, (doc[child.path] as readonly Row[] | undefined)?.length ?? 0);
       root.endRow();
-      for (const { path, chunks, names } of children) {
-        const items = doc[path] as readonly Row[] | undefined;
+      for (const { child, chunks } of children) {
+        const items = doc[child.path] as readonly Row[] | undefined;
         if (!items) continue;
-        for (const item of items) {
+        for (let i = 0; i < items.length; i++) {
+          const item = items[i] as Row;
           chunks.setBigInt(0, rowId);
-          for (let c = 1; c < names.length; c++) chunks.set(c, item[names[c] as string]);
+          chunks.setNumber(child.itemIndex, i);
+          for (const { index, name } of child.copies) chunks.set(index, name === SHARD ? shard : doc[name]);
+          for (const { index, name } of child.fields) chunks.set(index, item[name]);
           chunks.endRow();
         }
       }

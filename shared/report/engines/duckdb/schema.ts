@@ -1,13 +1,23 @@
-import { CATALOG, COLLECTIONS, type Collection, type FieldDef, type NestedPath } from '../../fields';
+import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../fields';
 
 /**
  * DuckDB table layout, derived from the field catalog. One table per collection holds the root
  * fields; each nested path has a child table keyed by the parent's row id (`event_id`), the way
- * Lucene keeps nested documents next to their parent, so that a nested aggregation is a hash join
- * rather than an UNNEST of a LIST(STRUCT) column on every query (measured 32× slower).
+ * Lucene keeps nested documents next to their parent, so that a nested aggregation never UNNESTs a
+ * LIST(STRUCT) column on every query (measured 32× slower):
  *
- *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label)
- *     movement_crossed_paths(event_id, id, end, start)      movement_polygons(event_id, id, value)
+ *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label, _crossedPaths, _polygons)
+ *     movement_crossed_paths(event_id, _item, organizationId, _shard, locationId, timestamp, id, end, start)
+ *     movement_polygons(event_id, _item, organizationId, _shard, locationId, timestamp, id, value)
+ *
+ * For the grouped compilation of nested reports (compile.ts), written at ingest and never updated
+ * (a document is only ever replaced whole, with its items):
+ * - a child row carries a copy of its parent's scope columns (PARENT_COPIES), so that a report
+ *   whose scope and stages before `nested` read only those reads the child table alone: joining
+ *   8.8M items back to 10M documents cost four times the rest of such a report;
+ * - a child row has its position in the parent's list (`_item`), and the root row the number of
+ *   items per path (`_crossedPaths`, `_polygons`), so that such a report counts the documents
+ *   with items through their first item and reads from the root table only those without.
  *
  * Dates are BIGINT epoch milliseconds (exact half-open ranges, no time zone in the database);
  * numbers DOUBLE (OpenSearch maps them as `double`); keywords VARCHAR (binary collation, the byte
@@ -62,8 +72,42 @@ export interface ColumnDef {
   readonly field?: FieldDef;
 }
 
+/** The root column holding how many items of a nested path the document has (0 for none). */
+export const itemsColumn = (path: NestedPath): string => `_${path}`;
+/** The child column holding the item's position in its document's list (0 for the first). */
+export const ITEM = '_item';
+
 /** Columns of the root table, in table order. */
 export function rootColumns(c: Collection): ColumnDef[] {
+  return [...legacyRootColumns(c), ...nestedPathsOf(c).map((path): ColumnDef => ({ name: itemsColumn(path), type: 'INTEGER' }))];
+}
+
+/**
+ * The root columns a child row carries a copy of: the scope of every report (organization,
+ * location, time) and the shard. Not the other root fields (label, trackingCameraId), which would
+ * slow ingest further for the nested reports that filter or bucket by them before `nested`: those
+ * join the parent instead.
+ */
+export const PARENT_COPIES: readonly string[] = ['organizationId', SHARD, 'locationId', 'timestamp'];
+
+export function parentCopyColumns(c: Collection): ColumnDef[] {
+  return rootColumns(c).filter((col) => PARENT_COPIES.includes(col.name));
+}
+
+/**
+ * Columns of a child table, in table order: the parent's row id, the item's position, the copies
+ * of the parent's root columns, the item's fields.
+ */
+export function nestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
+  const copies = parentCopyColumns(c);
+  const [parentId, ...fields] = legacyNestedColumns(c, path);
+  const clash = fields.find((f) => f.name === ITEM || copies.some((col) => col.name === f.name));
+  if (clash) throw new Error(`${TABLES[c].nested[path]}: the item field ${clash.name} has the name of a generated column`);
+  return [parentId as ColumnDef, { name: ITEM, type: 'INTEGER' }, ...copies, ...fields];
+}
+
+/** Root columns as versions before the item counts wrote them. */
+function legacyRootColumns(c: Collection): ColumnDef[] {
   const fields = [...CATALOG[c].values()].filter((f) => !f.nestedPath);
   return [
     { name: ROW_ID, type: 'BIGINT' },
@@ -74,31 +118,88 @@ export function rootColumns(c: Collection): ColumnDef[] {
   ];
 }
 
-/** Columns of a child table, in table order. */
-export function nestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
+/** Child columns as versions before the item positions and parent copies wrote them. */
+function legacyNestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
   const fields = [...CATALOG[c].values()].filter((f) => f.nestedPath === path);
   return [{ name: PARENT_ID, type: 'BIGINT' }, ...fields.map((f) => ({ name: columnOf(f), type: sqlTypeOf(f), field: f }))];
 }
 
-const NOT_NULL = new Set([ROW_ID, PARENT_ID, SHARD, 'organizationId', 'locationId', 'timestamp']);
+const NOT_NULL = new Set([ROW_ID, PARENT_ID, SHARD, 'organizationId', 'locationId', 'timestamp', ITEM, ...NESTED_PATHS.map(itemsColumn)]);
 
-function createTable(table: string, columns: readonly ColumnDef[]): string {
+function createTable(table: string, columns: readonly ColumnDef[], ifNotExists = true): string {
   const cols = columns.map((col) => `${ident(col.name)} ${col.type}${NOT_NULL.has(col.name) ? ' NOT NULL' : ''}`);
-  return `CREATE TABLE IF NOT EXISTS ${ident(table)} (${cols.join(', ')})`;
+  return `CREATE TABLE ${ifNotExists ? 'IF NOT EXISTS ' : ''}${ident(table)} (${cols.join(', ')})`;
 }
 
 /** DDL of every table, idempotent (CREATE TABLE IF NOT EXISTS). */
 export function schemaStatements(): string[] {
   return COLLECTIONS.flatMap((c) => [
     createTable(TABLES[c].root, rootColumns(c)),
-    ...Object.entries(TABLES[c].nested).map(([path, table]) => createTable(table, nestedColumns(c, path as NestedPath))),
+    ...nestedPathsOf(c).map((path) => createTable(nestedTable(c, path), nestedColumns(c, path))),
   ]);
 }
 
-/** Every table with its expected columns, in table order. */
-export function expectedLayout(): { table: string; columns: string[] }[] {
-  return COLLECTIONS.flatMap((c) => [
-    { table: TABLES[c].root, columns: rootColumns(c).map((col) => col.name) },
-    ...Object.entries(TABLES[c].nested).map(([path, table]) => ({ table, columns: nestedColumns(c, path as NestedPath).map((col) => col.name) })),
-  ]);
+export interface TableLayout {
+  readonly table: string;
+  readonly columns: readonly string[];
+}
+
+/** A collection's tables with their expected columns; where the layout changed, the former one and how to migrate from it. */
+export interface CollectionLayout {
+  readonly tables: readonly TableLayout[];
+  readonly legacy?: { readonly tables: readonly TableLayout[]; readonly migration: readonly string[] };
+}
+
+/** Every collection's tables with their expected columns, in table order. */
+export function expectedLayout(): CollectionLayout[] {
+  const names = (columns: readonly ColumnDef[]) => columns.map((col) => col.name);
+  return COLLECTIONS.map((c) => {
+    const paths = nestedPathsOf(c);
+    const tables = [{ table: TABLES[c].root, columns: names(rootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(nestedColumns(c, path)) }))];
+    if (paths.length === 0) return { tables };
+    const legacy = [{ table: TABLES[c].root, columns: names(legacyRootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(legacyNestedColumns(c, path)) }))];
+    return { tables, legacy: { tables: legacy, migration: migrationStatements(c) } };
+  });
+}
+
+/**
+ * Statements that rebuild a collection's tables of the former layout (no item counts in the root
+ * table, no item positions or parent copies in the child tables) in the current one, keeping
+ * the rows' order (the rowid order is the order stats sum in). To run in one transaction. Items
+ * without a parent, which no report could see, are dropped.
+ */
+function migrationStatements(c: Collection): string[] {
+  const paths = nestedPathsOf(c);
+  const root = TABLES[c].root;
+  const scratch = (table: string) => ident(`${table}__migrating`);
+  const statements: string[] = [];
+  const renames: string[] = [];
+  for (const path of paths) {
+    const table = nestedTable(c, path);
+    const copies = new Set(PARENT_COPIES);
+    const select = nestedColumns(c, path).map((col) =>
+      col.name === ITEM
+        ? `(row_number() OVER (PARTITION BY c.${ident(PARENT_ID)} ORDER BY c.rowid) - 1)::INTEGER`
+        : `${copies.has(col.name) ? 'd' : 'c'}.${ident(col.name)}`,
+    );
+    statements.push(
+      `DROP TABLE IF EXISTS ${scratch(table)}`,
+      createTable(`${table}__migrating`, nestedColumns(c, path), false),
+      `INSERT INTO ${scratch(table)} SELECT ${select.join(', ')} FROM ${ident(table)} c JOIN ${ident(root)} d ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)} ORDER BY c.rowid`,
+    );
+    renames.push(table);
+  }
+  const counts = paths.map((path, i) => `coalesce(n${i}.n, 0)::INTEGER`);
+  const joins = paths.map(
+    (path, i) =>
+      `LEFT JOIN (SELECT ${ident(PARENT_ID)}, count(*) AS n FROM ${ident(nestedTable(c, path))} GROUP BY ALL) n${i} ON n${i}.${ident(PARENT_ID)} = d.${ident(ROW_ID)}`,
+  );
+  statements.push(
+    `DROP TABLE IF EXISTS ${scratch(root)}`,
+    createTable(`${root}__migrating`, rootColumns(c), false),
+    `INSERT INTO ${scratch(root)} SELECT d.*, ${counts.join(', ')} FROM ${ident(root)} d ${joins.join(' ')} ORDER BY d.rowid`,
+  );
+  renames.push(root);
+  for (const table of renames) statements.push(`DROP TABLE ${ident(table)}`, `ALTER TABLE ${scratch(table)} RENAME TO ${ident(table)}`);
+  return statements;
 }

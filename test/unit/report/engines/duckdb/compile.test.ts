@@ -13,9 +13,12 @@ const segments: KeySegment[] = [
   { start: 1_711_922_400_000, kind: 'shift', offset: 7_200_000 },
 ];
 
-function compile(body: unknown, histogramSegments?: KeySegment[]): SqlQuery {
-  return compileReport(buildPlan(body), scope, { limits, ...(histogramSegments ? { histogramSegments } : {}) });
+function compile(body: unknown, histogramSegments?: KeySegment[], stageByStage = false): SqlQuery {
+  return compileReport(buildPlan(body), scope, { limits, stageByStage, ...(histogramSegments ? { histogramSegments } : {}) });
 }
+
+/** The stage-by-stage compilation (grouped.test.ts covers the grouped one). */
+const staged = (body: unknown, histogramSegments?: KeySegment[]): SqlQuery => compile(body, histogramSegments, true);
 
 /** Placeholders used in the SQL, e.g. [1, 2, 3] for `$1 ... $3`. */
 const placeholders = (sql: string): number[] => [...new Set([...sql.matchAll(/\$(\d+)::(VARCHAR|DOUBLE|BIGINT)\b/g)].map((m) => Number(m[1])))].sort((a, b) => a - b);
@@ -37,9 +40,20 @@ describe('compileReport: parameters', () => {
     ],
   };
 
-  test('never puts a request value into the SQL text', () => {
+  /** The same values in a report the grouped compilation takes (no filters aggregation). */
+  const grouped = {
+    ...body,
+    nestedFilters: [...body.nestedFilters, { path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ["it's"] }] }],
+    aggregations: body.aggregations.map((a) => (a.type === 'filters' ? { type: 'filter', filter: { type: 'terms', field: 'trackingCameraId', values: ['cam; --'] } } : a)),
+  };
+
+  test.each([
+    ['stage by stage', body, false],
+    ['grouped', grouped, false],
+    ['grouped, forced stage by stage', grouped, true],
+  ] as const)('never puts a request value into the SQL text (%s)', (_, report, stageByStage) => {
     // Act
-    const { sql, params } = compile(body, segments);
+    const { sql, params } = compile(report, segments, stageByStage);
     // Assess
     for (const value of [scope.organizationId, "loc'1", 'loc"2', hostile, 'cam; --', "it's"]) expect(sql).not.toContain(value);
     expect(sql).not.toMatch(/1709251200000|1711929600000|5400000|3600000|1\.5/);
@@ -55,15 +69,16 @@ describe('compileReport: parameters', () => {
   });
 
   test('references every bound parameter, and only those', () => {
-    for (const query of [compile(body, segments), compile(body, [{ start: 0, kind: 'constant', key: 42 }]), compileTimeExtent(buildPlan(body), scope)]) {
+    const queries = [compile(body, segments), compile(body, [{ start: 0, kind: 'constant', key: 42 }]), compile(grouped, segments), staged(grouped, segments), compileTimeExtent(buildPlan(body), scope)];
+    for (const query of queries) {
       expect(placeholders(query.sql)).toEqual(query.params.map((_, i) => i + 1));
     }
   });
 });
 
-describe('compileReport: one relation per stage', () => {
+describe('compileReport stage by stage: one relation per stage', () => {
   test('scopes to the organization, the locations, the filters and one EXISTS per nestedFilters entry', () => {
-    const { sql } = compile({
+    const { sql } = staged({
       nestedFilters: [
         { path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ['n'] }] },
         { path: 'polygons', filters: [{ type: 'range', field: 'polygons.value', to: 3 }] },
@@ -76,37 +91,37 @@ describe('compileReport: one relation per stage', () => {
   });
 
   test('joins the child table for nested, keeping only items that match the nestedFilters of that path', () => {
-    const { sql } = compile({
+    const { sql } = staged({
       nestedFilters: [{ path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ['n'] }] }],
       aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }],
     });
-    expect(sql).toMatch(/s1 AS \(SELECT s\._shard, c\.\*, c\.rowid AS _ord FROM s0 s JOIN "movement_crossed_paths" c ON c\."event_id" = s\."row_id" WHERE \(c\."id" IN \(\$\d+::VARCHAR\)\)\)/);
+    expect(sql).toMatch(/s1 AS \(SELECT c\.\*, c\.rowid AS _ord FROM s0 s JOIN "movement_crossed_paths" c ON c\."event_id" = s\."row_id" WHERE \(c\."id" IN \(\$\d+::VARCHAR\)\)\)/);
   });
 
   test('steps back to each parent document once per bucket for reverseNested', () => {
-    const { sql } = compile({ aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }] });
+    const { sql } = staged({ aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }] });
     expect(sql).toContain('SELECT r.k0, d.* FROM (SELECT DISTINCT s.k0, s."event_id" FROM s2 s) r JOIN "movement_events" d ON d."row_id" = r."event_id"');
   });
 
   test('keeps the termsCap smallest keys per parent bucket, the cap bound as a parameter', () => {
-    const { sql, params } = compile({ aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'terms', field: 'label' }, { type: 'terms', field: 'trackingCameraId' }] });
+    const { sql, params } = staged({ aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'terms', field: 'label' }, { type: 'terms', field: 'trackingCameraId' }] });
     expect(sql).toContain('row_number() OVER (PARTITION BY k0 ORDER BY k1) AS rn');
     expect(sql).toMatch(/WHERE r\.rn <= \$\d+::BIGINT/);
     expect(params.filter((p) => p.value === 7n)).toHaveLength(3);
   });
 
   test('adds a row once per matching bucket for filters, keyed by the bucket index', () => {
-    const { sql } = compile({ aggregations: [{ type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['x'] }, b: { type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z' } } }] });
+    const { sql } = staged({ aggregations: [{ type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['x'] }, b: { type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z' } } }] });
     expect(sql).toContain('s1 AS (SELECT s.*, 0 AS k0 FROM s0 s WHERE s."label" IN ($2::VARCHAR) UNION ALL SELECT s.*, 1 AS k0 FROM s0 s WHERE s."timestamp" >= $3::BIGINT)');
   });
 
   test('sums stats per shard in document order with Kahan summation', () => {
-    const { sql } = compile({ source: 'parkingEvents', aggregations: [{ type: 'stats', field: 'duration' }] });
+    const { sql } = staged({ source: 'parkingEvents', aggregations: [{ type: 'stats', field: 'duration' }] });
     expect(sql).toContain('count(s."duration") AS n, min(s."duration") AS mn, max(s."duration") AS mx, fsum(s."duration" ORDER BY s."row_id") AS sm, s._shard AS shard FROM s0 s GROUP BY _shard');
   });
 
   test('computes the histogram key with a CASE over the segment starts and integer arithmetic only', () => {
-    const { sql } = compile({ source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }] }, segments);
+    const { sql } = staged({ source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }] }, segments);
     expect(sql).toMatch(/CASE WHEN s\."timestamp" < \$\d+::BIGINT THEN .* ELSE CASE WHEN s\."timestamp" < \$\d+::BIGINT THEN \$\d+::BIGINT ELSE/);
     expect(sql).not.toMatch(/timezone|AT TIME ZONE|TIMESTAMPTZ/i);
   });

@@ -5,8 +5,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { EngineUnavailableError, InternalError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { mapDuckDbError } from '#shared/report/engines/duckdb/errors';
-import { openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { buildPlan } from '#shared/report/plan/build-plan';
 
 const event = (id: string | undefined, timestamp: string, label: string, lines: string[] = []): ReportDocument<'movementEvents'> =>
   parseDocument('movementEvents', {
@@ -28,20 +29,21 @@ async function rows(db: DuckDBInstance, sql: string): Promise<unknown[][]> {
 }
 
 describe('ingestDocuments', () => {
-  test('writes root rows with their shard and nested items keyed by the row id, start derived', async () => {
+  test('writes root rows with their shard and item counts, nested items keyed by the row id with their position and the parent scope, start derived', async () => {
     // Prepare
     const db = await openDuckDb(':memory:');
     // Act
     const written = await ingestDocuments(db, 'movementEvents', [event('a', '2024-03-31T23:30:00+02:00', 'car', ['n', 's']), event(undefined, '2024-04-01T00:00:00Z', 'bus')]);
     // Assess
     expect(written).toBe(2);
-    expect(await rows(db, 'SELECT row_id, doc_id, _shard, "timestamp", label FROM movement_events ORDER BY row_id')).toEqual([
-      [1n, 'a', 202403, BigInt(Date.parse('2024-03-31T21:30:00Z')), 'car'],
-      [2n, null, 202404, BigInt(Date.parse('2024-04-01T00:00:00Z')), 'bus'],
+    const march = BigInt(Date.parse('2024-03-31T21:30:00Z'));
+    expect(await rows(db, 'SELECT row_id, doc_id, _shard, "timestamp", label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY row_id')).toEqual([
+      [1n, 'a', 202403, march, 'car', 2, 0],
+      [2n, null, 202404, BigInt(Date.parse('2024-04-01T00:00:00Z')), 'bus', 0, 0],
     ]);
-    expect(await rows(db, 'SELECT event_id, id, "end", start FROM movement_crossed_paths ORDER BY id')).toEqual([
-      [1n, 'n', 'A', 'B'],
-      [1n, 's', 'A', 'B'],
+    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY id')).toEqual([
+      [1n, 0, 'org', 202403, 'loc', march, 'n', 'A', 'B'],
+      [1n, 1, 'org', 202403, 'loc', march, 's', 'A', 'B'],
     ]);
     db.closeSync();
   });
@@ -83,14 +85,26 @@ describe('ingestDocuments', () => {
     await ingestDocuments(db, 'movementEvents', docs.slice(4100));
     // Assess
     const shard = (t: number) => new Date(t).getUTCFullYear() * 100 + new Date(t).getUTCMonth() + 1;
-    expect(await rows(db, 'SELECT row_id, doc_id, "organizationId", _shard, "locationId", "timestamp", "trackingCameraId", label FROM movement_events ORDER BY row_id')).toEqual(
-      docs.map((d, i) => [BigInt(i + 1), d.id ?? null, d.organizationId, shard(d.timestamp), d.locationId, BigInt(d.timestamp), d.trackingCameraId ?? null, d.label ?? null]),
+    expect(await rows(db, 'SELECT row_id, doc_id, "organizationId", _shard, "locationId", "timestamp", "trackingCameraId", label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY row_id')).toEqual(
+      docs.map((d, i) => [
+        BigInt(i + 1),
+        d.id ?? null,
+        d.organizationId,
+        shard(d.timestamp),
+        d.locationId,
+        BigInt(d.timestamp),
+        d.trackingCameraId ?? null,
+        d.label ?? null,
+        d.crossedPaths?.length ?? 0,
+        d.polygons?.length ?? 0,
+      ]),
     );
-    expect(await rows(db, 'SELECT event_id, id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual(
-      docs.flatMap((d, i) => (d.crossedPaths ?? []).map((p) => [BigInt(i + 1), p.id, p.end, p.start])),
+    const scope = (d: (typeof docs)[number]) => [d.organizationId, shard(d.timestamp), d.locationId, BigInt(d.timestamp)];
+    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual(
+      docs.flatMap((d, i) => (d.crossedPaths ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.end, p.start])),
     );
-    expect(await rows(db, 'SELECT event_id, id, value FROM movement_polygons ORDER BY rowid')).toEqual(
-      docs.flatMap((d, i) => (d.polygons ?? []).map((p) => [BigInt(i + 1), p.id, p.value])),
+    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, value FROM movement_polygons ORDER BY rowid')).toEqual(
+      docs.flatMap((d, i) => (d.polygons ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.value])),
     );
     expect(await rows(db, "SELECT count(*) FROM movement_events WHERE \"organizationId\" = 'thirteen byte' AND label = '日本語日本'")).toEqual([
       [BigInt(docs.filter((d) => d.organizationId === 'thirteen byte' && d.label === '日本語日本').length)],
@@ -122,6 +136,60 @@ describe('opening a database file', () => {
     old.closeSync();
     // Act / Assess
     await expect(openDuckDb(path)).rejects.toThrow(/movement_events has columns \(row_id,label\).*delete the file/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('migrates a file of the layout before item counts and parent copies, keeping every answer', async () => {
+    // Prepare: the tables as the previous version created them, written with plain SQL
+    const dir = mkdtempSync(join(tmpdir(), 'lrs-duckdb-'));
+    const path = join(dir, 'previous.duckdb');
+    const old = await DuckDBInstance.create(path);
+    const connection = await old.connect();
+    const march = Date.parse('2024-03-01T08:00:00Z');
+    for (const statement of [
+      'CREATE TABLE movement_events (row_id BIGINT NOT NULL, doc_id VARCHAR, "organizationId" VARCHAR NOT NULL, _shard INTEGER NOT NULL, "locationId" VARCHAR NOT NULL, "timestamp" BIGINT NOT NULL, "trackingCameraId" VARCHAR, label VARCHAR)',
+      'CREATE TABLE movement_crossed_paths (event_id BIGINT NOT NULL, id VARCHAR, "end" VARCHAR, start VARCHAR)',
+      'CREATE TABLE movement_polygons (event_id BIGINT NOT NULL, id VARCHAR, value DOUBLE)',
+      `INSERT INTO movement_events VALUES (1, 'a', 'org', 202403, 'loc', ${march}, 'cam', 'car'), (2, NULL, 'org', 202403, 'loc', ${march + 1000}, 'cam', 'bus'), (3, NULL, 'org', 202403, 'loc2', ${march + 2000}, NULL, NULL)`,
+      // items of document 1 and 3 interleaved with document 2's, as replacements leave them
+      "INSERT INTO movement_crossed_paths VALUES (1, 'n', 'A', 'B'), (3, 'x', 'B', 'A'), (1, 's', 'B', 'A'), (3, 'y', 'A', 'B'), (3, 'z', 'A', 'B')",
+      "INSERT INTO movement_polygons VALUES (2, 'q', 1.5)",
+    ]) {
+      await connection.run(statement);
+    }
+    connection.closeSync();
+    old.closeSync();
+    // Act
+    const db = await openDuckDb(path);
+    // Assess
+    expect(await rows(db, 'SELECT row_id, label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY rowid')).toEqual([
+      [1n, 'car', 2, 0],
+      [2n, 'bus', 0, 1],
+      [3n, null, 3, 0],
+    ]);
+    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual([
+      [1n, 0, 'org', 202403, 'loc', BigInt(march), 'n', 'A', 'B'],
+      [3n, 0, 'org', 202403, 'loc2', BigInt(march + 2000), 'x', 'B', 'A'],
+      [1n, 1, 'org', 202403, 'loc', BigInt(march), 's', 'B', 'A'],
+      [3n, 1, 'org', 202403, 'loc2', BigInt(march + 2000), 'y', 'A', 'B'],
+      [3n, 2, 'org', 202403, 'loc2', BigInt(march + 2000), 'z', 'A', 'B'],
+    ]);
+    expect(await rows(db, 'SELECT event_id, _item, "locationId", id, value FROM movement_polygons')).toEqual([[2n, 0, 'loc', 'q', 1.5]]);
+    // a nested report over the migrated tables: 3 documents (2 with lines), 5 lines, A: n y z, B: s x
+    const report = await new DuckDbEngine(db).run(
+      buildPlan({ aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }] }),
+      { organizationId: 'org' },
+    );
+    expect(report.root).toEqual({
+      kind: 'terms',
+      buckets: [
+        { key: 'loc', count: 2, sub: { kind: 'single', count: 2, sub: { kind: 'terms', buckets: [{ key: 'A', count: 1 }, { key: 'B', count: 1 }] } } },
+        { key: 'loc2', count: 1, sub: { kind: 'single', count: 3, sub: { kind: 'terms', buckets: [{ key: 'A', count: 2 }, { key: 'B', count: 1 }] } } },
+      ],
+    });
+    db.closeSync();
+    // and the next start finds the current layout
+    (await openDuckDb(path)).closeSync();
     rmSync(dir, { recursive: true, force: true });
   });
 });
