@@ -1,10 +1,12 @@
 import type { AggResult, ReportEngine, Scope } from '../report/engines/engine';
-import { buildPlan } from '../report/plan/build-plan';
+import { planFromRequest } from '../report/plan/plan-builder';
+import type { ReportRequest } from '../report/schema/request';
 import type { CountingLine, Direction } from '../locations/model';
 
 /**
  * Line crossings of one location, counted by the report engine through an ordinary report plan
- * (the same validation, compiler and tenancy scope as `POST /reports:query`; no hand-written query).
+ * (the same field checks, compiler and tenancy scope as `POST /reports:query`; no hand-written query;
+ * the request's shape is checked by the compiler, so the zod schema is not loaded for it).
  *
  * "Line L of camera C crossed towards A" needs a root field (trackingCameraId) and two nested fields
  * (crossedPaths.id, crossedPaths.end) of the same event, so the pipeline first splits the events by
@@ -37,7 +39,7 @@ export class CrossingCounts {
 }
 
 /** The report request counting crossings of `lines` at `locationId` in [from, to) (epoch ms). */
-export function crossingsRequest(locationId: string, cameras: readonly string[], lineIds: readonly string[], from: number, to: number) {
+export function crossingsRequest(locationId: string, cameras: readonly string[], lineIds: readonly string[], from: number, to: number): ReportRequest {
   return {
     source: 'movementEvents',
     locationIds: [locationId],
@@ -75,7 +77,7 @@ export async function countCrossings(
   for (let i = 0; i < cameras.length; i += CAMERAS_PER_REPORT) {
     const chunk = cameras.slice(i, i + CAMERAS_PER_REPORT);
     const lineIds = unique(lines.filter((l) => chunk.includes(l.trackingCameraId)).map((l) => l.lineId));
-    const plan = buildPlan(crossingsRequest(locationId, chunk, lineIds, from, to));
+    const plan = planFromRequest(crossingsRequest(locationId, chunk, lineIds, from, to));
     const result = await engine.run(plan, scope);
     if (result.truncated) throw new Error(`crossing counts of location ${locationId} were truncated by the terms cap`);
     readCounts(result.root, chunk, counts);

@@ -1,0 +1,229 @@
+import { ValidationError, type FieldError } from '../../errors';
+import type { Collection, NestedPath } from '../fields';
+import type { AggregationInput } from '../schema/aggregations';
+import type { FilterInput } from '../schema/filters';
+import type { ReportRequest } from '../schema/request';
+import { FieldChecker, type Context } from './field-checker';
+import { STAT_NAMES, type AggNode, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
+import { resolveSource, type FieldMention } from './resolve-source';
+import { canonicalTimeZone, parseAmount, parseHistogramInterval, parseIsoTimestamp } from './time';
+
+const MAX_FILTERS_BUCKETS = 100;
+const AUTO_SPLIT = { kind: 'auto', text: 'auto' } as const;
+
+/**
+ * A structurally valid request → ReportPlan: the collection is resolved and every field is checked
+ * against it, collecting all errors (after `structuralErrors`, those the schema found) before
+ * answering 400. Requests from outside go through `buildPlan` (./build-plan.ts), which parses them
+ * with the zod schema first; code that builds a request itself (the occupancy refresh) has it checked
+ * by the compiler and comes here directly, without loading the schema.
+ */
+export function planFromRequest(request: ReportRequest, structuralErrors: readonly FieldError[] = []): ReportPlan {
+  const resolution = resolveSource(request.source, collectMentions(request));
+  if ('errors' in resolution) throw new ValidationError([...structuralErrors, ...resolution.errors]);
+  return new PlanBuilder(resolution.source, structuralErrors).build(request);
+}
+
+class PlanBuilder {
+  private readonly check: FieldChecker;
+
+  constructor(
+    private readonly source: Collection,
+    structuralErrors: readonly FieldError[],
+  ) {
+    this.check = new FieldChecker(source);
+    this.check.errors.push(...structuralErrors);
+  }
+
+  build(request: ReportRequest): ReportPlan {
+    const filters = compact((request.filters ?? []).map((f, i) => this.filter(f, `/filters/${i}`, null, 'filters')));
+    const nestedFilters = compact((request.nestedFilters ?? []).map((nf, i) => this.nestedFilter(nf, `/nestedFilters/${i}`)));
+    const timeRange = intersectTimeRanges(filters);
+    const pipeline = this.pipeline(request.aggregations, nestedFilters, timeRange);
+    const splitInterval =
+      request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
+    if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
+    if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
+    return {
+      source: this.source,
+      ...(request.locationIds ? { locationIds: [...new Set(request.locationIds)] } : {}),
+      filters,
+      nestedFilters,
+      pipeline,
+      ...(timeRange ? { timeRange } : {}),
+      ...(splitInterval ? { splitInterval } : {}),
+      deprecatedFields: this.check.deprecated(),
+    };
+  }
+
+  private filter(f: FilterInput, path: string, context: Context, where: 'filters' | 'aggregation'): FilterNode | undefined {
+    if (f.type === 'terms') {
+      const field = this.check.field(f.field, `${path}/field`, context, ['keyword'], 'a terms filter', where);
+      return field && { kind: 'terms', field, values: [...new Set(f.values)] };
+    }
+    const field = this.check.field(f.field, `${path}/field`, context, ['number', 'date'], 'a range filter', where);
+    if (!field) return undefined;
+    if (f.from === undefined && f.to === undefined) {
+      this.check.error(path, 'a range filter needs from, to or both');
+      return undefined;
+    }
+    const from = this.bound(f.from, field.kind, `${path}/from`);
+    const to = this.bound(f.to, field.kind, `${path}/to`);
+    if (from === null || to === null) return undefined;
+    if (from !== undefined && to !== undefined && from >= to) {
+      this.check.error(`${path}/from`, 'must be before to (ranges are half-open: from inclusive, to exclusive)');
+      return undefined;
+    }
+    return { kind: 'range', field, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+  }
+
+  /** undefined: bound absent; null: bound invalid (error recorded). */
+  private bound(value: number | string | undefined, kind: string, path: string): number | undefined | null {
+    if (value === undefined) return undefined;
+    if (kind === 'date') {
+      const ms = typeof value === 'string' ? parseIsoTimestamp(value) : undefined;
+      if (ms === undefined) {
+        this.check.error(path, 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-05-01T00:00:00Z');
+        return null;
+      }
+      return ms;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      this.check.error(path, 'must be a number for a numeric field');
+      return null;
+    }
+    return value;
+  }
+
+  private nestedFilter(nf: { path: string; filters: FilterInput[] }, path: string): NestedFilterNode | undefined {
+    const nestedPath = this.check.nestedPath(nf.path, `${path}/path`);
+    if (!nestedPath) return undefined;
+    const filters = compact(nf.filters.map((f, i) => this.filter(f, `${path}/filters/${i}`, nestedPath, 'filters')));
+    return filters.length === nf.filters.length ? { path: nestedPath, filters } : undefined;
+  }
+
+  private pipeline(aggs: readonly AggregationInput[], nestedFilters: readonly NestedFilterNode[], timeRange?: TimeRange): AggNode[] {
+    const nodes: AggNode[] = [];
+    let context: Context = null;
+    aggs.forEach((agg, i) => {
+      const path = `/aggregations/${i}`;
+      if (agg.type === 'stats' && i !== aggs.length - 1) this.check.error(`${path}/type`, 'stats must be the last aggregation');
+      if (agg.type === 'dateHistogram' && i !== 0) this.check.error(`${path}/type`, 'dateHistogram must be the first aggregation');
+      const node = this.aggregation(agg, path, context, nestedFilters, timeRange);
+      if (!node) return;
+      if (node.kind === 'nested') context = node.path;
+      if (node.kind === 'reverseNested') context = null;
+      nodes.push(node);
+    });
+    return nodes;
+  }
+
+  private aggregation(
+    agg: AggregationInput,
+    path: string,
+    context: Context,
+    nestedFilters: readonly NestedFilterNode[],
+    timeRange?: TimeRange,
+  ): AggNode | undefined {
+    const joiner = agg.keyJoiner ?? ' ';
+    switch (agg.type) {
+      case 'terms': {
+        const field = this.check.field(agg.field, `${path}/field`, context, ['keyword'], 'terms', 'aggregation');
+        return field && { kind: 'terms', field, joiner };
+      }
+      case 'stats': {
+        const field = this.check.field(agg.field, `${path}/field`, context, ['number'], 'stats', 'aggregation');
+        const asked = { min: false, max: false, avg: true, sum: false, count: false, ...definedOnly(agg) };
+        const stats = STAT_NAMES.filter((s) => asked[s]);
+        if (stats.length === 0) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count set to true');
+        return field && stats.length > 0 ? { kind: 'stats', field, stats } : undefined;
+      }
+      case 'dateHistogram': {
+        if (agg.field !== undefined && agg.field !== 'timestamp') this.check.error(`${path}/field`, "must be 'timestamp' (the only allowed value)");
+        const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
+        if (!timeZone) this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
+        // Disjoint timestamp ranges match nothing: no bounds, so the answer is an empty series.
+        const bounds = timeRange && !isEmptyRange(timeRange) ? { bounds: timeRange } : {};
+        return timeZone ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...bounds } : undefined;
+      }
+      case 'filter': {
+        const filter = this.filter(agg.filter, `${path}/filter`, context, 'aggregation');
+        return filter && { kind: 'filter', filter };
+      }
+      case 'filters': {
+        const entries = Object.entries(agg.filters);
+        if (entries.length === 0 || entries.length > MAX_FILTERS_BUCKETS) {
+          this.check.error(`${path}/filters`, `must name from 1 to ${MAX_FILTERS_BUCKETS} buckets`);
+          return undefined;
+        }
+        const buckets = entries.map(([name, f]) => ({ name, filter: this.filter(f, `${path}/filters/${name}`, context, 'aggregation') }));
+        if (buckets.some((b) => !b.filter)) return undefined;
+        return { kind: 'filters', buckets: buckets as { name: string; filter: FilterNode }[], joiner };
+      }
+      case 'nested': {
+        const nestedPath = this.check.nestedPath(agg.path, `${path}/path`);
+        if (nestedPath && context !== null) {
+          this.check.error(`${path}/path`, `already inside nested ${context}; add a reverseNested aggregation first`);
+          return undefined;
+        }
+        return nestedPath && { kind: 'nested', path: nestedPath, itemFilters: itemFiltersFor(nestedPath, nestedFilters) };
+      }
+      case 'reverseNested':
+        if (context === null) this.check.error(`${path}/type`, 'reverseNested is only allowed inside a nested aggregation');
+        else if (agg.path !== undefined) this.check.error(`${path}/path`, `must be omitted: ${context} has no enclosing nested document, so reverseNested returns to the root document`);
+        return context === null || agg.path !== undefined ? undefined : { kind: 'reverseNested' };
+    }
+  }
+
+  private checkSplitConditions(aggs: readonly AggregationInput[], timeRange?: TimeRange): void {
+    if (aggs[0]?.type !== 'dateHistogram') {
+      this.check.error('/splitInterval', 'splitInterval needs the first aggregation to be dateHistogram');
+    }
+    if (timeRange?.from === undefined || timeRange.to === undefined) {
+      this.check.error('/splitInterval', 'splitInterval needs a range filter on timestamp with both from and to');
+    }
+  }
+}
+
+function itemFiltersFor(path: NestedPath, nestedFilters: readonly NestedFilterNode[]): FilterNode[] {
+  return nestedFilters.filter((nf) => nf.path === path).flatMap((nf) => nf.filters);
+}
+
+const isEmptyRange = (r: TimeRange): boolean => r.from !== undefined && r.to !== undefined && r.from >= r.to;
+
+function intersectTimeRanges(filters: readonly FilterNode[]): TimeRange | undefined {
+  let range: { from?: number; to?: number } | undefined;
+  for (const f of filters) {
+    if (f.kind !== 'range' || f.field.name !== 'timestamp') continue;
+    range ??= {};
+    if (f.from !== undefined) range.from = Math.max(range.from ?? -Infinity, f.from);
+    if (f.to !== undefined) range.to = Math.min(range.to ?? Infinity, f.to);
+  }
+  return range;
+}
+
+function collectMentions(request: ReportRequest): FieldMention[] {
+  const mentions: FieldMention[] = [];
+  const fromFilter = (f: FilterInput, path: string) => mentions.push({ name: f.field, path: `${path}/field` });
+  request.filters?.forEach((f, i) => fromFilter(f, `/filters/${i}`));
+  request.nestedFilters?.forEach((nf, i) => {
+    mentions.push({ name: nf.path, path: `/nestedFilters/${i}/path`, isNestedPath: true });
+    nf.filters.forEach((f, j) => fromFilter(f, `/nestedFilters/${i}/filters/${j}`));
+  });
+  request.aggregations.forEach((agg, i) => {
+    const path = `/aggregations/${i}`;
+    if (agg.type === 'terms' || agg.type === 'stats') mentions.push({ name: agg.field, path: `${path}/field` });
+    if (agg.type === 'nested') mentions.push({ name: agg.path, path: `${path}/path`, isNestedPath: true });
+    if (agg.type === 'filter') fromFilter(agg.filter, `${path}/filter`);
+    if (agg.type === 'filters') Object.entries(agg.filters).forEach(([k, f]) => fromFilter(f, `${path}/filters/${k}`));
+  });
+  return mentions;
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function compact<T>(items: readonly (T | undefined)[]): T[] {
+  return items.filter((x): x is T => x !== undefined);
+}
