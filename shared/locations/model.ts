@@ -29,6 +29,9 @@ export interface CountingLine {
   readonly inDirection: Direction;
 }
 
+/** URL-safe, so that an id is usable as `{locationId}` without encoding (the import schema checks it). */
+export const LOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
+
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 

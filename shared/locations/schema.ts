@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { canonicalTimeZone } from '../report/plan/time';
-import { WEEKDAYS } from './model';
+import { LOCATION_ID, WEEKDAYS } from './model';
 
 /**
  * zod/mini schemas of the locations domain: what the import file may hold, and therefore what the
@@ -8,8 +8,7 @@ import { WEEKDAYS } from './model';
  * ./checks.ts so that every error of a file is reported at once.
  */
 
-/** URL-safe, so that an id is usable as `{locationId}` without encoding. */
-export const LOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
+export { LOCATION_ID };
 export const LocationIdSchema = z.string().check(
   z.regex(LOCATION_ID, 'must be 1 to 128 characters: letters, digits, . _ ~ - (starting with a letter or digit)'),
 );

@@ -1,6 +1,5 @@
 import { NotFoundError, ValidationError } from '../errors';
-import { byId } from '../locations/model';
-import { LOCATION_ID } from '../locations/schema';
+import { byId, LOCATION_ID } from '../locations/model';
 import type { LiveView, LocationStore } from '../locations/store';
 import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from './entry';
 import { currentOpenPeriod } from './opening-hours';
