@@ -6,6 +6,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { expectedLayout } from '#shared/report/engines/duckdb/schema';
 import { seedMovementEvents, type SeedOptions } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';
 import { invoke } from '../test/integration/support/lambda-events';
@@ -24,7 +25,9 @@ import { machine, median } from './stats';
  *     handler. Goal ≤ 2×.
  *
  * The database file lives in /var/tmp/lrs-bench-duckdb and is reused while it holds the same
- * number of events (BENCH_DUCKDB_EVENTS, default 10,000,000; scale down for a quick run).
+ * number of events (BENCH_DUCKDB_EVENTS, default 10,000,000; scale down for a quick run) written
+ * with the current table layout (a file of another layout is written anew, so that the ingest
+ * figures are those of the current code).
  */
 const DIR = '/var/tmp/lrs-bench-duckdb';
 const EVENTS = Number(process.env.BENCH_DUCKDB_EVENTS ?? 10_000_000);
@@ -89,13 +92,15 @@ interface IngestFigures {
 }
 
 const metaPath = join(DIR, 'meta.json');
+/** The table layout the file was written with (schema.ts). */
+const LAYOUT = JSON.stringify(expectedLayout().map((c) => c.tables));
 const dbPath = join(DIR, 'events.duckdb');
 
 /** The stored events if the file holds as many as asked for (with the ingest figures of the run that wrote them). */
 async function reusable(instance: DuckDBInstance): Promise<IngestFigures | undefined> {
   if (!existsSync(metaPath)) return undefined;
-  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { requested: number; figures: IngestFigures };
-  if (meta.requested !== EVENTS) return undefined;
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { requested: number; layout?: string; figures: IngestFigures };
+  if (meta.requested !== EVENTS || meta.layout !== LAYOUT) return undefined;
   const count = Number((await scalar(instance, 'SELECT count(*) FROM movement_events')) ?? -1);
   return count === meta.figures.events ? meta.figures : undefined;
 }
@@ -112,7 +117,7 @@ async function scalar(instance: DuckDBInstance, sql: string): Promise<unknown> {
 /** Generates, validates and writes the events in batches, timing each step on its own. */
 async function ingest(): Promise<{ instance: DuckDBInstance; figures: IngestFigures; reused: boolean }> {
   mkdirSync(DIR, { recursive: true });
-  if (existsSync(dbPath)) {
+  if (existsSync(dbPath) && existsSync(metaPath) && (JSON.parse(readFileSync(metaPath, 'utf8')) as { layout?: string }).layout === LAYOUT) {
     const instance = await openDuckDb(dbPath);
     const figures = await reusable(instance);
     if (figures) return { instance, figures, reused: true };
@@ -152,7 +157,7 @@ async function ingest(): Promise<{ instance: DuckDBInstance; figures: IngestFigu
   const checkpointMs = performance.now() - t;
   const fileBytes = Number(await scalar(instance, 'SELECT total_blocks * block_size FROM pragma_database_size()'));
   const figures = { events, generateMs, validateMs, writeMs, checkpointMs, fileBytes };
-  writeFileSync(metaPath, JSON.stringify({ requested: EVENTS, figures }, null, 2));
+  writeFileSync(metaPath, JSON.stringify({ requested: EVENTS, layout: LAYOUT, figures }, null, 2));
   return { instance, figures, reused: false };
 }
 

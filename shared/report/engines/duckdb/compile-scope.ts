@@ -1,6 +1,6 @@
 import type { Scope } from '../engine';
 import type { FilterNode, ReportPlan } from '../../plan/plan';
-import { columnOf, ident, nestedTable, PARENT_ID, ROW_ID, sqlTypeOf, TABLES } from './schema';
+import { columnOf, ident, nestedTable, PARENT_ID, ROW_ID, SCOPE, scopesTable, sqlTypeOf, TABLES } from './schema';
 import { SqlParams, type SqlQuery } from './sql-params';
 
 /** `alias."column" IN (...)` or a half-open range `>= from AND < to`, values bound as parameters. */
@@ -30,13 +30,19 @@ export function compileScope(plan: ReportPlan, scope: Scope, params: SqlParams):
 
 /**
  * The scope as a condition on a relation with the root fields under `alias`, whose document row id
- * is the column `rowId`: the root table (`row_id`), or a child table through its copies of the
- * parent's columns (`event_id`; only for scopes whose fields are all copied, see schema.ts).
+ * is the column `rowId`: the root table (`row_id`), or a child table (`event_id`) through its scope
+ * numbers (`scopeNumbers`: those of the organization and locations, from compileScopeNumbers) and
+ * copies of the parent's columns (only for root filters on copied fields, see schema.ts).
  */
-export function compileScopeCondition(plan: ReportPlan, scope: Scope, params: SqlParams, alias: string, rowId: string): string {
-  const where = [`${alias}.${ident('organizationId')} = ${params.add(scope.organizationId, 'VARCHAR')}`];
-  if (plan.locationIds) {
-    where.push(`${alias}.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
+export function compileScopeCondition(plan: ReportPlan, scope: Scope, params: SqlParams, alias: string, rowId: string, scopeNumbers?: readonly number[]): string {
+  const where: string[] = [];
+  if (scopeNumbers) {
+    where.push(scopeNumbers.length === 0 ? 'FALSE' : `${alias}.${ident(SCOPE)} IN (${scopeNumbers.map((n) => params.add(n, 'BIGINT')).join(', ')})`);
+  } else {
+    where.push(`${alias}.${ident('organizationId')} = ${params.add(scope.organizationId, 'VARCHAR')}`);
+    if (plan.locationIds) {
+      where.push(`${alias}.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
+    }
   }
   for (const f of plan.filters) where.push(`(${compileFilter(f, alias, params)})`);
   for (const nf of plan.nestedFilters) {
@@ -48,9 +54,18 @@ export function compileScopeCondition(plan: ReportPlan, scope: Scope, params: Sq
   return where.join(' AND ');
 }
 
-/** The root fields the scope reads, besides the organization. */
-export function scopeFields(plan: ReportPlan): string[] {
-  return [...(plan.locationIds ? ['locationId'] : []), ...plan.filters.map((f) => columnOf(f.field))];
+/** The root fields the scope's filters read (besides the organization and locations). */
+export function scopeFilterFields(plan: ReportPlan): string[] {
+  return plan.filters.map((f) => columnOf(f.field));
+}
+
+/** The scope numbers (schema.ts) of the report's organization and locations. */
+export function compileScopeNumbers(plan: ReportPlan, scope: Scope): SqlQuery {
+  const params = new SqlParams();
+  const [org, loc] = [ident('organizationId'), ident('locationId')];
+  const where = [`${org} = ${params.add(scope.organizationId, 'VARCHAR')}`];
+  if (plan.locationIds) where.push(`${loc} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
+  return { sql: `SELECT ${ident(SCOPE)} FROM ${ident(scopesTable(plan.source))} WHERE ${where.join(' AND ')} ORDER BY 1`, params: params.values };
 }
 
 /** First and last timestamp (epoch ms) of the report's documents: the extent of a histogram without bounds. */

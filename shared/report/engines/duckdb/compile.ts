@@ -1,7 +1,7 @@
 import type { EngineLimits, Scope } from '../engine';
 import type { AggNode, FilterNode, ReportPlan } from '../../plan/plan';
 import type { KeySegment } from './buckets';
-import { compileFilter, compileFilters, compileScope, compileScopeCondition, scopeFields } from './compile-scope';
+import { compileFilter, compileFilters, compileScope, compileScopeCondition, scopeFilterFields } from './compile-scope';
 import { histogramKeySql } from './histogram-sql';
 import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_COPIES, PARENT_ID, ROW_ID, TABLES } from './schema';
 import { SqlParams, type SqlQuery } from './sql-params';
@@ -31,8 +31,10 @@ import { SqlParams, type SqlQuery } from './sql-params';
  *   so one grouped pass over the documents, and one over the items, by all the keys, the filter
  *   conditions and the shard, gives every count; the stages then work on these groups, a few
  *   thousand rows instead of millions. The items are read from the child table alone when the
- *   scope and the stages before `nested` need only the parent's columns it carries a copy of
- *   (schema.ts), and joined to their parent otherwise.
+ *   scope and the stages before `nested` need only what an item carries of its parent (scope
+ *   number, time, shard: schema.ts), and joined to their parent otherwise; the documents before
+ *   `nested` are counted through their first item, and only those without items are read from
+ *   the root table.
  * - stage by stage (PipelineCompiler), for the rest (filters, reverseNested): each stage a CTE
  *   `s<i+1>` of the rows in that stage's context (documents, or items after `nested`) with the
  *   keys so far as columns `k0, k1, ...`; a row is one document (or item) in one bucket.
@@ -43,6 +45,8 @@ export interface CompileOptions {
   readonly histogramSegments?: readonly KeySegment[];
   /** Compile stage by stage even where the grouped compilation applies (tests compare the two). */
   readonly stageByStage?: boolean;
+  /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
+  readonly scopeNumbers?: readonly number[];
 }
 
 export type ResultRowKind = 'n' | 'x' | 'stats' | 'cut';
@@ -63,6 +67,17 @@ export const addsKey = (n: AggNode): boolean => n.kind === 'dateHistogram' || n.
 
 /** Whether the grouped compilation applies: no filters (a row in several buckets) and no reverseNested. */
 export const groupable = (plan: ReportPlan): boolean => plan.pipeline.every((n) => n.kind !== 'filters' && n.kind !== 'reverseNested');
+
+/**
+ * Whether the grouped compilation reads the items of a nested report without their documents:
+ * the scope's filters and the stages before `nested` read only root fields the items carry a
+ * copy of (schema.ts). Such a report needs the scope numbers (CompileOptions.scopeNumbers).
+ */
+export function readsItemsAlone(plan: ReportPlan, options: Pick<CompileOptions, 'stageByStage'> = {}): boolean {
+  const m = plan.pipeline.findIndex((n) => n.kind === 'nested');
+  if (options.stageByStage || m < 0 || !groupable(plan)) return false;
+  return [...scopeFilterFields(plan), ...plan.pipeline.slice(0, m).flatMap(rootFieldsOf)].every((f) => PARENT_COPIES.includes(f));
+}
 
 /** What both compilations share: the output rows, the terms ranking and cap. */
 abstract class Compiler {
@@ -140,8 +155,11 @@ abstract class Compiler {
  * `b`: the items grouped by the keys and conditions of every stage and the shard. Columns: `k<j>`
  * the keys, `f<i>` the condition of the filter stage i (NULL counts as false), `_shard`, `n` the
  * rows in the group, and for a last stats stage its count `sn`, `mn`, `mx` and Kahan sum `sm` over
- * the group in document (item) order. A stage's relation `t<i>` narrows the previous one; stats
- * read it as it is: by then each group is one key tuple and shard, every condition true.
+ * the group in document (item) order. With stages before `nested`, `b` also has `np`, the first
+ * items (one per document) and `fi`, the path's nestedFilters (the documents count whatever their
+ * items), and `a` adds up `np` and `a0`, the documents without items. A stage's relation `t<i>`
+ * narrows the previous one; stats read it as it is: by then each group is one key tuple and
+ * shard, every condition true.
  */
 class GroupedCompiler extends Compiler {
   private cteCount = 0;
@@ -160,11 +178,14 @@ class GroupedCompiler extends Compiler {
     }
     // The items, grouped by every stage; read alone when the parent columns they need are copied.
     const child = `${ident(nestedTable(source, nested.path))} c`;
-    const rootFields = [...scopeFields(this.plan), ...pipeline.slice(0, m).flatMap(rootFieldsOf)];
-    const alone = rootFields.every((f) => PARENT_COPIES.includes(f));
+    const alone = readsItemsAlone(this.plan);
+    const { scopeNumbers } = this.options;
+    if (alone && !scopeNumbers) throw new Error('reading the items alone needs the scope numbers');
     const parent = alone ? 'c' : 'd';
     const from = alone ? child : `${child} JOIN ${root} ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)}`;
-    const where = compileScopeCondition(this.plan, scope, this.params, parent, alone ? PARENT_ID : ROW_ID);
+    const where = alone
+      ? compileScopeCondition(this.plan, scope, this.params, 'c', PARENT_ID, scopeNumbers)
+      : compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID);
     const items = compileFilters(nested.itemFilters, 'c', this.params);
     if (m === 0) {
       this.ctes.push(`b AS (${this.grouped(pipeline.length, parent, 'c', 'c.rowid', `${from} WHERE ${where} AND ${items}`).sql})`);

@@ -5,8 +5,8 @@ import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS } from './bucket-limit';
 import { histogramKeys } from '../../histogram/keys';
 import { keySegments, type KeySegment } from './buckets';
-import { compileReport, type ResultRowKind } from './compile';
-import { compileTimeExtent } from './compile-scope';
+import { compileReport, readsItemsAlone, type ResultRowKind } from './compile';
+import { compileScopeNumbers, compileTimeExtent } from './compile-scope';
 import { mapDuckDbError } from './errors';
 import { readResult, type ResultRow } from './read';
 import { createRounding } from '../../histogram/rounding';
@@ -48,8 +48,8 @@ export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
 
 /**
  * The embedded engine (`npm start`, tests): answers exactly as the OpenSearch engine does. A report
- * runs on its own connection: at most two statements (the time extent of a histogram without both
- * bounds, then the report).
+ * runs on its own connection: at most three statements (the time extent of a histogram without
+ * both bounds, the scope numbers of a nested report that reads the items alone, then the report).
  */
 export class DuckDbEngine implements ReportEngine {
   private readonly limits: EngineLimits;
@@ -72,7 +72,9 @@ export class DuckDbEngine implements ReportEngine {
       const first = plan.pipeline[0];
       const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
       if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
-      const query = compileReport(plan, scope, { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) });
+      const options = { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) };
+      const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
+      const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
       const rows = (await select(connection, query)).map(toResultRow);
       const result = readResult(plan.pipeline, rows, histogram?.keys);
       if (countBuckets(plan.pipeline, result.root) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);

@@ -1,8 +1,8 @@
-import { BIGINT, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { BIGINT, INTEGER, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { nestedPathsOf, type Collection, type NestedPath } from '../../fields';
 import type { ReportDocument } from '../../documents';
 import { mapDuckDbError } from './errors';
-import { DOC_ID, ident, ITEM, itemsColumn, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
+import { DOC_ID, ident, ITEM, itemsColumn, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SCOPE, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
 import { TableChunks } from './table-chunks';
 
 type Row = Readonly<Record<string, unknown>>;
@@ -36,7 +36,8 @@ async function write(instance: DuckDBInstance, collection: Collection, documents
     try {
       await deleteReplaced(connection, collection, docs);
       const first = await nextRowId(connection, collection);
-      await appendAll(connection, collection, docs, first);
+      const scopes = await scopeNumbers(connection, collection, docs);
+      await appendAll(connection, collection, docs, first, scopes);
       await connection.run('COMMIT');
     } catch (e) {
       await connection.run('ROLLBACK');
@@ -87,6 +88,40 @@ async function deleteReplaced(connection: DuckDBConnection, collection: Collecti
   }
 }
 
+/** Scope numbers by organizationId, then locationId. */
+type ScopeNumbers = Map<string, Map<string, number>>;
+
+/**
+ * The scope numbers of a collection with nested paths (schema.ts), with the documents' pairs not
+ * numbered yet added (in the write's transaction: a write rolled back numbers nothing).
+ */
+async function scopeNumbers(connection: DuckDBConnection, collection: Collection, docs: readonly Row[]): Promise<ScopeNumbers | undefined> {
+  const table = TABLES[collection].scopes;
+  if (!table) return undefined;
+  const [scope, org, loc] = [ident(SCOPE), ident('organizationId'), ident('locationId')];
+  const reader = await connection.runAndReadAll(`SELECT ${scope}, ${org}, ${loc} FROM ${ident(table)}`);
+  const numbers: ScopeNumbers = new Map();
+  let last = 0;
+  const add = (n: number, o: string, l: string) => {
+    (numbers.get(o) ?? numbers.set(o, new Map()).get(o)!).set(l, n);
+    last = Math.max(last, n);
+  };
+  for (const [n, o, l] of reader.getRowsJS() as [number, string, string][]) add(n, o, l);
+  const added: [number[], string[], string[]] = [[], [], []];
+  for (const doc of docs) {
+    const [o, l] = [doc.organizationId as string, doc.locationId as string];
+    if (numbers.get(o)?.has(l)) continue;
+    add(last + 1, o, l);
+    added[0].push(last);
+    added[1].push(o);
+    added[2].push(l);
+  }
+  if (added[0].length > 0) {
+    await connection.run(`INSERT INTO ${ident(table)} SELECT unnest($1), unnest($2), unnest($3)`, [listValue(added[0]), listValue(added[1]), listValue(added[2])], [LIST(INTEGER), LIST(VARCHAR), LIST(VARCHAR)]);
+  }
+  return numbers;
+}
+
 async function nextRowId(connection: DuckDBConnection, collection: Collection): Promise<bigint> {
   const reader = await connection.runAndReadAll(`SELECT coalesce(max(${ident(ROW_ID)}), 0) FROM ${ident(TABLES[collection].root)}`);
   return BigInt(reader.getRowsJS()[0]?.[0] as bigint) + 1n;
@@ -108,6 +143,8 @@ interface ChildPlan {
   readonly countIndex: number;
   /** The child column of the item's position. */
   readonly itemIndex: number;
+  /** The child column of the parent's scope number. */
+  readonly scopeIndex: number;
   /** Copies of the parent's root columns (the shard included), by child column index. */
   readonly copies: readonly { readonly index: number; readonly name: string }[];
   /** The item's own fields, by child column index. */
@@ -117,13 +154,14 @@ interface ChildPlan {
 function childPlan(collection: Collection, path: NestedPath, table: string): ChildPlan {
   const columns = nestedColumns(collection, path);
   const copied = new Set(parentCopyColumns(collection).map((c) => c.name));
-  const indexed = columns.map((c, index) => ({ index, name: c.name })).filter((c) => c.name !== PARENT_ID && c.name !== ITEM);
+  const indexed = columns.map((c, index) => ({ index, name: c.name })).filter((c) => c.name !== PARENT_ID && c.name !== ITEM && c.name !== SCOPE);
   return {
     path,
     table,
     columns,
     countIndex: rootColumns(collection).findIndex((c) => c.name === itemsColumn(path)),
     itemIndex: columns.findIndex((c) => c.name === ITEM),
+    scopeIndex: columns.findIndex((c) => c.name === SCOPE),
     copies: indexed.filter((c) => copied.has(c.name)),
     fields: indexed.filter((c) => !copied.has(c.name)),
   };
@@ -165,10 +203,11 @@ class Shards {
 /**
  * Appends the documents and their nested items column by column, a data chunk at a time (see
  * table-chunks.ts); row ids are handed out in document order from `firstRowId`, the document
- * counts its items per path, and every item carries its document's row id, its position and a copy
- * of the document's scope columns, in item order (the child table's rowid is the item order).
+ * counts its items per path, and every item carries its document's row id, its position, the
+ * document's scope number and copies of its time and shard, in item order (the child table's rowid
+ * is the item order).
  */
-async function appendAll(connection: DuckDBConnection, collection: Collection, docs: readonly Row[], firstRowId: bigint): Promise<void> {
+async function appendAll(connection: DuckDBConnection, collection: Collection, docs: readonly Row[], firstRowId: bigint, scopes: ScopeNumbers | undefined): Promise<void> {
   const plan = tablePlan(collection);
   const appenders: DuckDBAppender[] = [];
   try {
@@ -186,8 +225,15 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
     const shardCol = plan.root.findIndex((c) => c.name === SHARD);
     const shards = new Shards();
     let rowId = Number(firstRowId);
+    let locations: Map<string, number> | undefined;
+    let organization: unknown;
     for (const doc of docs) {
       const shard = typeof doc.timestamp === 'number' ? shards.of(doc.timestamp) : undefined;
+      if (doc.organizationId !== organization) {
+        organization = doc.organizationId;
+        locations = scopes?.get(organization as string);
+      }
+      const scope = locations?.get(doc.locationId as string);
       root.setBigInt(rowIdCol, rowId);
       root.set(docIdCol, doc.id);
       root.set(shardCol, shard);
@@ -201,6 +247,7 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
           const item = items[i] as Row;
           chunks.setBigInt(0, rowId);
           chunks.setNumber(child.itemIndex, i);
+          chunks.set(child.scopeIndex, scope);
           for (const { index, name } of child.copies) chunks.set(index, name === SHARD ? shard : doc[name]);
           for (const { index, name } of child.fields) chunks.set(index, item[name]);
           chunks.endRow();

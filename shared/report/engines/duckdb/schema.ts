@@ -7,14 +7,16 @@ import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, typ
  * LIST(STRUCT) column on every query (measured 32× slower):
  *
  *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label, _crossedPaths, _polygons)
- *     movement_crossed_paths(event_id, _item, organizationId, _shard, locationId, timestamp, id, end, start)
- *     movement_polygons(event_id, _item, organizationId, _shard, locationId, timestamp, id, value)
+ *     movement_crossed_paths(event_id, _item, _scope, _shard, timestamp, id, end, start)
+ *     movement_polygons(event_id, _item, _scope, _shard, timestamp, id, value)
+ *     movement_scopes(_scope, organizationId, locationId)
  *
  * For the grouped compilation of nested reports (compile.ts), written at ingest and never updated
  * (a document is only ever replaced whole, with its items):
- * - a child row carries a copy of its parent's scope columns (PARENT_COPIES), so that a report
- *   whose scope and stages before `nested` read only those reads the child table alone: joining
- *   8.8M items back to 10M documents cost four times the rest of such a report;
+ * - a child row carries its parent's scope number (its (organizationId, locationId) pair, numbered
+ *   in movement_scopes) and a copy of its time and shard (PARENT_COPIES), so that a report whose
+ *   scope and stages before `nested` need no other root field reads the child table alone:
+ *   joining 8.8M items back to 10M documents cost four times the rest of such a report;
  * - a child row has its position in the parent's list (`_item`), and the root row the number of
  *   items per path (`_crossedPaths`, `_polygons`), so that such a report counts the documents
  *   with items through their first item and reads from the root table only those without.
@@ -42,10 +44,12 @@ export function shardOf(timestampMs: number): number {
 export interface CollectionTables {
   readonly root: string;
   readonly nested: Readonly<Partial<Record<NestedPath, string>>>;
+  /** Collections with nested paths: the (organizationId, locationId) pairs their items refer to by number. */
+  readonly scopes?: string;
 }
 
 export const TABLES: Readonly<Record<Collection, CollectionTables>> = {
-  movementEvents: { root: 'movement_events', nested: { crossedPaths: 'movement_crossed_paths', polygons: 'movement_polygons' } },
+  movementEvents: { root: 'movement_events', nested: { crossedPaths: 'movement_crossed_paths', polygons: 'movement_polygons' }, scopes: 'movement_scopes' },
   parkingLotStats: { root: 'parking_lot_stats', nested: {} },
   parkingEvents: { root: 'parking_events', nested: {} },
 };
@@ -83,27 +87,49 @@ export function rootColumns(c: Collection): ColumnDef[] {
 }
 
 /**
- * The root columns a child row carries a copy of: the scope of every report (organization,
- * location, time) and the shard. Not the other root fields (label, trackingCameraId), which would
- * slow ingest further for the nested reports that filter or bucket by them before `nested`: those
- * join the parent instead.
+ * The child column holding the number of the parent's (organizationId, locationId) pair in the
+ * collection's scopes table: a report's organization and locations are a short list of numbers
+ * there, and an INTEGER per item costs the ingest much less than two copied strings.
  */
-export const PARENT_COPIES: readonly string[] = ['organizationId', SHARD, 'locationId', 'timestamp'];
+export const SCOPE = '_scope';
+
+/**
+ * The root columns a child row carries a copy of, besides its scope number: the time and the
+ * shard. Not the other root fields (label, trackingCameraId), which would slow ingest further for
+ * the nested reports that filter or bucket by them before `nested`: those join the parent instead.
+ */
+export const PARENT_COPIES: readonly string[] = [SHARD, 'timestamp'];
 
 export function parentCopyColumns(c: Collection): ColumnDef[] {
   return rootColumns(c).filter((col) => PARENT_COPIES.includes(col.name));
 }
 
+/** Columns of a scopes table: the number, the organization, the location. */
+export function scopeColumns(): ColumnDef[] {
+  return [
+    { name: SCOPE, type: 'INTEGER' },
+    { name: 'organizationId', type: 'VARCHAR' },
+    { name: 'locationId', type: 'VARCHAR' },
+  ];
+}
+
 /**
- * Columns of a child table, in table order: the parent's row id, the item's position, the copies
- * of the parent's root columns, the item's fields.
+ * Columns of a child table, in table order: the parent's row id, the item's position, the parent's
+ * scope number and copies of its root columns, the item's fields.
  */
 export function nestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
-  const copies = parentCopyColumns(c);
+  const copies = [{ name: SCOPE, type: 'INTEGER' } as const, ...parentCopyColumns(c)];
   const [parentId, ...fields] = legacyNestedColumns(c, path);
   const clash = fields.find((f) => f.name === ITEM || copies.some((col) => col.name === f.name));
   if (clash) throw new Error(`${TABLES[c].nested[path]}: the item field ${clash.name} has the name of a generated column`);
   return [parentId as ColumnDef, { name: ITEM, type: 'INTEGER' }, ...copies, ...fields];
+}
+
+/** The scopes table of a collection with nested paths. */
+export function scopesTable(c: Collection): string {
+  const table = TABLES[c].scopes;
+  if (!table) throw new Error(`${c} has no nested paths, hence no scopes table`);
+  return table;
 }
 
 /** Root columns as versions before the item counts wrote them. */
@@ -124,7 +150,7 @@ function legacyNestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
   return [{ name: PARENT_ID, type: 'BIGINT' }, ...fields.map((f) => ({ name: columnOf(f), type: sqlTypeOf(f), field: f }))];
 }
 
-const NOT_NULL = new Set([ROW_ID, PARENT_ID, SHARD, 'organizationId', 'locationId', 'timestamp', ITEM, ...NESTED_PATHS.map(itemsColumn)]);
+const NOT_NULL = new Set([ROW_ID, PARENT_ID, SHARD, 'organizationId', 'locationId', 'timestamp', ITEM, SCOPE, ...NESTED_PATHS.map(itemsColumn)]);
 
 function createTable(table: string, columns: readonly ColumnDef[], ifNotExists = true): string {
   const cols = columns.map((col) => `${ident(col.name)} ${col.type}${NOT_NULL.has(col.name) ? ' NOT NULL' : ''}`);
@@ -136,6 +162,7 @@ export function schemaStatements(): string[] {
   return COLLECTIONS.flatMap((c) => [
     createTable(TABLES[c].root, rootColumns(c)),
     ...nestedPathsOf(c).map((path) => createTable(nestedTable(c, path), nestedColumns(c, path))),
+    ...(nestedPathsOf(c).length > 0 ? [createTable(scopesTable(c), scopeColumns())] : []),
   ]);
 }
 
@@ -157,6 +184,7 @@ export function expectedLayout(): CollectionLayout[] {
     const paths = nestedPathsOf(c);
     const tables = [{ table: TABLES[c].root, columns: names(rootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(nestedColumns(c, path)) }))];
     if (paths.length === 0) return { tables };
+    tables.push({ table: scopesTable(c), columns: names(scopeColumns()) });
     const legacy = [{ table: TABLES[c].root, columns: names(legacyRootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(legacyNestedColumns(c, path)) }))];
     return { tables, legacy: { tables: legacy, migration: migrationStatements(c) } };
   });
@@ -164,15 +192,19 @@ export function expectedLayout(): CollectionLayout[] {
 
 /**
  * Statements that rebuild a collection's tables of the former layout (no item counts in the root
- * table, no item positions or parent copies in the child tables) in the current one, keeping
- * the rows' order (the rowid order is the order stats sum in). To run in one transaction. Items
- * without a parent, which no report could see, are dropped.
+ * table, no item positions, scope numbers or parent copies in the child tables, no scopes table:
+ * schemaStatements has just created it, empty) in the current one, keeping the rows' order (the
+ * rowid order is the order stats sum in). To run in one transaction. Items without a parent, which
+ * no report could see, are dropped.
  */
 function migrationStatements(c: Collection): string[] {
   const paths = nestedPathsOf(c);
   const root = TABLES[c].root;
   const scratch = (table: string) => ident(`${table}__migrating`);
-  const statements: string[] = [];
+  const [org, loc] = [ident('organizationId'), ident('locationId')];
+  const statements: string[] = [
+    `INSERT INTO ${ident(scopesTable(c))} SELECT (row_number() OVER (ORDER BY ${org}, ${loc}))::INTEGER, ${org}, ${loc} FROM (SELECT DISTINCT ${org}, ${loc} FROM ${ident(root)})`,
+  ];
   const renames: string[] = [];
   for (const path of paths) {
     const table = nestedTable(c, path);
@@ -180,12 +212,15 @@ function migrationStatements(c: Collection): string[] {
     const select = nestedColumns(c, path).map((col) =>
       col.name === ITEM
         ? `(row_number() OVER (PARTITION BY c.${ident(PARENT_ID)} ORDER BY c.rowid) - 1)::INTEGER`
-        : `${copies.has(col.name) ? 'd' : 'c'}.${ident(col.name)}`,
+        : col.name === SCOPE
+          ? `s.${ident(SCOPE)}`
+          : `${copies.has(col.name) ? 'd' : 'c'}.${ident(col.name)}`,
     );
+    const join = `JOIN ${ident(root)} d ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)} JOIN ${ident(scopesTable(c))} s ON s.${org} = d.${org} AND s.${loc} = d.${loc}`;
     statements.push(
       `DROP TABLE IF EXISTS ${scratch(table)}`,
       createTable(`${table}__migrating`, nestedColumns(c, path), false),
-      `INSERT INTO ${scratch(table)} SELECT ${select.join(', ')} FROM ${ident(table)} c JOIN ${ident(root)} d ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)} ORDER BY c.rowid`,
+      `INSERT INTO ${scratch(table)} SELECT ${select.join(', ')} FROM ${ident(table)} c ${join} ORDER BY c.rowid`,
     );
     renames.push(table);
   }

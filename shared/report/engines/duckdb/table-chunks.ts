@@ -12,7 +12,7 @@ import type { ColumnDef } from './schema';
  * length, then the bytes, zero-padded): those are encoded once per distinct value and copied with
  * the rest of the column.
  *
- * Usage: `set*` the columns of row `row` (a row not set is NULL), then `endRow()`; `close()` sends
+ * Usage: `set*` the columns of row `row`, each at most once (a column not set is NULL), then `endRow()`; `close()` sends
  * the last partial chunk. Values are written as given: validation happened before (documents.ts).
  */
 export class TableChunks {
@@ -52,7 +52,6 @@ export class TableChunks {
   }
 
   endRow(): void {
-    for (const c of this.#columns) c.commit(this.row);
     if (++this.row === this.#capacity) this.flush();
   }
 
@@ -89,31 +88,27 @@ function newColumn(type: ColumnDef['type'], capacity: number): ColumnBuffer {
 /**
  * Validity as DuckDB keeps it (duckdb.h: uint64 words, bit i of the row set when valid), written
  * through 32-bit words: the same bytes on a little-endian machine, which is every platform DuckDB's
- * Node package ships for. `set` marks the current row; `commit` clears the bit of a row nobody set.
+ * Node package ships for. Every row starts NULL; `set` (at most once per row and column) marks it
+ * valid, so that a row nobody set costs nothing, and a chunk whose rows were all set sends no
+ * validity. The data of a NULL row is whatever is there: DuckDB does not read it.
  */
 abstract class Column {
   protected readonly valid: Uint32Array<ArrayBuffer>;
-  protected rowSet = false;
-  protected nulls = 0;
+  /** Rows set in this chunk. */
+  protected sets = 0;
 
   constructor(capacity: number) {
-    this.valid = new Uint32Array(Math.ceil(capacity / 64) * 2).fill(0xffffffff);
+    this.valid = new Uint32Array(Math.ceil(capacity / 64) * 2);
   }
 
-  commit(row: number): void {
-    if (this.rowSet) this.rowSet = false;
-    else {
-      this.valid[row >>> 5] = (this.valid[row >>> 5] as number) & ~(1 << (row & 31));
-      this.nulls++;
-      this.nullAt(row);
-    }
+  protected mark(row: number): void {
+    this.valid[row >>> 5] = (this.valid[row >>> 5] as number) | (1 << (row & 31));
+    this.sets++;
   }
-
-  protected abstract nullAt(row: number): void;
 
   write(vector: duckdb.Vector, rows: number): void {
     this.writeData(vector, rows);
-    if (this.nulls > 0) {
+    if (this.sets < rows) {
       duckdb.vector_ensure_validity_writable(vector);
       duckdb.copy_data_to_vector_validity(vector, 0, this.valid.buffer, 0, Math.ceil(rows / 64) * 8);
     }
@@ -122,8 +117,8 @@ abstract class Column {
   protected abstract writeData(vector: duckdb.Vector, rows: number): void;
 
   clear(rows: number): void {
-    if (this.nulls > 0) this.valid.fill(0xffffffff, 0, Math.ceil(rows / 32));
-    this.nulls = 0;
+    this.valid.fill(0, 0, Math.ceil(rows / 32));
+    this.sets = 0;
   }
 }
 
@@ -137,12 +132,9 @@ class NumericColumn extends Column {
 
   set(row: number, value: number): void {
     this.data[row] = value;
-    this.rowSet = true;
+    this.mark(row);
   }
 
-  protected nullAt(row: number): void {
-    this.data[row] = 0;
-  }
 
   protected writeData(vector: duckdb.Vector, rows: number): void {
     duckdb.copy_data_to_vector(vector, 0, this.data.buffer, 0, rows * this.data.BYTES_PER_ELEMENT);
@@ -172,12 +164,9 @@ class BigIntColumn extends Column {
       this.halves[2 * row] = value - high * TWO_32; // 0 ≤ low < 2³², stored modulo 2³²
       this.halves[2 * row + 1] = high;
     }
-    this.rowSet = true;
+    this.mark(row);
   }
 
-  protected nullAt(row: number): void {
-    this.big[row] = 0n;
-  }
 
   protected writeData(vector: duckdb.Vector, rows: number): void {
     duckdb.copy_data_to_vector(vector, 0, this.big.buffer, 0, rows * 8);
@@ -236,12 +225,9 @@ class VarcharColumn extends Column {
       this.lastRows = rows;
       rows.push(row);
     }
-    this.rowSet = true;
+    this.mark(row);
   }
 
-  protected nullAt(): void {
-    // the image stays zero, an empty inline string; the validity bit says NULL
-  }
 
   /**
    * Inline strings go over with the array. A long string is given to DuckDB once per chunk (it

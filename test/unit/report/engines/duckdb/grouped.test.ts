@@ -63,7 +63,7 @@ afterAll(() => {
 const grouped = (options = {}) => new DuckDbEngine(db, options);
 const staged = (options = {}) => new DuckDbEngine(db, { ...options, stageByStage: true });
 const run = (engine: DuckDbEngine, body: unknown, organizationId = ORG) => engine.run(buildPlan(body), { organizationId });
-const sqlOf = (body: unknown, stageByStage = false) => compileReport(buildPlan(body), { organizationId: ORG }, { limits: { termsCap: 10 }, stageByStage, histogramSegments: [{ start: 0, kind: 'shift', offset: 0 }] }).sql;
+const sqlOf = (body: unknown, stageByStage = false) => compileReport(buildPlan(body), { organizationId: ORG }, { limits: { termsCap: 10 }, stageByStage, scopeNumbers: [1, 2], histogramSegments: [{ start: 0, kind: 'shift', offset: 0 }] }).sql;
 
 const bucket = (key: string | number, count: number, sub?: unknown) => (sub ? { key, count, sub } : { key, count });
 const terms = (...buckets: unknown[]) => ({ kind: 'terms', buckets });
@@ -88,7 +88,7 @@ describe('daily × nested × terms line × terms direction: the items alone', ()
 
   test('reads the child table without joining the documents', () => {
     const sql = sqlOf(body);
-    expect(sql).toContain('FROM "movement_crossed_paths" c WHERE c."organizationId" = $');
+    expect(sql).toMatch(/FROM "movement_crossed_paths" c WHERE c."_scope" IN \(\$\d+::BIGINT, \$\d+::BIGINT\) AND/);
     expect(sql).not.toMatch(/JOIN "movement_events"/);
     // documents with lines are counted through their first line, the others from the root table
     expect(sql).toContain('count_if(c."_item" = 0) AS np');

@@ -29,7 +29,7 @@ async function rows(db: DuckDBInstance, sql: string): Promise<unknown[][]> {
 }
 
 describe('ingestDocuments', () => {
-  test('writes root rows with their shard and item counts, nested items keyed by the row id with their position and the parent scope, start derived', async () => {
+  test('writes root rows with their shard and item counts, nested items keyed by the row id with their position, scope number, time and shard, start derived', async () => {
     // Prepare
     const db = await openDuckDb(':memory:');
     // Act
@@ -41,10 +41,11 @@ describe('ingestDocuments', () => {
       [1n, 'a', 202403, march, 'car', 2, 0],
       [2n, null, 202404, BigInt(Date.parse('2024-04-01T00:00:00Z')), 'bus', 0, 0],
     ]);
-    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY id')).toEqual([
-      [1n, 0, 'org', 202403, 'loc', march, 'n', 'A', 'B'],
-      [1n, 1, 'org', 202403, 'loc', march, 's', 'A', 'B'],
+    expect(await rows(db, 'SELECT event_id, _item, _scope, _shard, "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY id')).toEqual([
+      [1n, 0, 1, 202403, march, 'n', 'A', 'B'],
+      [1n, 1, 1, 202403, march, 's', 'A', 'B'],
     ]);
+    expect(await rows(db, 'SELECT * FROM movement_scopes')).toEqual([[1, 'org', 'loc']]);
     db.closeSync();
   });
 
@@ -99,13 +100,14 @@ describe('ingestDocuments', () => {
         d.polygons?.length ?? 0,
       ]),
     );
-    const scope = (d: (typeof docs)[number]) => [d.organizationId, shard(d.timestamp), d.locationId, BigInt(d.timestamp)];
-    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual(
-      docs.flatMap((d, i) => (d.crossedPaths ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.end, p.start])),
-    );
-    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, value FROM movement_polygons ORDER BY rowid')).toEqual(
-      docs.flatMap((d, i) => (d.polygons ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.value])),
-    );
+    const scope = (d: (typeof docs)[number]) => [d.organizationId, d.locationId, shard(d.timestamp), BigInt(d.timestamp)];
+    const items = (table: string, fields: string) =>
+      rows(db, `SELECT event_id, _item, s."organizationId", s."locationId", _shard, "timestamp", ${fields} FROM ${table} c JOIN movement_scopes s USING (_scope) ORDER BY c.rowid`);
+    expect(await items('movement_crossed_paths', 'id, "end", start')).toEqual(docs.flatMap((d, i) => (d.crossedPaths ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.end, p.start])));
+    expect(await items('movement_polygons', 'id, value')).toEqual(docs.flatMap((d, i) => (d.polygons ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.value])));
+    // one number per pair, over both calls
+    const pairs = new Set(docs.map((d) => `${d.organizationId}\u0000${d.locationId}`));
+    expect(await rows(db, 'SELECT count(*), count(DISTINCT _scope), count(DISTINCT ("organizationId", "locationId")) FROM movement_scopes')).toEqual([[BigInt(pairs.size), BigInt(pairs.size), BigInt(pairs.size)]]);
     expect(await rows(db, "SELECT count(*) FROM movement_events WHERE \"organizationId\" = 'thirteen byte' AND label = '日本語日本'")).toEqual([
       [BigInt(docs.filter((d) => d.organizationId === 'thirteen byte' && d.label === '日本語日本').length)],
     ]);
@@ -139,7 +141,7 @@ describe('opening a database file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('migrates a file of the layout before item counts and parent copies, keeping every answer', async () => {
+  test('migrates a file of the layout before item counts, scope numbers and parent copies, keeping every answer', async () => {
     // Prepare: the tables as the previous version created them, written with plain SQL
     const dir = mkdtempSync(join(tmpdir(), 'lrs-duckdb-'));
     const path = join(dir, 'previous.duckdb');
@@ -167,14 +169,18 @@ describe('opening a database file', () => {
       [2n, 'bus', 0, 1],
       [3n, null, 3, 0],
     ]);
-    expect(await rows(db, 'SELECT event_id, _item, "organizationId", _shard, "locationId", "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual([
-      [1n, 0, 'org', 202403, 'loc', BigInt(march), 'n', 'A', 'B'],
-      [3n, 0, 'org', 202403, 'loc2', BigInt(march + 2000), 'x', 'B', 'A'],
-      [1n, 1, 'org', 202403, 'loc', BigInt(march), 's', 'B', 'A'],
-      [3n, 1, 'org', 202403, 'loc2', BigInt(march + 2000), 'y', 'A', 'B'],
-      [3n, 2, 'org', 202403, 'loc2', BigInt(march + 2000), 'z', 'A', 'B'],
+    expect(await rows(db, 'SELECT * FROM movement_scopes ORDER BY _scope')).toEqual([
+      [1, 'org', 'loc'],
+      [2, 'org', 'loc2'],
     ]);
-    expect(await rows(db, 'SELECT event_id, _item, "locationId", id, value FROM movement_polygons')).toEqual([[2n, 0, 'loc', 'q', 1.5]]);
+    expect(await rows(db, 'SELECT event_id, _item, _scope, _shard, "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual([
+      [1n, 0, 1, 202403, BigInt(march), 'n', 'A', 'B'],
+      [3n, 0, 2, 202403, BigInt(march + 2000), 'x', 'B', 'A'],
+      [1n, 1, 1, 202403, BigInt(march), 's', 'B', 'A'],
+      [3n, 1, 2, 202403, BigInt(march + 2000), 'y', 'A', 'B'],
+      [3n, 2, 2, 202403, BigInt(march + 2000), 'z', 'A', 'B'],
+    ]);
+    expect(await rows(db, 'SELECT event_id, _item, _scope, id, value FROM movement_polygons')).toEqual([[2n, 0, 1, 'q', 1.5]]);
     // a nested report over the migrated tables: 3 documents (2 with lines), 5 lines, A: n y z, B: s x
     const report = await new DuckDbEngine(db).run(
       buildPlan({ aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }] }),
@@ -188,8 +194,15 @@ describe('opening a database file', () => {
       ],
     });
     db.closeSync();
-    // and the next start finds the current layout
-    (await openDuckDb(path)).closeSync();
+    // the next start finds the current layout, and new documents get the next scope number
+    const again = await openDuckDb(path);
+    await ingestDocuments(again, 'movementEvents', [event(undefined, '2024-03-02T00:00:00Z', 'car', ['m'])]);
+    expect(await rows(again, 'SELECT _scope, "locationId" FROM movement_scopes ORDER BY _scope')).toEqual([
+      [1, 'loc'],
+      [2, 'loc2'],
+    ]);
+    expect(await rows(again, "SELECT event_id, _scope FROM movement_crossed_paths WHERE id = 'm'")).toEqual([[4n, 1]]);
+    again.closeSync();
     rmSync(dir, { recursive: true, force: true });
   });
 });
