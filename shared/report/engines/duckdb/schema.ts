@@ -16,7 +16,7 @@ import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, typ
  * - a child row carries its parent's scope number (its (organizationId, locationId) pair, numbered
  *   in movement_scopes) and a copy of its time and shard (PARENT_COPIES), so that a report whose
  *   scope and stages before `nested` need no other root field reads the child table alone:
- *   joining 8.8M items back to 10M documents cost four times the rest of such a report;
+ *   joining 8.8M items back to 10M documents was 1.8 s of such a report's 2.1 s;
  * - a child row has its position in the parent's list (`_item`), and the root row the number of
  *   items per path (`_crossedPaths`, `_polygons`), so that such a report counts the documents
  *   with items through their first item and reads from the root table only those without.
