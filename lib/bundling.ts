@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 /**
@@ -51,6 +51,27 @@ export const BUNDLE_EXTERNALS: readonly string[] = [
   '@smithy/credential-provider-imds',
 ];
 
+/**
+ * Node built-ins that bundled libraries import at the top but that requests seldom or never call,
+ * each aliased to a module of lazy stand-ins (lib/lazy-builtins) that loads the built-in on first
+ * use:
+ *
+ * - `node:crypto` (about 3 ms of start in a fresh process): at start only the Powertools logger
+ *   imports it, for `randomInt` when debug logs are sampled. The AWS SDK's chunks import it too and
+ *   load it as they load (they hash at the top), which is when the first client is built.
+ * - `node:stream/web` (about 2 ms): middy imports it for response streaming, which no function here
+ *   uses.
+ *
+ * Every other built-in stays as it is: `node:stream` (and `node:stream/promises` with it) is loaded
+ * anyway by the first write to stdout, and the SDK extends its classes at load. Only `import`
+ * statements reach the stand-ins, and esbuild fails the build on a name a stand-in module lacks
+ * (test/unit/infra/lazy-builtins.test.ts).
+ */
+export const LAZY_BUILTINS: Readonly<Record<string, string>> = {
+  'node:crypto': join(__dirname, 'lazy-builtins', 'node-crypto.ts'),
+  'node:stream/web': join(__dirname, 'lazy-builtins', 'node-stream-web.ts'),
+};
+
 /** The file Lambda loads (handler `index.handler`); chunks go to `chunks/` beside it. */
 export const BUNDLE_ENTRY_FILE = 'index.mjs';
 
@@ -75,6 +96,7 @@ export function esbuildOptions(entry: string, outdir: string) {
     sourcesContent: false,
     mainFields: [...BUNDLE_MAIN_FIELDS],
     external: [...BUNDLE_EXTERNALS],
+    alias: { ...LAZY_BUILTINS },
     logLevel: 'warning',
   } satisfies BuildOptions;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { NAME, OPTIONAL_FLAG, OPTIONAL_NAME } from './common';
 import { FilterSchema } from './filters';
 
 /**
@@ -7,31 +8,30 @@ import { FilterSchema } from './filters';
  */
 
 const keyJoiner = z.optional(z.string().check(z.maxLength(16)));
-const fieldName = z.string().check(z.minLength(1), z.maxLength(128));
 
 /** Fixed `<n>s|m|h|d` or calendar `1w|1M|1q|1y`. */
 export const HISTOGRAM_INTERVAL = /^(?:[1-9]\d{0,5}[smhd]|1[wMqy])$/;
 
 export const TermsAggregationSchema = z.strictObject({
   type: z.literal('terms'),
-  field: fieldName,
+  field: NAME,
   keyJoiner,
 });
 
 export const StatsAggregationSchema = z.strictObject({
   type: z.literal('stats'),
-  field: fieldName,
-  min: z.optional(z.boolean()),
-  max: z.optional(z.boolean()),
-  avg: z.optional(z.boolean()),
-  sum: z.optional(z.boolean()),
-  count: z.optional(z.boolean()),
+  field: NAME,
+  min: OPTIONAL_FLAG,
+  max: OPTIONAL_FLAG,
+  avg: OPTIONAL_FLAG,
+  sum: OPTIONAL_FLAG,
+  count: OPTIONAL_FLAG,
   keyJoiner,
 });
 
 export const DateHistogramAggregationSchema = z.strictObject({
   type: z.literal('dateHistogram'),
-  field: z.optional(fieldName),
+  field: OPTIONAL_NAME,
   interval: z.string().check(
     z.regex(HISTOGRAM_INTERVAL, 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)'),
   ),
@@ -47,19 +47,19 @@ export const FilterAggregationSchema = z.strictObject({
 
 export const FiltersAggregationSchema = z.strictObject({
   type: z.literal('filters'),
-  filters: z.record(z.string().check(z.minLength(1), z.maxLength(128)), FilterSchema),
+  filters: z.record(NAME, FilterSchema),
   keyJoiner,
 });
 
 export const NestedAggregationSchema = z.strictObject({
   type: z.literal('nested'),
-  path: fieldName,
+  path: NAME,
   keyJoiner,
 });
 
 export const ReverseNestedAggregationSchema = z.strictObject({
   type: z.literal('reverseNested'),
-  path: z.optional(fieldName),
+  path: OPTIONAL_NAME,
   keyJoiner,
 });
 

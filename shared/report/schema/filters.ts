@@ -1,18 +1,19 @@
 import * as z from 'zod/mini';
+import { NAME } from './common';
 
 /**
  * Filters of the request language. Field names and value types are checked against the field
  * catalog when the plan is built (plan/build-plan.ts), where the collection is known.
  */
 
-const fieldName = z.string().check(z.minLength(1), z.maxLength(128));
-
 /** `{ "type": "terms", "field": "label", "values": ["car", "truck"] }`: the field equals one of the values. */
 export const TermsFilterSchema = z.strictObject({
   type: z.literal('terms'),
-  field: fieldName,
+  field: NAME,
   values: z.array(z.string().check(z.maxLength(512))).check(z.minLength(1), z.maxLength(1000)),
 });
+
+const RANGE_BOUND = z.optional(z.union([z.number(), z.string()]));
 
 /**
  * `{ "type": "range", "field": "timestamp", "from": "...", "to": "..." }`: half-open, from inclusive,
@@ -20,16 +21,16 @@ export const TermsFilterSchema = z.strictObject({
  */
 export const RangeFilterSchema = z.strictObject({
   type: z.literal('range'),
-  field: fieldName,
-  from: z.optional(z.union([z.number(), z.string()])),
-  to: z.optional(z.union([z.number(), z.string()])),
+  field: NAME,
+  from: RANGE_BOUND,
+  to: RANGE_BOUND,
 });
 
 export const FilterSchema = z.discriminatedUnion('type', [TermsFilterSchema, RangeFilterSchema]);
 
 /** Documents with at least one nested item at `path` that matches all of `filters`. */
 export const NestedFilterSchema = z.strictObject({
-  path: fieldName,
+  path: NAME,
   filters: z.array(FilterSchema).check(z.minLength(1), z.maxLength(50)),
 });
 

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { COLLECTIONS } from '../fields';
 import { AggregationSchema } from './aggregations';
+import { NAME } from './common';
 import { FilterSchema, NestedFilterSchema } from './filters';
 
 /** `<n><unit>` with unit s m h d w M q y, or `auto`. */
@@ -13,7 +14,7 @@ export const REQUEST_LIMITS = { aggregations: 10, filters: 50, nestedFilters: 10
 export const ReportRequestSchema = z.strictObject({
   source: z.optional(z.enum(COLLECTIONS)),
   locationIds: z.optional(
-    z.array(z.string().check(z.minLength(1), z.maxLength(128))).check(z.minLength(1), z.maxLength(REQUEST_LIMITS.locationIds)),
+    z.array(NAME).check(z.minLength(1), z.maxLength(REQUEST_LIMITS.locationIds)),
   ),
   filters: z.optional(z.array(FilterSchema).check(z.maxLength(REQUEST_LIMITS.filters))),
   nestedFilters: z.optional(z.array(NestedFilterSchema).check(z.maxLength(REQUEST_LIMITS.nestedFilters))),

@@ -147,6 +147,22 @@ describe('buildPlan: ranges', () => {
     expect(paths(body)).toEqual(['/filters/0/from', '/filters/0/to', '/filters/1/from']);
   });
 
+  test('reads RFC 3339 timestamps: Z or ±hh:mm, seconds required, a fraction of any length, real calendar dates', () => {
+    const from = (text: string) => {
+      const plan = buildPlan({ filters: [{ type: 'range', field: 'timestamp', from: text }], aggregations: [{ type: 'terms', field: 'label' }] });
+      return (plan.filters[0] as { from?: number }).from;
+    };
+    expect(from('2024-02-29T23:30:00-00:30')).toBe(Date.UTC(2024, 2, 1));
+    expect(from('2024-03-01T05:45:00+05:45')).toBe(Date.UTC(2024, 2, 1));
+    expect(from('2024-03-01T00:00:00.123456Z')).toBe(Date.UTC(2024, 2, 1, 0, 0, 0, 123));
+    for (const text of ['2024-03-01T00:00Z', '2024-03-01', '2024-03-01T00:00:00+24:00', '2024-03-01T00:00:00+0100', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-03-01 00:00:00Z']) {
+      expect([text, errorsOf({ filters: [{ type: 'range', field: 'timestamp', from: text }], aggregations: [{ type: 'terms', field: 'label' }] })]).toEqual([
+        text,
+        [{ path: '/filters/0/from', message: 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-05-01T00:00:00Z' }],
+      ]);
+    }
+  });
+
   test('refuses from after to, and from equal to to (half-open ranges)', () => {
     const range = (from: string, to: string) => ({ filters: [{ type: 'range', field: 'timestamp', from, to }], aggregations: [{ type: 'terms', field: 'label' }] });
     expect(paths(range('2024-03-02T00:00:00Z', '2024-03-01T00:00:00Z'))).toEqual(['/filters/0/from']);
