@@ -23,14 +23,7 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
  * (bench/bundles.ts). Built before the handler body runs, it still captures every HTTPS call (the
  * AWS SDK's and OpenSearch's) as a subsegment.
  */
-const loadTracer = lazy(async () => {
-  const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([
-    import('@aws-lambda-powertools/tracer'),
-    import('@aws-lambda-powertools/tracer/middleware'),
-  ]);
-  const tracer = new Tracer({ serviceName: 'location-reporting' });
-  return { tracer, middleware: captureLambdaHandler(tracer, { captureResponse: false }) };
-});
+const loadTracer = lazy(async () => (await import('./tracer-instance')).createTracer('location-reporting'));
 
 /** The tracer, for annotations and subsegments; undefined where tracing is off. */
 export async function tracer(): Promise<Tracer | undefined> {

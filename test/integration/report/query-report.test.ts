@@ -1,5 +1,6 @@
 import { Client } from '@opensearch-project/opensearch';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { openSearchEngineFromEnv } from '#commons/opensearch-engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
 import { invoke, type HttpRequest } from '../support/lambda-events';
@@ -207,6 +208,17 @@ describe('tenancy and truncation', () => {
     expect(response.headers['x-report-truncated']).toBe('true');
     const full = await query({ body: { aggregations: [{ type: 'terms', field: 'label' }] } });
     expect(full.headers['x-report-truncated']).toBeUndefined();
+  });
+
+  test('builds the deployed engine from the environment: endpoint, index prefix and terms cap', async () => {
+    // Prepare: what the stack sets (lib/reporting.ts), pointed at the test node; cap 2 as above.
+    const env = { OPENSEARCH_URL: process.env.OPENSEARCH_URL, OPENSEARCH_AUTH: 'none', OPENSEARCH_INDEX_PREFIX: prefix, REPORT_TERMS_CAP: '2' };
+    const engine = openSearchEngineFromEnv(env);
+    // Act
+    const response = await invoke(createQueryReportHandler(() => engine), { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
+    // Assess
+    expect(response.json()).toEqual({ car: 3, person: 1 });
+    expect(response.headers['x-report-truncated']).toBe('true');
   });
 });
 

@@ -1,0 +1,17 @@
+import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { createOpenSearchClient } from './opensearch-client';
+
+/**
+ * The OpenSearch engine from the environment: OPENSEARCH_URL (endpoint), OPENSEARCH_AUTH (`sigv4` in
+ * AWS, `none` locally; default: sigv4 for an https endpoint when AWS_REGION is set),
+ * OPENSEARCH_INDEX_PREFIX, REPORT_TERMS_CAP, OPENSEARCH_REQUEST_CACHE. One module with the client and
+ * the query compiler, so that a bundle loads both as one chunk on first use (./engine).
+ */
+export function openSearchEngineFromEnv(env: NodeJS.ProcessEnv): ReportEngine {
+  return new OpenSearchEngine(createOpenSearchClient(env), {
+    indexPrefix: env.OPENSEARCH_INDEX_PREFIX ?? '',
+    limits: { termsCap: Number(env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) },
+    ...(env.OPENSEARCH_REQUEST_CACHE ? { requestCache: env.OPENSEARCH_REQUEST_CACHE === 'true' } : {}),
+  });
+}
