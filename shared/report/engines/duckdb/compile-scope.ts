@@ -1,6 +1,6 @@
 import type { Scope } from '../engine';
 import type { FilterNode, ReportPlan } from '../../plan/plan';
-import { columnOf, ident, nestedTable, PARENT_ID, ROW_ID, SCOPE, scopesTable, sqlTypeOf, TABLES } from './schema';
+import { columnOf, ident, nestedTable, PARENT_COPIES, PARENT_ID, ROW_ID, SCOPE, scopesTable, sqlTypeOf, TABLES } from './schema';
 import { SqlParams, type SqlQuery } from './sql-params';
 
 /** `alias."column" IN (...)` or a half-open range `>= from AND < to`, values bound as parameters. */
@@ -21,8 +21,8 @@ export function compileFilters(filters: readonly FilterNode[], alias: string, pa
 
 /**
  * The documents a report sees, as a SELECT of every root column (alias `d`): the caller's
- * organization always, then locationIds, root filters, and one EXISTS per nestedFilters entry
- * (a child row of that path matching all of the entry's filters), as OpenSearch's `nested` query.
+ * organization always, then locationIds, root filters, and per nestedFilters entry the documents with
+ * a child row of that path matching all of the entry's filters, as OpenSearch's `nested` query.
  */
 export function compileScope(plan: ReportPlan, scope: Scope, params: SqlParams): string {
   return `SELECT d.* FROM ${ident(TABLES[plan.source].root)} d WHERE ${compileScopeCondition(plan, scope, params, 'd', ROW_ID)}`;
@@ -45,11 +45,15 @@ export function compileScopeCondition(plan: ReportPlan, scope: Scope, params: Sq
     }
   }
   for (const f of plan.filters) where.push(`(${compileFilter(f, alias, params)})`);
+  // `IN (SELECT parent ...)` rather than a correlated EXISTS: the same documents (neither id is ever
+  // NULL), but DuckDB runs it as one hash semi-join, about 2.5x faster over 10M documents (README).
+  // The root filters on columns the child rows copy (the time) go into the subquery too: they hold
+  // for a parent exactly when they hold for its items, and they let DuckDB skip the other days.
+  const copied = plan.filters.filter((f) => PARENT_COPIES.includes(columnOf(f.field)));
   for (const nf of plan.nestedFilters) {
     const table = ident(nestedTable(plan.source, nf.path));
-    where.push(
-      `EXISTS (SELECT 1 FROM ${table} n WHERE n.${ident(PARENT_ID)} = ${alias}.${ident(rowId)} AND ${compileFilters(nf.filters, 'n', params)})`,
-    );
+    const items = compileFilters([...copied, ...nf.filters], 'n', params);
+    where.push(`${alias}.${ident(rowId)} IN (SELECT n.${ident(PARENT_ID)} FROM ${table} n WHERE ${items})`);
   }
   return where.join(' AND ');
 }

@@ -53,6 +53,16 @@ export const AGGREGATION_CASES: readonly ConformanceCase[] = [
     expected: { status: 200, body: { A: 7, B: 4 } },
   },
   {
+    name: 'counts the line-north events of a time range with nestedFilters, the range end excluded',
+    body: {
+      filters: [range('timestamp', '2024-03-30T00:00:00Z', '2024-03-31T01:00:00Z')],
+      nestedFilters: [{ path: 'crossedPaths', filters: [terms('crossedPaths.id', ['line-north'])] }],
+      aggregations: [label],
+    },
+    // In range: me-02 car (north), me-03 person (south and north), me-04 truck (no line); me-05 (north) is at the end, 01:00Z.
+    expected: { status: 200, body: { car: 1, person: 1 } },
+  },
+  {
     name: 'requires every nestedFilters entry, each on its own items',
     body: {
       nestedFilters: [

@@ -77,7 +77,7 @@ describe('compileReport: parameters', () => {
 });
 
 describe('compileReport stage by stage: one relation per stage', () => {
-  test('scopes to the organization, the locations, the filters and one EXISTS per nestedFilters entry', () => {
+  test('scopes to the organization, the locations, the filters and one semi-join per nestedFilters entry', () => {
     const { sql } = staged({
       nestedFilters: [
         { path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ['n'] }] },
@@ -86,8 +86,24 @@ describe('compileReport stage by stage: one relation per stage', () => {
       aggregations: [{ type: 'terms', field: 'label' }],
     });
     expect(sql).toContain('FROM "movement_events" d WHERE d."organizationId" = $1::VARCHAR');
-    expect(sql).toContain('EXISTS (SELECT 1 FROM "movement_crossed_paths" n WHERE n."event_id" = d."row_id" AND (n."id" IN ($2::VARCHAR)))');
-    expect(sql).toContain('EXISTS (SELECT 1 FROM "movement_polygons" n WHERE n."event_id" = d."row_id" AND (n."value" < $3::DOUBLE))');
+    expect(sql).toContain('d."row_id" IN (SELECT n."event_id" FROM "movement_crossed_paths" n WHERE (n."id" IN ($2::VARCHAR)))');
+    expect(sql).toContain('d."row_id" IN (SELECT n."event_id" FROM "movement_polygons" n WHERE (n."value" < $3::DOUBLE))');
+  });
+
+  test('repeats root filters on the time inside each nestedFilters subquery (items carry their document’s time), not the others', () => {
+    const { sql } = staged({
+      filters: [
+        { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-02T00:00:00Z' },
+        { type: 'terms', field: 'label', values: ['car'] },
+      ],
+      nestedFilters: [{ path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ['n'] }] }],
+      aggregations: [{ type: 'terms', field: 'label' }],
+    });
+    // $1 organization, $2 and $3 the root time range, $4 label, $5 and $6 the time range again, $7 the line.
+    expect(sql).toContain('(d."timestamp" >= $2::BIGINT AND d."timestamp" < $3::BIGINT) AND (d."label" IN ($4::VARCHAR))');
+    expect(sql).toContain(
+      'd."row_id" IN (SELECT n."event_id" FROM "movement_crossed_paths" n WHERE (n."timestamp" >= $5::BIGINT AND n."timestamp" < $6::BIGINT) AND (n."id" IN ($7::VARCHAR)))',
+    );
   });
 
   test('joins the child table for nested, keeping only items that match the nestedFilters of that path', () => {
