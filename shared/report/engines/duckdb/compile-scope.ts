@@ -5,7 +5,11 @@ import { SqlParams, type SqlQuery } from './sql-params';
 
 /** `alias."column" IN (...)` or a half-open range `>= from AND < to`, values bound as parameters. */
 export function compileFilter(f: FilterNode, alias: string, params: SqlParams): string {
-  const column = `${alias}.${ident(columnOf(f.field))}`;
+  return compileCondition(f, `${alias}.${ident(columnOf(f.field))}`, params);
+}
+
+/** The condition of `f` on the SQL expression `column` (its field's values, however they are read). */
+export function compileCondition(f: FilterNode, column: string, params: SqlParams): string {
   if (f.kind === 'terms') return `${column} IN (${f.values.map((v) => params.add(v, 'VARCHAR')).join(', ')})`;
   const type = sqlTypeOf(f.field);
   const parts: string[] = [];

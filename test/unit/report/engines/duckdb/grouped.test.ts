@@ -166,20 +166,152 @@ describe('nested stats over two shards, terms cut at termsCap', () => {
   });
 });
 
-describe('reports the grouped compilation does not take', () => {
-  test('filters and reverseNested are compiled stage by stage', () => {
-    const filters = { aggregations: [{ type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['car'] } } }] };
-    const reverse = { aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }, { type: 'reverseNested' }] };
-    for (const body of [filters, reverse]) expect(sqlOf(body)).toBe(sqlOf(body, true));
+describe('filters stages, grouped: one row per group and bucket, not per document and bucket', () => {
+  const filters = (buckets: Record<string, unknown>) => ({ type: 'filters', filters: buckets });
+  const loc = (...values: string[]) => ({ type: 'terms', field: 'locationId', values });
+  const body = {
+    filters: [march],
+    aggregations: [
+      filters({ L1: loc('L1'), cars: { type: 'terms', field: 'label', values: ['car'] }, all: loc('L1', 'L2') }),
+      filters({ early: { type: 'range', field: 'timestamp', to: '2024-03-01T09:30:00Z' }, late: { type: 'range', field: 'timestamp', from: '2024-03-01T09:30:00Z' } }),
+      { type: 'terms', field: 'label' },
+    ],
+  };
+  // L1: e1 e2 e4 (early: e1 car, e2 bus; late: e4, no label). cars: e1 e3 e5 (early e1; late e3 e5).
+  // all: e1 to e5 (early: e1 car, e2 bus; late: e3 car, e4, e5 car).
+  const keyed = (...buckets: unknown[]) => ({ kind: 'filters', buckets });
+  const expected = {
+    truncated: false,
+    root: keyed(
+      bucket('L1', 3, keyed(bucket('early', 2, terms(bucket('bus', 1), bucket('car', 1))), bucket('late', 1, terms()))),
+      bucket('cars', 3, keyed(bucket('early', 1, terms(bucket('car', 1))), bucket('late', 2, terms(bucket('car', 2))))),
+      bucket('all', 5, keyed(bucket('early', 2, terms(bucket('bus', 1), bucket('car', 1))), bucket('late', 3, terms(bucket('car', 2))))),
+    ),
+  };
+
+  test('groups the documents by the values the conditions read, then the groups by their buckets, then unnests the groups', () => {
+    const sql = sqlOf(body);
+    // the documents by location, label and a bit mask of the time ranges; each condition once per group
+    expect(sql).toMatch(/^WITH a_1 AS \(SELECT d."locationId" AS v0, d."label" AS v1, \(CASE WHEN d."timestamp" < \$\d+::BIGINT THEN 1::BIGINT/);
+    expect(sql).toMatch(/a AS \(SELECT list_filter\(\[CASE WHEN v0 IN \(\$\d+::VARCHAR\) THEN 0 END, CASE WHEN v1 IN/);
+    expect(sql).toContain('SELECT * REPLACE (unnest(k1) AS k1)');
+    expect(sql).not.toBe(sqlOf(body, true));
+  });
+
+  test('answers as worked out by hand, grouped and stage by stage', async () => {
+    await expect(run(grouped(), body)).resolves.toEqual(expected);
+    await expect(run(staged(), body)).resolves.toEqual(expected);
+  });
+
+  test('sums stats under filters over the items themselves, in item order', async () => {
+    const stats = {
+      filters: [march],
+      aggregations: [
+        { type: 'nested', path: 'polygons' },
+        filters({ small: { type: 'range', field: 'polygons.value', to: 1 }, all: { type: 'range', field: 'polygons.value', from: 0 } }),
+        { type: 'stats', field: 'polygons.value', min: true, max: true, sum: true, count: true },
+      ],
+    };
+    // In March: e1 q 0.5, r 2; e2 q 0.25. small: 0.5, 0.25; all: 0.5, 2, 0.25.
+    const result = {
+      truncated: false,
+      root: single(3, keyed(bucket('small', 2, { kind: 'stats', count: 2, min: 0.25, max: 0.5, sum: 0.75 }), bucket('all', 3, { kind: 'stats', count: 3, min: 0.25, max: 2, sum: 2.75 }))),
+    };
+    expect(sqlOf(stats)).toContain('fsum(_x ORDER BY _ord)');
+    await expect(run(grouped(), stats)).resolves.toEqual(result);
+    await expect(run(staged(), stats)).resolves.toEqual(result);
+  });
+});
+
+describe('reverseNested, grouped: each document once per bucket its items reach', () => {
+  const filters = (buckets: Record<string, unknown>) => ({ type: 'filters', filters: buckets });
+  const keyed = (...buckets: unknown[]) => ({ kind: 'filters', buckets });
+  const line = (...values: string[]) => ({ type: 'terms', field: 'crossedPaths.id', values });
+
+  test('filters on the items, then back to the documents: e4 (two n B lines) and e5 (s A, n A) count once', async () => {
+    const body = {
+      filters: [march],
+      aggregations: [{ type: 'nested', path: 'crossedPaths' }, filters({ n: line('n'), A: { type: 'terms', field: 'crossedPaths.end', values: ['A'] }, any: line('n', 's') }), { type: 'reverseNested' }, { type: 'terms', field: 'label' }],
+    };
+    // Lines: e1 n A, s B; e2 n A; e4 n B, n B; e5 s A, n A (7). n: 5 lines of e1 e2 e4 e5; A: 4 lines of
+    // e1 e2 e5; any: all 7, of e1 e2 e4 e5. Labels: e1 car, e2 bus, e4 none, e5 car.
+    const expected = {
+      truncated: false,
+      root: single(
+        7,
+        keyed(
+          bucket('n', 5, single(4, terms(bucket('bus', 1), bucket('car', 2)))),
+          bucket('A', 4, single(3, terms(bucket('bus', 1), bucket('car', 2)))),
+          bucket('any', 7, single(4, terms(bucket('bus', 1), bucket('car', 2)))),
+        ),
+      ),
+    };
+    expect(sqlOf(body)).toContain('bc_1 AS (SELECT');
+    await expect(run(grouped(), body)).resolves.toEqual(expected);
+    await expect(run(staged(), body)).resolves.toEqual(expected);
+  });
+
+  test('filters on the documents before nested: documents without lines (e3) count in the first stage only', async () => {
+    const body = {
+      filters: [march],
+      aggregations: [
+        filters({ L1: { type: 'terms', field: 'locationId', values: ['L1'] }, all: { type: 'terms', field: 'locationId', values: ['L1', 'L2'] } }),
+        { type: 'nested', path: 'crossedPaths' },
+        { type: 'terms', field: 'crossedPaths.end' },
+        { type: 'reverseNested' },
+        { type: 'terms', field: 'label' },
+      ],
+    };
+    // L1: e1 e2 e4, lines A: e1 e2 (bus, car); B: e1 s B, e4 n B n B (car; e4 has no label).
+    // all: e1 to e5, 7 lines; A: e1 e2 e5 (4 lines: bus, car 2); B as L1.
+    const expected = {
+      truncated: false,
+      root: keyed(
+        bucket('L1', 3, single(5, terms(bucket('A', 2, single(2, terms(bucket('bus', 1), bucket('car', 1)))), bucket('B', 3, single(2, terms(bucket('car', 1))))))),
+        bucket('all', 5, single(7, terms(bucket('A', 4, single(3, terms(bucket('bus', 1), bucket('car', 2)))), bucket('B', 3, single(2, terms(bucket('car', 1))))))),
+      ),
+    };
+    await expect(run(grouped(), body)).resolves.toEqual(expected);
+    await expect(run(staged(), body)).resolves.toEqual(expected);
+  });
+
+  test('with nestedFilters, only the matching lines lead back to their documents', async () => {
+    const body = {
+      filters: [march],
+      nestedFilters: [{ path: 'crossedPaths', filters: [line('s')] }],
+      aggregations: [filters({ L1: { type: 'terms', field: 'locationId', values: ['L1'] }, L2: { type: 'terms', field: 'locationId', values: ['L2'] } }), { type: 'nested', path: 'crossedPaths' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }],
+    };
+    // Documents with a line s: e1 (L1, car, s B) and e5 (L2, car, s A); only their s lines are counted.
+    const expected = {
+      truncated: false,
+      root: keyed(bucket('L1', 1, single(1, single(1, terms(bucket('car', 1))))), bucket('L2', 1, single(1, single(1, terms(bucket('car', 1)))))),
+    };
+    await expect(run(grouped(), body)).resolves.toEqual(expected);
+    await expect(run(staged(), body)).resolves.toEqual(expected);
   });
 
   test('reverseNested counts each document once per bucket, as worked out by hand', async () => {
     const body = { filters: [march], aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }] };
     // n: lines of e1, e2, e4 (twice), e5 → documents e1 car, e2 bus, e4 (no label), e5 car; s: e1 car, e5 car.
-    await expect(run(grouped(), body)).resolves.toEqual({
+    const expected = {
       truncated: false,
       root: single(7, terms(bucket('n', 5, single(4, terms(bucket('bus', 1), bucket('car', 2)))), bucket('s', 2, single(2, terms(bucket('car', 2)))))),
-    });
+    };
+    await expect(run(grouped(), body)).resolves.toEqual(expected);
+    await expect(run(staged(), body)).resolves.toEqual(expected);
+  });
+
+  test('reads the items alone when the stages on the documents need only what the items carry', () => {
+    const body = { filters: [march], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'reverseNested' }] };
+    const sql = sqlOf(body);
+    expect(sql).not.toMatch(/JOIN "movement_events"/);
+    // documents with several lines are those with a second line: only they keep their id
+    expect(sql).toContain('CASE WHEN c."event_id" IN (SELECT "event_id" FROM "movement_crossed_paths" WHERE "_item" = 1) THEN c."event_id" END AS _doc');
+  });
+
+  test('a second nested stage after reverseNested is compiled stage by stage', () => {
+    const body = { aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'reverseNested' }, { type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }] };
+    expect(sqlOf(body)).toBe(sqlOf(body, true));
   });
 });
 
@@ -207,6 +339,44 @@ describe('both compilations agree over the shared fixtures', () => {
       aggregations: [{ type: 'dateHistogram', interval: '1M' }, { type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'duration', sum: true, avg: true, count: true }],
     },
     'stats alone': { source: 'parkingLotStats', aggregations: [{ type: 'stats', field: 'occupied', sum: true, min: true, max: true }] },
+    'overlapping filters × filters × label': {
+      aggregations: [
+        { type: 'filters', filters: { berlin: { type: 'terms', field: 'locationId', values: ['loc-berlin'] }, cars: { type: 'terms', field: 'label', values: ['car'] }, both: { type: 'terms', field: 'locationId', values: ['loc-berlin', 'loc-nyc'] } } },
+        { type: 'filters', filters: { spring: { type: 'range', field: 'timestamp', to: '2024-04-01T00:00:00Z' }, rest: { type: 'range', field: 'timestamp', from: '2024-03-31T00:00:00Z' } } },
+        { type: 'terms', field: 'label' },
+      ],
+    },
+    'Berlin daily × nestedFilters × filters on lines × reverseNested × camera': {
+      nestedFilters: [{ path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.end', values: ['A'] }] }],
+      aggregations: [
+        berlin,
+        { type: 'nested', path: 'crossedPaths' },
+        { type: 'filters', filters: { north: { type: 'terms', field: 'crossedPaths.id', values: ['line-north'] }, any: { type: 'terms', field: 'crossedPaths.end', values: ['A', 'B'] } } },
+        { type: 'reverseNested' },
+        { type: 'terms', field: 'trackingCameraId' },
+      ],
+    },
+    'label × nested polygons × filters × stats': {
+      aggregations: [
+        { type: 'terms', field: 'label' },
+        { type: 'nested', path: 'polygons' },
+        { type: 'filters', filters: { small: { type: 'range', field: 'polygons.value', to: 1 }, large: { type: 'range', field: 'polygons.value', from: 1 }, all: { type: 'range', field: 'polygons.value', from: 0 } } },
+        { type: 'stats', field: 'polygons.value', sum: true, avg: true, min: true, max: true, count: true },
+      ],
+    },
+    'Berlin daily × nested × line × reverseNested (the items alone)': {
+      aggregations: [berlin, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'reverseNested' }],
+    },
+    'filters × nested × direction × reverseNested × filter × label': {
+      aggregations: [
+        { type: 'filters', filters: { berlin: { type: 'terms', field: 'locationId', values: ['loc-berlin'] }, all: { type: 'terms', field: 'locationId', values: ['loc-berlin', 'loc-nyc'] } } },
+        { type: 'nested', path: 'crossedPaths' },
+        { type: 'terms', field: 'crossedPaths.end' },
+        { type: 'reverseNested' },
+        { type: 'filter', filter: { type: 'range', field: 'timestamp', from: '2024-03-30T00:00:00Z' } },
+        { type: 'terms', field: 'label' },
+      ],
+    },
   };
 
   test.each(Object.keys(bodies))('%s', async (name) => {
