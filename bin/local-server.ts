@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const dynamo = await startLocalDynamo(paths.dynamo, LOCAL_TABLE_NAME);
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = LOCAL_TABLE_NAME;
-  const db = await openDuckDb(paths.duckdb);
+  const db = await openDuckDb(paths.duckdb, duckDbResourcesFromEnv());
 
   const client = createDocumentClient({ endpoint: dynamo.endpoint });
   const store = new DynamoLocationStore(client, LOCAL_TABLE_NAME);
@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   }
   client.destroy();
 
-  provideReportEngine(new DuckDbEngine(db));
+  const engine = new DuckDbEngine(db);
+  provideReportEngine(engine);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
@@ -54,17 +55,33 @@ async function main(): Promise<void> {
   const timer = setInterval(runRefresh, REFRESH_MS);
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
-  const server = await startLocalServer({ port: Number(process.env.PORT ?? 3000), devKey, openApi: openApiDocument(), log: (l) => process.env.LOG_REQUESTS && console.log(l) });
+  const functionTimeoutMs = process.env.FUNCTION_TIMEOUT_SECONDS ? Number(process.env.FUNCTION_TIMEOUT_SECONDS) * 1000 : undefined;
+  const server = await startLocalServer({
+    port: Number(process.env.PORT ?? 3000),
+    devKey,
+    openApi: openApiDocument(),
+    log: (l) => process.env.LOG_REQUESTS && console.log(l),
+    ...(functionTimeoutMs ? { functionTimeoutMs } : {}),
+  });
   const token = await mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
   printBanner(server.url, token);
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      console.log(`\n${signal} again: exiting now.`);
+      process.exit(1);
+    }
     stopping = true;
     console.log(`\n${signal}: stopping…`);
+    // Never hang on the way out: a report the interrupt cannot reach must not hold the process.
+    setTimeout(() => {
+      console.error('could not stop cleanly within 10 s; exiting.');
+      process.exit(1);
+    }, 10_000).unref();
     clearInterval(timer);
-    await server.close();
+    // Running reports are interrupted (they answer 503), so nothing holds the database below.
+    await Promise.all([engine.close(), server.close()]);
     // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.
     const connection = await db.connect();
     await connection.run('CHECKPOINT');
@@ -76,6 +93,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** DUCKDB_MEMORY_LIMIT (e.g. 1GB) and DUCKDB_THREADS override the engine's resource bounds (DuckDbResources). */
+function duckDbResourcesFromEnv() {
+  return {
+    ...(process.env.DUCKDB_MEMORY_LIMIT ? { memoryLimit: process.env.DUCKDB_MEMORY_LIMIT } : {}),
+    ...(process.env.DUCKDB_THREADS ? { threads: Number(process.env.DUCKDB_THREADS) } : {}),
+  };
 }
 
 function printBanner(url: string, token: string): void {

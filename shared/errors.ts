@@ -139,6 +139,28 @@ export class EngineUnavailableError extends AppError {
   }
 }
 
+/** Retry-After of a timed-out report: long enough for a burst to pass, short enough to be worth waiting. */
+export const REPORT_TIMEOUT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * 503: the report reached its deadline and its engine work was stopped (a DuckDB interrupt, an
+ * aborted `_search` that also carried a `timeout`). 503 rather than 422 because the same report may
+ * fit on a less busy engine; Retry-After says when to try, the detail how to make it cheaper.
+ */
+export class ReportTimeoutError extends AppError {
+  constructor(readonly budgetMs: number, options?: ErrorOptions) {
+    super(
+      503,
+      'report-timeout',
+      'Report timed out',
+      `This report did not finish within the ${(budgetMs / 1000).toFixed(1)} s a report may take, and its query was stopped. ` +
+        'Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer ' +
+        'buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
+      { ...options, headers: { 'Retry-After': String(REPORT_TIMEOUT_RETRY_AFTER_SECONDS) }, extensions: { timeoutMs: Math.round(budgetMs) } },
+    );
+  }
+}
+
 /** 500: a bug. The detail never carries internals; the cause is logged, not sent. */
 export class InternalError extends AppError {
   constructor(options?: ErrorOptions) {

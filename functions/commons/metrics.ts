@@ -39,10 +39,10 @@ export const metrics = new Metrics({
  */
 export function measuredEngine(engine: ReportEngine): ReportEngine {
   return {
-    async run(plan, scope) {
+    async run(plan, scope, options) {
       const started = performance.now();
       try {
-        return await engine.run(plan, scope);
+        return await engine.run(plan, scope, options);
       } finally {
         metrics.addMetric('ReportEngineLatency', MetricUnit.Milliseconds, performance.now() - started);
       }

@@ -7,6 +7,6 @@ import { SFNClient, StartSyncExecutionCommand, type StartSyncExecutionCommandOut
  */
 export function createSyncExecutionStarter(wrap: (client: SFNClient) => SFNClient = (c) => c) {
   const client = wrap(new SFNClient({}));
-  return (stateMachineArn: string, input: string): Promise<StartSyncExecutionCommandOutput> =>
-    client.send(new StartSyncExecutionCommand({ stateMachineArn, input }));
+  return (stateMachineArn: string, input: string, abortSignal?: AbortSignal): Promise<StartSyncExecutionCommandOutput> =>
+    client.send(new StartSyncExecutionCommand({ stateMachineArn, input }), abortSignal ? { abortSignal } : {});
 }

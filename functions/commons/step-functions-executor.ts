@@ -1,5 +1,5 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine, RunOptions, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import type { SplitRunOptions } from '#shared/report/query-report';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
@@ -23,8 +23,8 @@ export interface SyncExecution {
   readonly cause?: string;
 }
 
-/** Starts one synchronous Express execution with this input (JSON) and waits for its end. */
-export type StartSyncExecution = (input: string) => Promise<SyncExecution>;
+/** Starts one synchronous Express execution with this input (JSON) and waits for its end, or until `signal` aborts. */
+export type StartSyncExecution = (input: string, signal?: AbortSignal) => Promise<SyncExecution>;
 
 export interface StepFunctionsExecutorOptions {
   /** Bytes the Map output may take in all (slices share it). @default 0.8 × 256 KiB */
@@ -46,12 +46,15 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     private readonly options: StepFunctionsExecutorOptions = {},
   ) {}
 
-  async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope): Promise<EngineResult[]> {
+  async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options: RunOptions = {}): Promise<EngineResult[]> {
     const budget = this.options.payloadBudgetBytes ?? Math.floor(0.8 * STATE_PAYLOAD_LIMIT_BYTES);
     const inlineLimitBytes = Math.max(MAX_REF_BYTES, Math.floor(budget / slices.length));
     const input = JSON.stringify({ plan, scope, inlineLimitBytes, slices: slices.map(({ from, to }) => ({ from, to })) });
     if (Buffer.byteLength(input) > STATE_PAYLOAD_LIMIT_BYTES) throw new SplitInputTooLargeError(Buffer.byteLength(input));
-    const execution = await this.start(input);
+    // At the deadline the query function stops waiting and answers 503; an Express execution cannot be
+    // stopped (StopExecution is for Standard ones), but each slice worker stops at its own deadline.
+    const { deadline } = options;
+    const execution = await this.start(input, deadline?.signal).catch((e: unknown) => Promise.reject(deadline?.expired ? deadline.error(e) : e));
     if (execution.status === 'SUCCEEDED') return this.decode(execution.output ?? '[]', plan, slices.length);
     if (execution.status === 'FAILED') throw failureOf(execution);
     throw new EngineUnavailableError(`The report slices did not finish in time (${execution.status}); try a larger splitInterval or a shorter range.`);
@@ -119,10 +122,10 @@ const stepFunctions = lazy(async () => {
 
 /** StartSyncExecution on one state machine; SDK failures (throttling, network) are 503. */
 export function startSyncExecution(stateMachineArn: string): StartSyncExecution {
-  return async (input) => {
+  return async (input, signal) => {
     const start = await stepFunctions();
     try {
-      const r = await start(stateMachineArn, input);
+      const r = await start(stateMachineArn, input, signal);
       return { status: r.status ?? 'FAILED', ...(r.output ? { output: r.output } : {}), ...(r.error ? { error: r.error } : {}), ...(r.cause ? { cause: r.cause } : {}) };
     } catch (e) {
       throw new EngineUnavailableError('The report slices could not be started; try again shortly.', 5, { cause: e });

@@ -41,7 +41,8 @@ export interface AnswerOptions extends SplitRunOptions {
 
 /**
  * The whole report path, engine-neutral: body → plan → engine (or slices, merged) → model → JSON or
- * CSV. Throws AppErrors (400, 422, 503) that the edge renders as problem+json.
+ * CSV. Throws AppErrors (400, 422, 503) that the edge renders as problem+json. With `deadline`, the
+ * engine work (every slice of a split report too) stops when it passes: a ReportTimeoutError (503).
  */
 export async function answerReport(
   body: unknown,
@@ -51,7 +52,8 @@ export async function answerReport(
   options: AnswerOptions = {},
 ): Promise<ReportAnswer> {
   const plan = buildPlan(body);
-  const result = plan.splitInterval ? await runSplitReport(plan, scope, engine, options) : await engine.run(plan, scope);
+  const { deadline } = options;
+  const result = plan.splitInterval ? await runSplitReport(plan, scope, engine, options) : await engine.run(plan, scope, deadline ? { deadline } : {});
   const model = shapeReport(plan, result);
   const headers: Record<string, string> = {
     'Content-Type': mediaType === 'text/csv' ? 'text/csv; charset=utf-8' : 'application/json',

@@ -15,7 +15,7 @@ export function emptyResult(pipeline: readonly AggNode[], i: number, maxBuckets:
   const withSub = <T extends object>(o: T) => (sub ? { ...o, sub } : o);
   switch (node.kind) {
     case 'dateHistogram':
-      return { kind: 'histogram', buckets: boundedKeys(node, maxBuckets).map((key) => withSub({ key, count: 0 })) };
+      return { kind: 'histogram', buckets: boundedHistogramKeys(node, maxBuckets).map((key) => withSub({ key, count: 0 })) };
     case 'terms':
       return { kind: 'terms', buckets: [] };
     case 'filters':
@@ -29,7 +29,8 @@ export function emptyResult(pipeline: readonly AggNode[], i: number, maxBuckets:
   }
 }
 
-function boundedKeys(node: DateHistogramAggNode, maxBuckets: number): number[] {
+/** The bucket keys of a histogram with both bounds ([] without); TooManyBucketsError beyond maxBuckets. */
+export function boundedHistogramKeys(node: DateHistogramAggNode, maxBuckets: number): number[] {
   const from = node.bounds?.from;
   const to = node.bounds?.to;
   if (from === undefined || to === undefined) return [];

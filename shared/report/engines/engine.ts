@@ -1,3 +1,4 @@
+import type { Deadline } from '../deadline';
 import type { ReportPlan } from '../plan/plan';
 
 /** Whose documents a report may see: always applied by the engine, whatever the body says. */
@@ -7,7 +8,16 @@ export interface Scope {
 
 /** One engine: compiles a plan (pure) and runs it (I/O). OpenSearch in AWS, DuckDB locally. */
 export interface ReportEngine {
-  run(plan: ReportPlan, scope: Scope): Promise<EngineResult>;
+  run(plan: ReportPlan, scope: Scope, options?: RunOptions): Promise<EngineResult>;
+}
+
+/** How one run is bounded besides the bucket limit. */
+export interface RunOptions {
+  /**
+   * When the run must stop: the engine stops its own work then (not merely stops waiting for it)
+   * and rejects with ReportTimeoutError (503). @default none: unbounded (jobs with their own timeout)
+   */
+  readonly deadline?: Deadline;
 }
 
 export interface EngineResult {

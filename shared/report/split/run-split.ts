@@ -1,5 +1,5 @@
 import { AppError, InternalError } from '../../errors';
-import type { EngineResult, ReportEngine, Scope } from '../engines/engine';
+import type { EngineResult, ReportEngine, RunOptions, Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
 import { mergeResults } from './merge';
 import { DEFAULT_MAX_SLICES, histogramBucketEstimate, planEvenSlices, planSlices, type Slice } from './plan-slices';
@@ -14,10 +14,10 @@ export interface SliceExecutor {
    * Every slice's result, in slice order. Rejects when any slice fails (with the first AppError,
    * e.g. 422 or 503); never resolves with part of the results.
    */
-  runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope): Promise<readonly EngineResult[]>;
+  runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options?: RunOptions): Promise<readonly EngineResult[]>;
 }
 
-export interface SplitOptions {
+export interface SplitOptions extends RunOptions {
   /** Most slices per report. @default DEFAULT_MAX_SLICES (400) */
   readonly maxSlices?: number;
 }
@@ -33,7 +33,7 @@ export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceEx
   if (plan.splitInterval && 'kind' in plan.splitInterval) return runAutoSplit(plan, scope, executor, options);
   const slices = planSlices(plan, options);
   try {
-    return await runSlices(plan, slices, scope, executor);
+    return await runSlices(plan, slices, scope, executor, options);
   } catch (e) {
     throw explainSliceFailure(e, plan);
   }
@@ -49,15 +49,17 @@ export const AUTO_REFINE_FACTOR = 4;
  * AUTO_BUCKETS_PER_SLICE histogram buckets, often one: the report runs unsplit); when a slice is
  * refused for too many buckets, the whole range is cut AUTO_REFINE_FACTOR times finer and run again,
  * up to the slice cap. The bucket limit is the engine's own (a cluster setting for OpenSearch), so
- * it is learnt from the refusal rather than configured twice.
+ * it is learnt from the refusal rather than configured twice. The deadline covers every attempt: one
+ * that passes it is a ReportTimeoutError (503), not the 422 of a cut that is still too coarse.
  */
 async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
   const maxSlices = options.maxSlices ?? DEFAULT_MAX_SLICES;
   let parts = Math.min(maxSlices, Math.max(1, Math.ceil(histogramBucketEstimate(plan) / AUTO_BUCKETS_PER_SLICE)));
   let slices = planEvenSlices(plan, parts);
   for (;;) {
+    options.deadline?.throwIfExpired();
     try {
-      return await runSlices(plan, slices, scope, executor);
+      return await runSlices(plan, slices, scope, executor, options);
     } catch (e) {
       if (!(e instanceof AppError && e.slug === 'too-many-buckets')) throw explainSliceFailure(e, plan);
       parts = Math.min(maxSlices, parts * AUTO_REFINE_FACTOR);
@@ -69,9 +71,9 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
   }
 }
 
-async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor): Promise<EngineResult> {
+async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor, options: RunOptions): Promise<EngineResult> {
   if (slices.length === 0) return mergeResults([]);
-  const results = await executor.runSlices(plan, slices, scope);
+  const results = await executor.runSlices(plan, slices, scope, options.deadline ? { deadline: options.deadline } : {});
   if (results.length !== slices.length) {
     throw new InternalError({ cause: new Error(`${results.length} results for ${slices.length} slices`) });
   }
@@ -83,7 +85,7 @@ async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scop
  */
 export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly concurrency?: number } = {}): SliceExecutor {
   const concurrency = options.concurrency ?? DEFAULT_SPLIT_CONCURRENCY;
-  return { runSlices: (_plan, slices, scope) => runPool(slices, concurrency, (slice) => engine.run(slice.plan, scope)) };
+  return { runSlices: (_plan, slices, scope, options) => runPool(slices, concurrency, (slice) => engine.run(slice.plan, scope, options)) };
 }
 
 /**

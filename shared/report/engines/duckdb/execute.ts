@@ -1,8 +1,11 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
-import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type Scope } from '../engine';
+import type { Deadline } from '../../deadline';
+import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
-import { countBuckets, DEFAULT_MAX_BUCKETS } from './bucket-limit';
+import { countBuckets, DEFAULT_MAX_BUCKETS, minimumBuckets } from '../bucket-limit';
 import { histogramKeys } from '../../histogram/keys';
 import { keySegments, type KeySegment } from './buckets';
 import { compileReport, readsItemsAlone, type ResultRowKind } from './compile';
@@ -23,14 +26,52 @@ export interface DuckDbEngineOptions {
 }
 
 /**
- * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, and makes sure
- * the report tables exist with the current layout. A file another process holds open fails with
- * EngineUnavailableError; a file of the previous layout is migrated (see checkLayout), one of
- * another layout fails with an Error saying so.
+ * What one DuckDB instance may use. DuckDB applies `memory_limit` and `threads` to the whole instance
+ * (both are GLOBAL settings: https://duckdb.org/docs/stable/configuration/overview), so they bound all
+ * the reports running at once together, which is stricter than a bound per query.
  */
-export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
+export interface DuckDbResources {
+  /**
+   * DuckDB's `memory_limit` (its buffer manager: table blocks, hash tables, sorts). Beyond it DuckDB
+   * spills to the temp directory, then fails the query (503). 512 MB keeps a hostile report's peak
+   * well under 1 GB of process memory with the Node server around it, and is several times what the
+   * largest legitimate report over 10M events needs (README, Benchmarks). @default '512MB'
+   */
+  readonly memoryLimit?: string;
+  /**
+   * Worker threads. Each thread keeps its own partial hash tables, so memory grows with threads; two
+   * leave the rest of a developer's machine (and the Node event loop) free. @default 2
+   */
+  readonly threads?: number;
+  /**
+   * Where DuckDB spills (`temp_directory`); its old spill files are deleted on open, as a process that
+   * was killed mid-query leaves them behind. @default `<path>.tmp` for a file; none (no spilling) in memory
+   */
+  readonly tempDirectory?: string;
+  /** Most spill data on disk (`max_temp_directory_size`). @default '4GB' */
+  readonly maxTempDirectorySize?: string;
+}
+
+export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxTempDirectorySize: '4GB' } as const;
+
+/**
+ * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, with bounded
+ * resources (DuckDbResources), and makes sure the report tables exist with the current layout. A
+ * file another process holds open fails with EngineUnavailableError; a file of the previous layout
+ * is migrated (see checkLayout), one of another layout fails with an Error saying so.
+ */
+export async function openDuckDb(path = ':memory:', resources: DuckDbResources = {}): Promise<DuckDBInstance> {
+  const memory = path === ':memory:' || path === '';
+  const tempDirectory = resources.tempDirectory ?? (memory ? '' : `${path}.tmp`);
   try {
-    const instance = await DuckDBInstance.create(path);
+    const instance = await DuckDBInstance.create(path, {
+      memory_limit: resources.memoryLimit ?? DEFAULT_DUCKDB_RESOURCES.memoryLimit,
+      threads: String(resources.threads ?? DEFAULT_DUCKDB_RESOURCES.threads),
+      temp_directory: tempDirectory,
+      max_temp_directory_size: resources.maxTempDirectorySize ?? DEFAULT_DUCKDB_RESOURCES.maxTempDirectorySize,
+    });
+    // The file lock is ours now, so no other process spills there: what is left is from a killed one.
+    if (tempDirectory) removeSpillFiles(tempDirectory);
     const connection = await instance.connect();
     try {
       for (const statement of schemaStatements()) await connection.run(statement);
@@ -46,15 +87,25 @@ export async function openDuckDb(path = ':memory:'): Promise<DuckDBInstance> {
   }
 }
 
+/** Deletes DuckDB's spill files (`duckdb_temp_*`) in `directory`, and nothing else. */
+function removeSpillFiles(directory: string): void {
+  if (!existsSync(directory)) return;
+  for (const name of readdirSync(directory)) if (name.startsWith('duckdb_temp')) rmSync(join(directory, name), { force: true, recursive: true });
+}
+
 /**
  * The embedded engine (`npm start`, tests): answers exactly as the OpenSearch engine does. A report
  * runs on its own connection: at most three statements (the time extent of a histogram without
  * both bounds, the scope numbers of a nested report that reads the items alone, then the report).
+ * A run stops at its deadline (`connection.interrupt()`: DuckDB checks for it between vectors, so
+ * it stops within milliseconds) with ReportTimeoutError, and every run stops on {@link close}.
  */
 export class DuckDbEngine implements ReportEngine {
   private readonly limits: EngineLimits;
   private readonly maxBuckets: number;
   private readonly stageByStage: boolean;
+  private readonly closing = new AbortController();
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(
     private readonly instance: DuckDBInstance,
@@ -65,25 +116,63 @@ export class DuckDbEngine implements ReportEngine {
     this.stageByStage = options.stageByStage ?? false;
   }
 
-  async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
+  run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
+    const run = this.runBounded(plan, scope, options.deadline);
+    const settled = run.then(noop, noop);
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
+    return run;
+  }
+
+  /**
+   * Refuses new runs (503), interrupts the running ones and waits until they have let go of their
+   * connections, so that the database can be checkpointed and closed (the local server's Ctrl-C).
+   */
+  async close(): Promise<void> {
+    this.closing.abort();
+    await Promise.all(this.running);
+  }
+
+  private async runBounded(plan: ReportPlan, scope: Scope, deadline: Deadline | undefined): Promise<EngineResult> {
+    const signals = [this.closing.signal, ...(deadline ? [deadline.signal] : [])];
+    const stopped = () => signals.some((signal) => signal.aborted);
     let connection: DuckDBConnection | undefined;
+    const interrupt = () => connection?.interrupt();
     try {
+      if (stopped()) throw new Error('stopped before it started');
       connection = await this.instance.connect();
-      const first = plan.pipeline[0];
-      const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
-      if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
-      const options = { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) };
-      const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
-      const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
-      const rows = (await select(connection, query)).map(toResultRow);
-      const result = readResult(plan.pipeline, rows, histogram?.keys);
-      if (countBuckets(plan.pipeline, result.root) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
-      return result;
+      for (const signal of signals) signal.addEventListener('abort', interrupt, { once: true });
+      // A signal that fired while connecting found no connection to interrupt.
+      if (stopped()) throw new Error('stopped while connecting');
+      return await this.report(connection, plan, scope, () => {
+        if (stopped()) throw new Error('stopped between statements');
+      });
     } catch (e) {
+      if (this.closing.signal.aborted) throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, { cause: e });
+      if (deadline?.expired) throw deadline.error(e);
       throw mapDuckDbError(e);
     } finally {
+      for (const signal of signals) signal.removeEventListener('abort', interrupt);
       connection?.closeSync();
     }
+  }
+
+  /** The statements of one report; `check` throws once the run is to stop. */
+  private async report(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void): Promise<EngineResult> {
+    const first = plan.pipeline[0];
+    const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
+    if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
+    // Before any work on the documents: refuse what must exceed the limit whatever the data.
+    if (minimumBuckets(plan.pipeline, histogram?.keys.length) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
+    check();
+    const options = { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) };
+    const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
+    check();
+    const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
+    const rows = (await select(connection, query)).map(toResultRow);
+    const result = readResult(plan.pipeline, rows, histogram?.keys);
+    if (countBuckets(plan.pipeline, result.root) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
+    return result;
   }
 
   /** Bucket keys and key segments over the bounds, or over the documents' extent where a bound is missing. */
@@ -144,6 +233,8 @@ async function select(connection: DuckDBConnection, query: SqlQuery): Promise<un
   const reader = await connection.runAndReadAll(query.sql, values, types);
   return reader.getRowsJS() as unknown[][];
 }
+
+const noop = (): void => undefined;
 
 function toNumberOrUndefined(v: unknown): number | undefined {
   return v === null || v === undefined ? undefined : Number(v);

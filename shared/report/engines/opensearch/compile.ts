@@ -11,6 +11,13 @@ export interface CompileOptions {
   readonly limits: EngineLimits;
   /** Let the shard request cache answer repeated reports. @default undefined (index setting) */
   readonly requestCache?: boolean;
+  /**
+   * The search's own `timeout` in ms: the node stops collecting when it passes, so a report past its
+   * deadline stops costing the cluster even if the aborted HTTP request is not noticed. With
+   * `allow_partial_search_results: false` a shard that times out fails the search ("Time exceeded")
+   * instead of answering part of the documents. @default none
+   */
+  readonly timeoutMs?: number;
 }
 
 /** Name of the aggregation of pipeline stage i (and of the item filter under a nested stage). */
@@ -29,6 +36,7 @@ export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOp
     body: {
       size: 0,
       track_total_hits: false,
+      ...(options.timeoutMs === undefined ? {} : { timeout: `${Math.max(1, Math.floor(options.timeoutMs))}ms` }),
       query: { bool: { filter: compileScope(plan, scope) } },
       aggs: { [stageName(0)]: compileStage(plan.pipeline, 0, options.limits) },
     },

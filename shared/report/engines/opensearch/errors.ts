@@ -51,3 +51,12 @@ function parseLimit(reason: string | undefined): number | undefined {
   const match = /less than or equal to: \[(\d+)\]/.exec(reason ?? '');
   return match ? Number(match[1]) : undefined;
 }
+
+/**
+ * Whether the node stopped the search at its `timeout`: with `allow_partial_search_results: false`
+ * a shard that runs out of time fails with "Time exceeded" (QueryPhase) instead of answering part.
+ */
+export function isSearchTimeout(e: unknown): boolean {
+  if (!(e instanceof errors.ResponseError)) return false;
+  return JSON.stringify(e.meta?.body ?? '').includes('Time exceeded');
+}

@@ -1,9 +1,11 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type Scope } from '../engine';
+import { TooManyBucketsError } from '../../../errors';
+import { minimumBuckets } from '../bucket-limit';
+import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { AggNode, ReportPlan } from '../../plan/plan';
 import { compileSearch, itemFilterName, stageName, type CompileOptions } from './compile';
-import { mapOpenSearchError } from './errors';
-import { emptyResult } from '../empty-result';
+import { isSearchTimeout, mapOpenSearchError } from './errors';
+import { boundedHistogramKeys, emptyResult } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
 
 export interface OpenSearchEngineOptions {
@@ -12,7 +14,10 @@ export interface OpenSearchEngineOptions {
   readonly limits?: EngineLimits;
   /** @default undefined: the index's own request-cache setting */
   readonly requestCache?: boolean;
-  /** The domain's `search.max_buckets`, for answers built without the engine. @default 65535 */
+  /**
+   * The domain's `search.max_buckets`: for answers built without the engine, and to refuse before
+   * searching a report whose bucket count exceeds it whatever the data (minimumBuckets). @default 65535
+   */
   readonly maxBuckets?: number;
 }
 
@@ -33,14 +38,29 @@ export class OpenSearchEngine implements ReportEngine {
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
   }
 
-  async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
-    const request = compileSearch(plan, scope, this.options);
+  async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
+    const { deadline } = options;
+    deadline?.throwIfExpired();
+    const first = plan.pipeline[0];
+    // What must exceed the limit whatever the data is refused before the cluster collects anything.
+    if (minimumBuckets(plan.pipeline, first?.kind === 'dateHistogram' ? boundedHistogramKeys(first, this.maxBuckets).length : 0) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
+    const remaining = deadline?.remainingMs();
+    const request = compileSearch(plan, scope, { ...this.options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) });
     let body: RawAggs | undefined;
+    const pending = this.client.search(request, remaining === undefined ? {} : { requestTimeout: remaining + ABORT_GRACE_MS, maxRetries: 0 });
+    // opensearch-js aborts through the promise it returns (TransportRequestPromise.abort); closing the
+    // connection also cancels the search task on the node (rest request cancellation).
+    const abort = () => pending.abort();
+    deadline?.signal.addEventListener('abort', abort, { once: true });
     try {
-      const response = await this.client.search(request);
+      const response = await pending;
+      if ((response.body as { timed_out?: boolean }).timed_out) throw new Error('the search timed out');
       body = (response.body as { aggregations?: RawAggs }).aggregations;
     } catch (e) {
+      if (deadline && (deadline.expired || isSearchTimeout(e))) throw deadline.error(e);
       throw mapOpenSearchError(e);
+    } finally {
+      deadline?.signal.removeEventListener('abort', abort);
     }
     // No index of the collection exists yet: answer as OpenSearch does once one exists.
     if (!body) return { root: emptyResult(plan.pipeline, 0, this.maxBuckets), truncated: false };
@@ -49,6 +69,16 @@ export class OpenSearchEngine implements ReportEngine {
     return { root, truncated: reader.truncated };
   }
 }
+
+/** How long the aborted request may take to come back after the deadline before the client gives up too. */
+const ABORT_GRACE_MS = 1_000;
+
+/**
+ * The node's own `timeout`: a little before the deadline, so that the node reports its timeout
+ * (and stops) before the request is aborted; the abort stays the backstop for the parts the search
+ * timeout does not cover (the reduce on the coordinating node, a queue).
+ */
+const nodeTimeout = (remainingMs: number): number => Math.max(1, Math.floor(remainingMs * 0.9));
 
 type RawAggs = Record<string, unknown>;
 interface RawBucket extends RawAggs {

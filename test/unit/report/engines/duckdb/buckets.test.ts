@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { TooManyBucketsError } from '#shared/errors';
 import type { AggResult } from '#shared/report/engines/engine';
-import { countBuckets } from '#shared/report/engines/duckdb/bucket-limit';
+import { countBuckets } from '#shared/report/engines/bucket-limit';
 import { evaluateSegments, keySegments } from '#shared/report/engines/duckdb/buckets';
 import { histogramKeys } from '#shared/report/histogram/keys';
 import { createRounding } from '#shared/report/histogram/rounding';

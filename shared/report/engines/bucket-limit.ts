@@ -1,5 +1,5 @@
-import type { AggResult } from '../engine';
-import type { AggNode } from '../../plan/plan';
+import type { AggResult } from './engine';
+import type { AggNode } from '../plan/plan';
 
 /** OpenSearch's default `search.max_buckets`. */
 export const DEFAULT_MAX_BUCKETS = 65_535;
@@ -40,7 +40,22 @@ function countTree(r: AggResult | undefined): number {
   }
 }
 
-/** Buckets of the sub-aggregations of an empty histogram bucket (stage i onwards). */
+/**
+ * The fewest buckets OpenSearch can count for this pipeline, whatever the documents: the histogram's
+ * `histogramKeys` buckets (when the first stage is one) and its empty-bucket template, and every
+ * `filters` bucket under every bucket that exists regardless of the data (filters buckets exist even
+ * when empty; terms buckets only with documents, so nothing below a terms stage counts here).
+ * Above the limit, the report is refused before any document is read: `[filters(100)] × 3` are
+ * 1,010,100 buckets however few documents match, and would otherwise cost documents × 10^6.
+ */
+export function minimumBuckets(pipeline: readonly AggNode[], histogramKeys = 0): number {
+  return pipeline[0]?.kind === 'dateHistogram' ? histogramKeys + emptyTemplateBuckets(pipeline, 1) : emptyTemplateBuckets(pipeline, 0);
+}
+
+/**
+ * Buckets of the sub-aggregations of an empty histogram bucket (stage i onwards): the filters
+ * buckets that exist whatever the data, as `minimumBuckets` counts them.
+ */
 function emptyTemplateBuckets(pipeline: readonly AggNode[], i: number): number {
   const node = pipeline[i];
   if (!node || node.kind === 'terms' || node.kind === 'stats' || node.kind === 'dateHistogram') return 0;
