@@ -6,7 +6,7 @@ import type { ReportRequest } from '../schema/request';
 import { FieldChecker, type Context } from './field-checker';
 import { STAT_NAMES, type AggNode, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
-import { canonicalTimeZone, parseAmount, parseHistogramInterval, parseIsoTimestamp } from './time';
+import { canonicalTimeZone, isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
 
 const MAX_FILTERS_BUCKETS = 100;
 const AUTO_SPLIT = { kind: 'auto', text: 'auto' } as const;
@@ -70,7 +70,9 @@ class PlanBuilder {
     const from = this.bound(f.from, field.kind, `${path}/from`);
     const to = this.bound(f.to, field.kind, `${path}/to`);
     if (from === null || to === null) return undefined;
-    if (from !== undefined && to !== undefined && from >= to) {
+    // Compared as written: two bounds within one millisecond are in order, the range then holds no document.
+    const ordered = typeof f.from === 'string' && typeof f.to === 'string' ? isBeforeExactly(f.from, f.to) : (from ?? 0) < (to ?? 0);
+    if (from !== undefined && to !== undefined && !ordered) {
       this.check.error(`${path}/from`, 'must be before to (ranges are half-open: from inclusive, to exclusive)');
       return undefined;
     }
@@ -81,7 +83,7 @@ class PlanBuilder {
   private bound(value: number | string | undefined, kind: string, path: string): number | undefined | null {
     if (value === undefined) return undefined;
     if (kind === 'date') {
-      const ms = typeof value === 'string' ? parseIsoTimestamp(value) : undefined;
+      const ms = typeof value === 'string' ? parseRangeBound(value) : undefined;
       if (ms === undefined) {
         this.check.error(path, 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-05-01T00:00:00Z');
         return null;

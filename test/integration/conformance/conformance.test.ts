@@ -70,7 +70,7 @@ async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer>
 function enginesFor(c: ConformanceCase): { opensearch: ReportEngine; duckdb: ReportEngine } {
   const limits = { termsCap: c.termsCap ?? DEFAULT_LIMITS.termsCap };
   return {
-    opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, limits }),
+    opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, limits, maxBuckets: TEST_MAX_BUCKETS }),
     duckdb: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS }),
   };
 }

@@ -146,6 +146,13 @@ describe('planSlices: the slice plans', () => {
     expect(first?.plan.splitInterval).toBeUndefined();
   });
 
+  test('starts and ends on the range bounds rounded up to the millisecond, as the unsplit report reads them', () => {
+    const [first, second] = planSlices(plan('2024-01-15T00:00:00.0001Z', '2024-02-10T00:00:00.9991Z', '1d', '1M'));
+    const feb = Date.parse('2024-02-01T00:00:00Z');
+    expect(first?.plan.timeRange).toEqual({ from: Date.parse('2024-01-15T00:00:00.001Z'), to: feb });
+    expect(second?.plan.timeRange).toEqual({ from: feb, to: Date.parse('2024-02-10T00:00:01.000Z') });
+  });
+
   test('gives no slice for disjoint timestamp ranges (an empty intersection)', () => {
     const body = {
       source: 'movementEvents',

@@ -49,8 +49,12 @@ export class OpenSearchEngine implements ReportEngine {
     let body: RawAggs | undefined;
     const pending = this.client.search(request, remaining === undefined ? {} : { requestTimeout: remaining + ABORT_GRACE_MS, maxRetries: 0 });
     // opensearch-js aborts through the promise it returns (TransportRequestPromise.abort); closing the
-    // connection also cancels the search task on the node (rest request cancellation).
-    const abort = () => pending.abort();
+    // connection also cancels the search task on the node (rest request cancellation). The listener
+    // returns nothing: Node rethrows the rejection of a thenable an event listener returns, and
+    // abort() returns the (now rejecting) request.
+    const abort = (): void => {
+      pending.abort();
+    };
     deadline?.signal.addEventListener('abort', abort, { once: true });
     try {
       const response = await pending;

@@ -139,6 +139,39 @@ export const AGGREGATION_CASES: readonly ConformanceCase[] = [
     accept: 'text/csv',
   },
   {
+    name: 'reads range bounds finer than a millisecond rounded up: from excludes pe-01 at 10:00:00.500, to includes pe-02 at 12:00:00.000',
+    body: { source: 'parkingEvents', filters: [range('timestamp', '2024-03-30T10:00:00.5001Z', '2024-03-30T12:00:00.0001Z')], aggregations: [{ type: 'terms', field: 'spotId' }] },
+    // pe-01 (s1) at .500 is before .5001; pe-02 (s2) at 12:00:00.000 is before 12:00:00.0001.
+    expected: { status: 200, body: { s2: 1 } },
+  },
+  {
+    name: 'counts two overlapping filters stages by label, each event in every bucket it matches',
+    body: {
+      source: 'movementEvents',
+      aggregations: [
+        { type: 'filters', filters: { berlin: terms('locationId', ['loc-berlin']), cars: terms('label', ['car']) } },
+        { type: 'filters', filters: { early: range('timestamp', undefined, '2024-04-01T00:00:00Z'), late: range('timestamp', '2024-04-01T00:00:00Z') } },
+        label,
+      ],
+    },
+    // Berlin before April: me-01 02 05 car, 03 06 person, 04 truck (me-07 has no label); from April: 09 10 car,
+    // 11 13 person, 08 12 truck. Cars before April: me-01 02 05 14; from April: 09 10 16 17.
+    expected: {
+      status: 200,
+      body: {
+        'berlin early car': 3, 'berlin early person': 2, 'berlin early truck': 1, 'berlin late car': 2, 'berlin late person': 2, 'berlin late truck': 2,
+        'cars early car': 4, 'cars late car': 4,
+      },
+    },
+  },
+  {
+    name: 'goes back from north and south crossings to their events once each, by label',
+    body: { aggregations: [nested('crossedPaths'), { type: 'filters', filters: { north: terms('crossedPaths.id', ['line-north']), south: terms('crossedPaths.id', ['line-south']) } }, { type: 'reverseNested' }, label] },
+    // North: me-01 02 03 05 08 09 10 12 (two crossings, one event) 14 16: car 7, person 1, truck 2.
+    // South: me-03 06 07 11 15 17: person 3, truck 1, car 1 (me-07 has no label).
+    expected: { status: 200, body: { 'north car': 7, 'north person': 1, 'north truck': 2, 'south car': 1, 'south person': 3, 'south truck': 1 } },
+  },
+  {
     name: 'uses each terms aggregation its own joiner, direction still last',
     body: { aggregations: [nested('crossedPaths'), { type: 'terms', field: 'crossedPaths.end', keyJoiner: '-' }, { type: 'terms', field: 'crossedPaths.id', keyJoiner: '+' }, { type: 'reverseNested' }, { ...label, keyJoiner: '~' }] },
   },
@@ -151,4 +184,9 @@ export const ERROR_CASES: readonly ConformanceCase[] = [
   { name: 'refuses a nested field in a root filter', body: { filters: [terms('crossedPaths.id', ['line-north'])], aggregations: [label] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
   { name: 'refuses an interval it does not know', body: { source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '2w' }] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
   { name: 'refuses stats before the last aggregation', body: { ...lots, aggregations: [stats('occupied', {}), lotTerms] }, expected: { status: 400, type: 'https://lrs.example.com/problems/validation' } },
+  {
+    name: 'refuses three filters stages of 13 buckets: 13 + 169 + 2197 buckets exist whatever the documents',
+    body: { source: 'movementEvents', aggregations: [0, 1, 2].map((s) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 13 }, (_, j) => [`b${s}-${j}`, terms('label', ['car'])])) })) },
+    expected: { status: 422, type: 'https://lrs.example.com/problems/too-many-buckets' },
+  },
 ];

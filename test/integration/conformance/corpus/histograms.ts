@@ -53,6 +53,17 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
       ],
     },
   },
+  {
+    name: 'counts me-04 at 00:59:59.999 in a range that ends at 00:59:59.9991, the end rounded up to the millisecond',
+    body: { source: 'movementEvents', filters: [ts('2024-03-31T00:00:00Z', '2024-03-31T00:59:59.9991Z')], aggregations: [hist('1h')] },
+    expected: { status: 200, body: [{ timestamp: '2024-03-31T00:00:00.000Z', count: 1 }] },
+  },
+  {
+    name: 'answers no bucket for a range whose bounds lie within one millisecond',
+    body: { source: 'movementEvents', filters: [ts('2024-03-31T00:59:59.9982Z', '2024-03-31T00:59:59.9989Z')], aggregations: [hist('1h')] },
+    // Both bounds round up to 00:59:59.999: [.999, .999) holds nothing, not even me-04 at .999.
+    expected: { status: 200, body: [] },
+  },
   { name: 'starts fixed 7-day buckets on a Thursday in New York across the spring change, without bounds', body: { source: 'movementEvents', aggregations: [hist('7d', 'America/New_York'), label] } },
   { name: 'spans 7-day Berlin buckets over bounds in March and April', body: { source: 'movementEvents', filters: [ts('2024-03-01T00:00:00Z', '2024-05-01T00:00:00Z')], aggregations: [hist('7d', 'Europe/Berlin')] } },
   { name: 'starts calendar weeks on Monday in Berlin', body: { filters: [ts('2024-03-25T00:00:00+01:00', '2024-04-15T00:00:00+02:00')], aggregations: [hist('1w', 'Europe/Berlin'), label] } },

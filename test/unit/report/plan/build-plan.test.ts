@@ -135,6 +135,34 @@ describe('buildPlan: ranges', () => {
     expect(plan.timeRange).toEqual({ from: Date.UTC(2024, 2, 1), to: Date.UTC(2024, 2, 2, 0, 0, 0, 500) });
   });
 
+  test('rounds bounds finer than a millisecond up to the next millisecond, both from and to, whatever the offset', () => {
+    // Documents have whole milliseconds: t < 12:00:00.0005 holds for t = 12:00:00.000, and t >= 12:00:00.0005
+    // does not, which is t < .001 and t >= .001.
+    const bounds = (from: string, to: string) => {
+      const plan = buildPlan({ source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from, to }], aggregations: [day] });
+      return [plan.filters[0], plan.timeRange, (plan.pipeline[0] as { bounds?: unknown }).bounds];
+    };
+    const noon = Date.UTC(2024, 2, 1, 12);
+    expect(bounds('2024-03-01T12:00:00.0005Z', '2024-03-01T13:00:01.0000001+01:00')).toEqual([
+      expect.objectContaining({ from: noon + 1, to: noon + 1001 }),
+      { from: noon + 1, to: noon + 1001 },
+      { from: noon + 1, to: noon + 1001 },
+    ]);
+    expect(bounds('2024-03-01T12:00:00.123456Z', '2024-03-01T12:00:00.999999999Z')[1]).toEqual({ from: noon + 124, to: noon + 1000 });
+    // only digits that are not zero round up
+    expect(bounds('2024-03-01T12:00:00.123000000Z', '2024-03-01T12:00:01.0000Z')[1]).toEqual({ from: noon + 123, to: noon + 1000 });
+    // before 1970 too: the fraction is of the second, so up is later
+    expect(bounds('1969-12-31T23:59:59.9995Z', '1970-01-01T00:00:00.0001Z')[1]).toEqual({ from: 0, to: 1 });
+  });
+
+  test('accepts two bounds within one millisecond in order (a range that holds no document), refuses them out of order', () => {
+    const range = (from: string, to: string) => ({ source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from, to }], aggregations: [day] });
+    const plan = buildPlan(range('2024-03-01T12:00:00.0002Z', '2024-03-01T12:00:00.0008Z'));
+    expect(plan.timeRange).toEqual({ from: Date.UTC(2024, 2, 1, 12, 0, 0, 1), to: Date.UTC(2024, 2, 1, 12, 0, 0, 1) });
+    expect(paths(range('2024-03-01T12:00:00.0008Z', '2024-03-01T12:00:00.0002Z'))).toEqual(['/filters/0/from']);
+    expect(paths(range('2024-03-01T12:00:00.00080Z', '2024-03-01T12:00:00.0008Z'))).toEqual(['/filters/0/from']);
+  });
+
   test('refuses a timestamp without offset, a number for a date and a string for a number', () => {
     const body = {
       source: 'parkingEvents',
@@ -154,7 +182,7 @@ describe('buildPlan: ranges', () => {
     };
     expect(from('2024-02-29T23:30:00-00:30')).toBe(Date.UTC(2024, 2, 1));
     expect(from('2024-03-01T05:45:00+05:45')).toBe(Date.UTC(2024, 2, 1));
-    expect(from('2024-03-01T00:00:00.123456Z')).toBe(Date.UTC(2024, 2, 1, 0, 0, 0, 123));
+    expect(from('2024-03-01T00:00:00.123000Z')).toBe(Date.UTC(2024, 2, 1, 0, 0, 0, 123));
     for (const text of ['2024-03-01T00:00Z', '2024-03-01', '2024-03-01T00:00:00+24:00', '2024-03-01T00:00:00+0100', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-03-01 00:00:00Z']) {
       expect([text, errorsOf({ filters: [{ type: 'range', field: 'timestamp', from: text }], aggregations: [{ type: 'terms', field: 'label' }] })]).toEqual([
         text,

@@ -59,4 +59,18 @@ describe('compileSearch', () => {
     expect(request.allow_partial_search_results).toBe(false);
     expect(request.body?.aggs?.s0).toEqual({ stats: { field: 'duration' } });
   });
+
+  test('sends the time left as the search timeout, whole milliseconds and at least one, none without a deadline', () => {
+    const body = { aggregations: [{ type: 'terms', field: 'label' }] };
+    expect(compileSearch(buildPlan(body), scope, { ...options, timeoutMs: 1234.9 }).body).toMatchObject({ timeout: '1234ms' });
+    expect(compileSearch(buildPlan(body), scope, { ...options, timeoutMs: 0 }).body).toMatchObject({ timeout: '1ms' });
+    expect(compile(body).body).not.toHaveProperty('timeout');
+  });
+
+  test('sends range bounds finer than a millisecond rounded up, so that [from, to) holds the documents it means', () => {
+    const range = { type: 'range', field: 'timestamp', from: '2024-03-01T12:00:00.0005Z', to: '2024-03-01T13:00:00.0000001Z' };
+    const request = compile({ filters: [range], aggregations: [{ type: 'terms', field: 'label' }] });
+    const noon = Date.UTC(2024, 2, 1, 12);
+    expect(request.body?.query?.bool?.filter).toContainEqual({ range: { timestamp: { gte: noon + 1, lt: noon + 3_600_001, format: 'epoch_millis' } } });
+  });
 });
