@@ -40,7 +40,7 @@ const NOW = Date.UTC(2024, 5, 1);
 const FROM = NOW - DAYS * 86_400_000;
 const SITES = 5;
 
-const seedOptions: SeedOptions = { organizationId: ORG, days: DAYS, locations: SITES, now: NOW, eventsPerDay: Math.ceil(EVENTS / (DAYS * SITES)), seed: 3 };
+export const seedOptions: SeedOptions = { organizationId: ORG, days: DAYS, locations: SITES, now: NOW, eventsPerDay: Math.ceil(EVENTS / (DAYS * SITES)), seed: 3 };
 
 const range = { type: 'range', field: 'timestamp', from: new Date(FROM).toISOString(), to: new Date(NOW).toISOString() };
 const byLabelAndDirection = {
@@ -94,7 +94,7 @@ interface IngestFigures {
 const metaPath = join(DIR, 'meta.json');
 /** The table layout the file was written with (schema.ts). */
 const LAYOUT = JSON.stringify(expectedLayout().map((c) => c.tables));
-const dbPath = join(DIR, 'events.duckdb');
+export const dbPath = join(DIR, 'events.duckdb');
 
 /** The stored events if the file holds as many as asked for (with the ingest figures of the run that wrote them). */
 async function reusable(instance: DuckDBInstance): Promise<IngestFigures | undefined> {
@@ -115,7 +115,7 @@ async function scalar(instance: DuckDBInstance, sql: string): Promise<unknown> {
 }
 
 /** Generates, validates and writes the events in batches, timing each step on its own. */
-async function ingest(): Promise<{ instance: DuckDBInstance; figures: IngestFigures; reused: boolean }> {
+export async function ingest(): Promise<{ instance: DuckDBInstance; figures: IngestFigures; reused: boolean }> {
   mkdirSync(DIR, { recursive: true });
   if (existsSync(dbPath) && existsSync(metaPath) && (JSON.parse(readFileSync(metaPath, 'utf8')) as { layout?: string }).layout === LAYOUT) {
     const instance = await openDuckDb(dbPath);

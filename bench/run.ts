@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { benchBundlesCli } from './bundles';
 import { benchDuckDb } from './duckdb';
+import { benchHostile } from './hostile';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
 
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<void>> = {
   split: benchSplit,
   duckdb: benchDuckDb,
   bundles: () => benchBundlesCli(31),
+  hostile: benchHostile,
 };
 
 const program = new Command()

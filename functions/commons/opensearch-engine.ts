@@ -5,7 +5,8 @@ import { createOpenSearchClient } from './opensearch-client';
 /**
  * The OpenSearch engine from the environment: OPENSEARCH_URL (endpoint), OPENSEARCH_AUTH (`sigv4` in
  * AWS, `none` locally; default: sigv4 for an https endpoint when AWS_REGION is set),
- * OPENSEARCH_INDEX_PREFIX, REPORT_TERMS_CAP, OPENSEARCH_REQUEST_CACHE. One module with the client and
+ * OPENSEARCH_INDEX_PREFIX, REPORT_TERMS_CAP, OPENSEARCH_REQUEST_CACHE, OPENSEARCH_MAX_BUCKETS (the domain's
+ * search.max_buckets, default 65,535, to refuse a report above it before searching). One module with the client and
  * the query compiler, so that a bundle loads both as one chunk on first use (./engine).
  */
 export function openSearchEngineFromEnv(env: NodeJS.ProcessEnv): ReportEngine {
@@ -13,5 +14,6 @@ export function openSearchEngineFromEnv(env: NodeJS.ProcessEnv): ReportEngine {
     indexPrefix: env.OPENSEARCH_INDEX_PREFIX ?? '',
     limits: { termsCap: Number(env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) },
     ...(env.OPENSEARCH_REQUEST_CACHE ? { requestCache: env.OPENSEARCH_REQUEST_CACHE === 'true' } : {}),
+    ...(env.OPENSEARCH_MAX_BUCKETS ? { maxBuckets: Number(env.OPENSEARCH_MAX_BUCKETS) } : {}),
   });
 }
