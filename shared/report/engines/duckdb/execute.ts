@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
-import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
+import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import type { Deadline } from '../../deadline';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
@@ -148,6 +148,8 @@ export class DuckDbEngine implements ReportEngine {
         if (stopped()) throw new Error('stopped between statements');
       });
     } catch (e) {
+      // Our own refusals (a 422) stand; what an interrupt cut short is a shutdown or the deadline.
+      if (e instanceof AppError) throw e;
       if (this.closing.signal.aborted) throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, { cause: e });
       if (deadline?.expired) throw deadline.error(e);
       throw mapDuckDbError(e);

@@ -1,6 +1,7 @@
-import type { Client } from '@opensearch-project/opensearch';
-import { TooManyBucketsError } from '../../../errors';
+import type { API, Client } from '@opensearch-project/opensearch';
+import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { minimumBuckets } from '../bucket-limit';
+import type { Deadline } from '../../deadline';
 import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { AggNode, ReportPlan } from '../../plan/plan';
 import { compileSearch, itemFilterName, stageName, type CompileOptions } from './compile';
@@ -45,8 +46,17 @@ export class OpenSearchEngine implements ReportEngine {
     // What must exceed the limit whatever the data is refused before the cluster collects anything.
     if (minimumBuckets(plan.pipeline, first?.kind === 'dateHistogram' ? boundedHistogramKeys(first, this.maxBuckets).length : 0) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
     const remaining = deadline?.remainingMs();
-    const request = compileSearch(plan, scope, { ...this.options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) });
-    let body: RawAggs | undefined;
+    const body = await this.search(compileSearch(plan, scope, { ...this.options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) }), deadline);
+    // No index of the collection exists yet: answer as OpenSearch does once one exists.
+    if (!body) return { root: emptyResult(plan.pipeline, 0, this.maxBuckets), truncated: false };
+    const reader = new ResultReader(plan.pipeline);
+    const root = reader.read(0, body);
+    return { root, truncated: reader.truncated };
+  }
+
+  /** The aggregations of one `_search`, aborted at the deadline (ReportTimeoutError). */
+  private async search(request: API.Search_Request, deadline: Deadline | undefined): Promise<RawAggs | undefined> {
+    const remaining = deadline?.remainingMs();
     const pending = this.client.search(request, remaining === undefined ? {} : { requestTimeout: remaining + ABORT_GRACE_MS, maxRetries: 0 });
     // opensearch-js aborts through the promise it returns (TransportRequestPromise.abort); closing the
     // connection also cancels the search task on the node (rest request cancellation). The listener
@@ -58,19 +68,18 @@ export class OpenSearchEngine implements ReportEngine {
     deadline?.signal.addEventListener('abort', abort, { once: true });
     try {
       const response = await pending;
-      if ((response.body as { timed_out?: boolean }).timed_out) throw new Error('the search timed out');
-      body = (response.body as { aggregations?: RawAggs }).aggregations;
+      // Partial results are refused, so a timeout should fail the search; should a node answer timed_out anyway, it is no answer.
+      if ((response.body as { timed_out?: boolean }).timed_out) {
+        throw deadline?.error() ?? new EngineUnavailableError('The search engine did not answer in time; try again shortly.');
+      }
+      return (response.body as { aggregations?: RawAggs }).aggregations;
     } catch (e) {
-      if (deadline && (deadline.expired || isSearchTimeout(e))) throw deadline.error(e);
-      throw mapOpenSearchError(e);
+      const mapped = mapOpenSearchError(e);
+      if (deadline && mapped.slug !== 'too-many-buckets' && (deadline.expired || isSearchTimeout(e))) throw deadline.error(e);
+      throw mapped;
     } finally {
       deadline?.signal.removeEventListener('abort', abort);
     }
-    // No index of the collection exists yet: answer as OpenSearch does once one exists.
-    if (!body) return { root: emptyResult(plan.pipeline, 0, this.maxBuckets), truncated: false };
-    const reader = new ResultReader(plan.pipeline);
-    const root = reader.read(0, body);
-    return { root, truncated: reader.truncated };
   }
 }
 
