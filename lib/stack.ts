@@ -6,6 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type Route, ROUTES } from '../functions/routes';
 import { Api } from './api';
+import { PROJECT_ROOT } from './bundling';
 import type { ServiceConfig } from './config';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
@@ -27,7 +28,7 @@ export const HANDLERS: readonly HandlerName[] = [
 export const handlerPath = (name: HandlerName): string => `functions/${name}.ts`;
 
 /** The project root (this file lives in `lib/`). */
-export const PROJECT_ROOT = resolve(__dirname, '..');
+export { PROJECT_ROOT };
 
 export interface ServiceStackProps extends StackProps {
   readonly config: ServiceConfig;
