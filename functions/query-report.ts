@@ -13,6 +13,8 @@ import type { Provider } from '#commons/lazy';
 import { measuredEngine, metrics } from '#commons/metrics';
 import { observability } from '#commons/observability';
 import { problemErrors } from '#commons/problem-middleware';
+import { routeGuard } from '#commons/route-guard';
+import { ROUTES } from './routes';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** http-content-negotiation puts the chosen type on the context. */
@@ -36,6 +38,7 @@ export function createQueryReportHandler(
   return middy<Event, APIGatewayProxyResultV2>()
     .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
     .use(observability())
+    .use(routeGuard(ROUTES.find((r) => r.handler === 'query-report')!))
     .use(httpHeaderNormalizer())
     .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
     .use(bodyLimit(MAX_BODY_BYTES))

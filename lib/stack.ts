@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type Route, ROUTES } from '../functions/routes';
 import { Api } from './api';
 import { PROJECT_ROOT } from './bundling';
+import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
@@ -97,6 +98,7 @@ export class ServiceStack extends Stack {
 
     this.split = new Split(this, 'Split', {
       workerEntry: entries['run-report-slice'],
+      ...(config.reservedConcurrency.sliceWorker > 0 ? { workerReservedConcurrency: config.reservedConcurrency.sliceWorker } : {}),
       maxConcurrency: config.split.maxConcurrency,
       logExecutionData: config.split.logExecutionData,
       removalPolicy,
@@ -123,10 +125,13 @@ export class ServiceStack extends Stack {
         memorySize: config.lambdaMemoryMiB,
         logRetention,
         environment: { [ENV.organizationClaim]: config.api.organizationClaim },
+        ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
       }));
       this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`);
     }
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
+    const reports = ROUTES.find((r) => r.handler === 'query-report')!;
+    this.api.throttleRoute(HttpMethod[reports.method], reports.path, config.api.reportThrottle);
     this.endpoints['query-report']
       .bindOpenSearch(query)
       .bindSplitStateMachine(this.split.stateMachine)
@@ -137,6 +142,7 @@ export class ServiceStack extends Stack {
 
     this.observability = new Observability(this, 'Observability', {
       api: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
       functions: {
         ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
         RunReportSlice: this.split.worker,
@@ -149,6 +155,7 @@ export class ServiceStack extends Stack {
     });
 
     this.outputs(config);
+    Aspects.of(this).add(new CheckovJustifications());
   }
 
   private outputs(config: ServiceConfig): void {

@@ -11,7 +11,20 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
   const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problem } } });
   const errors = {
     '400': problemResponse('Invalid request: every error with its JSON Pointer in `errors`.'),
-    '401': problemResponse('Missing, expired or invalid bearer token.'),
+    '401': {
+      description:
+        'Missing, expired or invalid bearer token. Deployed, API Gateway\'s JWT authorizer refuses the request before the service sees it: `{"message":"Unauthorized"}` as application/json, with the reason in `www-authenticate` (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-jwt.html). The local server answers problem+json; so does the service for a token whose organization claim is missing.',
+      headers: {
+        'WWW-Authenticate': {
+          description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
+          schema: { type: 'string', example: 'Bearer scope="" error="invalid_token" error_description="the token has expired"' },
+        },
+      },
+      content: {
+        'application/problem+json': { schema: problem },
+        'application/json': { schema: { $ref: '#/components/schemas/GatewayUnauthorized' } },
+      },
+    },
   };
   return {
     openapi: '3.1.0',
@@ -126,6 +139,12 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
               },
             },
           },
+        },
+        GatewayUnauthorized: {
+          type: 'object',
+          description: "API Gateway's own answer when its JWT authorizer refuses a token (deployed only).",
+          required: ['message'],
+          properties: { message: { type: 'string', const: 'Unauthorized' } },
         },
         Problem: {
           type: 'object',

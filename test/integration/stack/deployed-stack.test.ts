@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { ROUTES } from '../../../functions/routes';
+import { gatewayRoutePath } from '../../../lib/api';
+import { HANDLERS, handlerPath } from '../../../lib/stack';
 import { importLocationsCli } from '../../../bin/import-locations';
 import { ingestCli } from '../../../bin/ingest-cli';
 import { ensureLambdaNode, LAMBDA_NODE_MAJOR } from '../../setup/lambda-node';
@@ -86,8 +88,10 @@ const report = (extra: Json = {}) =>
     ...extra,
   });
 
+/** Every handler module of the service; an asset must contain exactly one of them, its own. */
+const HANDLER_MODULES = new Set(HANDLERS.map(handlerPath));
 /** The handler module each function must be built from, by how the template reaches it. */
-const HANDLER_OF_ROUTE = Object.fromEntries(ROUTES.map((r) => [`${r.method} ${r.path}`, `functions/${r.handler}.ts`]));
+const HANDLER_OF_ROUTE = Object.fromEntries(ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
 
 let assembly: CloudAssembly;
 let resolver: Resolver;
@@ -255,16 +259,17 @@ describe('the cloud assembly', () => {
       [workerFunctionId()]: 'functions/run-report-slice.ts',
     };
     const handlersIn = (id: string) =>
-      (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => /^functions\/[^/]+\.ts$/.test(s));
+      (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
     expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(6);
   });
 
   it('routes the three endpoints of the spec, each behind the JWT authorizer, with payload format 2.0', () => {
+    // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
-      ['POST /reports:query', 'JWT', '2.0'],
+      ['POST /{segment1}', 'JWT', '2.0'],
     ]);
     for (const route of api.routes) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
   });
@@ -301,12 +306,15 @@ describe('the deployed service, run from its assets', () => {
 
   it('created the index templates of the three collections through the custom resource', async () => {
     const { body } = await openSearch.indices.getIndexTemplate({ name: `${PREFIX}*` });
-    const templates = (body as { index_templates: { name: string; index_template: { index_patterns: string[] } }[] }).index_templates;
+    type IndexTemplate = { name: string; index_template: { index_patterns: string[]; template: { settings: { index: Json } } } };
+    const templates = (body as { index_templates: IndexTemplate[] }).index_templates;
     expect(templates.map((t) => [t.name, t.index_template.index_patterns]).sort()).toEqual([
       [`${PREFIX}movement-events`, [`${PREFIX}movement-events-*`]],
       [`${PREFIX}parking-events`, [`${PREFIX}parking-events-*`]],
       [`${PREFIX}parking-lot-stats`, [`${PREFIX}parking-lot-stats-*`]],
     ]);
+    // With thresholds, so that the domain's slow logs record slow searches (all off by default).
+    for (const t of templates) expect(t.index_template.template.settings.index).toMatchObject({ search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } } });
   });
 
   it('GET /locations answers the caller organization\'s locations', async () => {
@@ -351,6 +359,13 @@ describe('the deployed service, run from its assets', () => {
     const response = await call('POST', '/reports:query', { body: '{"aggregations": []}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/problem+json');
+  });
+
+  it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {
+    const encoded = await call('POST', '/reports%3Aquery', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect([encoded.status, JSON.parse(encoded.body)]).toEqual([200, DAILY_BY_LABEL]);
+    const other = await call('POST', '/reports:delete', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect([other.status, other.headers['content-type'], (JSON.parse(other.body) as Json).status]).toEqual([404, 'application/problem+json', 404]);
   });
 
   it('traces the calls the functions make: X-Ray subsegments of DynamoDB, Step Functions and the domain', () => {

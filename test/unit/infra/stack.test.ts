@@ -165,10 +165,16 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts behind the JWT authorizer', () => {
+    it('routes every route of functions/routes.ts behind the JWT authorizer, the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
-      expect(routes.map((r) => r.RouteKey).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+      expect(routes.map((r) => r.RouteKey).sort()).toEqual(['GET /locations', 'GET /locations/{locationId}/insights/live', 'POST /{segment1}']);
       expect(routes.every((r) => r.AuthorizationType === 'JWT')).toBe(true);
+    });
+
+    it('throttles the report route apart from the stage: 10 requests per second, bursts of 20', () => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        RouteSettings: { 'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } },
+      });
     });
 
     it('trusts ID tokens of the stack’s Cognito user pool and app client', () => {
@@ -369,6 +375,34 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
+    it('alarms on the p99 answer time of the API above 10 s for 15 minutes', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Period: 300,
+        Threshold: 10_000,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    });
+
+    it('counts throttled requests (429) from the access logs and alarms on 10 in 5 minutes', () => {
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        FilterPattern: '{ $.status = "429" }',
+        MetricTransformations: [Match.objectLike({ MetricNamespace: 'LocationReporting', MetricName: 'ApiThrottledRequests', MetricValue: '1', DefaultValue: 0 })],
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApiThrottledRequests', Statistic: 'Sum', Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    });
+
+    it("alarms on the domain's JVM memory pressure, CPU and rejected searches, at AWS's recommended thresholds", () => {
+      const domain = (metricName: string, props: Record<string, unknown>) =>
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ES', MetricName: metricName, ...props });
+      domain('JVMMemoryPressure', { Statistic: 'Maximum', Period: 60, Threshold: 95, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      domain('CPUUtilization', { Statistic: 'Maximum', Period: 900, Threshold: 80, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      domain('ThreadpoolSearchRejected', { Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    });
+
     it('alarms on errors and throttles of every endpoint and the worker', () => {
       expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 1);
       expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 2);
@@ -425,6 +459,20 @@ describe('the service stack with the default context (cdk.json)', () => {
       template.hasOutput(name, {});
     }
   });
+
+  it('outputs the API URL without a trailing slash, so that $API/locations is a valid path', () => {
+    // The API's ApiEndpoint attribute is `https://<id>.execute-api.<region>.amazonaws.com`, no slash
+    // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-apigatewayv2-api.html#aws-resource-apigatewayv2-api-return-values);
+    // the $default stage's URL ends in one.
+    const value = render((template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.ApiUrl!.Value);
+    expect(value).toMatch(/^ApiHttpApi[0-9A-F]{8}\.ApiEndpoint$/);
+  });
+
+  it('reserves no concurrency by default (new accounts cannot reserve any)', () => {
+    for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      expect((fn.Properties as { ReservedConcurrentExecutions?: number }).ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
 });
 
 describe('the service stack with other context', () => {
@@ -467,6 +515,12 @@ describe('the service stack with other context', () => {
     template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
     expect((stateMachineDefinition(template).States as { Slices: { MaxConcurrency: number } }).Slices.MaxConcurrency).toBe(4);
+  });
+
+  it('reserves concurrency for the query function and the slice worker when asked', () => {
+    const { template } = synthService({ context: { queryReservedConcurrency: '20', sliceWorkerReservedConcurrency: '30' } });
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: QUERY, ReservedConcurrentExecutions: 20 });
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Runs one slice'), ReservedConcurrentExecutions: 30 });
   });
 
   it('refuses a log retention CloudWatch does not offer', () => {
