@@ -5,7 +5,7 @@ import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
 import { invoke, type HttpRequest } from '../support/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
-import { movementEvents, parkingEvents, parkingLotStats } from './fixtures';
+import { movementEvents, ORG_B, parkingEvents, parkingLotStats } from './fixtures';
 
 /**
  * POST /reports:query through the real handler (middy, validation, content negotiation, errors)
@@ -196,7 +196,7 @@ describe('single object (shape 2)', () => {
 
 describe('tenancy and truncation', () => {
   test('shows another organization only its own documents', async () => {
-    const response = await query({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: 'org-b' });
+    const response = await query({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: ORG_B });
     expect(response.json()).toEqual({ car: 1 });
   });
 
