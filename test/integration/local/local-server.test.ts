@@ -1,5 +1,6 @@
-import { ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
-import { mintDevToken } from '#shared/auth/tokens';
+import { SignJWT } from 'jose';
+import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
+import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '#shared/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { openApiDocument } from '#shared/openapi/document';
@@ -90,5 +91,32 @@ describe('the local server', () => {
     const doc = await call('/openapi.json', { token: null });
     expect(doc.status).toBe(200);
     expect(await doc.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  test('refuses a token issued in the future, as the API Gateway JWT authorizer does (no clock skew)', async () => {
+    // Prepare: iat an hour ahead; exp 12 hours after that, so only iat is wrong.
+    const future = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId', now: new Date(Date.now() + 3600_000) });
+    // Act
+    const response = await call('/locations', { token: future });
+    // Assess
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ status: 401, detail: 'The token was issued in the future.' });
+  });
+
+  test('answers 401 to a validly signed token whose organization is null, a number, a boolean, an array, an object or not a UUID', async () => {
+    const tokenWith = (organization: unknown) =>
+      new SignJWT({ 'custom:organizationId': organization, token_use: 'id' })
+        .setProtectedHeader({ alg: DEV_KEY_ALG, kid: key.kid, typ: 'JWT' })
+        .setIssuer(DEV_ISSUER)
+        .setAudience(DEV_AUDIENCE)
+        .setSubject('local-developer')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(key.privateKey);
+    for (const organization of [null, 42, true, [ORG_A], { id: ORG_A }, 'org-a', '', `${ORG_A} `]) {
+      const response = await call('/locations', { token: await tokenWith(organization) });
+      expect({ organization, status: response.status, type: response.headers.get('content-type') }).toEqual({ organization, status: 401, type: 'application/problem+json' });
+    }
+    expect((await call('/locations', { token: await tokenWith(ORG_A) })).status).toBe(200);
   });
 });

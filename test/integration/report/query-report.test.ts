@@ -276,6 +276,19 @@ describe('errors', () => {
     expect(headers['www-authenticate']).toBe('Bearer');
   });
 
+  test('answers 401 when the organization claim is not a UUID, whatever API Gateway made of the claim', async () => {
+    // The JWT authorizer passes every claim as a string: JSON null, numbers, booleans and arrays too.
+    for (const org of ['null', '42', 'true', `[${ORG_B} ${ORG_B}]`, 'org-a', `${ORG_B} `]) {
+      const { status, headers, body: p } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org });
+      expect({ org, status, auth: headers['www-authenticate'], detail: p.detail }).toEqual({
+        org,
+        status: 401,
+        auth: 'Bearer',
+        detail: "The token's organization claim (custom:organizationId) must be a UUID.",
+      });
+    }
+  });
+
   test('answers 503 with Retry-After when the engine cannot be reached', async () => {
     const down = new Client({ node: 'http://127.0.0.1:9', maxRetries: 0, requestTimeout: 2000 });
     const unreachable = createQueryReportHandler(() => new OpenSearchEngine(down, { indexPrefix: prefix }));
