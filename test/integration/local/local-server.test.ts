@@ -5,6 +5,7 @@ import { applyImport, validateImportFile } from '#shared/locations/import';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { openApiDocument } from '#shared/openapi/document';
 import { provideReportEngine } from '#commons/engine';
+import { targetUrl } from '../../../bin/local/http-adapter';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
 import { createTestTable, type TestTable } from '../locations/table';
@@ -118,5 +119,24 @@ describe('the local server', () => {
       expect({ organization, status: response.status, type: response.headers.get('content-type') }).toEqual({ organization, status: 401, type: 'application/problem+json' });
     }
     expect((await call('/locations', { token: await tokenWith(ORG_A) })).status).toBe(200);
+  });
+
+  test('answers 400 problem+json naming the parameter to a path that is not percent-encoded UTF-8, before authentication', async () => {
+    const response = await call('/locations/%E0/insights/live?filter=occupancy', { token: null });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 400, errors: [{ path: '/path/locationId', message: 'must be percent-encoded UTF-8 (RFC 3986)' }] });
+  });
+
+  test('reads a target starting with // as a path, not as a host: 404 problem+json', async () => {
+    const response = await call('//x/locations');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ status: 404, detail: 'No route for GET //x/locations.' });
+  });
+
+  test('takes the path of an absolute-form target and refuses the other forms', () => {
+    expect(targetUrl('http://localhost:3000/locations?x=1')?.pathname).toBe('/locations');
+    expect(targetUrl('//x/locations')?.pathname).toBe('//x/locations');
+    expect([targetUrl('*'), targetUrl('localhost:3000'), targetUrl('ftp://x/locations')]).toEqual([undefined, undefined, undefined]);
   });
 });
