@@ -11,7 +11,7 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
   const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problem } } });
   const errors = {
     '400': problemResponse('Invalid request: every error with its JSON Pointer in `errors`.'),
-    '401': problemResponse('Missing, expired or invalid bearer token.'),
+    '401': problemResponse('Missing, expired, not yet valid or invalid bearer token, or one whose organization claim is not a UUID.'),
   };
   return {
     openapi: '3.1.0',
@@ -54,7 +54,15 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
         post: {
           operationId: 'queryReport',
           summary: 'Runs a report: filters plus a pipeline of aggregations, as JSON or CSV.',
-          parameters: [{ name: 'Accept', in: 'header', required: false, schema: { type: 'string', enum: ['application/json', 'text/csv'], default: 'application/json' } }],
+          parameters: [
+            {
+              name: 'Accept',
+              in: 'header',
+              required: false,
+              description: 'application/json or text/csv (media ranges and q-values as in RFC 9110; the parameters charset=utf-8 and, for CSV, header=present may be given).',
+              schema: { type: 'string', default: 'application/json', examples: ['text/csv', 'text/csv; charset=utf-8'] },
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportRequest' } } } },
           responses: {
             '200': {
@@ -71,7 +79,10 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
             ...errors,
             '406': problemResponse('Accept is neither application/json nor text/csv.'),
             '413': problemResponse('Body larger than 64 KiB.'),
-            '415': problemResponse('Body not declared as application/json.'),
+            '415': {
+              ...problemResponse('Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8); `allowed` names application/json.'),
+              headers: { Accept: { description: 'The media type a body may have: application/json.', schema: { type: 'string' } } },
+            },
             '422': problemResponse('The pipeline would create more buckets than the engine allows; use splitInterval.'),
             '503': problemResponse('The engine is unavailable; retry after Retry-After seconds.'),
           },
