@@ -8,13 +8,12 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadOrCreateDevKey } from '#shared/auth/dev-key';
+import { isOrganizationId } from '#shared/auth/organization';
 import { DEFAULT_TOKEN_TTL_SECONDS, mintDevToken } from '#shared/auth/tokens';
 import { organizationClaim } from '#commons/identity';
 
 /** Where the development key is kept unless DEV_KEY_FILE says otherwise (gitignored). */
 export const DEFAULT_DEV_KEY_FILE = resolve(__dirname, '..', '.data', 'dev-key.json');
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `3600`, `90m`, `12h`, `7d` → seconds. */
 export function parseDuration(text: string): number {
@@ -27,7 +26,8 @@ async function main(argv: readonly string[]): Promise<void> {
   const options = new Command('token')
     .description('Print a development JWT for an organization (local server only).')
     .requiredOption('--org <uuid>', 'organization id', (v) => {
-      if (!UUID.test(v)) throw new InvalidArgumentError('must be a UUID');
+      // The form the handlers require of the claim (functions/commons/identity.ts): anything else is a 401.
+      if (!isOrganizationId(v)) throw new InvalidArgumentError('must be a UUID');
       return v.toLowerCase();
     })
     .option('--sub <subject>', 'subject (user) of the token', 'local-developer')

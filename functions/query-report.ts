@@ -1,24 +1,21 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
-import httpContentNegotiation from '@middy/http-content-negotiation';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType, type SplitRunOptions } from '#shared/report/query-report';
 import { bodyLimit } from '#commons/body-limit';
 import { reportEngine } from '#commons/engine';
 import { organizationOf } from '#commons/identity';
+import { jsonBody } from '#commons/json-body';
 import type { Provider } from '#commons/lazy';
 import { measuredEngine, metrics } from '#commons/metrics';
+import { negotiateMediaType, type NegotiatedContext } from '#commons/negotiation';
 import { observability } from '#commons/observability';
 import { problemErrors } from '#commons/problem-middleware';
 import { routeGuard } from '#commons/route-guard';
 import { ROUTES } from './routes';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
-/** http-content-negotiation puts the chosen type on the context. */
-type NegotiatedContext = Context & { preferredMediaType?: ReportMediaType };
 
 /** Largest report body accepted (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -39,11 +36,10 @@ export function createQueryReportHandler(
     .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
     .use(observability())
     .use(routeGuard(ROUTES.find((r) => r.handler === 'query-report')!))
-    .use(httpHeaderNormalizer())
-    .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
+    .use(negotiateMediaType(REPORT_MEDIA_TYPES))
     .use(bodyLimit(MAX_BODY_BYTES))
-    .use(httpJsonBodyParser())
-    .handler(async (event, context: NegotiatedContext) => {
+    .use(jsonBody())
+    .handler(async (event, context: NegotiatedContext<ReportMediaType>) => {
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await engine());

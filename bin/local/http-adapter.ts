@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { NotFoundError } from '#shared/errors';
 
 /**
  * Node HTTP ↔ API Gateway HTTP API (payload format 2.0), as API Gateway builds and reads them:
@@ -29,7 +30,21 @@ export async function readRequest(req: IncomingMessage, maxBytes: number): Promi
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   const cookies = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).filter(Boolean);
-  return { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://localhost'), headers, cookies, body: Buffer.concat(chunks) };
+  const method = req.method ?? 'GET';
+  const url = targetUrl(req.url ?? '/');
+  if (!url) throw new NotFoundError(`No route for ${method} ${req.url ?? ''}.`);
+  return { method, url, headers, cookies, body: Buffer.concat(chunks) };
+}
+
+/**
+ * The request target (RFC 9112, 3.2) as a URL: the origin form `/path?query` taken as it is, the
+ * absolute form `http://host/path` by its path; any other form names no resource here (undefined).
+ * `new URL(target, base)` would read an origin form starting with `//` as a network-path reference,
+ * so `//x/locations` would become host `x`, path `/locations`: here its path stays `//x/locations`.
+ */
+export function targetUrl(target: string): URL | undefined {
+  const absolute = target.startsWith('/') ? `http://localhost${target}` : /^https?:\/\//i.test(target) ? target : undefined;
+  return absolute !== undefined && URL.canParse(absolute) ? new URL(absolute) : undefined;
 }
 
 const isText = (body: Buffer): boolean => body.length === 0 || Buffer.from(body.toString('utf8'), 'utf8').equals(body);

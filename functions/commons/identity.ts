@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { isOrganizationId } from '#shared/auth/organization';
 import { UnauthorizedError } from '#shared/errors';
 
 /**
@@ -7,10 +8,16 @@ import { UnauthorizedError } from '#shared/errors';
  */
 export const organizationClaim = (): string => process.env.ORGANIZATION_CLAIM ?? 'custom:organizationId';
 
-/** The caller's organization from the JWT authorizer claims (API Gateway, or the local server). */
+/**
+ * The caller's organization from the JWT authorizer claims (API Gateway, or the local server): 401
+ * unless the claim is a UUID. API Gateway hands every claim over as a string (`null`, `42`, `true`,
+ * `[a b]` for JSON null, numbers, booleans and arrays), so the form is what tells a real organization
+ * id from any of those, or from a free-text attribute; the value itself is never echoed.
+ */
 export function organizationOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>): string {
   const claims = event.requestContext?.authorizer?.jwt?.claims ?? {};
   const org = claims[organizationClaim()];
-  if (typeof org !== 'string' || org.length === 0) throw new UnauthorizedError('The token carries no organization.');
+  if (org === undefined || org === '') throw new UnauthorizedError('The token carries no organization.');
+  if (!isOrganizationId(org)) throw new UnauthorizedError(`The token's organization claim (${organizationClaim()}) must be a UUID.`);
   return org;
 }

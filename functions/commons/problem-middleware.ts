@@ -5,7 +5,6 @@ import {
   InternalError,
   MalformedBodyError,
   NotAcceptableError,
-  UnsupportedMediaTypeError,
 } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
 import { logger } from './logger';
@@ -20,15 +19,15 @@ const isMiddyHttpError = (e: unknown): e is MiddyHttpError =>
 
 /**
  * Any error → an AppError. middy's parsers throw their own HTTP errors (and answer malformed JSON
- * with 415); they are mapped to ours so that every answer is problem+json with our statuses.
+ * with 415); they are mapped to ours so that every answer is problem+json with our statuses. The
+ * body's media type is checked before the JSON parser runs (./json-body.ts), so what the parser
+ * refuses is the body itself: 400.
  */
 export function toAppError(error: unknown, available: readonly string[] = []): AppError {
   if (error instanceof AppError) return error;
   if (isMiddyHttpError(error)) {
     if (error.cause?.package === '@middy/http-json-body-parser') {
-      if (error.cause.message) return new MalformedBodyError(`The body is not valid JSON: ${error.cause.message}`);
-      if (error.cause.data === undefined) return new MalformedBodyError('A JSON body is required.');
-      return new UnsupportedMediaTypeError();
+      return new MalformedBodyError(error.cause.message ? `The body is not valid JSON: ${error.cause.message}` : 'A JSON body is required.');
     }
     if (error.statusCode === 406) return new NotAcceptableError(available);
   }

@@ -34,25 +34,33 @@ export async function mintDevToken(key: DevKey, options: MintOptions): Promise<s
 
 /**
  * The claims of a valid development token, or UnauthorizedError (401) when the token is missing,
- * expired, not yet valid, badly signed or not ours (issuer, audience, algorithm). Used by the local
- * server, which then puts the claims where the API Gateway JWT authorizer would.
+ * expired, not yet valid, issued in the future, badly signed or not ours (issuer, audience,
+ * algorithm). Used by the local server, which then puts the claims where the API Gateway JWT
+ * authorizer would, so it checks the times as that authorizer does: `exp` after now, `nbf` and `iat`
+ * before it, with no clock skew allowed (AWS documents none):
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html
  */
 export async function verifyDevToken(key: DevKey, token: string | undefined, options: { now?: Date } = {}): Promise<JWTPayload> {
   if (!token) throw new UnauthorizedError();
+  const now = options.now ?? new Date();
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(token, key.publicKey, {
+    ({ payload } = await jwtVerify(token, key.publicKey, {
       algorithms: [DEV_KEY_ALG],
       issuer: DEV_ISSUER,
       audience: DEV_AUDIENCE,
       requiredClaims: ['exp', 'sub'],
-      ...(options.now ? { currentDate: options.now } : {}),
-    });
-    return payload;
+      currentDate: now,
+    }));
   } catch (e) {
     if (e instanceof errors.JWTExpired) throw new UnauthorizedError('The token has expired.');
     if (e instanceof errors.JOSEError) throw new UnauthorizedError('The token is invalid.');
     throw e;
   }
+  // jose checks that a present iat is a number, but its time only against a maxTokenAge, which would
+  // also cap the token's age: API Gateway caps no age but refuses an iat after the current time.
+  if (payload.iat !== undefined && payload.iat > Math.floor(now.getTime() / 1000)) throw new UnauthorizedError('The token was issued in the future.');
+  return payload;
 }
 
 /** The token of an `Authorization: Bearer <token>` header; 401 when absent or of another scheme. */

@@ -13,7 +13,7 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
     '400': problemResponse('Invalid request: every error with its JSON Pointer in `errors`.'),
     '401': {
       description:
-        'Missing, expired or invalid bearer token. Deployed, API Gateway\'s JWT authorizer refuses the request before the service sees it: `{"message":"Unauthorized"}` as application/json, with the reason in `www-authenticate` (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-jwt.html). The local server answers problem+json; so does the service for a token whose organization claim is missing.',
+        'Missing, expired, not yet valid or invalid bearer token, or one whose organization claim is not a UUID. Deployed, API Gateway\'s JWT authorizer refuses the request before the service sees it: `{"message":"Unauthorized"}` as application/json, with the reason in `www-authenticate` (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-jwt.html). The local server answers problem+json; so does the service for a token whose organization claim is missing.',
       headers: {
         'WWW-Authenticate': {
           description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
@@ -67,7 +67,15 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
         post: {
           operationId: 'queryReport',
           summary: 'Runs a report: filters plus a pipeline of aggregations, as JSON or CSV.',
-          parameters: [{ name: 'Accept', in: 'header', required: false, schema: { type: 'string', enum: ['application/json', 'text/csv'], default: 'application/json' } }],
+          parameters: [
+            {
+              name: 'Accept',
+              in: 'header',
+              required: false,
+              description: 'application/json or text/csv (media ranges and q-values as in RFC 9110; the parameters charset=utf-8 and, for CSV, header=present may be given).',
+              schema: { type: 'string', default: 'application/json', examples: ['text/csv', 'text/csv; charset=utf-8'] },
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportRequest' } } } },
           responses: {
             '200': {
@@ -84,7 +92,10 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
             ...errors,
             '406': problemResponse('Accept is neither application/json nor text/csv.'),
             '413': problemResponse('Body larger than 64 KiB.'),
-            '415': problemResponse('Body not declared as application/json.'),
+            '415': {
+              ...problemResponse('Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8); `allowed` names application/json.'),
+              headers: { Accept: { description: 'The media type a body may have: application/json.', schema: { type: 'string' } } },
+            },
             '422': problemResponse('The pipeline would create more buckets than the engine allows; use splitInterval.'),
             '503': problemResponse('The engine is unavailable; retry after Retry-After seconds.'),
           },

@@ -1,9 +1,11 @@
-import { ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
-import { mintDevToken } from '#shared/auth/tokens';
+import { SignJWT } from 'jose';
+import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
+import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '#shared/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { openApiDocument } from '#shared/openapi/document';
 import { provideReportEngine } from '#commons/engine';
+import { targetUrl } from '../../../bin/local/http-adapter';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
 import { createTestTable, type TestTable } from '../locations/table';
@@ -90,5 +92,51 @@ describe('the local server', () => {
     const doc = await call('/openapi.json', { token: null });
     expect(doc.status).toBe(200);
     expect(await doc.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  test('refuses a token issued in the future, as the API Gateway JWT authorizer does (no clock skew)', async () => {
+    // Prepare: iat an hour ahead; exp 12 hours after that, so only iat is wrong.
+    const future = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId', now: new Date(Date.now() + 3600_000) });
+    // Act
+    const response = await call('/locations', { token: future });
+    // Assess
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ status: 401, detail: 'The token was issued in the future.' });
+  });
+
+  test('answers 401 to a validly signed token whose organization is null, a number, a boolean, an array, an object or not a UUID', async () => {
+    const tokenWith = (organization: unknown) =>
+      new SignJWT({ 'custom:organizationId': organization, token_use: 'id' })
+        .setProtectedHeader({ alg: DEV_KEY_ALG, kid: key.kid, typ: 'JWT' })
+        .setIssuer(DEV_ISSUER)
+        .setAudience(DEV_AUDIENCE)
+        .setSubject('local-developer')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(key.privateKey);
+    for (const organization of [null, 42, true, [ORG_A], { id: ORG_A }, 'org-a', '', `${ORG_A} `]) {
+      const response = await call('/locations', { token: await tokenWith(organization) });
+      expect({ organization, status: response.status, type: response.headers.get('content-type') }).toEqual({ organization, status: 401, type: 'application/problem+json' });
+    }
+    expect((await call('/locations', { token: await tokenWith(ORG_A) })).status).toBe(200);
+  });
+
+  test('answers 400 problem+json naming the parameter to a path that is not percent-encoded UTF-8, before authentication', async () => {
+    const response = await call('/locations/%E0/insights/live?filter=occupancy', { token: null });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 400, errors: [{ path: '/path/locationId', message: 'must be percent-encoded UTF-8 (RFC 3986)' }] });
+  });
+
+  test('reads a target starting with // as a path, not as a host: 404 problem+json', async () => {
+    const response = await call('//x/locations');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ status: 404, detail: 'No route for GET //x/locations.' });
+  });
+
+  test('takes the path of an absolute-form target and refuses the other forms', () => {
+    expect(targetUrl('http://localhost:3000/locations?x=1')?.pathname).toBe('/locations');
+    expect(targetUrl('//x/locations')?.pathname).toBe('//x/locations');
+    expect([targetUrl('*'), targetUrl('localhost:3000'), targetUrl('ftp://x/locations')]).toEqual([undefined, undefined, undefined]);
   });
 });

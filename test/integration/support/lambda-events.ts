@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ORG_A } from '../report/fixtures';
 
 export interface HttpRequest {
   readonly method?: string;
@@ -6,10 +7,11 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** Raw body text (wins over `body`). */
   readonly rawBody?: string;
-  readonly headers?: Record<string, string>;
+  /** Headers over the default `content-type: application/json`; undefined leaves a header out. */
+  readonly headers?: Record<string, string | undefined>;
   readonly query?: Record<string, string>;
   readonly pathParameters?: Record<string, string>;
-  /** Organization claim; null for a request without claims. */
+  /** Organization claim (default org-a of ../report/fixtures.ts); null for a request without claims. */
   readonly org?: string | null;
 }
 
@@ -23,8 +25,10 @@ export interface HttpResponse {
 /** An API Gateway HTTP API (payload 2.0) event as the JWT authorizer hands it to the function. */
 export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
   const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
-  const headers = { 'content-type': 'application/json', ...(req.headers ?? {}) };
-  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? 'org-a', sub: 'user-1' };
+  const headers = Object.fromEntries(
+    Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter((h): h is [string, string] => h[1] !== undefined),
+  );
+  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? ORG_A, sub: 'user-1' };
   return {
     version: '2.0',
     routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,

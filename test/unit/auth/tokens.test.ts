@@ -41,6 +41,18 @@ describe('development tokens', () => {
     expect((await rejection(verifyDevToken(key, token))).detail).toBe('The token has expired.');
   });
 
+  test('a token issued after the current time is 401, not a second of clock skew allowed, as API Gateway does', async () => {
+    // Prepare: minted at 12:00:01 with a 12-hour lifetime, verified at 12:00:00 and 12:00:01.
+    const key = await ephemeralDevKey();
+    const token = await mintDevToken(key, { organizationId: ORG, claimName: CLAIM, now: new Date('2024-01-01T12:00:01Z') });
+    // Act
+    const early = await rejection(verifyDevToken(key, token, { now: new Date('2024-01-01T12:00:00.999Z') }));
+    const onTime = await verifyDevToken(key, token, { now: new Date('2024-01-01T12:00:01Z') });
+    // Assess
+    expect(early.detail).toBe('The token was issued in the future.');
+    expect(onTime.iat).toBe(Date.parse('2024-01-01T12:00:01Z') / 1000);
+  });
+
   test('a token signed with another key is 401', async () => {
     const token = await mintDevToken(await ephemeralDevKey(), { organizationId: ORG, claimName: CLAIM });
     expect((await rejection(verifyDevToken(await ephemeralDevKey(), token))).detail).toBe('The token is invalid.');
