@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { benchBundlesCli } from './bundles';
+import { benchBundleSizesCli, benchBundlesCli } from './bundles';
 import { benchDuckDb } from './duckdb';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
@@ -15,8 +15,13 @@ const benches: Record<string, () => Promise<void>> = {
 const program = new Command()
   .name('bench')
   .argument('[name]', `one of: ${Object.keys(benches).join(', ')} (default: all)`)
-  .action(async (name?: string) => {
+  .option('--sizes-only', 'bundles: report the bundle sizes only, no timing (the CI check)')
+  .action(async (name: string | undefined, options: { sizesOnly?: boolean }) => {
     if (name && !benches[name]) program.error(`unknown benchmark '${name}'; known: ${Object.keys(benches).join(', ')}`);
+    if (options.sizesOnly) {
+      if (name !== 'bundles') program.error('--sizes-only applies to the bundles benchmark: npm run bench -- bundles --sizes-only');
+      return benchBundleSizesCli();
+    }
     for (const [key, run] of Object.entries(benches)) if (!name || key === name) await run();
   });
 
