@@ -113,12 +113,13 @@ describe('the pipeline’s own rules', () => {
     expect(setup.map((s) => s.run).filter(Boolean)).toEqual(['npm install --no-audit --no-fund']);
   });
 
-  it('tests with what the suite needs: Java 17, Maven and Chromium from Debian, then npm test', () => {
+  it('tests with what the suite needs: Java 17, Maven, Chromium and Python from Debian, then .ci/run (the scanners, then npm test)', () => {
     const test = ci.jobs.test as Json;
     expect(test.container).toMatch(/^debian:bookworm/);
     const install = test.steps[0].run as string;
-    for (const pkg of ['openjdk-17-jdk-headless', 'maven', 'chromium']) expect(install.split(/\s+/)).toContain(pkg);
-    expect(test.steps.at(-1).run).toBe('npm test');
+    for (const pkg of ['openjdk-17-jdk-headless', 'maven', 'chromium', 'python3-venv']) expect(install.split(/\s+/)).toContain(pkg);
+    expect(test.steps.at(-1).run).toBe('bash .ci/run');
+    expect(readFileSync(join(PROJECT_ROOT, '.ci/run'), 'utf8').trimEnd().split('\n').at(-1)).toBe('npm test');
   });
 
   it('runs synth, the size-only bundle check and a read-only diff through the diff role', () => {
