@@ -13,7 +13,7 @@ import { ValidationError } from '#shared/errors';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { ensureTable } from '#shared/locations/table';
-import { createDocumentClient } from '#commons/dynamo-client';
+import { createDocumentClient } from '#commons/clients/dynamo-client';
 
 export interface CliOutput {
   log(line: string): void;

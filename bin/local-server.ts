@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import type { ScheduledEvent, Context } from 'aws-lambda';
-import { loadOrCreateDevKey } from '#shared/auth/dev-key';
-import { mintDevToken } from '#shared/auth/tokens';
+import { loadOrCreateDevKey } from './local/auth/dev-key';
+import { mintDevToken } from './local/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
-import { createDocumentClient } from '#commons/dynamo-client';
-import { provideReportEngine } from '#commons/engine';
-import { organizationClaim } from '#commons/identity';
+import { createDocumentClient } from '#commons/clients/dynamo-client';
+import { provideReportEngine } from '#commons/clients/engine';
+import { organizationClaim } from '#commons/http/identity';
 import { dataPaths, LOCAL_ORGANIZATION_ID, LOCAL_TABLE_NAME } from './local/config';
 import { startLocalServer } from './local/server';
 import { startLocalDynamo } from './local/stores';

@@ -7,10 +7,10 @@
  */
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadOrCreateDevKey } from '#shared/auth/dev-key';
-import { isOrganizationId } from '#shared/auth/organization';
-import { DEFAULT_TOKEN_TTL_SECONDS, mintDevToken } from '#shared/auth/tokens';
-import { organizationClaim } from '#commons/identity';
+import { loadOrCreateDevKey } from './local/auth/dev-key';
+import { isOrganizationId } from '#shared/organization';
+import { DEFAULT_TOKEN_TTL_SECONDS, mintDevToken } from './local/auth/tokens';
+import { organizationClaim } from '#commons/http/identity';
 
 /** Where the development key is kept unless DEV_KEY_FILE says otherwise (gitignored). */
 export const DEFAULT_DEV_KEY_FILE = resolve(__dirname, '..', '.data', 'dev-key.json');
@@ -26,7 +26,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const options = new Command('token')
     .description('Print a development JWT for an organization (local server only).')
     .requiredOption('--org <uuid>', 'organization id', (v) => {
-      // The form the handlers require of the claim (functions/commons/identity.ts): anything else is a 401.
+      // The form the handlers require of the claim (functions/commons/http/identity.ts): anything else is a 401.
       if (!isOrganizationId(v)) throw new InvalidArgumentError('must be a UUID');
       return v.toLowerCase();
     })

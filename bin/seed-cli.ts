@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { Presets, SingleBar } from 'cli-progress';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
-import { createDocumentClient } from '#commons/dynamo-client';
+import { createDocumentClient } from '#commons/clients/dynamo-client';
 import { dataPaths, LOCAL_ORGANIZATION_ID, LOCAL_TABLE_NAME } from './local/config';
 import { startLocalDynamo } from './local/stores';
 import { seed } from './seed/seed';

@@ -2,12 +2,12 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { LocationStore } from '#shared/locations/store';
 import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights';
-import { locationStore } from '#commons/dynamo';
-import { organizationOf } from '#commons/identity';
-import type { Provider } from '#commons/lazy';
-import { observability } from '#commons/observability';
-import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/json-only';
-import { problemErrors } from '#commons/problem-middleware';
+import { locationStore } from '#commons/clients/dynamo';
+import { organizationOf } from '#commons/http/identity';
+import type { Provider } from '#commons/clients/lazy';
+import { observability } from '#commons/powertools/observability';
+import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
+import { problemErrors } from '#commons/http/problem-middleware';
 
 export interface LiveInsightsDeps {
   readonly store: Provider<Pick<LocationStore, 'getLiveView'>>;

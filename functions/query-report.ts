@@ -3,16 +3,16 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType, type SplitRunOptions } from '#shared/report/query-report';
-import { bodyLimit } from '#commons/body-limit';
-import { reportEngine } from '#commons/engine';
-import { organizationOf } from '#commons/identity';
-import { jsonBody } from '#commons/json-body';
-import type { Provider } from '#commons/lazy';
-import { measuredEngine, metrics } from '#commons/metrics';
-import { negotiateMediaType, type NegotiatedContext } from '#commons/negotiation';
-import { observability } from '#commons/observability';
-import { problemErrors } from '#commons/problem-middleware';
-import { routeGuard } from '#commons/route-guard';
+import { bodyLimit } from '#commons/http/body-limit';
+import { reportEngine } from '#commons/clients/engine';
+import { organizationOf } from '#commons/http/identity';
+import { jsonBody } from '#commons/http/json-body';
+import type { Provider } from '#commons/clients/lazy';
+import { measuredEngine, metrics } from '#commons/powertools/metrics';
+import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
+import { observability } from '#commons/powertools/observability';
+import { problemErrors } from '#commons/http/problem-middleware';
+import { routeGuard } from '#commons/http/route-guard';
 import { ROUTES } from './routes';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
@@ -22,7 +22,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /** How split reports run in this process, from the environment (loaded on the first split report). */
 const splitOptionsFromEnv = async (engine: ReportEngine): Promise<SplitRunOptions> =>
-  (await import('#commons/step-functions-executor')).splitOptionsFromEnv(engine);
+  (await import('#commons/split/step-functions-executor')).splitOptionsFromEnv(engine);
 
 /**
  * POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine.

@@ -11,27 +11,10 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { AssetOptions } from 'aws-cdk-lib/aws-s3-assets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { ENV } from '../functions/commons/env';
 import { BUNDLE_ENTRY_FILE, bundleHandler, projectRelative } from './bundling';
 
-/**
- * Environment variables the stack sets, as the handlers read them. One table, so the handler
- * authors and the stack agree on names.
- */
-export const ENV = {
-  /** `https://<domain endpoint>` of the OpenSearch domain. */
-  openSearchUrl: 'OPENSEARCH_URL',
-  /** `sigv4`: sign every request with the function's role (service `es`, region from AWS_REGION). */
-  openSearchAuth: 'OPENSEARCH_AUTH',
-  openSearchIndexPrefix: 'OPENSEARCH_INDEX_PREFIX',
-  reportTermsCap: 'REPORT_TERMS_CAP',
-  organizationClaim: 'ORGANIZATION_CLAIM',
-  /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
-  tableName: 'TABLE_NAME',
-  /** ARN of the Express state machine that runs report slices. */
-  splitStateMachineArn: 'SPLIT_STATE_MACHINE_ARN',
-  /** Bucket for slice results too large for the 256 KiB state payload. */
-  sliceResultsBucket: 'SLICE_RESULTS_BUCKET',
-} as const;
+export { ENV };
 
 export type DataAccess = 'read' | 'readWrite';
 
@@ -77,7 +60,7 @@ export interface ServiceFunctionProps
 
 /** Powertools service name of every function (also the `service` dimension of its metrics). */
 export const DEFAULT_SERVICE_NAME = 'location-reporting';
-/** CloudWatch namespace of the functions' own metrics (functions/commons/metrics.ts). */
+/** CloudWatch namespace of the functions' own metrics (functions/commons/powertools/metrics.ts). */
 export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
 
 /**

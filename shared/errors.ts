@@ -1,6 +1,6 @@
 /**
  * One error family for the whole service. Every error knows its HTTP status and its RFC 9457
- * problem type, so the edge (functions/commons/problem-middleware.ts) maps errors without a table.
+ * problem type, so the edge (functions/commons/http/problem-middleware.ts) maps errors without a table.
  */
 
 /** One invalid part of a request: a JSON Pointer into the body (or the query string) and why. */

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { DevKey } from '#shared/auth/dev-key';
-import { bearerToken, toAuthorizerClaims, verifyDevToken } from '#shared/auth/tokens';
+import type { DevKey } from './auth/dev-key';
+import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
 import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
 import type { Route } from '../../functions/routes';

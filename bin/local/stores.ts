@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '#shared/locations/table';
-import { createDocumentClient } from '#commons/dynamo-client';
+import { createDocumentClient } from '#commons/clients/dynamo-client';
 
 export interface LocalDynamo {
   readonly endpoint: string;

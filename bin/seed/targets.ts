@@ -6,7 +6,7 @@ import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
 import { openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { createOpenSearchClient, openSearchAuthOf } from '#commons/opensearch-client';
+import { createOpenSearchClient, openSearchAuthOf } from '#commons/clients/opensearch-client';
 
 /** One refused document: where it was (1-based, e.g. its NDJSON line) and why. */
 export interface DocumentFailure {

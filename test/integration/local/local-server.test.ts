@@ -1,10 +1,10 @@
 import { SignJWT } from 'jose';
-import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
-import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '#shared/auth/tokens';
+import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '../../../bin/local/auth/dev-key';
+import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '../../../bin/local/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { openApiDocument } from '#shared/openapi/document';
-import { provideReportEngine } from '#commons/engine';
+import { provideReportEngine } from '#commons/clients/engine';
 import { targetUrl } from '../../../bin/local/http-adapter';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';

@@ -1,6 +1,6 @@
 import { Client } from '@opensearch-project/opensearch';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { openSearchEngineFromEnv } from '#commons/opensearch-engine';
+import { openSearchEngineFromEnv } from '#commons/clients/opensearch-engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
 import { invoke, type HttpRequest } from '../support/lambda-events';

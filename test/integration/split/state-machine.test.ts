@@ -1,8 +1,8 @@
 import type { DocumentInput } from '#shared/report/documents';
 import { EngineUnavailableError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
-import { memorySliceStore } from '../../../functions/commons/slice-store';
-import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution } from '../../../functions/commons/step-functions-executor';
+import { memorySliceStore } from '../../../functions/commons/split/slice-store';
+import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution } from '../../../functions/commons/split/step-functions-executor';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createSliceWorker, type SliceEvent, type SliceOutput } from '../../../functions/run-report-slice';
 import { invoke } from '../support/lambda-events';

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnauthorizedError } from '#shared/errors';
-import { ephemeralDevKey, loadOrCreateDevKey } from '#shared/auth/dev-key';
-import { bearerToken, mintDevToken, toAuthorizerClaims, verifyDevToken } from '#shared/auth/tokens';
+import { ephemeralDevKey, loadOrCreateDevKey } from '../../../bin/local/auth/dev-key';
+import { bearerToken, mintDevToken, toAuthorizerClaims, verifyDevToken } from '../../../bin/local/auth/tokens';
 
 const ORG = '6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
 const CLAIM = 'custom:organizationId';

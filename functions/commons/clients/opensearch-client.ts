@@ -1,11 +1,13 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client } from '@opensearch-project/opensearch';
 import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
+import { ENV } from '../env';
 
 /** `sigv4` for an AWS domain, `none` for a local node: OPENSEARCH_AUTH, else https + AWS_REGION means AWS. */
 export function openSearchAuthOf(env: NodeJS.ProcessEnv): 'sigv4' | 'none' {
-  if (env.OPENSEARCH_AUTH === 'sigv4' || env.OPENSEARCH_AUTH === 'none') return env.OPENSEARCH_AUTH;
-  return env.OPENSEARCH_URL?.startsWith('https://') && env.AWS_REGION ? 'sigv4' : 'none';
+  const auth = env[ENV.openSearchAuth];
+  if (auth === 'sigv4' || auth === 'none') return auth;
+  return env[ENV.openSearchUrl]?.startsWith('https://') && env.AWS_REGION ? 'sigv4' : 'none';
 }
 
 /**
@@ -15,7 +17,7 @@ export function openSearchAuthOf(env: NodeJS.ProcessEnv): 'sigv4' | 'none' {
  * (or `import()` it), so that the client is loaded on first use, not at start.
  */
 export function createOpenSearchClient(env: NodeJS.ProcessEnv): Client {
-  const node = env.OPENSEARCH_URL;
+  const node = env[ENV.openSearchUrl];
   if (!node) throw new Error('OPENSEARCH_URL is not set');
   const region = env.AWS_REGION;
   const auth = openSearchAuthOf(env);

@@ -1,6 +1,7 @@
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { createOpenSearchClient } from './opensearch-client';
+import { ENV } from '../env';
 
 /**
  * The OpenSearch engine from the environment: OPENSEARCH_URL (endpoint), OPENSEARCH_AUTH (`sigv4` in
@@ -10,8 +11,8 @@ import { createOpenSearchClient } from './opensearch-client';
  */
 export function openSearchEngineFromEnv(env: NodeJS.ProcessEnv): ReportEngine {
   return new OpenSearchEngine(createOpenSearchClient(env), {
-    indexPrefix: env.OPENSEARCH_INDEX_PREFIX ?? '',
-    limits: { termsCap: Number(env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) },
-    ...(env.OPENSEARCH_REQUEST_CACHE ? { requestCache: env.OPENSEARCH_REQUEST_CACHE === 'true' } : {}),
+    indexPrefix: env[ENV.openSearchIndexPrefix] ?? '',
+    limits: { termsCap: Number(env[ENV.reportTermsCap] ?? DEFAULT_LIMITS.termsCap) },
+    ...(env[ENV.openSearchRequestCache] ? { requestCache: env[ENV.openSearchRequestCache] === 'true' } : {}),
   });
 }

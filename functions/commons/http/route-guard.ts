@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { NotFoundError } from '#shared/errors';
-import type { Route } from '../routes';
+import type { Route } from '../../routes';
 
 /**
  * 404 problem+json unless the request's path is the route's own. API Gateway may deliver more than

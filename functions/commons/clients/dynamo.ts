@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LocationStore } from '#shared/locations/store';
 import { lazy } from './lazy';
-import { traced } from './tracer';
+import { traced } from '../powertools/tracer';
+import { ENV } from '../env';
 
 /**
  * The process's document client, built once on first use from DYNAMODB_ENDPOINT (optional) and
@@ -10,14 +11,14 @@ import { traced } from './tracer';
  */
 export const documentClient: () => Promise<DynamoDBDocumentClient> = lazy(async () => {
   const { createDocumentClient } = await import('./dynamo-client');
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const endpoint = process.env[ENV.dynamoDbEndpoint];
   return traced(createDocumentClient(endpoint ? { endpoint } : {}));
 });
 
 /** The table of locations, sensor groups and the occupancy cache: TABLE_NAME. */
 export function tableName(): string {
-  const name = process.env.TABLE_NAME;
-  if (!name) throw new Error('TABLE_NAME is not set');
+  const name = process.env[ENV.tableName];
+  if (!name) throw new Error(`${ENV.tableName} is not set`);
   return name;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { lazy } from './lazy';
-import { tracer } from './tracer';
+import { lazy } from '../clients/lazy';
+import { tracer } from '../powertools/tracer';
+import { ENV } from '../env';
 
 /**
  * Where a slice result too large for the Step Functions state payload goes: the worker puts it, the
@@ -21,7 +22,7 @@ export interface SliceRef {
 
 /** The S3 SDK and the process's client, loaded and built on first use (only split reports need them). */
 const s3 = lazy(async () => {
-  const [{ createS3Objects }, t] = await Promise.all([import('./s3-client'), tracer()]);
+  const [{ createS3Objects }, t] = await Promise.all([import('../clients/s3-client'), tracer()]);
   return createS3Objects((client) => t?.captureAWSv3Client(client) ?? client);
 });
 
@@ -64,7 +65,7 @@ let store: SliceResultStore | undefined;
  * SDK is loaded on the store's first put or get, not here.
  */
 export function sliceStoreFromEnv(): SliceResultStore | undefined {
-  const bucket = process.env.SLICE_RESULTS_BUCKET;
+  const bucket = process.env[ENV.sliceResultsBucket];
   if (!bucket) return undefined;
   store ??= s3SliceStore(bucket);
   return store;

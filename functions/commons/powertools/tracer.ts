@@ -1,6 +1,6 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type middy from '@middy/core';
-import { lazy } from './lazy';
+import { lazy } from '../clients/lazy';
 
 /**
  * Whether the Powertools tracer would record anything in this process, by its own rule: inside

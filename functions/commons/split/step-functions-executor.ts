@@ -5,10 +5,11 @@ import type { SplitRunOptions } from '#shared/report/query-report';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
 import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, runPool, type SliceExecutor } from '#shared/report/split/run-split';
-import type { SliceOutput, SliceProblem } from '../run-report-slice';
-import { lazy } from './lazy';
-import { tracer } from './tracer';
+import type { SliceOutput, SliceProblem } from '../../run-report-slice';
+import { lazy } from '../clients/lazy';
+import { tracer } from '../powertools/tracer';
 import { sliceStoreFromEnv, type SliceResultStore } from './slice-store';
+import { ENV } from '../env';
 
 /** Step Functions' limit on an execution's input and on every state's output. */
 export const STATE_PAYLOAD_LIMIT_BYTES = 256 * 1024;
@@ -113,7 +114,7 @@ export class SplitInputTooLargeError extends AppError {
 
 /** The Step Functions SDK and the process's client, loaded and built on the first split report. */
 const stepFunctions = lazy(async () => {
-  const [{ createSyncExecutionStarter }, t] = await Promise.all([import('./sfn-client'), tracer()]);
+  const [{ createSyncExecutionStarter }, t] = await Promise.all([import('../clients/sfn-client'), tracer()]);
   return createSyncExecutionStarter((client) => t?.captureAWSv3Client(client) ?? client);
 });
 
@@ -138,10 +139,10 @@ let sfn: SliceExecutor | undefined;
  * in-process pool of REPORT_SPLIT_CONCURRENCY (default 2) on `engine`; REPORT_MAX_SLICES caps slices.
  */
 export function splitOptionsFromEnv(engine: ReportEngine): SplitRunOptions {
-  const arn = process.env.SPLIT_STATE_MACHINE_ARN;
+  const arn = process.env[ENV.splitStateMachineArn];
   if (arn) sfn ??= new StepFunctionsSliceExecutor(startSyncExecution(arn), sliceStoreFromEnv());
-  const concurrency = Number(process.env.REPORT_SPLIT_CONCURRENCY ?? DEFAULT_SPLIT_CONCURRENCY);
-  const maxSlices = Number(process.env.REPORT_MAX_SLICES ?? 0);
+  const concurrency = Number(process.env[ENV.splitConcurrency] ?? DEFAULT_SPLIT_CONCURRENCY);
+  const maxSlices = Number(process.env[ENV.maxSlices] ?? 0);
   return {
     sliceExecutor: arn && sfn ? sfn : inProcessSliceExecutor(engine, { concurrency }),
     ...(maxSlices > 0 ? { maxSlices } : {}),

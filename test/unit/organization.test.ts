@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import * as z from 'zod/mini';
-import { isOrganizationId } from '#shared/auth/organization';
+import { isOrganizationId } from '#shared/organization';
 
 /** The edge's organization check and the import schema's z.uuid() (shared/locations/schema.ts) agree. */
 const zodUuid = z.uuid();

@@ -7,7 +7,7 @@ import {
   NotAcceptableError,
 } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
-import { logger } from './logger';
+import { logger } from '../powertools/logger';
 
 interface MiddyHttpError extends Error {
   statusCode: number;

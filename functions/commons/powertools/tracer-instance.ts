@@ -3,7 +3,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 
 /**
  * The Powertools tracer and its middleware, in one module so that a bundle loads them (and the X-Ray
- * SDK under them) as one chunk, on first use (functions/commons/tracer.ts).
+ * SDK under them) as one chunk, on first use (functions/commons/powertools/tracer.ts).
  */
 export function createTracer(serviceName: string) {
   const tracer = new Tracer({ serviceName });

@@ -1,5 +1,5 @@
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { UnauthorizedError } from '../errors';
+import { UnauthorizedError } from '#shared/errors';
 import { DEV_KEY_ALG, type DevKey } from './dev-key';
 
 /** Issuer and audience of development tokens; verification insists on both. */

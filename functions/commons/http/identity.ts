@@ -1,12 +1,13 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { isOrganizationId } from '#shared/auth/organization';
+import { isOrganizationId } from '#shared/organization';
 import { UnauthorizedError } from '#shared/errors';
+import { ENV } from '../env';
 
 /**
  * The claim that carries the caller's organization. A Cognito user pool puts custom attributes into
  * the ID token as `custom:<name>`. Override with ORGANIZATION_CLAIM.
  */
-export const organizationClaim = (): string => process.env.ORGANIZATION_CLAIM ?? 'custom:organizationId';
+export const organizationClaim = (): string => process.env[ENV.organizationClaim] ?? 'custom:organizationId';
 
 /**
  * The caller's organization from the JWT authorizer claims (API Gateway, or the local server): 401
