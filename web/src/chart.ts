@@ -92,6 +92,7 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
   const stacked = options.kind === 'stacked';
   const values = stacked ? stack(answer.series) : answer.series.map((s) => [...s.values]);
   const bars = uPlot.paths.bars!({ size: [0.8, 48], align: 0 });
+  const step = answer.times.length > 1 ? ((answer.times[1] as number) - (answer.times[0] as number)) / 1000 : 3600;
   const series: uPlot.Series[] = answer.series.map((s, i) => ({
     label: s.name,
     stroke: colorOf(i),
@@ -104,7 +105,8 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
   return {
     options: {
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), options.timeZone),
-      scales: { x: { time: true } },
+      // Bars need half a bucket of room at both ends, or the first and last are cut in half.
+      scales: { x: stacked ? { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } : { time: true } },
       series: [{}, ...series],
       bands: stacked ? answer.series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : [],
       axes: [{ ...AXIS }, { ...AXIS, size: 60 }],

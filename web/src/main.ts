@@ -175,6 +175,7 @@ function defaultRange(): void {
 }
 
 async function loadLocations(): Promise<void> {
+  clearErrors();
   try {
     const locations = await api.locations();
     fillLocations(locations);
@@ -229,6 +230,7 @@ function wire(): void {
 
 initControls();
 controls.interval.value = '1h';
+controls.breakdown.value = 'label';
 controls.token.value = initialToken();
 wire();
 if (controls.token.value) void loadLocations();

@@ -38,6 +38,10 @@ describe('one series order from the order of each bucket', () => {
     expect(seriesOrder([['car', 'person'], ['car'], ['bicycle', 'person'], ['bicycle', 'car', 'person', 'truck']])).toEqual(['bicycle', 'car', 'person', 'truck']);
   });
 
+  test('orders names no bucket puts side by side in code-unit order, as terms keys come', () => {
+    expect(seriesOrder([['car', 'person'], ['truck'], ['bicycle']])).toEqual(['bicycle', 'car', 'person', 'truck']);
+  });
+
   test('keeps an order that is not alphabetical (filters buckets come in request order)', () => {
     expect(seriesOrder([['north', 'east'], ['east', 'west'], ['north', 'middle', 'east']])).toEqual(['north', 'middle', 'east', 'west']);
   });

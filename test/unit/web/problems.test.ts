@@ -50,6 +50,7 @@ describe('placing a problem+json answer on the form', () => {
 
   test('makes a problem of an answer that is not problem+json', () => {
     expect(toProblem(502, 'Bad Gateway', 'text/html', '<h1>Bad gateway</h1>')).toEqual({ type: 'about:blank', title: 'Bad Gateway', status: 502, detail: '<h1>Bad gateway</h1>' });
+    expect(toProblem(401, 'Unauthorized', 'application/json', '{"message":"Unauthorized"}')).toEqual({ type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'Unauthorized' });
     expect(toProblem(504, '', null, '')).toEqual({ type: 'about:blank', title: 'HTTP 504', status: 504, detail: 'The service answered 504.' });
     expect(toProblem(400, 'Bad Request', 'application/problem+json', '{"type":"t","title":"Invalid","status":400,"detail":"d"}')).toEqual({ type: 't', title: 'Invalid', status: 400, detail: 'd' });
   });

@@ -28,15 +28,19 @@ export function placeProblem(problem: Problem, pointers: PointerMap): PlacedProb
   return { summary: `${problem.title}: ${problem.detail}`, atControls };
 }
 
-/** A problem from any failed answer: its problem+json body, or one made from the status when the body is not one. */
+/**
+ * A problem from any failed answer: its problem+json body, or one made from the status when the body is
+ * not one (API Gateway's own 401 is `{"message":"Unauthorized"}`, a gateway error may be HTML).
+ */
 export function toProblem(status: number, statusText: string, contentType: string | null, text: string): Problem {
-  if (contentType?.startsWith('application/problem+json')) {
-    try {
-      const body = JSON.parse(text) as Partial<Problem>;
-      if (typeof body.detail === 'string') return { type: 'about:blank', title: statusText, status, ...body } as Problem;
-    } catch {
-      // not JSON after all: fall through
-    }
+  const title = statusText || `HTTP ${status}`;
+  let body: { detail?: unknown; message?: unknown } | undefined;
+  try {
+    body = contentType?.includes('json') ? (JSON.parse(text) as typeof body) : undefined;
+  } catch {
+    // not JSON after all
   }
-  return { type: 'about:blank', title: statusText || `HTTP ${status}`, status, detail: text.slice(0, 500) || `The service answered ${status}.` };
+  if (contentType?.startsWith('application/problem+json') && typeof body?.detail === 'string') return { type: 'about:blank', title, status, ...body } as Problem;
+  if (typeof body?.message === 'string') return { type: 'about:blank', title, status, detail: body.message };
+  return { type: 'about:blank', title, status, detail: text.slice(0, 500) || `The service answered ${status}.` };
 }
