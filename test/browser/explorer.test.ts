@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumPath, launchChromium, NO_CHROMIUM } from './support/chromium';
-import { type LocalService, startLocalService } from './support/local-service';
+import { chromiumPath, launchChromium, noChromium } from './support/chromium';
+import { type LocalService, startLocalService } from '../support/local-service';
 
 /**
  * The report explorer in a real headless Chromium against `npm start`'s own server with its seeded data
@@ -13,8 +13,8 @@ import { type LocalService, startLocalService } from './support/local-service';
  * per lot) a truncated one. Set EXPLORER_SCREENSHOTS_DIR=docs to refresh the README's screenshots.
  */
 const executablePath = chromiumPath();
-if (!executablePath) console.warn(`Browser tests skipped: ${NO_CHROMIUM}.`);
-const describeInBrowser = executablePath ? describe : describe.skip;
+if (!executablePath) console.warn(`Browser tests skipped: ${noChromium()}.`);
+const describeInBrowser = executablePath ? describe : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
 const TERMS_CAP = 30;
 const SHOTS = process.env.EXPLORER_SCREENSHOTS_DIR;
 
