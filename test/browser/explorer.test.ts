@@ -214,6 +214,14 @@ describeInBrowser('the report explorer in Chromium', () => {
     const { values } = await keyTo(page, 'Home');
     expect(values).toEqual(Object.fromEntries(entries.map((e) => [e.name, (answer[0]![e.name] as number | undefined) ?? 0])));
     await shot(page, 'stacked');
+    // Hiding the bottom series stacks the others again: each keeps its own height (car against person),
+    // rather than stretching down over the hidden one.
+    const [, carBefore, personBefore] = await pixelsOf(page, entries.map((e) => e.color));
+    await page.click('#legend li:first-child button');
+    const [bicycleAfter, carAfter, personAfter] = await pixelsOf(page, entries.map((e) => e.color));
+    expect(bicycleAfter).toBe(0);
+    expect(carAfter! / personAfter!).toBeCloseTo(carBefore! / personBefore!, 1);
+    await page.click('#legend li:first-child button');
     await page.check('#kind-lines');
   });
 

@@ -34,10 +34,14 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
   const plot = new uPlot({ ...spec.options, width, height: chartHeight(width), legend: { show: false } }, spec.data, area.chart);
   area.chart.setAttribute('aria-label', spec.label);
 
+  const shown = spec.legend.map(() => true);
   const legendValues = spec.legend.map((entry, i) => legendItem(area.legend, entry, () => {
-    const show = !plot.series[i + 1]!.show;
-    plot.setSeries(i + 1, { show });
-    return show;
+    shown[i] = !shown[i];
+    // Stacked bars are stacked again with the hidden series at zero, so the others keep their heights;
+    // (hiding a uPlot series would leave the band above it drawn from the hidden one's values).
+    if (spec.restack) plot.setData(spec.restack(shown));
+    else plot.setSeries(i + 1, { show: shown[i] as boolean });
+    return shown[i] as boolean;
   }));
   const showAt = (idx: number | null | undefined) => {
     area.cursor.textContent = idx === null || idx === undefined ? '' : spec.describe(idx);
@@ -86,6 +90,8 @@ interface Spec {
   describe(idx: number): string;
   /** Legend entry i's value at a point, formatted. */
   valueAt(i: number, idx: number): string;
+  /** The data again with only the shown series stacked (stacked bars only). */
+  restack?(shown: readonly boolean[]): uPlot.AlignedData;
 }
 
 function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
@@ -117,6 +123,14 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
     label: `${stacked ? 'Stacked bar' : 'Line'} chart of ${answer.series.length} series over ${answer.times.length} points in time (${options.timeZone}); the table below lists the values.`,
     describe: (idx) => `${formatLocal(answer.times[idx] as number, options.timeZone)} (${options.timeZone})`,
     valueAt: (i, idx) => format(answer.series[i]?.values[idx]),
+    ...(stacked
+      ? {
+          restack: (shown: readonly boolean[]) => [
+            answer.times.map((t) => t / 1000),
+            ...stack(answer.series.map((s, i) => (shown[i] ? s : { ...s, values: s.values.map(() => 0) }))),
+          ],
+        }
+      : {}),
   };
 }
 
