@@ -3,6 +3,7 @@ import type { ScheduledEvent, Context } from 'aws-lambda';
 import { loadOrCreateDevKey } from './local/auth/dev-key';
 import { mintDevToken } from './local/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
+import { DEFAULT_LIMITS } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { createDocumentClient } from '#commons/clients/dynamo-client';
@@ -11,6 +12,7 @@ import { organizationClaim } from '#commons/http/identity';
 import { dataPaths, LOCAL_ORGANIZATION_ID, LOCAL_TABLE_NAME } from './local/config';
 import { startLocalServer } from './local/server';
 import { startLocalDynamo } from './local/stores';
+import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
 import { duckDbTarget } from './seed/targets';
 
@@ -44,7 +46,8 @@ async function main(): Promise<void> {
   }
   client.destroy();
 
-  provideReportEngine(new DuckDbEngine(db));
+  // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
+  provideReportEngine(new DuckDbEngine(db, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) } }));
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
@@ -54,8 +57,10 @@ async function main(): Promise<void> {
   const timer = setInterval(runRefresh, REFRESH_MS);
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
-  const server = await startLocalServer({ port: Number(process.env.PORT ?? 3000), devKey, openApi: openApiDocument(), log: (l) => process.env.LOG_REQUESTS && console.log(l) });
-  const token = await mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
+  const mint = () => mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
+  const explorer = { files: buildExplorer(), token: mint };
+  const server = await startLocalServer({ port: Number(process.env.PORT ?? 3000), devKey, openApi: openApiDocument(), explorer, log: (l) => process.env.LOG_REQUESTS && console.log(l) });
+  const token = await mint();
   printBanner(server.url, token);
 
   let stopping = false;
@@ -82,6 +87,7 @@ function printBanner(url: string, token: string): void {
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   console.log(`
 Location and Reporting Service running at ${url}   (OpenAPI: ${url}/openapi.json)
+Report explorer: ${url}/   (the token below is filled in)
 Data: ${dataPaths().root}   Organization: ${LOCAL_ORGANIZATION_ID}
 
 export TOKEN=${token}

@@ -9,6 +9,7 @@ import { Api } from './api';
 import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
+import { Explorer } from './explorer';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
@@ -61,6 +62,7 @@ export class ServiceStack extends Stack {
   public readonly occupancy: Occupancy;
   public readonly split: Split;
   public readonly observability: Observability;
+  public readonly explorer: Explorer;
   /** One function per route handler of functions/routes.ts. */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
@@ -139,6 +141,7 @@ export class ServiceStack extends Stack {
       .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+    this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
 
     this.observability = new Observability(this, 'Observability', {
       api: this.api.httpApi,
@@ -162,6 +165,7 @@ export class ServiceStack extends Stack {
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out('ApiUrl', this.api.url, 'Base URL of the HTTP API');
     out('Region', this.region, 'Region of the stack');
+    out('ExplorerUrl', this.explorer.url, 'The report explorer (the API is forwarded under the same origin)');
     if (this.api.userPool && this.api.userPoolClient) {
       out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
       out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');

@@ -6,6 +6,7 @@ import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
 import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
 import type { Route } from '../../functions/routes';
+import { type ExplorerSite, serveExplorer } from './explorer';
 import { readRequest, toEvent, writeResult } from './http-adapter';
 import { matchRoute } from './router';
 
@@ -26,6 +27,8 @@ export interface LocalServerOptions {
   /** Verifies bearer tokens as the API Gateway JWT authorizer would. */
   readonly devKey: DevKey;
   readonly openApi: Record<string, unknown>;
+  /** The report explorer at `/` (web/); none: `/` is a 404 like any unknown path. */
+  readonly explorer?: ExplorerSite;
   readonly log?: (line: string) => void;
 }
 
@@ -48,6 +51,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if (request.method === 'GET' && request.url.pathname === '/openapi.json') {
         return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
       }
+      if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
       const match = matchRoute(request.method, request.url.pathname);
       if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
       const claims = toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
