@@ -1,4 +1,4 @@
-import { ephemeralDevKey } from '#shared/auth/dev-key';
+import { ephemeralDevKey } from '../../../bin/local/auth/dev-key';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { buildExplorer, type ExplorerFile } from '../../../web/build';
 
