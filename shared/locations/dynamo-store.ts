@@ -6,7 +6,7 @@ import {
   paginateScan,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { OccupancyEntry } from '../occupancy/entry';
+import type { OccupancyEntry } from './occupancy-entry';
 import {
   groupSortKey,
   locationItem,

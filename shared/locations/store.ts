@@ -1,4 +1,4 @@
-import type { OccupancyEntry } from '../occupancy/entry';
+import type { OccupancyEntry } from './occupancy-entry';
 import type { Location, LocationWithGroups, SensorGroup } from './model';
 
 /** What `GET /locations/{id}/insights/live` reads: the location, its groups and their cache entries. */

@@ -63,3 +63,9 @@ function offsetOf(zone: string, utcMs: number): number {
     throw new RangeError(`unknown time zone ${zone}`, { cause: e });
   }
 }
+
+/** `HH:MM` → minutes since midnight (24:00 → 1440). */
+export function minutesOf(hhmm: string): number {
+  const [h, m] = hhmm.split(':').map(Number) as [number, number];
+  return h * 60 + m;
+}

@@ -1,6 +1,9 @@
 import * as z from 'zod/mini';
 import type { CalendarAmount, HistogramInterval, IntervalUnit } from './plan';
 
+// Time-zone names are a time concern (shared/time), used by locations too.
+export { canonicalTimeZone } from '../../time/zones';
+
 const isoWithOffset = z.iso.datetime({ offset: true });
 
 /** Epoch ms of an ISO 8601 timestamp with `Z` or an offset; undefined when it is not one. */
@@ -8,19 +11,6 @@ export function parseIsoTimestamp(text: string): number | undefined {
   if (!isoWithOffset.safeParse(text).success) return undefined;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;
-}
-
-/**
- * The canonical IANA name of a time zone (as ICU spells it), or undefined when unknown. Offsets such
- * as `+01:00` are refused: they ignore DST, which is rarely what a location means.
- */
-export function canonicalTimeZone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
 }
 
 const UNIT_MS: Readonly<Record<'s' | 'm' | 'h' | 'd', number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
