@@ -18,7 +18,7 @@ export const ENV = {
   organizationClaim: 'ORGANIZATION_CLAIM',
   /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
   tableName: 'TABLE_NAME',
-  /** A local DynamoDB endpoint (DynamoDB Local, dynalite); unset in AWS. */
+  /** A local DynamoDB endpoint (DynamoDB Local); unset in AWS. */
   dynamoDbEndpoint: 'DYNAMODB_ENDPOINT',
   /** ARN of the Express state machine that runs report slices; unset: slices run in-process. */
   splitStateMachineArn: 'SPLIT_STATE_MACHINE_ARN',

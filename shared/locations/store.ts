@@ -14,7 +14,8 @@ export interface RefreshUnit extends LocationWithGroups {
 /**
  * The table behind locations, sensor groups and the occupancy cache. Every read and write names
  * the organization, so one organization's items cannot be reached with another's identity.
- * Implemented on DynamoDB (./dynamo-store.ts) for DynamoDB, DynamoDB Local and dynalite alike.
+ * Implemented once over a table (./table-store.ts): DynamoDB and DynamoDB Local (./dynamo-store.ts),
+ * and the local server's embedded table (bin/local/file-table.ts).
  */
 export interface LocationStore {
   /** The organization's locations, ordered by id. */

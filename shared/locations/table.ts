@@ -58,7 +58,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, opt
   if (options.timeToLive === false) return;
   await client
     .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
-    .catch(() => undefined); // dynalite has no TTL; a second call fails because it is already on.
+    .catch(() => undefined); // a second call fails because it is already on.
 }
 
 async function waitUntilActive(client: DynamoDBClient, tableName: string, timeoutMs: number): Promise<void> {

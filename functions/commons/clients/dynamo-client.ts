@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoConnection {
-  /** A local endpoint (DynamoDB Local, dynalite); absent: the regional AWS endpoint. */
+  /** A local endpoint (DynamoDB Local); absent: the regional AWS endpoint. */
   readonly endpoint?: string;
   /** @default AWS_REGION, else us-east-1 for local endpoints */
   readonly region?: string;
@@ -10,7 +10,7 @@ export interface DynamoConnection {
 
 /**
  * A document client (undefined attributes removed on write). Against a local endpoint without AWS
- * credentials in the environment it signs with dummy ones, which DynamoDB Local and dynalite accept.
+ * credentials in the environment it signs with dummy ones, which DynamoDB Local accepts.
  * Synchronous, for the CLIs, the local server and tests; the functions get theirs from
  * `documentClient()` in ./dynamo, which loads this module on first use.
  */

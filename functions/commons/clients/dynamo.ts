@@ -22,9 +22,21 @@ export function tableName(): string {
   return name;
 }
 
-/** The process's LocationStore on the table of TABLE_NAME, built once on first use. */
-export const locationStore: () => Promise<LocationStore> = lazy(async () => {
+const dynamoLocationStore = lazy(async (): Promise<LocationStore> => {
   const name = tableName();
   const [client, { DynamoLocationStore }] = await Promise.all([documentClient(), import('#shared/locations/dynamo-store')]);
   return new DynamoLocationStore(client, name);
 });
+
+let provided: Promise<LocationStore> | undefined;
+
+/**
+ * Puts a ready store in place of the DynamoDB one: the local server provides its embedded table this
+ * way (as it provides its report engine, ./engine.ts), which keeps it out of the Lambda bundles.
+ */
+export function provideLocationStore(store: LocationStore): void {
+  provided = Promise.resolve(store);
+}
+
+/** The process's LocationStore: the provided one, else the table of TABLE_NAME, built once on first use. */
+export const locationStore = (): Promise<LocationStore> => provided ?? dynamoLocationStore();
