@@ -12,6 +12,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { openApiDocument } from '#shared/openapi/document';
+import { parseCommand, runAsProcess } from './cli/run';
 
 export interface SmokeOptions {
   /** Base URL of the API (the stack's ApiUrl output); a trailing slash is fine. */
@@ -200,8 +201,8 @@ const hourlyReport = (locationId: string, from: string, to: string) => ({
   aggregations: [{ type: 'dateHistogram', interval: '1h' }],
 });
 
-async function main(argv: readonly string[]): Promise<void> {
-  const options = new Command('smoke')
+export async function smokeCli(argv: readonly string[]): Promise<number> {
+  const program = new Command('smoke')
     .description('Smoke-test a running API: locations, live insights and a small report (JSON and CSV).')
     .requiredOption('--api <url>', 'base URL of the API (the stack output ApiUrl)', (v) => {
       if (!/^https?:\/\/[^/\s]+/.test(v)) throw new InvalidArgumentError('must be an http(s) URL, e.g. https://abc123.execute-api.eu-west-1.amazonaws.com');
@@ -212,17 +213,13 @@ async function main(argv: readonly string[]): Promise<void> {
       const n = Number(v);
       if (!Number.isFinite(n) || n <= 0 || n > 600) throw new InvalidArgumentError('must be a number of seconds, more than 0 and at most 600');
       return n;
-    }, 30)
-    .parse([...argv])
-    .opts<{ api: string; token?: string; timeout: number }>();
+    }, 30);
+  const exit = parseCommand(program, argv);
+  if (exit !== undefined) return exit;
+  const options = program.opts<{ api: string; token?: string; timeout: number }>();
   if (!options.token) throw new Error('a token is needed: --token <jwt> or SMOKE_TOKEN');
   const passed = await runSmoke({ api: options.api, token: options.token, timeoutMs: options.timeout * 1000 }, (line) => process.stdout.write(line + '\n'));
-  if (!passed) process.exitCode = 1;
+  return passed ? 0 : 1;
 }
 
-if (require.main === module) {
-  main(process.argv).catch((e: Error) => {
-    process.stderr.write(`smoke: ${e.message}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) runAsProcess('smoke', smokeCli);
