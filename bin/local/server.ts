@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import type { DevKey } from './auth/dev-key';
 import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
 import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
 import type { Route } from '../../functions/routes';
 import { type ExplorerSite, serveExplorer } from './explorer';
@@ -12,11 +13,14 @@ import { matchRoute } from './router';
 
 type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyResultV2>;
 
-/** The Lambda handlers themselves, loaded on first use (after the environment is set). */
+/**
+ * The Lambda handlers themselves, loaded on first use (after the environment is set), once: an
+ * `import()` per request went through the module loader's resolve step every time.
+ */
 const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = {
-  'list-locations': () => import('../../functions/list-locations'),
-  'live-insights': () => import('../../functions/live-insights'),
-  'query-report': () => import('../../functions/query-report'),
+  'list-locations': lazy(() => import('../../functions/list-locations')),
+  'live-insights': lazy(() => import('../../functions/live-insights')),
+  'query-report': lazy(() => import('../../functions/query-report')),
 };
 
 /** API Gateway's own payload limit. */

@@ -1,6 +1,7 @@
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { UnauthorizedError } from '#shared/errors';
 import { DEV_KEY_ALG, type DevKey } from './dev-key';
+import { deepFreeze } from '../deep-freeze';
 
 /** Issuer and audience of development tokens; verification insists on both. */
 export const DEV_ISSUER = 'lrs-local-dev';
@@ -39,29 +40,68 @@ export async function mintDevToken(key: DevKey, options: MintOptions): Promise<s
  * authorizer would, so it checks the times as that authorizer does: `exp` after now, `nbf` and `iat`
  * before it, with no clock skew allowed (AWS documents none):
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html
+ *
+ * A token whose signature, issuer, audience and algorithm were verified once with this key is not
+ * verified again (see {@link VERIFIED_TOKENS_PER_KEY}); its times are checked on every call.
  */
 export async function verifyDevToken(key: DevKey, token: string | undefined, options: { now?: Date } = {}): Promise<JWTPayload> {
   if (!token) throw new UnauthorizedError();
   const now = options.now ?? new Date();
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, key.publicKey, {
-      algorithms: [DEV_KEY_ALG],
-      issuer: DEV_ISSUER,
-      audience: DEV_AUDIENCE,
-      requiredClaims: ['exp', 'sub'],
-      currentDate: now,
-    }));
-  } catch (e) {
-    if (e instanceof errors.JWTExpired) throw new UnauthorizedError('The token has expired.');
-    if (e instanceof errors.JOSEError) throw new UnauthorizedError('The token is invalid.');
-    throw e;
+  const known = verifiedTokens(key);
+  let payload = known.get(token);
+  if (!payload) {
+    try {
+      ({ payload } = await jwtVerify(token, key.publicKey, {
+        algorithms: [DEV_KEY_ALG],
+        issuer: DEV_ISSUER,
+        audience: DEV_AUDIENCE,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: now,
+      }));
+    } catch (e) {
+      if (e instanceof errors.JWTExpired) throw new UnauthorizedError('The token has expired.');
+      if (e instanceof errors.JOSEError) throw new UnauthorizedError('The token is invalid.');
+      throw e;
+    }
   }
-  // jose checks that a present iat is a number, but its time only against a maxTokenAge, which would
-  // also cap the token's age: API Gateway caps no age but refuses an iat after the current time.
-  if (payload.iat !== undefined && payload.iat > Math.floor(now.getTime() / 1000)) throw new UnauthorizedError('The token was issued in the future.');
+  checkTimes(payload, now);
+  if (!known.has(token)) remember(known, token, deepFreeze(payload));
   return payload;
 }
+
+/**
+ * The time checks, as jose makes them on the first verification (`nbf`, then `exp`, as whole seconds
+ * of `now`), for a token known to be well signed; then `iat`: jose checks that a present iat is a
+ * number, but its time only against a maxTokenAge, which would also cap the token's age, while API
+ * Gateway caps no age but refuses an iat after the current time.
+ */
+function checkTimes(payload: JWTPayload, now: Date): void {
+  const seconds = Math.floor(now.getTime() / 1000);
+  if (payload.nbf !== undefined && payload.nbf > seconds) throw new UnauthorizedError('The token is invalid.');
+  if (payload.exp !== undefined && payload.exp <= seconds) throw new UnauthorizedError('The token has expired.');
+  if (payload.iat !== undefined && payload.iat > seconds) throw new UnauthorizedError('The token was issued in the future.');
+}
+
+/**
+ * How many verified tokens are kept per key. The signature check (ECDSA P-256 through WebCrypto, run
+ * in libuv's thread pool) was the largest cost of a local request, and a client sends one token again
+ * and again; the bound keeps the memory fixed whatever tokens arrive (the oldest is dropped first).
+ */
+export const VERIFIED_TOKENS_PER_KEY = 1000;
+
+const verified = new WeakMap<DevKey, Map<string, JWTPayload>>();
+
+function verifiedTokens(key: DevKey): Map<string, JWTPayload> {
+  let known = verified.get(key);
+  if (!known) verified.set(key, (known = new Map()));
+  return known;
+}
+
+function remember(known: Map<string, JWTPayload>, token: string, payload: JWTPayload): void {
+  if (known.size >= VERIFIED_TOKENS_PER_KEY) known.delete(known.keys().next().value as string);
+  known.set(token, payload);
+}
+
 
 /** The token of an `Authorization: Bearer <token>` header; 401 when absent or of another scheme. */
 export function bearerToken(authorization: string | undefined): string {
