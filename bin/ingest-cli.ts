@@ -2,7 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { COLLECTIONS, type Collection } from '#shared/report/fields';
-import { cliOptions } from './cli/options';
+import { cliOptions, type DataDirFlags, type OpenSearchCliFlags } from './cli/options';
 import { progressBar } from './cli/progress';
 import { parseCommand, runAsProcess } from './cli/run';
 import { dataPaths } from './local/config';
@@ -34,7 +34,7 @@ export async function ingestCli(argv: readonly string[], io: IngestIo = { log: c
     .configureOutput({ writeOut: (s) => io.log(s.trimEnd()), writeErr: (s) => io.error(s.trimEnd()) });
   const exit = parseCommand(program, argv);
   if (exit !== undefined) return exit;
-  const o = program.opts<{ source: string; dataDir: string; opensearchUrl?: string; domain?: string; region?: string; indexPrefix: string }>();
+  const o = program.opts<DataDirFlags & OpenSearchCliFlags & { source: string }>();
   const files = program.args;
   if (!(COLLECTIONS as readonly string[]).includes(o.source)) {
     io.error(`--source must be one of: ${COLLECTIONS.join(', ')}`);

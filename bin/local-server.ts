@@ -9,7 +9,7 @@ import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute'
 import { provideReportEngine } from '#commons/clients/engine';
 import { provideLocationStore } from '#commons/clients/dynamo';
 import { organizationClaim } from '#commons/http/identity';
-import { cliOptions, wholeNumber } from './cli/options';
+import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './cli/opensearch';
 import { progressBar } from './cli/progress';
 import { parseCommand } from './cli/run';
@@ -23,17 +23,10 @@ import { duckDbTarget, openSearchTarget } from './seed/targets';
 
 const REFRESH_MS = 5 * 60_000;
 
-interface StartFlags {
-  port: number;
-  dataDir: string;
-  opensearchUrl?: string;
-  domain?: string;
-  region?: string;
-  indexPrefix: string;
-  table?: string;
-  dynamodbEndpoint?: string;
-  seed?: boolean;
-  reportCache: boolean;
+interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
+  readonly port: number;
+  readonly seed?: boolean;
+  readonly reportCache: boolean;
 }
 
 /** `npm start [-- flags]`: the flags, or an exit code when help was asked for or a flag is wrong. */

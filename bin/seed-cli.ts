@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { cliOptions, wholeNumber } from './cli/options';
+import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { progressBar } from './cli/progress';
 import { parseCommand, runAsProcess } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
@@ -8,18 +8,11 @@ import { seed } from './seed/seed';
 import { SITES } from './seed/generate';
 import { openDocumentTarget } from './seed/targets';
 
-interface SeedFlags {
-  days: number;
-  locations: number;
-  eventsPerDay: number;
-  org: string;
-  dataDir: string;
-  opensearchUrl?: string;
-  domain?: string;
-  region?: string;
-  indexPrefix: string;
-  table?: string;
-  dynamodbEndpoint?: string;
+interface SeedFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
+  readonly days: number;
+  readonly locations: number;
+  readonly eventsPerDay: number;
+  readonly org: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { DescribeDomainCommand, OpenSearchClient, ResourceNotFoundException, type DomainStatus } from '@aws-sdk/client-opensearch';
 import { openSearchAuthOf } from '#commons/clients/opensearch-client';
 import { ENV } from '#commons/env';
+import type { OpenSearchCliFlags } from './options';
 
 /** Where an OpenSearch cluster answers, and how requests to it are signed. */
 export interface OpenSearchConnection {
@@ -11,17 +12,11 @@ export interface OpenSearchConnection {
   readonly region?: string;
 }
 
-export interface OpenSearchFlags {
-  readonly opensearchUrl?: string;
-  readonly domain?: string;
-  readonly region?: string;
-}
-
 /**
  * The cluster the flags name: `--opensearch-url` as given (signed as the functions decide: an https
  * URL with a region is, unless OPENSEARCH_AUTH=none), or `--domain` resolved with DescribeDomain to its endpoint; undefined when neither.
  */
-export async function resolveOpenSearch(flags: OpenSearchFlags): Promise<OpenSearchConnection | undefined> {
+export async function resolveOpenSearch(flags: Omit<OpenSearchCliFlags, 'indexPrefix'>): Promise<OpenSearchConnection | undefined> {
   if (flags.opensearchUrl) {
     const auth = openSearchAuthOf({ [ENV.openSearchUrl]: flags.opensearchUrl, [ENV.openSearchAuth]: process.env[ENV.openSearchAuth], AWS_REGION: flags.region });
     return { url: flags.opensearchUrl, auth, ...(flags.region ? { region: flags.region } : {}) };

@@ -20,6 +20,22 @@ export const cliOptions = {
     new Option('--dynamodb-endpoint <url>', 'a DynamoDB you run (DynamoDB Local), e.g. http://localhost:8000; AWS when absent').argParser(httpUrl).default(fallback),
 } as const;
 
+/** What {@link cliOptions} parse to, under commander's names for them. */
+export interface DataDirFlags {
+  readonly dataDir: string;
+}
+export interface OpenSearchCliFlags {
+  readonly opensearchUrl?: string;
+  readonly domain?: string;
+  readonly region?: string;
+  readonly indexPrefix: string;
+}
+export interface DynamoCliFlags {
+  readonly table?: string;
+  readonly dynamodbEndpoint?: string;
+  readonly region?: string;
+}
+
 /** A whole number from `min` to `max`, for an option's parser. */
 export const wholeNumber = (min: number, max: number) => (value: string): number => {
   const n = Number(value);

@@ -1,4 +1,5 @@
-import { appendFileSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ItemTable, NotNewerThan } from '#shared/locations/item-table';
 import type { Item } from '#shared/locations/items';
 import { TTL_ATTRIBUTE } from '#shared/locations/table';
@@ -29,6 +30,7 @@ export class FileItemTable implements ItemTable {
   /** Opens (or creates) the table kept in `path`; an Error when another live process holds it. */
   static open(path: string, options: { now?: number } = {}): FileItemTable {
     const lock = `${path}.lock`;
+    mkdirSync(dirname(path), { recursive: true });
     takeLock(lock, path);
     const table = new FileItemTable(path, lock);
     try {

@@ -8,7 +8,8 @@ import { openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
-import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection, type OpenSearchFlags } from '../cli/opensearch';
+import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
+import type { OpenSearchCliFlags } from '../cli/options';
 
 /** One refused document: where it was (1-based, e.g. its NDJSON line) and why. */
 export interface DocumentFailure {
@@ -80,7 +81,7 @@ export async function openSearchTarget(connection: OpenSearchConnection, indexPr
  * Where the CLI flags send documents: the OpenSearch cluster they name (`--opensearch-url`,
  * `--domain`), else the data folder's DuckDB.
  */
-export async function openDocumentTarget(flags: OpenSearchFlags & { readonly indexPrefix: string }, paths: { readonly root: string; readonly duckdb: string }): Promise<DocumentTarget> {
+export async function openDocumentTarget(flags: OpenSearchCliFlags, paths: { readonly root: string; readonly duckdb: string }): Promise<DocumentTarget> {
   const connection = await resolveOpenSearch(flags);
   if (connection) return openSearchTarget(connection, flags.indexPrefix);
   mkdirSync(paths.root, { recursive: true });
