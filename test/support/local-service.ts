@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 export interface LocalService {
   readonly url: string;
+  /** Its data folder (fresh, removed by stop()). */
+  readonly dataDir: string;
   /** The development token the banner prints. */
   readonly token: string;
   readonly child: ChildProcess;
@@ -18,12 +20,13 @@ const ROOT = join(__dirname, '../..');
 
 /**
  * `npm start` as a user runs it, in a fresh data folder (so it seeds 30 days for 3 locations) on a free
- * port: the real local server, the real handlers, DuckDB and dynalite. `env` adds to the environment.
- * Resolves once the banner is printed.
+ * port: the real local server, the real handlers, DuckDB and the embedded location table. `env` adds
+ * to the environment, `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
+ * is printed.
  */
-export async function startLocalService(env: Record<string, string> = {}): Promise<LocalService> {
+export async function startLocalService(env: Record<string, string> = {}, args: readonly string[] = []): Promise<LocalService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lrs-local-'));
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local-server.ts'], {
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local-server.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,6 +53,7 @@ export async function startLocalService(env: Record<string, string> = {}): Promi
   }
   return {
     url: /running at (http:\/\/\S+)/.exec(output)?.[1] as string,
+    dataDir,
     token: /export TOKEN=(\S+)/.exec(output)?.[1] as string,
     child,
     output: () => output,

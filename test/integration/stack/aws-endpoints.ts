@@ -36,13 +36,16 @@ export interface TlsFront extends LocalEndpoint {
   readonly caFile: string;
 }
 
-/** TLS in front of a plain HTTP service (`target`, e.g. `http://127.0.0.1:9200`), as `https://<name>.lrs.localtest:<port>`. */
+/**
+ * TLS in front of a plain HTTP service (`target`, e.g. `http://127.0.0.1:9200`), as `https://<name>.lrs.localtest:<port>`;
+ * the certificate names 127.0.0.1 too, for processes that do not resolve `*.lrs.localtest` (the CLIs).
+ */
 export async function startTlsFront(name: string, target: string): Promise<TlsFront> {
   const dir = mkdtempSync(join(tmpdir(), 'lrs-tls-'));
   const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
   execFileSync('openssl', [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-keyout', key, '-out', cert, '-subj', `/CN=${name}.${LOCAL_DOMAIN}`, '-addext', `subjectAltName=DNS:*.${LOCAL_DOMAIN}`,
+    '-keyout', key, '-out', cert, '-subj', `/CN=${name}.${LOCAL_DOMAIN}`, '-addext', `subjectAltName=DNS:*.${LOCAL_DOMAIN},IP:127.0.0.1`,
   ], { stdio: 'ignore' });
   const { hostname, port } = new URL(target);
   const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (socket) => {
