@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { benchBundleSizesCli, benchBundlesCli } from './bundles';
 import { benchDuckDb } from './duckdb';
+import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
 
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<void>> = {
   split: benchSplit,
   duckdb: benchDuckDb,
   bundles: () => benchBundlesCli(31),
+  'local-throughput': benchLocalThroughput,
 };
 
 const program = new Command()
