@@ -9,6 +9,7 @@ import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute'
 import { provideReportEngine } from '#commons/clients/engine';
 import { provideLocationStore } from '#commons/clients/dynamo';
 import { organizationClaim } from '#commons/http/identity';
+import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './cli/opensearch';
 import { progressBar } from './cli/progress';
@@ -70,6 +71,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const db = opensearch ? undefined : await openDuckDb(paths.duckdb);
   const locations = await openLocationStore({ ...flags, localFile: paths.locations });
   provideLocationStore(locations.store);
+  // The handlers get the store above; code that reads the table's name and endpoint from the
+  // environment, as in Lambda, finds the same table (and no stray endpoint of the shell's).
+  delete process.env[ENV.tableName];
+  delete process.env[ENV.dynamoDbEndpoint];
+  if (locations.dynamo) {
+    process.env[ENV.tableName] = locations.dynamo.tableName;
+    if (locations.dynamo.endpoint) process.env[ENV.dynamoDbEndpoint] = locations.dynamo.endpoint;
+  }
 
   if (flags.seed ?? !(opensearch || locations.dynamo)) {
     await seedFirstStart(locations, opensearch ? { opensearch, indexPrefix: flags.indexPrefix } : { duckdb: paths.duckdb, db: db!, ...(existsSync(paths.legacyDynamo) ? { legacy: paths.legacyDynamo } : {}) });
