@@ -28,3 +28,15 @@ export const locationStore: () => Promise<LocationStore> = lazy(async () => {
   const [client, { DynamoLocationStore }] = await Promise.all([documentClient(), import('#shared/locations/dynamo-store')]);
   return new DynamoLocationStore(client, name);
 });
+
+/**
+ * Whether the table answers a read with this process's credentials: one eventually consistent
+ * GetItem (half a read unit) of a key no item has (every item's key starts with `ORG#`,
+ * shared/locations/items.ts), the one action the health function is granted. The SDK modules load
+ * with the client, on first use.
+ */
+export async function tableCheck(signal: AbortSignal): Promise<void> {
+  const [client, { GetCommand }, { TABLE_KEYS }] = await Promise.all([documentClient(), import('@aws-sdk/lib-dynamodb'), import('#shared/locations/table')]);
+  const key = { [TABLE_KEYS.partition]: 'HEALTH#probe', [TABLE_KEYS.sort]: 'HEALTH#probe' };
+  await client.send(new GetCommand({ TableName: tableName(), Key: key }), { abortSignal: signal });
+}
