@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchBundleSizesCli, benchBundlesCli } from './bundles';
+import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<void>> = {
   split: benchSplit,
   duckdb: benchDuckDb,
   bundles: () => benchBundlesCli(31),
+  compression: benchCompression,
 };
 
 const program = new Command()
