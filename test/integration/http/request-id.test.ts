@@ -84,6 +84,27 @@ test('every log line of a request carries its id as correlation_id, and the next
   ]);
 });
 
+test('the failure line names its own request while another runs in the same process, as in the local server', async () => {
+  // Both requests wait in the engine; the logger's correlation id is then the later one's (B).
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const waitsThenFails: ReportEngine = {
+    run: async () => {
+      await gate;
+      throw new TypeError('a bug');
+    },
+  };
+  const handler = createQueryReportHandler(() => waitsThenFails);
+  const body = { aggregations: [{ type: 'terms', field: 'label' }] };
+  const a = invoke(handler, { body, requestId: 'A=' });
+  const b = invoke(handler, { body, requestId: 'B=' });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  release();
+  await Promise.all([a, b]);
+
+  expect(logLines().filter((l) => l.message === 'request failed').map((l) => l.correlation_id)).toEqual(['A=', 'B=']);
+});
+
 test('a successful answer carries X-Request-Id too', async () => {
   const handler = createListLocationsHandler({ store: () => ({ listLocations: async () => [] }) });
   const response = await invoke(handler, { method: 'GET', path: '/locations', requestId: 'Ab0cDefGhIJklMn=' });
