@@ -1,9 +1,9 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import Negotiator from 'negotiator';
 import vary from 'vary';
+import { lazy } from '../clients/lazy';
 
 /**
  * The content codings answered, in the order taken when the client accepts several equally: brotli
@@ -33,13 +33,17 @@ export function negotiateCoding(acceptEncoding: string | undefined): ContentCodi
   return CONTENT_CODINGS.find((c) => c === best);
 }
 
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
+/** zlib on the first compression, not at start: a cold start need not load what a short answer never uses. */
+const zlib = lazy(async () => {
+  const { brotliCompress, constants, gzip } = await import('node:zlib');
+  return { gzip: promisify(gzip), brotli: promisify(brotliCompress), constants };
+});
 
 /** On libuv's thread pool, so that the local server (many requests, one process) is not blocked. */
-function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
-  if (coding === 'gzip') return gzipAsync(body);
-  return brotliAsync(body, {
+async function compress(body: Buffer, coding: ContentCoding): Promise<Buffer> {
+  const { gzip, brotli, constants } = await zlib();
+  if (coding === 'gzip') return gzip(body);
+  return brotli(body, {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
