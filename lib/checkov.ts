@@ -54,6 +54,18 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
     },
   ],
   'AWS::SQS::Queue': [{ id: 'CKV_AWS_27', comment: 'Encrypted with SQS-managed keys (SqsManagedSseEnabled), which this check does not recognise.' }],
+  'AWS::CloudFront::Distribution': [
+    {
+      id: 'CKV_AWS_68',
+      comment:
+        'The explorer distribution serves static files and forwards to the API, which authorizes every call (JWT) and is throttled stage-wide; a web ACL (which must live in us-east-1) can be attached per deployment.',
+    },
+    { id: 'CKV_AWS_86', comment: 'The static files hold no data; every data request goes on to the API, whose access log records it with the caller.' },
+    {
+      id: 'CKV_AWS_174',
+      comment: 'The default *.cloudfront.net certificate fixes the minimum TLS version; a custom domain with its own certificate (and TLSv1.2_2021) is a per-deployment choice.',
+    },
+  ],
   'AWS::OpenSearchService::Domain': [
     {
       id: 'CKV_AWS_317',
