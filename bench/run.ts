@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchBundleSizesCli, benchBundlesCli } from './bundles';
+import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<void>> = {
   duckdb: benchDuckDb,
   bundles: () => benchBundlesCli(31),
   'local-throughput': benchLocalThroughput,
+  compression: benchCompression,
 };
 
 const program = new Command()

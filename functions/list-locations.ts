@@ -5,9 +5,9 @@ import type { LocationStore } from '#shared/locations/store';
 import { locationStore } from '#commons/clients/dynamo';
 import { organizationOf } from '#commons/http/identity';
 import type { Provider } from '#commons/clients/lazy';
-import { observability } from '#commons/powertools/observability';
+import { conditionalGet } from '#commons/http/conditional-get';
+import { httpEdge } from '#commons/http/edge';
 import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
-import { problemErrors } from '#commons/http/problem-middleware';
 
 export interface ListLocationsDeps {
   readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
@@ -16,8 +16,8 @@ export interface ListLocationsDeps {
 /** GET /locations: the caller's organization's locations, ordered by id, in the spec's shape. */
 export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(problemErrors({ availableMediaTypes: JSON_MEDIA_TYPES }))
-    .use(observability())
+    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
+    .use(conditionalGet())
     .use(jsonOnly())
     .handler(async (event) => {
       const locations = await (await deps.store()).listLocations(organizationOf(event));

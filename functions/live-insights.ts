@@ -5,9 +5,9 @@ import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights
 import { locationStore } from '#commons/clients/dynamo';
 import { organizationOf } from '#commons/http/identity';
 import type { Provider } from '#commons/clients/lazy';
-import { observability } from '#commons/powertools/observability';
+import { conditionalGet } from '#commons/http/conditional-get';
+import { httpEdge } from '#commons/http/edge';
 import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
-import { problemErrors } from '#commons/http/problem-middleware';
 
 export interface LiveInsightsDeps {
   readonly store: Provider<Pick<LocationStore, 'getLiveView'>>;
@@ -18,8 +18,8 @@ export interface LiveInsightsDeps {
 /** GET /locations/{locationId}/insights/live?filter=occupancy, from the occupancy cache. */
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(problemErrors({ availableMediaTypes: JSON_MEDIA_TYPES }))
-    .use(observability())
+    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
+    .use(conditionalGet())
     .use(jsonOnly())
     .handler(async (event) => {
       const organizationId = organizationOf(event);

@@ -10,8 +10,8 @@ import { jsonBody } from '#commons/http/json-body';
 import type { Provider } from '#commons/clients/lazy';
 import { measuredEngine, metrics } from '#commons/powertools/metrics';
 import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
-import { observability } from '#commons/powertools/observability';
-import { problemErrors } from '#commons/http/problem-middleware';
+import { httpEdge } from '#commons/http/edge';
+import { sentBytesOf } from '#commons/http/content-encoding';
 import { routeGuard } from '#commons/http/route-guard';
 import { ROUTES } from './routes';
 
@@ -33,8 +33,7 @@ export function createQueryReportHandler(
   split: (engine: ReportEngine) => SplitRunOptions | Promise<SplitRunOptions> = splitOptionsFromEnv,
 ) {
   return middy<Event, APIGatewayProxyResultV2>()
-    .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
-    .use(observability())
+    .use(httpEdge({ availableMediaTypes: REPORT_MEDIA_TYPES }))
     .use(routeGuard(ROUTES.find((r) => r.handler === 'query-report')!))
     .use(negotiateMediaType(REPORT_MEDIA_TYPES))
     .use(bodyLimit(MAX_BODY_BYTES))
@@ -43,7 +42,7 @@ export function createQueryReportHandler(
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await engine());
-      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { loadSplitOptions: async () => split(reports) });
+      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { loadSplitOptions: async () => split(reports), sentBytes: sentBytesOf(context) });
       metrics.addMetric('ReportTruncated', MetricUnit.Count, headers['X-Report-Truncated'] ? 1 : 0);
       return { statusCode: 200, headers, body };
     });

@@ -5,6 +5,7 @@ import {
   CorsHttpMethod,
   HttpApi,
   type HttpMethod,
+  HttpNoneAuthorizer,
   HttpStage,
   type IHttpRouteAuthorizer,
   LogGroupLogDestination,
@@ -39,14 +40,23 @@ export function gatewayRoutePath(path: string): string {
     .join('/');
 }
 
-/** Response headers a browser may read: truncation flag, deprecation notice, retry advice. */
-export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after'];
+/** Response headers a browser may read: truncation flag, deprecation notice, retry advice, request id, validator. */
+export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'];
 
 export interface JwtIssuerOptions {
   /** Issuer URL (the `iss` claim), e.g. `https://login.example.com/`. */
   readonly issuer: string;
   /** Accepted audiences (`aud` or `client_id` claim). */
   readonly audience: readonly string[];
+}
+
+export interface AddRouteOptions {
+  /**
+   * Why this route needs no token: it is then deployed without an authorizer (the API's default is
+   * the JWT authorizer), and the reason acknowledges cdk-nag's AwsSolutions-APIG4 finding.
+   * @default - behind the JWT authorizer
+   */
+  readonly publicBecause?: string;
 }
 
 export interface ApiProps {
@@ -123,7 +133,7 @@ export class Api extends Construct {
             corsPreflight: {
               allowOrigins: origins,
               allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST],
-              allowHeaders: ['authorization', 'content-type', 'accept'],
+              allowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match'],
               exposeHeaders: EXPOSED_HEADERS,
               maxAge: Duration.hours(1),
             },
@@ -165,16 +175,20 @@ export class Api extends Construct {
   }
 
   /**
-   * Routes `method path` to the function (payload format 2.0), behind the JWT authorizer. A path
+   * Routes `method path` to the function (payload format 2.0), behind the JWT authorizer unless
+   * `options.publicBecause` (then with none: API Gateway passes the request on without a token). A path
    * segment that is a custom method (`/reports:query`) is deployed as a path variable: see
    * {@link gatewayRoutePath}.
    */
-  public addRoute(method: HttpMethod, path: string, fn: IFunction, id: string): void {
-    this.httpApi.addRoutes({
+  public addRoute(method: HttpMethod, path: string, fn: IFunction, id: string, options: AddRouteOptions = {}): void {
+    const routes = this.httpApi.addRoutes({
       path: gatewayRoutePath(path),
       methods: [method],
       integration: new HttpLambdaIntegration(`${id}Integration`, fn),
+      ...(options.publicBecause === undefined ? {} : { authorizer: new HttpNoneAuthorizer() }),
     });
+    if (options.publicBecause === undefined) return;
+    for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: options.publicBecause });
   }
 
   /**

@@ -5,8 +5,6 @@ import type { IConstruct } from 'constructs';
 export interface CheckovJustification {
   readonly id: string;
   readonly comment: string;
-  /** Only for resources whose construct path matches (default: every resource of the type). */
-  readonly onlyPath?: RegExp;
 }
 
 /**
@@ -60,19 +58,12 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
     {
       id: 'CKV_AWS_68',
       comment:
-        'The distribution serves static files and forwards to the API, which authorizes every call (JWT) and is throttled; a web ACL (which must live in us-east-1) can be attached per deployment.',
+        'The explorer distribution serves static files and forwards to the API, which authorizes every call (JWT) and is throttled; a web ACL (which must live in us-east-1) can be attached per deployment.',
     },
     { id: 'CKV_AWS_86', comment: 'The static files hold no data; every data request goes on to the API, whose access log records it with the caller.' },
     {
       id: 'CKV_AWS_174',
       comment: 'The default *.cloudfront.net certificate fixes the minimum TLS version; a custom domain with its own certificate (and TLSv1.2_2021) is a per-deployment choice.',
-    },
-  ],
-  'AWS::IAM::Policy': [
-    {
-      id: 'CKV_AWS_111',
-      comment: "aws-cdk-lib's bucket deployment function: cloudfront:CreateInvalidation takes no resource. The service's own roles name their resources.",
-      onlyPath: /\/Custom::CDKBucketDeployment[0-9A-Fa-f]*\//,
     },
   ],
   'AWS::OpenSearchService::Domain': [
@@ -90,7 +81,7 @@ export class CheckovJustifications implements IAspect {
 
   visit(node: IConstruct): void {
     if (!(node instanceof CfnResource)) return;
-    const skip = (this.table[node.cfnResourceType] ?? []).filter((j) => !j.onlyPath || j.onlyPath.test(node.node.path));
-    if (skip.length > 0) node.addMetadata('checkov', { skip: skip.map(({ id, comment }) => ({ id, comment })) });
+    const skip = this.table[node.cfnResourceType];
+    if (skip) node.addMetadata('checkov', { skip: skip.map(({ id, comment }) => ({ id, comment })) });
   }
 }

@@ -135,9 +135,28 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     acknowledgeWildcards(this.role!, domain, paths, 'Reports read monthly indices (`<collection>-YYYY.MM`) by pattern; the grant is limited to those patterns and their _search endpoints.');
+    this.addOpenSearchEnvironment(binding);
+    return this;
+  }
+
+  private addOpenSearchEnvironment({ domain, indexPrefix }: OpenSearchBinding): void {
     this.addEnvironment(ENV.openSearchUrl, `https://${domain.domainEndpoint}`);
     this.addEnvironment(ENV.openSearchAuth, 'sigv4');
     this.addEnvironment(ENV.openSearchIndexPrefix, indexPrefix);
+  }
+
+  /**
+   * What GET /health needs and nothing more: its probe report's search (HTTP POST to
+   * `<index pattern>/_search` of the binding's patterns) and one GetItem on the table, and where both are.
+   */
+  public bindHealthChecks(binding: OpenSearchBinding, table: ITable): this {
+    const { domain, indexPrefix, indexPatterns } = binding;
+    const paths = indexPatterns.map((p) => `${indexPrefix}${p}/_search`);
+    this.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: paths.map((path) => `${domain.domainArn}/${path}`) }));
+    acknowledgeWildcards(this.role!, domain, paths, 'The health check runs one search on the monthly indices (`<collection>-YYYY.MM`) of one collection, by pattern; only that search endpoint is granted.');
+    this.addOpenSearchEnvironment(binding);
+    table.grant(this, 'dynamodb:GetItem');
+    this.addEnvironment(ENV.tableName, table.tableName);
     return this;
   }
 

@@ -26,6 +26,12 @@ export const HANDLERS: readonly HandlerName[] = [
   'setup-indices',
 ];
 
+/** Throttling of `GET /health`, the one route without a token. */
+export const HEALTH_THROTTLE = { rateLimit: 5, burstLimit: 10 } as const;
+
+const PUBLIC_HEALTH_CHECK =
+  "GET /health is public on purpose, for monitors and load balancers: it reads no organization's data, answers only ok or which dependency failed, and has its own small throttle.";
+
 /** The module of a handler, relative to the project root. */
 export const handlerPath = (name: HandlerName): string => `functions/${name}.ts`;
 
@@ -129,7 +135,7 @@ export class ServiceStack extends Stack {
         environment: { [ENV.organizationClaim]: config.api.organizationClaim },
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
       }));
-      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`);
+      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, route.public ? { publicBecause: PUBLIC_HEALTH_CHECK } : {});
     }
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
     const reports = ROUTES.find((r) => r.handler === 'query-report')!;
@@ -139,6 +145,10 @@ export class ServiceStack extends Stack {
       .bindSplitStateMachine(this.split.stateMachine)
       .bindSliceResults(this.split.resultsBucket, 'read')
       .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+    // Anyone may call /health: its own small rate bounds what it costs the engine and the table.
+    const health = ROUTES.find((r) => r.handler === 'health')!;
+    this.api.throttleRoute(HttpMethod[health.method], health.path, HEALTH_THROTTLE);
+    this.endpoints.health.bindHealthChecks(this.reporting.healthBinding, this.occupancy.table);
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
     this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });

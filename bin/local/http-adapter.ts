@@ -53,6 +53,7 @@ export function toEvent(
   req: LocalRequest,
   route: { routeKey: string; pathParameters: Record<string, string> },
   claims: Record<string, string>,
+  requestId: string,
 ): APIGatewayProxyEventV2WithJWTAuthorizer {
   const query: Record<string, string> = {};
   for (const [name, value] of req.url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
@@ -75,7 +76,7 @@ export function toEvent(
       domainName: req.headers.host ?? 'localhost',
       domainPrefix: 'localhost',
       http: { method: req.method, path: req.url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: req.headers['user-agent'] ?? '' },
-      requestId: `local-${now}-${Math.random().toString(36).slice(2, 10)}`,
+      requestId,
       routeKey: route.routeKey,
       stage: '$default',
       time: new Date(now).toUTCString(),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
@@ -21,6 +22,7 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   'list-locations': lazy(() => import('../../functions/list-locations')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'query-report': lazy(() => import('../../functions/query-report')),
+  health: lazy(() => import('../../functions/health')),
 };
 
 /** API Gateway's own payload limit. */
@@ -49,6 +51,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const log = options.log ?? (() => undefined);
   const server: Server = createServer((req, res) => {
     const started = performance.now();
+    // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
+    const requestId = randomUUID();
+    res.setHeader('x-request-id', requestId);
     void (async () => {
       const request = await readRequest(req, MAX_PAYLOAD_BYTES);
       if (request === 'too-large') return writeProblem(new PayloadTooLargeError(MAX_PAYLOAD_BYTES));
@@ -58,17 +63,17 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
       const match = matchRoute(request.method, request.url.pathname);
       if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
-      const claims = toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
+      const claims = match.route.public ? {} : toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
       const { handler } = await HANDLERS[match.route.handler]();
-      const event = toEvent(request, match, claims);
-      writeResult(res, await handler(event, lambdaContext(match.route.handler, event.requestContext.requestId)));
+      const event = toEvent(request, match, claims, requestId);
+      writeResult(res, await handler(event, lambdaContext(match.route.handler, requestId)));
     })()
       .catch((e: unknown) => writeProblem(e instanceof AppError ? e : new InternalError({ cause: e })))
-      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms`));
+      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`));
 
     function writeProblem(error: AppError): void {
-      if (error.status >= 500) console.error(error.cause ?? error);
-      const { status, headers, body } = renderProblem(error);
+      if (error.status >= 500) console.error(requestId, error.cause ?? error);
+      const { status, headers, body } = renderProblem(error, { requestId });
       writeResult(res, { statusCode: status, headers, body });
     }
   });

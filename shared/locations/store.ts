@@ -35,4 +35,7 @@ export interface LocationStore {
   putOccupancy(entry: OccupancyEntry): Promise<boolean>;
   /** Deletes a group's entry unless it was refreshed after `notAfter` (ISO). */
   deleteOccupancy(organizationId: string, locationId: string, groupId: number, notAfter: string): Promise<void>;
+
+  /** Resolves when the store answers a read (the health check): one read of a key no item has. */
+  probe(): Promise<void>;
 }

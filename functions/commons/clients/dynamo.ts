@@ -40,3 +40,11 @@ export function provideLocationStore(store: LocationStore): void {
 
 /** The process's LocationStore: the provided one, else the table of TABLE_NAME, built once on first use. */
 export const locationStore = (): Promise<LocationStore> => provided ?? dynamoLocationStore();
+
+/**
+ * The health check of the location store: the provided one locally (the embedded table), DynamoDB's
+ * table in AWS, where GetItem is the one action the health function is granted.
+ */
+export async function tableCheck(): Promise<void> {
+  await (await locationStore()).probe();
+}

@@ -1,5 +1,5 @@
 import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
   AppError,
   InternalError,
@@ -8,6 +8,7 @@ import {
 } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
 import { logger } from '../powertools/logger';
+import { requestIdOf } from './request-id';
 
 interface MiddyHttpError extends Error {
   statusCode: number;
@@ -34,13 +35,19 @@ export function toAppError(error: unknown, available: readonly string[] = []): A
   return new InternalError({ cause: error });
 }
 
-/** The one edge error middleware: logs, then answers problem+json. Never leaks internals. */
-export const problemErrors = (options: { availableMediaTypes?: readonly string[] } = {}): middy.MiddlewareObj<unknown, APIGatewayProxyResultV2> => ({
+/**
+ * The one edge error middleware: logs, then answers problem+json with the request's id (`requestId`).
+ * Never leaks internals. The log line names the request itself (`correlation_id`) rather than
+ * relying on the logger's keys: the local server runs many requests in one process, one logger.
+ */
+export const problemErrors = (options: { availableMediaTypes?: readonly string[] } = {}): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> => ({
   onError: async (request) => {
     const error = toAppError(request.error, options.availableMediaTypes);
-    if (error.status >= 500) logger.error('request failed', { error: request.error as Error });
-    else logger.info('request refused', { status: error.status, detail: error.detail });
-    const { status, headers, body } = renderProblem(error);
+    const requestId = requestIdOf(request.event);
+    const correlation = requestId === undefined ? {} : { correlation_id: requestId };
+    if (error.status >= 500) logger.error('request failed', { ...correlation, error: request.error as Error });
+    else logger.info('request refused', { ...correlation, status: error.status, detail: error.detail });
+    const { status, headers, body } = renderProblem(error, requestId === undefined ? {} : { requestId });
     request.response = { statusCode: status, headers, body };
   },
 });

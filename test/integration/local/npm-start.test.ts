@@ -50,6 +50,12 @@ describe('npm start', () => {
     expect(csv).toHaveLength(32);
   });
 
+  test('answers GET /health without a token: DuckDB and dynalite answer', async () => {
+    const response = await fetch(`${service.url}/health`);
+    expect([response.status, response.headers.get('x-request-id')?.length]).toEqual([200, 36]);
+    expect(await response.json()).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+  });
+
   test('stops cleanly on Ctrl-C (SIGINT) and keeps a whole data folder', async () => {
     const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGINT');

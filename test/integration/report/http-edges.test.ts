@@ -126,6 +126,7 @@ describe('media types of POST /reports:query', () => {
       status: 415,
       detail: 'the request has no Content-Type; the body must be application/json.',
       allowed: ['application/json'],
+      requestId: 'test-request',
     });
   });
 

@@ -1,6 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
@@ -246,7 +247,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(6);
+    expect(serviceFunctionIds()).toHaveLength(7);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -261,17 +262,19 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(6);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(7);
   });
 
-  it('routes the three endpoints of the spec, each behind the JWT authorizer, with payload format 2.0', () => {
+  it('routes the three endpoints of the spec behind the JWT authorizer and /health without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
+      ['GET /health', 'NONE', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
     ]);
-    for (const route of api.routes) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
+    for (const route of api.routes.filter((r) => r.routeKey !== 'GET /health')) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
+    expect(api.routes.find((r) => r.routeKey === 'GET /health')?.authorizer).toBeUndefined();
   });
 });
 
@@ -355,10 +358,55 @@ describe('the deployed service, run from its assets', () => {
     expect(execution).toMatchObject({ status: 'SUCCEEDED', input: { slices: [{}, {}, {}] } });
   });
 
-  it('answers a client mistake with problem+json, not a 500', async () => {
+  it('answers a client mistake with problem+json naming the request, not a 500', async () => {
     const response = await call('POST', '/reports:query', { body: '{"aggregations": []}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(response.headers['x-request-id']).toBe(response.requestId);
+    expect((JSON.parse(response.body) as Json).requestId).toBe(response.requestId);
+    // The function's log line of the refusal carries API Gateway's request id as its correlation id.
+    const logged = fn(api.routes.find((r) => r.method === 'POST')!.functionId).logs.filter((l) => l.includes('request refused'));
+    expect(logged.some((l) => l.includes(`"correlation_id":"${response.requestId}"`))).toBe(true);
+  });
+
+  it('answers a report compressed when asked (gzip or br), base64 through API Gateway, the same JSON once decoded', async () => {
+    // Hourly over the three days: 72 buckets (about 3 kB of JSON, over the 1 KiB threshold), the five
+    // hall events in their hours, the other hours timestamp-only.
+    const hourly = report({ aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }] });
+    const counts: Record<string, Json> = {
+      '2025-03-03T08': { person: 1 },
+      '2025-03-03T09': { person: 1 },
+      '2025-03-03T10': { car: 1 },
+      '2025-03-04T12': { person: 1 },
+      '2025-03-05T23': { car: 1 },
+    };
+    const expected = Array.from({ length: 72 }, (_, h) => {
+      const timestamp = new Date(Date.UTC(2025, 2, 3, h)).toISOString();
+      return { timestamp, ...counts[timestamp.slice(0, 13)] };
+    });
+    const plain = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json' } });
+    expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([200, undefined, 'Accept, Accept-Encoding']);
+    expect(JSON.parse(plain.body)).toEqual(expected);
+    const gzip = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
+    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.vary]).toEqual([200, 'gzip', 'Accept, Accept-Encoding']);
+    expect(gunzipSync(gzip.bytes).toString('utf8')).toBe(plain.body);
+    expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 4);
+    const br = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.bytes).toString('utf8')).toBe(plain.body);
+  });
+
+  it('answers GET /locations again with 304 and no body when If-None-Match names its ETag', async () => {
+    const first = await call('GET', '/locations');
+    expect(first.headers.etag).toMatch(/^W\/"[\w-]{22}"$/);
+    const again = await call('GET', '/locations', { headers: { 'if-none-match': first.headers.etag! } });
+    expect([again.status, again.body, again.headers.etag, again.headers['cache-control']]).toEqual([304, '', first.headers.etag, 'private, no-cache']);
+  });
+
+  it('answers GET /health without a token: the domain answers a search and the table a read', async () => {
+    const response = await api.request({ method: 'GET', path: '/health', claims: {} });
+    expect([response.status, response.headers['cache-control'], response.headers['x-request-id']]).toEqual([200, 'no-store', response.requestId]);
+    expect(JSON.parse(response.body)).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
   });
 
   it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {

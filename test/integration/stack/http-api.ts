@@ -32,8 +32,15 @@ export interface ApiResponse {
   readonly status: number;
   /** Lower-case names. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The bytes sent, as UTF-8 text (a compressed body is undecoded here: read `bytes`). */
   readonly body: string;
+  /** The bytes API Gateway sends: the function's body, base64-decoded when it said so. */
+  readonly bytes: Buffer;
+  /** API Gateway's id of the request (`requestContext.requestId` of the event). */
+  readonly requestId?: string;
 }
+
+const text = (status: number, headers: Record<string, string>, body: string): ApiResponse => ({ status, headers, body, bytes: Buffer.from(body, 'utf8') });
 
 /**
  * The HTTP API of the template, as API Gateway would run it after its JWT authorizer let a request
@@ -77,15 +84,17 @@ export class HttpApi {
   /** Sends a request through the matching route; 404 `{"message":"Not Found"}` (API Gateway's) when none matches. */
   async request(req: ApiRequest): Promise<ApiResponse> {
     const match = this.match(req.method, req.path);
-    if (!match) return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
-    const result = await this.functions(match.route.functionId).invoke<APIGatewayProxyStructuredResultV2 | string>(this.event(req, match.route, match.params));
+    if (!match) return text(404, { 'content-type': 'application/json' }, '{"message":"Not Found"}');
+    const event = this.event(req, match.route, match.params);
+    const { requestId } = event.requestContext;
+    const result = await this.functions(match.route.functionId).invoke<APIGatewayProxyStructuredResultV2 | string>(event);
     // Payload format 2.0: a result without statusCode is a 200 JSON body (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html).
     if (typeof result !== 'object' || result === null || result.statusCode === undefined) {
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: typeof result === 'string' ? result : JSON.stringify(result) };
+      return { ...text(200, { 'content-type': 'application/json' }, typeof result === 'string' ? result : JSON.stringify(result)), requestId };
     }
     const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-    const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString('utf8') : (result.body ?? '');
-    return { status: result.statusCode, headers, body };
+    const bytes = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+    return { status: result.statusCode, headers, body: bytes.toString('utf8'), bytes, requestId };
   }
 
   private match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | undefined {
@@ -101,6 +110,7 @@ export class HttpApi {
     return undefined;
   }
 
+  /** The payload 2.0 event; typed as the JWT authorizer's, whose context a public route's event lacks. */
   private event(req: ApiRequest, route: ApiRoute, params: Record<string, string>): APIGatewayProxyEventV2WithJWTAuthorizer {
     const now = new Date();
     const headers = { host: 'api.lrs.localtest', 'user-agent': 'stack-test', ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])) };
@@ -118,7 +128,8 @@ export class HttpApi {
       requestContext: {
         accountId: '123456789012',
         apiId: 'localapi',
-        authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { ...req.claims }, scopes: [] } },
+        // A route without an authorizer gets no authorizer context.
+        ...(route.authorizer ? { authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { ...req.claims }, scopes: [] } } } : {}),
         domainName: 'api.lrs.localtest',
         domainPrefix: 'api',
         http: { method: req.method, path: req.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] },
@@ -128,6 +139,6 @@ export class HttpApi {
         time: now.toISOString(),
         timeEpoch: now.getTime(),
       },
-    };
+    } as APIGatewayProxyEventV2WithJWTAuthorizer;
   }
 }

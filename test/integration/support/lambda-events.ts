@@ -13,12 +13,18 @@ export interface HttpRequest {
   readonly pathParameters?: Record<string, string>;
   /** Organization claim (default org-a of ../report/fixtures.ts); null for a request without claims. */
   readonly org?: string | null;
+  /** API Gateway's id of the request. @default 'test-request' */
+  readonly requestId?: string;
 }
 
 export interface HttpResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** The body as the function returned it (base64 when `isBase64Encoded`). */
   readonly body: string;
+  readonly isBase64Encoded: boolean;
+  /** The bytes API Gateway sends: the body, base64-decoded when the function encoded it so. */
+  readonly bytes: Buffer;
   json<T = unknown>(): T;
 }
 
@@ -45,7 +51,7 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
       domainName: 'localhost',
       domainPrefix: 'localhost',
       http: { method: req.method ?? 'POST', path: req.path ?? '/reports:query', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
-      requestId: 'test-request',
+      requestId: req.requestId ?? 'test-request',
       routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
       stage: '$default',
       time: new Date(0).toISOString(),
@@ -63,5 +69,7 @@ export async function invoke(handler: Handler, req: HttpRequest): Promise<HttpRe
   const result = (await handler(httpEvent(req), context)) as APIGatewayProxyStructuredResultV2;
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
   const body = result.body ?? '';
-  return { status: result.statusCode ?? 200, headers, body, json: <T>() => JSON.parse(body) as T };
+  const isBase64Encoded = result.isBase64Encoded === true;
+  const bytes = Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
+  return { status: result.statusCode ?? 200, headers, body, isBase64Encoded, bytes, json: <T>() => JSON.parse(body) as T };
 }

@@ -22,6 +22,7 @@ const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-eve
 const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';
 const LIVE = 'GET /locations/{locationId}/insights/live';
+const HEALTH = 'GET /health';
 const REFRESH = /^Refreshes the live occupancy/;
 const WORKER = /^Runs one slice/;
 const SETUP = /^Creates or updates the OpenSearch index templates/;
@@ -103,7 +104,7 @@ describe('the service stack with the default context (cdk.json)', () => {
 
   describe('least privilege', () => {
     it('lets every function write only to its own log group, with no AWS managed policy on its role', () => {
-      for (const description of [QUERY, LIST, LIVE, REFRESH, WORKER, SETUP]) {
+      for (const description of [QUERY, LIST, LIVE, HEALTH, REFRESH, WORKER, SETUP]) {
         const id = functionId(template, description);
         const logs = statementsOfFunction(template, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
         expect(logs).toHaveLength(1);
@@ -133,6 +134,16 @@ describe('the service stack with the default context (cdk.json)', () => {
         expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
         expect(resourcesFor(template, description, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(true);
       }
+    });
+
+    it('lets the health function run one search on the movement event indices and read one item, nothing else', () => {
+      expect(ownActions(template, HEALTH)).toEqual(['dynamodb:GetItem', 'es:ESHttpPost']);
+      expect(resourcesFor(template, HEALTH, 'es:')).toEqual([`${domainId(template)}.Arn/movement-events-*/_search`]);
+      expect(resourcesFor(template, HEALTH, 'dynamodb:')).toEqual([`${tableId(template)}.Arn`]);
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: HEALTH,
+        Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), OPENSEARCH_URL: Match.anyValue(), OPENSEARCH_AUTH: 'sigv4' }) },
+      });
     });
 
     it('lets the refresh job read and write the table, search the indices and send its failures to its dead-letter queue, nothing else', () => {
@@ -165,15 +176,22 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts behind the JWT authorizer, the custom method as a path variable', () => {
+    it('routes every route of functions/routes.ts behind the JWT authorizer but /health, the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
-      expect(routes.map((r) => r.RouteKey).sort()).toEqual(['GET /locations', 'GET /locations/{locationId}/insights/live', 'POST /{segment1}']);
-      expect(routes.every((r) => r.AuthorizationType === 'JWT')).toBe(true);
+      expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
+        ['GET /health', 'NONE'],
+        ['GET /locations', 'JWT'],
+        ['GET /locations/{locationId}/insights/live', 'JWT'],
+        ['POST /{segment1}', 'JWT'],
+      ]);
     });
 
-    it('throttles the report route apart from the stage: 10 requests per second, bursts of 20', () => {
+    it('throttles the report route apart from the stage (10 requests per second, bursts of 20), and /health (5, bursts of 10)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-        RouteSettings: { 'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 } },
+        RouteSettings: {
+          'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+          'GET /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+        },
       });
     });
 
@@ -210,14 +228,14 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
-    it('allows the configured CORS origins and exposes the report headers', () => {
+    it('allows the configured CORS origins, If-None-Match, and exposes the report headers, the request id and the ETag', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
         ProtocolType: 'HTTP',
         CorsConfiguration: {
           AllowOrigins: ['http://localhost:3000'],
           AllowMethods: ['GET', 'POST'],
-          AllowHeaders: ['authorization', 'content-type', 'accept'],
-          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after'],
+          AllowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match'],
+          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'],
         },
       });
     });
