@@ -34,12 +34,12 @@ export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
  * Packages left out of the bundle because no Lambda invocation can reach them; everything else, the
  * AWS SDK included, goes in. Each is reached only through an `import()` that never runs in Lambda:
  *
- * - `bowser` (35 kB), a browser user-agent parser: imported only by the SDK's browser user-agent
+ * - `bowser`, a browser user-agent parser: imported only by the SDK's browser user-agent
  *   provider (`@aws-sdk/core` client/util-user-agent-browser), which Node clients never call.
  * - The credential providers after `fromEnv` in the SDK's default chain
  *   (`@aws-sdk/credential-provider-node` defaultProvider.js, remoteProvider.js: SSO, INI files,
  *   credential processes, web identity token files, the ECS and EC2 metadata endpoints; with the
- *   SSO, STS and sign-in clients they pull in, about 85 kB). Lambda always puts the function role's
+ *   SSO, STS and sign-in clients they pull in). Lambda always puts the function role's
  *   credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
  *   and the chain stops at `fromEnv`, its first link. Only the bundles leave them out: the CLIs and
  *   tests run from node_modules with the whole chain.
@@ -57,12 +57,12 @@ export const BUNDLE_EXTERNALS: readonly string[] = [
 /**
  * Node built-ins that bundled libraries import at the top but that requests seldom or never call,
  * each aliased to a module of lazy stand-ins (lib/lazy-builtins) that loads the built-in on first
- * use:
+ * use (what each costs at start is in the bundle benchmark, bench/README.md):
  *
- * - `node:crypto` (about 3 ms of start in a fresh process): at start only the Powertools logger
+ * - `node:crypto`: at start only the Powertools logger
  *   imports it, for `randomInt` when debug logs are sampled. The AWS SDK's chunks import it too and
  *   load it as they load (they hash at the top), which is when the first client is built.
- * - `node:stream/web` (about 2 ms): middy imports it for response streaming, which no function here
+ * - `node:stream/web`: middy imports it for response streaming, which no function here
  *   uses.
  *
  * Every other built-in stays as it is: `node:stream` (and `node:stream/promises` with it) is loaded

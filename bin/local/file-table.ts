@@ -13,7 +13,7 @@ import { deepFreeze } from './deep-freeze';
  *
  * Why not an emulator: with dynalite, every read was an SDK request (marshalling, SigV4 signing, an
  * HTTP hop) to an in-process server parsing it again and reading LevelDB, which held the local
- * server to about 200 requests a second; the store needs five operations and one condition.
+ * server's throughput down (bench/README.md); the store needs five operations and one condition.
  *
  * One process at a time: a lock file next to the log names the process that holds it.
  */
