@@ -7,11 +7,11 @@ import { deleteIndices, indexDocuments, testClient, uniquePrefix } from './suppo
 import { movementEvents, parkingEvents, parkingLotStats } from './report/fixtures';
 
 /**
- * The README's worked examples are real: each `<!-- example -->` marker is followed by a request block
- * and the response block the service must give, byte for byte (CSV compared with LF line ends). The
- * requests carry the API Gateway request id that the README's problem bodies show.
+ * The worked examples of docs/request-language.md are real: each `<!-- example -->` marker is followed
+ * by a request block and the response block the service must give, byte for byte (CSV compared with
+ * LF line ends). The requests carry the API Gateway request id that the examples' problem bodies show.
  */
-const README_REQUEST_ID = 'BQrKbh2WIAMEcXg=';
+const DOC_REQUEST_ID = 'BQrKbh2WIAMEcXg=';
 interface Example {
   readonly line: number;
   readonly status: number;
@@ -35,8 +35,9 @@ function readExamples(markdown: string): Example[] {
   return examples;
 }
 
-const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-const examples = readExamples(readme);
+/** The request language's document holds the worked examples; the README shows one of them too. */
+const docs = ['docs/request-language.md', 'README.md'].map((file) => ({ file, text: readFileSync(join(__dirname, '../..', file), 'utf8') }));
+const examples = docs.flatMap(({ file, text }) => readExamples(text).map((e) => ({ ...e, file })));
 const client = testClient();
 const prefix = uniquePrefix('readme');
 const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix }));
@@ -44,14 +45,14 @@ const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { in
 beforeAll(() => indexDocuments(client, prefix, { movementEvents, parkingEvents, parkingLotStats }));
 afterAll(() => deleteIndices(client, prefix));
 
-describe('the README worked examples', () => {
+describe('the worked examples of docs/request-language.md and the README', () => {
   test('are all found (one per example marker)', () => {
-    expect(examples.length).toBe(readme.match(/<!-- example/g)?.length);
+    expect(examples.length).toBe(docs.reduce((n, { text }) => n + (text.match(/<!-- example/g)?.length ?? 0), 0));
     expect(examples.length).toBeGreaterThanOrEqual(5);
   });
 
-  test.each(examples.map((e) => [e.line, e] as const))('the example at README line %i answers as written', async (_line, example) => {
-    const response = await invoke(handler, { body: example.request, headers: { accept: example.accept }, requestId: README_REQUEST_ID });
+  test.each(examples.map((e) => [e.file, e.line, e] as const))('the example of %s at line %i answers as written', async (_file, _line, example) => {
+    const response = await invoke(handler, { body: example.request, headers: { accept: example.accept }, requestId: DOC_REQUEST_ID });
     expect(response.status).toBe(example.status);
     expect(response.body.replace(/\r\n/g, '\n').replace(/\n$/, '')).toBe(example.expected);
   });
