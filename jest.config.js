@@ -1,6 +1,7 @@
 /**
- * Two projects: `unit` needs nothing but Node; `integration` talks to a real OpenSearch node (and later
- * DynamoDB Local) started once by test/setup/global-setup.ts. `npm test` runs both.
+ * Three projects: `unit` needs nothing but Node; `integration` talks to a real OpenSearch node (and later
+ * DynamoDB Local) started once by test/setup/global-setup.ts; `browser` drives the system's Chromium
+ * against `npm start`'s server. `npm test` runs all three.
  * TypeScript is transpiled by ts-jest (type checking runs once, in `npm test`, through tsc).
  * middy and jose ship ESM only, so they are transpiled too (transformIgnorePatterns).
  */
@@ -30,5 +31,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },
+    // A real headless Chromium (the system's) against `npm start`'s server; skipped where there is none.
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
   ],
 };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile, version as esbuildVersion } from 'esbuild';
 import { BUNDLE_ENTRY_FILE, esbuildOptions, filesLoadedAtStart } from '../lib/bundling';
-import { HANDLERS, handlerPath, PROJECT_ROOT } from '../lib/stack';
+import { HANDLERS, type HandlerName, handlerPath, PROJECT_ROOT } from '../lib/stack';
 import { machine, median } from './stats';
 
 /**
@@ -121,6 +121,24 @@ function heaviestPackage(metafile: Metafile, bundleBytes: number): string {
   return `${name} ${Math.round((100 * bytes) / bundleBytes)}%`;
 }
 
+type Sizes = Pick<Row, 'handler' | 'startBytes' | 'bytes' | 'gzipBytes' | 'mapBytes'>;
+
+/** Builds one handler as the CDK app does into `dir/<name>` and measures its files. */
+async function buildHandler(name: HandlerName, dir: string) {
+  const outdir = join(dir, name);
+  const { metafile } = await build({ ...esbuildOptions(join(PROJECT_ROOT, handlerPath(name)), outdir), metafile: true, absWorkingDir: PROJECT_ROOT });
+  const entry = join(outdir, BUNDLE_ENTRY_FILE);
+  const files = filesIn(outdir, '.mjs');
+  const sizes: Sizes = {
+    handler: name,
+    startBytes: sizeOf(filesLoadedAtStart(entry)),
+    bytes: sizeOf(files),
+    gzipBytes: files.reduce((sum, f) => sum + gzipSync(readFileSync(f)).length, 0),
+    mapBytes: sizeOf(filesIn(outdir, '.mjs.map')),
+  };
+  return { entry, chunks: files.filter((f) => f !== entry), sizes, metafile };
+}
+
 export async function benchBundles(runs = 21, only: readonly string[] = []): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bundles-'));
   const empty = join(dir, 'empty.mjs');
@@ -128,26 +146,17 @@ export async function benchBundles(runs = 21, only: readonly string[] = []): Pro
   const rows: Row[] = [];
   try {
     for (const name of HANDLERS.filter((h) => only.length === 0 || only.includes(h))) {
-      const outdir = join(dir, name);
-      const result = await build({ ...esbuildOptions(join(PROJECT_ROOT, handlerPath(name)), outdir), metafile: true, absWorkingDir: PROJECT_ROOT });
-      const entry = join(outdir, BUNDLE_ENTRY_FILE);
-      const files = filesIn(outdir, '.mjs');
-      const chunks = files.filter((f) => f !== entry);
-      const bytes = sizeOf(files);
+      const { entry, chunks, sizes, metafile } = await buildHandler(name, dir);
       const { startMs, emptyMs, mapsMs, allMs, cpuRatio } = startCost(entry, chunks, empty, runs);
       rows.push({
-        handler: name,
-        startBytes: sizeOf(filesLoadedAtStart(entry)),
-        bytes,
-        gzipBytes: files.reduce((sum, f) => sum + gzipSync(readFileSync(f)).length, 0),
-        mapBytes: sizeOf(filesIn(outdir, '.mjs.map')),
+        ...sizes,
         startMs,
         emptyMs,
         ratio: startMs / emptyMs,
         ratioWithMaps: mapsMs / emptyMs,
         ratioAllChunks: allMs / emptyMs,
         cpuRatio,
-        heaviest: heaviestPackage(result.metafile, bytes),
+        heaviest: heaviestPackage(metafile, sizes.bytes),
       });
     }
   } finally {
@@ -198,6 +207,34 @@ export async function benchBundlesCli(runs: number, only: readonly string[] = []
   console.log(renderTable(rows, runs, await host()));
   const missed = rows.filter((r) => r.bytes > SIZE_GOAL_BYTES || r.ratio > START_GOAL_RATIO).map((r) => r.handler);
   if (missed.length > 0) console.log(`\nGoals missed by: ${missed.join(', ')}`);
+}
+
+/**
+ * `npm run bench -- bundles --sizes-only`: the sizes alone (no timing, so fit for CI on any
+ * machine), as a Markdown table; exits non-zero when a bundle is over the size goal.
+ */
+export async function benchBundleSizesCli(only: readonly string[] = []): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-sizes-'));
+  try {
+    const rows: Sizes[] = [];
+    for (const name of HANDLERS.filter((h) => only.length === 0 || only.includes(h))) rows.push((await buildHandler(name, dir)).sizes);
+    console.log(
+      [
+        `Lambda bundle sizes (esbuild ${esbuildVersion}, as the CDK app builds them; goal ≤ ${kb(SIZE_GOAL_BYTES)} per handler, all files)`,
+        '',
+        '| Handler | Minified | At start | Gzip | Source maps | Goal |',
+        '|---|---:|---:|---:|---:|---|',
+        ...rows.map((r) => `| \`${r.handler}\` | ${kb(r.bytes)} | ${kb(r.startBytes)} | ${kb(r.gzipBytes)} | ${kb(r.mapBytes)} | ${r.bytes <= SIZE_GOAL_BYTES ? 'met' : 'MISSED'} |`),
+      ].join('\n'),
+    );
+    const over = rows.filter((r) => r.bytes > SIZE_GOAL_BYTES);
+    if (over.length > 0) {
+      console.error(`\nOver the ${kb(SIZE_GOAL_BYTES)} size goal: ${over.map((r) => `${r.handler} (${kb(r.bytes)})`).join(', ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 if (require.main === module) {

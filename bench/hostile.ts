@@ -4,8 +4,8 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { loadOrCreateDevKey } from '#shared/auth/dev-key';
-import { mintDevToken } from '#shared/auth/tokens';
+import { loadOrCreateDevKey } from '../bin/local/auth/dev-key';
+import { mintDevToken } from '../bin/local/auth/tokens';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../functions/query-report';
 import { httpEvent } from '../test/integration/support/lambda-events';
@@ -84,7 +84,8 @@ async function startServer(): Promise<{ child: ChildProcess; url: string; idleBy
     copyFileSync(duckDbBenchFile, copy);
     writeFileSync(marker, JSON.stringify(source));
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], {
+  // --no-report-cache: the runs of a case must each query DuckDB, not the local server's result cache.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts', '--no-report-cache'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR, PORT: '0', FUNCTION_TIMEOUT_SECONDS: String(FUNCTION_TIMEOUT_SECONDS), POWERTOOLS_METRICS_DISABLED: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

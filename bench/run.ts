@@ -1,7 +1,9 @@
 import { Command } from 'commander';
-import { benchBundlesCli } from './bundles';
+import { benchBundleSizesCli, benchBundlesCli } from './bundles';
+import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchHostile } from './hostile';
+import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
 
@@ -12,13 +14,20 @@ const benches: Record<string, () => Promise<void>> = {
   duckdb: benchDuckDb,
   bundles: () => benchBundlesCli(31),
   hostile: benchHostile,
+  'local-throughput': benchLocalThroughput,
+  compression: benchCompression,
 };
 
 const program = new Command()
   .name('bench')
   .argument('[name]', `one of: ${Object.keys(benches).join(', ')} (default: all)`)
-  .action(async (name?: string) => {
+  .option('--sizes-only', 'bundles: report the bundle sizes only, no timing (the CI check)')
+  .action(async (name: string | undefined, options: { sizesOnly?: boolean }) => {
     if (name && !benches[name]) program.error(`unknown benchmark '${name}'; known: ${Object.keys(benches).join(', ')}`);
+    if (options.sizesOnly) {
+      if (name !== 'bundles') program.error('--sizes-only applies to the bundles benchmark: npm run bench -- bundles --sizes-only');
+      return benchBundleSizesCli();
+    }
     for (const [key, run] of Object.entries(benches)) if (!name || key === name) await run();
   });
 

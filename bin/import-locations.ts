@@ -1,19 +1,20 @@
 /**
- * Imports locations and their sensor groups from a JSON file into the table, locally or in AWS:
+ * Imports locations and their sensor groups from a JSON file into the data folder's table (what
+ * `npm start` serves), or a DynamoDB table, locally or in AWS:
  *
- *   npm run import-locations -- --file locations.json [--table lrs] [--endpoint http://127.0.0.1:8000]
+ *   npm run import-locations -- --file locations.json [--table lrs] [--dynamodb-endpoint http://127.0.0.1:8000]
  *
  * The whole file is validated first (the same zod schemas as the table's data, then the checks across
  * values); a bad file writes nothing. A re-run of a good file changes nothing.
  */
 import { readFileSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ValidationError } from '#shared/errors';
-import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { applyImport, validateImportFile } from '#shared/locations/import';
-import { ensureTable } from '#shared/locations/table';
-import { createDocumentClient } from '#commons/dynamo-client';
+import { cliOptions } from './cli/options';
+import { parseCommand, runAsProcess } from './cli/run';
+import { dataPaths } from './local/config';
+import { openLocationStore } from './local/stores';
 
 export interface CliOutput {
   log(line: string): void;
@@ -22,7 +23,9 @@ export interface CliOutput {
 
 interface Options {
   file: string;
+  dataDir: string;
   table?: string;
+  dynamodbEndpoint?: string;
   endpoint?: string;
   region?: string;
   actor?: string;
@@ -35,20 +38,19 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
   const program = new Command('import-locations')
     .description('Import locations and sensor groups from a JSON file ({ "locations": [...] }).')
     .requiredOption('-f, --file <path>', 'JSON file to import')
-    .option('-t, --table <name>', 'table name (default: $TABLE_NAME)')
-    .option('-e, --endpoint <url>', 'local DynamoDB endpoint (default: $DYNAMODB_ENDPOINT; AWS when unset)')
-    .option('-r, --region <region>', 'AWS region (default: $AWS_REGION)')
+    .addOption(cliOptions.dataDir(env.DATA_DIR ?? '.data'))
+    .addOption(cliOptions.table(env.TABLE_NAME, 'DynamoDB table (env TABLE_NAME); the data folder\'s table when neither this nor an endpoint is given'))
+    .addOption(cliOptions.dynamodbEndpoint(env.DYNAMODB_ENDPOINT))
+    // The name the README documented before --dynamodb-endpoint, the flag the other CLIs share.
+    .addOption(new Option('--endpoint <url>').hideHelp())
+    .addOption(cliOptions.region(env.AWS_REGION))
     .option('--actor <id>', 'written as createdBy/updatedBy of what this import creates or changes')
-    .option('--create-table', 'create the table first if it does not exist (local endpoints)')
+    .option('--create-table', 'create the DynamoDB table first if it does not exist (local endpoints)')
     .option('--dry-run', 'validate the file and print what would be imported, without writing')
-    .exitOverride()
     .configureOutput({ writeOut: (s) => out.log(s.trimEnd()), writeErr: (s) => out.error(s.trimEnd()) });
-  let options: Options;
-  try {
-    options = program.parse([...argv]).opts<Options>();
-  } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 2;
-  }
+  const exit = parseCommand(program, argv);
+  if (exit !== undefined) return exit;
+  const options = program.opts<Options>();
 
   let entries;
   try {
@@ -65,17 +67,21 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     return 0;
   }
 
-  const table = options.table ?? env.TABLE_NAME;
-  if (!table) {
-    out.error('no table: pass --table or set TABLE_NAME');
-    return 2;
-  }
-  const endpoint = options.endpoint ?? env.DYNAMODB_ENDPOINT;
-  const connection = { ...(endpoint ? { endpoint } : {}), ...(options.region ? { region: options.region } : {}) };
-  const client = createDocumentClient(connection);
+  let locations;
   try {
-    if (options.createTable) await ensureTable(client as unknown as DynamoDBClient, table);
-    const results = await applyImport(new DynamoLocationStore(client, table), entries, { now: new Date(), actor: options.actor ?? null });
+    locations = await openLocationStore({
+      ...(options.table ? { table: options.table } : {}),
+      ...((options.dynamodbEndpoint ?? options.endpoint) ? { dynamodbEndpoint: options.dynamodbEndpoint ?? options.endpoint } : {}),
+      ...(options.region ? { region: options.region } : {}),
+      createTable: options.createTable ?? false,
+      localFile: dataPaths(options.dataDir).locations,
+    });
+  } catch (e) {
+    out.error(`import failed: ${(e as Error).message}; nothing was written`);
+    return 1;
+  }
+  try {
+    const results = await applyImport(locations.store, entries, { now: new Date(), actor: options.actor ?? null });
     for (const r of results) {
       out.log(`${r.outcome.padEnd(9)} ${r.organizationId}/${r.id} (sensor groups: ${r.groupsWritten} written, ${r.groupsDeleted} deleted)`);
     }
@@ -86,12 +92,8 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     out.error(`import failed: ${(e as Error).message} (a re-run completes it)`);
     return 1;
   } finally {
-    client.destroy();
+    await locations.close();
   }
 }
 
-if (require.main === module) {
-  void importLocationsCli(process.argv).then((code) => {
-    process.exitCode = code;
-  });
-}
+if (require.main === module) runAsProcess('import-locations', importLocationsCli);

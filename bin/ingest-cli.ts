@@ -1,9 +1,12 @@
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { COLLECTIONS, type Collection } from '#shared/report/fields';
+import { cliOptions, type DataDirFlags, type OpenSearchCliFlags } from './cli/options';
+import { progressBar } from './cli/progress';
+import { parseCommand, runAsProcess } from './cli/run';
 import { dataPaths } from './local/config';
-import { duckDbTarget, openSearchTarget, type DocumentFailure, type DocumentTarget } from './seed/targets';
+import { openDocumentTarget, type DocumentFailure, type DocumentTarget } from './seed/targets';
 
 const BATCH = 5_000;
 
@@ -14,26 +17,24 @@ export interface IngestIo {
 
 /**
  * `npm run ingest -- --source movementEvents events.ndjson [more.ndjson]`: loads NDJSON files of real
- * documents (one JSON document per line) into the local DuckDB, or OpenSearch with --opensearch-url.
+ * documents (one JSON document per line) into the local DuckDB, or OpenSearch (--opensearch-url, --domain).
  * Every line is validated; refused lines are listed with their file, line and reasons, the rest are
  * kept. Exit codes: 0 all written, 2 some lines refused, 1 nothing could be done (bad flags or file).
  */
 export async function ingestCli(argv: readonly string[], io: IngestIo = { log: console.log, error: console.error }): Promise<number> {
   const program = new Command('ingest')
-    .description('Load NDJSON documents')
+    .description('Load NDJSON documents (one JSON document per line) into the data folder or OpenSearch.')
     .argument('<files...>', 'NDJSON files, one document per line')
     .requiredOption('--source <collection>', `collection: ${COLLECTIONS.join(', ')}`)
-    .option('--data-dir <path>', 'local data folder', process.env.DATA_DIR ?? '.data')
-    .option('--opensearch-url <url>', 'write to this OpenSearch instead of the local DuckDB')
-    .option('--index-prefix <prefix>', 'OpenSearch index prefix', process.env.OPENSEARCH_INDEX_PREFIX ?? '')
-    .exitOverride()
+    .addOption(cliOptions.dataDir())
+    .addOption(cliOptions.opensearchUrl())
+    .addOption(cliOptions.domain())
+    .addOption(cliOptions.region())
+    .addOption(cliOptions.indexPrefix())
     .configureOutput({ writeOut: (s) => io.log(s.trimEnd()), writeErr: (s) => io.error(s.trimEnd()) });
-  try {
-    program.parse(argv);
-  } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 1;
-  }
-  const o = program.opts<{ source: string; dataDir: string; opensearchUrl?: string; indexPrefix: string }>();
+  const exit = parseCommand(program, argv);
+  if (exit !== undefined) return exit;
+  const o = program.opts<DataDirFlags & OpenSearchCliFlags & { source: string }>();
   const files = program.args;
   if (!(COLLECTIONS as readonly string[]).includes(o.source)) {
     io.error(`--source must be one of: ${COLLECTIONS.join(', ')}`);
@@ -44,26 +45,37 @@ export async function ingestCli(argv: readonly string[], io: IngestIo = { log: c
     io.error(`cannot read: ${missing.join(', ')}`);
     return 1;
   }
-  const paths = dataPaths(o.dataDir);
-  if (!o.opensearchUrl) mkdirSync(paths.root, { recursive: true });
-  const target = o.opensearchUrl ? await openSearchTarget(o.opensearchUrl, o.indexPrefix) : await duckDbTarget(paths.duckdb);
+  const target = await openDocumentTarget(o, dataPaths(o.dataDir));
+  const totalBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
+  const bar = progressBar('ingesting {bar} {percentage}% | {mb} of {totalMb} MB | {documents} documents | {eta}s left');
   try {
     let written = 0;
     let refused = 0;
+    let bytesBefore = 0;
     for (const file of files) {
-      const result = await ingestFile(target, o.source as Collection, file, io);
+      const result = await ingestFile(target, o.source as Collection, file, io, (bytes, documents) =>
+        bar.update(bytesBefore + bytes, totalBytes, { mb: mb(bytesBefore + bytes), totalMb: mb(totalBytes), documents: written + documents }),
+      );
       written += result.written;
       refused += result.refused;
+      bytesBefore += statSync(file).size;
     }
+    bar.stop();
     io.log(`${target.description}: ${written} documents written, ${refused} refused`);
     return refused > 0 ? 2 : 0;
   } finally {
+    bar.stop();
     await target.close();
   }
 }
 
-/** Streams one file in batches; a line that is not JSON is refused like an invalid document. */
-async function ingestFile(target: DocumentTarget, collection: Collection, file: string, io: IngestIo) {
+const mb = (bytes: number) => (bytes / 1_048_576).toFixed(1);
+
+/**
+ * Streams one file in batches; a line that is not JSON is refused like an invalid document.
+ * `progress(bytes read, documents written)` after each batch.
+ */
+async function ingestFile(target: DocumentTarget, collection: Collection, file: string, io: IngestIo, progress: (bytes: number, documents: number) => void) {
   let written = 0;
   let refused = 0;
   let batch: unknown[] = [];
@@ -79,8 +91,10 @@ async function ingestFile(target: DocumentTarget, collection: Collection, file: 
     written += result.written;
     report(result.failures);
     batch = [];
+    progress(input.bytesRead, written);
   };
-  for await (const text of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+  const input = createReadStream(file);
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
     line++;
     if (text.trim() === '') continue;
     if (batch.length === 0) batchStart = line;
@@ -101,16 +115,8 @@ async function ingestFile(target: DocumentTarget, collection: Collection, file: 
     if (batch.length === BATCH) await flush();
   }
   await flush();
+  progress(input.bytesRead, written);
   return { written, refused };
 }
 
-if (require.main === module) {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  ingestCli(process.argv).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      console.error(e instanceof Error ? e.message : e);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsProcess('ingest', ingestCli);

@@ -1,51 +1,96 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { ScheduledEvent, Context } from 'aws-lambda';
-import { loadOrCreateDevKey } from '#shared/auth/dev-key';
-import { mintDevToken } from '#shared/auth/tokens';
+import { Command } from 'commander';
+import { loadOrCreateDevKey } from './local/auth/dev-key';
+import { mintDevToken } from './local/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
+import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { DynamoLocationStore } from '#shared/locations/dynamo-store';
-import { createDocumentClient } from '#commons/dynamo-client';
-import { provideReportEngine } from '#commons/engine';
-import { organizationClaim } from '#commons/identity';
-import { dataPaths, LOCAL_ORGANIZATION_ID, LOCAL_TABLE_NAME } from './local/config';
+import { provideReportEngine } from '#commons/clients/engine';
+import { provideLocationStore } from '#commons/clients/dynamo';
+import { organizationClaim } from '#commons/http/identity';
+import { ENV } from '#commons/env';
+import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
+import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './cli/opensearch';
+import { progressBar } from './cli/progress';
+import { parseCommand } from './cli/run';
+import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
-import { startLocalDynamo } from './local/stores';
+import { CachedReportEngine } from './local/report-cache';
+import { openLocationStore, type OpenedLocationStore } from './local/stores';
+import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
-import { duckDbTarget } from './seed/targets';
+import { duckDbTarget, openSearchTarget } from './seed/targets';
 
 const REFRESH_MS = 5 * 60_000;
 
+interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
+  readonly port: number;
+  readonly seed?: boolean;
+  readonly reportCache: boolean;
+}
+
+/** `npm start [-- flags]`: the flags, or an exit code when help was asked for or a flag is wrong. */
+function parseFlags(argv: readonly string[]): StartFlags | number {
+  const program = new Command('start')
+    .description(
+      'The whole service on one machine: the Lambda handlers behind a local API Gateway, with the report explorer at /. ' +
+        'Reports run on the data folder\'s DuckDB, or on an OpenSearch cluster (--opensearch-url, --domain); locations live in the data ' +
+        'folder, or in a DynamoDB table (--dynamodb-endpoint, --table).',
+    )
+    .option('--port <n>', 'port on 127.0.0.1, 0 for any free one (env PORT)', wholeNumber(0, 65535), Number(process.env.PORT ?? 3000))
+    .addOption(cliOptions.dataDir())
+    .addOption(cliOptions.opensearchUrl())
+    .addOption(cliOptions.domain())
+    .addOption(cliOptions.region())
+    .addOption(cliOptions.indexPrefix())
+    .addOption(cliOptions.dynamodbEndpoint())
+    .addOption(cliOptions.table(undefined, 'DynamoDB table of locations, sensor groups and occupancy (default with --dynamodb-endpoint: lrs-local)'))
+    .option('--seed', 'seed 30 days for 3 locations when the organization has no location (default: only with the embedded stores)')
+    .option('--no-seed', 'never seed')
+    .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)');
+  return parseCommand(program, argv) ?? program.opts<StartFlags>();
+}
+
 /**
- * `npm start`: the whole service on http://localhost:3000 (PORT overrides) with embedded stores in
- * ./.data (DATA_DIR overrides): DuckDB for reports, dynalite for locations and the occupancy cache.
- * Seeds 30 days for 3 locations on the first start, refreshes occupancy every 5 minutes as the
- * EventBridge rule does in AWS, and shuts down cleanly on Ctrl-C.
+ * `npm start`: the whole service on http://localhost:3000 with embedded stores in ./.data (DuckDB
+ * for reports, a file table for locations and the occupancy cache), or on an OpenSearch cluster and
+ * a DynamoDB the user runs. Seeds 30 days for 3 locations on the first start, refreshes occupancy
+ * every 5 minutes as the EventBridge rule does in AWS, and shuts down cleanly on Ctrl-C.
  */
-async function main(): Promise<void> {
+async function main(argv: readonly string[]): Promise<void> {
+  const flags = parseFlags(argv);
+  if (typeof flags === 'number') process.exit(flags);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   // No CloudWatch here: keep the EMF metric lines off the console (the handlers still record them).
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  const paths = dataPaths();
+  const paths = dataPaths(flags.dataDir);
   mkdirSync(paths.root, { recursive: true });
-  const dynamo = await startLocalDynamo(paths.dynamo, LOCAL_TABLE_NAME);
-  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-  process.env.TABLE_NAME = LOCAL_TABLE_NAME;
-  const db = await openDuckDb(paths.duckdb, duckDbResourcesFromEnv());
-
-  const client = createDocumentClient({ endpoint: dynamo.endpoint });
-  const store = new DynamoLocationStore(client, LOCAL_TABLE_NAME);
-  if ((await store.listLocations(LOCAL_ORGANIZATION_ID)).length === 0) {
-    process.stdout.write('First start: seeding 30 days of data for 3 locations… ');
-    const target = await duckDbTarget(paths.duckdb, db);
-    const summary = await seed(target, store, { organizationId: LOCAL_ORGANIZATION_ID, days: 30, locations: 3, now: Date.now() });
-    console.log(`${summary.documents.movementEvents} movement events, ${summary.documents.parkingEvents} parking events, ${summary.documents.parkingLotStats} lot stats.`);
+  const opensearch = await resolveOpenSearch(flags);
+  const db = opensearch ? undefined : await openDuckDb(paths.duckdb, duckDbResourcesFromEnv());
+  const locations = await openLocationStore({ ...flags, localFile: paths.locations });
+  provideLocationStore(locations.store);
+  // The handlers get the store above; code that reads the table's name and endpoint from the
+  // environment, as in Lambda, finds the same table (and no stray endpoint of the shell's).
+  delete process.env[ENV.tableName];
+  delete process.env[ENV.dynamoDbEndpoint];
+  if (locations.dynamo) {
+    process.env[ENV.tableName] = locations.dynamo.tableName;
+    if (locations.dynamo.endpoint) process.env[ENV.dynamoDbEndpoint] = locations.dynamo.endpoint;
   }
-  client.destroy();
 
-  const engine = new DuckDbEngine(db);
-  provideReportEngine(engine);
+  if (flags.seed ?? !(opensearch || locations.dynamo)) {
+    await seedFirstStart(locations, opensearch ? { opensearch, indexPrefix: flags.indexPrefix } : { duckdb: paths.duckdb, db: db!, ...(existsSync(paths.legacyDynamo) ? { legacy: paths.legacyDynamo } : {}) });
+  }
+
+  // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
+  const duckdb = db && new DuckDbEngine(db, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) } });
+  const engine: ReportEngine = opensearch
+    ? (await import('#commons/clients/opensearch-engine')).openSearchEngineFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
+    : (duckdb as DuckDbEngine);
+  // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is ours alone.
+  provideReportEngine(!opensearch && flags.reportCache ? new CachedReportEngine(engine) : engine);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
@@ -55,16 +100,20 @@ async function main(): Promise<void> {
   const timer = setInterval(runRefresh, REFRESH_MS);
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
+  const mint = () => mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
+  const explorer = { files: buildExplorer(), token: mint };
+  // FUNCTION_TIMEOUT_SECONDS: the handlers' timeout, 29 s as deployed; a report's deadline is 2 s less.
   const functionTimeoutMs = process.env.FUNCTION_TIMEOUT_SECONDS ? Number(process.env.FUNCTION_TIMEOUT_SECONDS) * 1000 : undefined;
   const server = await startLocalServer({
-    port: Number(process.env.PORT ?? 3000),
+    port: flags.port,
     devKey,
     openApi: openApiDocument(),
+    explorer,
     log: (l) => process.env.LOG_REQUESTS && console.log(l),
     ...(functionTimeoutMs ? { functionTimeoutMs } : {}),
   });
-  const token = await mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
-  printBanner(server.url, token);
+  const token = await mint();
+  printBanner(server.url, token, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -81,13 +130,15 @@ async function main(): Promise<void> {
     }, 10_000).unref();
     clearInterval(timer);
     // Running reports are interrupted (they answer 503), so nothing holds the database below.
-    await Promise.all([engine.close(), server.close()]);
-    // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.
-    const connection = await db.connect();
-    await connection.run('CHECKPOINT');
-    connection.closeSync();
-    db.closeSync();
-    await dynamo.close();
+    await Promise.all([duckdb?.close(), server.close()]);
+    if (db) {
+      // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.
+      const connection = await db.connect();
+      await connection.run('CHECKPOINT');
+      connection.closeSync();
+      db.closeSync();
+    }
+    await locations.close();
     console.log('stopped cleanly.');
     process.exit(0);
   };
@@ -103,11 +154,40 @@ function duckDbResourcesFromEnv() {
   };
 }
 
-function printBanner(url: string, token: string): void {
+type SeedInto = { readonly opensearch: OpenSearchConnection; readonly indexPrefix: string } | { readonly duckdb: string; readonly db: Awaited<ReturnType<typeof openDuckDb>>; readonly legacy?: string };
+
+/**
+ * Seeds 30 days for 3 locations when the local organization has no location yet. A data folder of a
+ * version that kept locations in dynalite already holds the documents: only the locations are made.
+ */
+async function seedFirstStart(locations: OpenedLocationStore, into: SeedInto): Promise<void> {
+  if ((await locations.store.listLocations(LOCAL_ORGANIZATION_ID)).length > 0) return;
+  const options = { organizationId: LOCAL_ORGANIZATION_ID, days: 30, locations: 3, now: Date.now() };
+  if ('legacy' in into && into.legacy) {
+    await seed(undefined, locations.store, options);
+    console.log(`Locations re-created in ${locations.description} (the dynalite folder ${into.legacy} is no longer used and may be deleted).`);
+    return;
+  }
+  // On a terminal the bar (stderr) gets a line of its own.
+  process.stdout.write(`First start: seeding 30 days of data for 3 locations… ${process.stderr.isTTY ? '\n' : ''}`);
+  const target = 'opensearch' in into ? await openSearchTarget(into.opensearch, into.indexPrefix) : await duckDbTarget(into.duckdb, into.db);
+  const bar = progressBar('{bar} {percentage}% | {value}/{total} documents');
+  try {
+    const summary = await seed(target, locations.store, options, (done, total) => bar.update(done, total));
+    bar.stop();
+    console.log(`${summary.documents.movementEvents} movement events, ${summary.documents.parkingEvents} parking events, ${summary.documents.parkingLotStats} lot stats.`);
+  } finally {
+    bar.stop();
+    await target.close();
+  }
+}
+
+function printBanner(url: string, token: string, stores: string): void {
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   console.log(`
 Location and Reporting Service running at ${url}   (OpenAPI: ${url}/openapi.json)
-Data: ${dataPaths().root}   Organization: ${LOCAL_ORGANIZATION_ID}
+Report explorer: ${url}/   (the token below is filled in)
+Organization: ${LOCAL_ORGANIZATION_ID}   ${stores}
 
 export TOKEN=${token}
 
@@ -119,7 +199,7 @@ curl -s ${auth} -H 'Content-Type: application/json' -H 'Accept: text/csv' ${url}
 Ctrl-C stops the service.`);
 }
 
-main().catch((e: unknown) => {
+main(process.argv).catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });

@@ -5,16 +5,14 @@
  *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f
  *   curl -H "Authorization: Bearer $(npm run -s token -- --org <uuid>)" localhost:3000/locations
  */
-import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadOrCreateDevKey } from '#shared/auth/dev-key';
-import { DEFAULT_TOKEN_TTL_SECONDS, mintDevToken } from '#shared/auth/tokens';
-import { organizationClaim } from '#commons/identity';
-
-/** Where the development key is kept unless DEV_KEY_FILE says otherwise (gitignored). */
-export const DEFAULT_DEV_KEY_FILE = resolve(__dirname, '..', '.data', 'dev-key.json');
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { loadOrCreateDevKey } from './local/auth/dev-key';
+import { isOrganizationId } from '#shared/organization';
+import { DEFAULT_TOKEN_TTL_SECONDS, mintDevToken } from './local/auth/tokens';
+import { organizationClaim } from '#commons/http/identity';
+import { cliOptions } from './cli/options';
+import { parseCommand, runAsProcess } from './cli/run';
+import { dataPaths } from './local/config';
 
 /** `3600`, `90m`, `12h`, `7d` → seconds. */
 export function parseDuration(text: string): number {
@@ -23,26 +21,25 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const options = new Command('token')
+export async function mintTokenCli(argv: readonly string[]): Promise<number> {
+  const program = new Command('token')
     .description('Print a development JWT for an organization (local server only).')
     .requiredOption('--org <uuid>', 'organization id', (v) => {
-      if (!UUID.test(v)) throw new InvalidArgumentError('must be a UUID');
+      // The form the handlers require of the claim (functions/commons/http/identity.ts): anything else is a 401.
+      if (!isOrganizationId(v)) throw new InvalidArgumentError('must be a UUID');
       return v.toLowerCase();
     })
     .option('--sub <subject>', 'subject (user) of the token', 'local-developer')
     .option('--ttl <duration>', 'lifetime, e.g. 3600, 90m, 12h', parseDuration, DEFAULT_TOKEN_TTL_SECONDS)
-    .option('--key <path>', 'development key file', process.env.DEV_KEY_FILE ?? DEFAULT_DEV_KEY_FILE)
-    .parse([...argv])
-    .opts<{ org: string; sub: string; ttl: number; key: string }>();
-  const key = await loadOrCreateDevKey(options.key);
+    .addOption(cliOptions.dataDir())
+    .option('--key <path>', 'development key file (env DEV_KEY_FILE; default: dev-key.json in the data folder, as npm start uses)', process.env.DEV_KEY_FILE);
+  const exit = parseCommand(program, argv);
+  if (exit !== undefined) return exit;
+  const options = program.opts<{ org: string; sub: string; ttl: number; dataDir: string; key?: string }>();
+  const key = await loadOrCreateDevKey(options.key ?? dataPaths(options.dataDir).devKey);
   const token = await mintDevToken(key, { organizationId: options.org, claimName: organizationClaim(), subject: options.sub, ttlSeconds: options.ttl });
   process.stdout.write(token + '\n');
+  return 0;
 }
 
-if (require.main === module) {
-  main(process.argv).catch((e: Error) => {
-    process.stderr.write(`token: ${e.message}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) runAsProcess('token', mintTokenCli);

@@ -1,89 +1,67 @@
-import { mkdirSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
-import { Presets, SingleBar } from 'cli-progress';
-import { DynamoLocationStore } from '#shared/locations/dynamo-store';
-import { createDocumentClient } from '#commons/dynamo-client';
-import { dataPaths, LOCAL_ORGANIZATION_ID, LOCAL_TABLE_NAME } from './local/config';
-import { startLocalDynamo } from './local/stores';
+import { Command } from 'commander';
+import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
+import { progressBar } from './cli/progress';
+import { parseCommand, runAsProcess } from './cli/run';
+import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
+import { openLocationStore } from './local/stores';
 import { seed } from './seed/seed';
 import { SITES } from './seed/generate';
-import { duckDbTarget, openSearchTarget, type DocumentTarget } from './seed/targets';
+import { openDocumentTarget } from './seed/targets';
 
-const positiveInt = (max: number) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`must be a whole number from 1 to ${max}`);
-  return n;
-};
+interface SeedFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
+  readonly days: number;
+  readonly locations: number;
+  readonly eventsPerDay: number;
+  readonly org: string;
+}
 
 /**
  * `npm run seed -- --days 30 --locations 3`: synthetic locations, sensor groups and documents up to
- * now, into the local data folder (DuckDB + dynalite) or, with --opensearch-url, into OpenSearch
- * (locations then go to the DynamoDB table named by --table, at DYNAMODB_ENDPOINT or in AWS).
+ * now. Documents go to the data folder's DuckDB, or to OpenSearch (`--opensearch-url`, `--domain`);
+ * locations to the data folder's table, or to a DynamoDB table (`--table`, `--dynamodb-endpoint`).
  */
 export async function seedCli(argv: readonly string[]): Promise<number> {
   const program = new Command('seed')
-    .description('Seed synthetic locations and documents')
-    .option('--days <n>', 'days of history up to now', positiveInt(3660), 30)
-    .option('--locations <n>', `locations, in different time zones (1-${SITES.length})`, positiveInt(SITES.length), 3)
-    .option('--events-per-day <n>', 'movement events per location and day', positiveInt(1_000_000), 1500)
+    .description('Seed synthetic locations, sensor groups and documents up to now.')
+    .option('--days <n>', 'days of history up to now', wholeNumber(1, 3660), 30)
+    .option('--locations <n>', `locations, in different time zones (1-${SITES.length})`, wholeNumber(1, SITES.length), 3)
+    .option('--events-per-day <n>', 'movement events per location and day', wholeNumber(1, 1_000_000), 1500)
     .option('--org <uuid>', 'organization that owns the data', LOCAL_ORGANIZATION_ID)
-    .option('--data-dir <path>', 'local data folder (DuckDB and dynalite)', process.env.DATA_DIR ?? '.data')
-    .option('--opensearch-url <url>', 'write documents to this OpenSearch instead of DuckDB')
-    .option('--index-prefix <prefix>', 'OpenSearch index prefix', process.env.OPENSEARCH_INDEX_PREFIX ?? '')
-    .option('--table <name>', 'DynamoDB table for locations (with --opensearch-url)', process.env.TABLE_NAME)
-    .exitOverride()
+    .addOption(cliOptions.dataDir())
+    .addOption(cliOptions.opensearchUrl())
+    .addOption(cliOptions.domain())
+    .addOption(cliOptions.region())
+    .addOption(cliOptions.indexPrefix())
+    .addOption(cliOptions.table())
+    .addOption(cliOptions.dynamodbEndpoint())
     .showHelpAfterError();
-  program.parse(argv);
-  const o = program.opts<{ days: number; locations: number; eventsPerDay: number; org: string; dataDir: string; opensearchUrl?: string; indexPrefix: string; table?: string }>();
+  const exit = parseCommand(program, argv);
+  if (exit !== undefined) return exit;
+  const o = program.opts<SeedFlags>();
 
   const paths = dataPaths(o.dataDir);
-  let target: DocumentTarget;
-  let store: DynamoLocationStore;
-  let closeStore: () => Promise<void>;
-  if (o.opensearchUrl) {
-    if (!o.table) program.error('--table (or TABLE_NAME) is required with --opensearch-url');
-    target = await openSearchTarget(o.opensearchUrl, o.indexPrefix);
-    const client = createDocumentClient(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {});
-    store = new DynamoLocationStore(client, o.table as string);
-    closeStore = async () => client.destroy();
-  } else {
-    mkdirSync(paths.root, { recursive: true });
-    const dynamo = await startLocalDynamo(paths.dynamo, LOCAL_TABLE_NAME);
-    const client = createDocumentClient({ endpoint: dynamo.endpoint });
-    target = await duckDbTarget(paths.duckdb);
-    store = new DynamoLocationStore(client, LOCAL_TABLE_NAME);
-    closeStore = async () => {
-      client.destroy();
-      await dynamo.close();
-    };
-  }
-  const bar = new SingleBar({ format: 'seeding {bar} {percentage}% | {value}/{total} documents | {eta}s left', noTTYOutput: false }, Presets.shades_classic);
-  bar.start(1, 0);
+  // Documents first: the data folder's DuckDB refuses a second process (a running npm start) before anything is written.
+  const target = await openDocumentTarget(o, paths);
+  const locations = await openLocationStore({ ...o, localFile: paths.locations }).catch(async (e: unknown) => {
+    await target.close();
+    throw e;
+  });
+  const bar = progressBar('seeding {bar} {percentage}% | {value}/{total} documents | {eta}s left');
   try {
-    const summary = await seed(target, store, { organizationId: o.org, days: o.days, locations: o.locations, eventsPerDay: o.eventsPerDay, now: Date.now() }, (done, total) => {
-      bar.setTotal(total);
-      bar.update(done);
-    });
+    const summary = await seed(target, locations.store, { organizationId: o.org, days: o.days, locations: o.locations, eventsPerDay: o.eventsPerDay, now: Date.now() }, (done, total) =>
+      bar.update(done, total),
+    );
     bar.stop();
     const d = summary.documents;
-    console.log(`${target.description}: ${summary.locations} locations, ${d.movementEvents} movement events, ${d.parkingEvents} parking events, ${d.parkingLotStats} lot stats`);
+    console.log(`${target.description}: ${d.movementEvents} movement events, ${d.parkingEvents} parking events, ${d.parkingLotStats} lot stats`);
+    console.log(`${locations.description}: ${summary.locations} locations`);
     for (const f of summary.failures) console.error(`document ${f.position}: ${f.reason}`);
     return summary.failures.length > 0 ? 2 : 0;
   } finally {
     bar.stop();
     await target.close();
-    await closeStore();
+    await locations.close();
   }
 }
 
-if (require.main === module) {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  seedCli(process.argv).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      if ((e as { code?: string }).code?.startsWith('commander.')) process.exit((e as { exitCode?: number }).exitCode ?? 1);
-      console.error(e instanceof Error ? e.message : e);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsProcess('seed', seedCli);

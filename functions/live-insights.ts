@@ -2,12 +2,12 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { LocationStore } from '#shared/locations/store';
 import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights';
-import { locationStore } from '#commons/dynamo';
-import { organizationOf } from '#commons/identity';
-import type { Provider } from '#commons/lazy';
-import { observability } from '#commons/observability';
-import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/json-only';
-import { problemErrors } from '#commons/problem-middleware';
+import { locationStore } from '#commons/clients/dynamo';
+import { organizationOf } from '#commons/http/identity';
+import type { Provider } from '#commons/clients/lazy';
+import { conditionalGet } from '#commons/http/conditional-get';
+import { httpEdge } from '#commons/http/edge';
+import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
 
 export interface LiveInsightsDeps {
   readonly store: Provider<Pick<LocationStore, 'getLiveView'>>;
@@ -18,8 +18,8 @@ export interface LiveInsightsDeps {
 /** GET /locations/{locationId}/insights/live?filter=occupancy, from the occupancy cache. */
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(problemErrors({ availableMediaTypes: JSON_MEDIA_TYPES }))
-    .use(observability())
+    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
+    .use(conditionalGet())
     .use(jsonOnly())
     .handler(async (event) => {
       const organizationId = organizationOf(event);

@@ -1,23 +1,22 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
-import httpContentNegotiation from '@middy/http-content-negotiation';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { Deadline } from '#shared/report/deadline';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType, type SplitRunOptions } from '#shared/report/query-report';
-import { bodyLimit } from '#commons/body-limit';
-import { reportEngine } from '#commons/engine';
-import { organizationOf } from '#commons/identity';
-import type { Provider } from '#commons/lazy';
-import { measuredEngine, metrics } from '#commons/metrics';
-import { observability } from '#commons/observability';
-import { problemErrors } from '#commons/problem-middleware';
+import { bodyLimit } from '#commons/http/body-limit';
+import { reportEngine } from '#commons/clients/engine';
+import { organizationOf } from '#commons/http/identity';
+import { jsonBody } from '#commons/http/json-body';
+import type { Provider } from '#commons/clients/lazy';
+import { measuredEngine, metrics } from '#commons/powertools/metrics';
+import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
+import { httpEdge } from '#commons/http/edge';
+import { sentBytesOf } from '#commons/http/content-encoding';
+import { routeGuard } from '#commons/http/route-guard';
+import { ROUTES } from './routes';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
-/** http-content-negotiation puts the chosen type on the context. */
-type NegotiatedContext = Context & { preferredMediaType?: ReportMediaType };
 
 /** Largest report body accepted (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -31,7 +30,7 @@ export const RESPONSE_MARGIN_MS = 2_000;
 
 /** How split reports run in this process, from the environment (loaded on the first split report). */
 const splitOptionsFromEnv = async (engine: ReportEngine): Promise<SplitRunOptions> =>
-  (await import('#commons/step-functions-executor')).splitOptionsFromEnv(engine);
+  (await import('#commons/split/step-functions-executor')).splitOptionsFromEnv(engine);
 
 /**
  * POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine.
@@ -42,18 +41,17 @@ export function createQueryReportHandler(
   split: (engine: ReportEngine) => SplitRunOptions | Promise<SplitRunOptions> = splitOptionsFromEnv,
 ) {
   return middy<Event, APIGatewayProxyResultV2>()
-    .use(problemErrors({ availableMediaTypes: REPORT_MEDIA_TYPES }))
-    .use(observability())
-    .use(httpHeaderNormalizer())
-    .use(httpContentNegotiation({ availableMediaTypes: [...REPORT_MEDIA_TYPES], parseCharsets: false, parseEncodings: false, parseLanguages: false }))
+    .use(httpEdge({ availableMediaTypes: REPORT_MEDIA_TYPES }))
+    .use(routeGuard(ROUTES.find((r) => r.handler === 'query-report')!))
+    .use(negotiateMediaType(REPORT_MEDIA_TYPES))
     .use(bodyLimit(MAX_BODY_BYTES))
-    .use(httpJsonBodyParser())
-    .handler(async (event, context: NegotiatedContext, { signal }) => {
+    .use(jsonBody())
+    .handler(async (event, context: NegotiatedContext<ReportMediaType>, { signal }) => {
       const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS, signal);
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await engine());
-      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { deadline, loadSplitOptions: async () => split(reports) });
+      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { deadline, loadSplitOptions: async () => split(reports), sentBytes: sentBytesOf(context) });
       metrics.addMetric('ReportTruncated', MetricUnit.Count, headers['X-Report-Truncated'] ? 1 : 0);
       return { statusCode: 200, headers, body };
     });

@@ -4,12 +4,12 @@ import type { ScheduledEvent } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import type { LocationStore } from '#shared/locations/store';
 import { refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
-import { locationStore } from '#commons/dynamo';
-import { observability } from '#commons/observability';
-import { reportEngine } from '#commons/engine';
-import type { Provider } from '#commons/lazy';
-import { logger } from '#commons/logger';
-import { measuredEngine, metrics } from '#commons/metrics';
+import { locationStore } from '#commons/clients/dynamo';
+import { observability } from '#commons/powertools/observability';
+import { reportEngine } from '#commons/clients/engine';
+import type { Provider } from '#commons/clients/lazy';
+import { logger } from '#commons/powertools/logger';
+import { measuredEngine, metrics } from '#commons/powertools/metrics';
 
 export interface RefreshOccupancyDeps {
   readonly store: Provider<Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>>;

@@ -5,12 +5,12 @@ import type { ReportEngine, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { encodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import { slicePlan, type SliceRange } from '#shared/report/split/plan-slices';
-import { reportEngine } from '#commons/engine';
-import { observability } from '#commons/observability';
-import type { Provider } from '#commons/lazy';
-import { logger } from '#commons/logger';
-import { measuredEngine, metrics } from '#commons/metrics';
-import { sliceStoreFromEnv, type SliceRef, type SliceResultStore } from '#commons/slice-store';
+import { reportEngine } from '#commons/clients/engine';
+import { observability } from '#commons/powertools/observability';
+import type { Provider } from '#commons/clients/lazy';
+import { logger } from '#commons/powertools/logger';
+import { measuredEngine, metrics } from '#commons/powertools/metrics';
+import { sliceStoreFromEnv, type SliceRef, type SliceResultStore } from '#commons/split/slice-store';
 
 /**
  * The slice worker: the Step Functions Map task of a splitInterval report (lib/split.ts).

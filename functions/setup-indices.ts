@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { logger } from '#commons/logger';
-import { observability } from '#commons/observability';
+import { logger } from '#commons/powertools/logger';
+import { observability } from '#commons/powertools/observability';
 
 /** What the stack passes to the custom resource (CloudFormation hands every value over as a string). */
 interface IndexSetupProperties {
@@ -46,7 +46,7 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     // Loaded on use, not at import: the OpenSearch client and the SDK credential chain are most of
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
     const [{ createOpenSearchClient }, { ensureIndexTemplates }] = await Promise.all([
-      import('#commons/opensearch-client'),
+      import('#commons/clients/opensearch-client'),
       import('#shared/report/engines/opensearch/indices'),
     ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.

@@ -1,9 +1,11 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CfnStage,
   CorsHttpMethod,
   HttpApi,
   type HttpMethod,
+  HttpNoneAuthorizer,
   HttpStage,
   type IHttpRouteAuthorizer,
   LogGroupLogDestination,
@@ -23,14 +25,38 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
-/** Response headers a browser may read: truncation flag, deprecation notice, retry advice. */
-export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after'];
+/**
+ * The path API Gateway routes for a route path of functions/routes.ts. A static segment holding a
+ * colon, a custom method in the style of `/reports:query` (AIP-136), becomes a path variable named
+ * after its position (`/{segment1}`), and the function checks the segment itself (the route guard in
+ * functions/commons). API Gateway documents which characters a REST API resource path may hold, but
+ * not an HTTP API route path; a variable is a route it documents, and it matches `/reports:query`
+ * whether or not the client percent-encodes the colon, since API Gateway decodes path parameters.
+ */
+export function gatewayRoutePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment, i) => (segment.includes(':') && !segment.startsWith('{') ? `{segment${i}}` : segment))
+    .join('/');
+}
+
+/** Response headers a browser may read: truncation flag, deprecation notice, retry advice, request id, validator. */
+export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'];
 
 export interface JwtIssuerOptions {
   /** Issuer URL (the `iss` claim), e.g. `https://login.example.com/`. */
   readonly issuer: string;
   /** Accepted audiences (`aud` or `client_id` claim). */
   readonly audience: readonly string[];
+}
+
+export interface AddRouteOptions {
+  /**
+   * Why this route needs no token: it is then deployed without an authorizer (the API's default is
+   * the JWT authorizer), and the reason acknowledges cdk-nag's AwsSolutions-APIG4 finding.
+   * @default - behind the JWT authorizer
+   */
+  readonly publicBecause?: string;
 }
 
 export interface ApiProps {
@@ -107,7 +133,7 @@ export class Api extends Construct {
             corsPreflight: {
               allowOrigins: origins,
               allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST],
-              allowHeaders: ['authorization', 'content-type', 'accept'],
+              allowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match'],
               exposeHeaders: EXPOSED_HEADERS,
               maxAge: Duration.hours(1),
             },
@@ -148,18 +174,43 @@ export class Api extends Construct {
     });
   }
 
-  /** Routes `method path` to the function (payload format 2.0), behind the JWT authorizer. */
-  public addRoute(method: HttpMethod, path: string, fn: IFunction, id: string): void {
-    this.httpApi.addRoutes({
-      path,
+  /**
+   * Routes `method path` to the function (payload format 2.0), behind the JWT authorizer unless
+   * `options.publicBecause` (then with none: API Gateway passes the request on without a token). A path
+   * segment that is a custom method (`/reports:query`) is deployed as a path variable: see
+   * {@link gatewayRoutePath}.
+   */
+  public addRoute(method: HttpMethod, path: string, fn: IFunction, id: string, options: AddRouteOptions = {}): void {
+    const routes = this.httpApi.addRoutes({
+      path: gatewayRoutePath(path),
       methods: [method],
       integration: new HttpLambdaIntegration(`${id}Integration`, fn),
+      ...(options.publicBecause === undefined ? {} : { authorizer: new HttpNoneAuthorizer() }),
     });
+    if (options.publicBecause === undefined) return;
+    for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: options.publicBecause });
   }
 
-  /** The base URL of the API. */
+  /**
+   * Per-route throttling on top of the stage's, for a route whose requests cost the backend far more
+   * than the others (API Gateway's route settings, keyed by route key).
+   */
+  public throttleRoute(method: HttpMethod, path: string, throttle: { readonly rateLimit: number; readonly burstLimit: number }): void {
+    const stage = this.stage.node.defaultChild as CfnStage;
+    // RouteSettings is untyped JSON in CloudFormation (a map of route keys), so CDK passes the keys
+    // through as written: they must be CloudFormation's own names.
+    stage.routeSettings = {
+      ...(stage.routeSettings as Record<string, unknown> | undefined),
+      [`${method} ${gatewayRoutePath(path)}`]: { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+    };
+  }
+
+  /**
+   * The base URL of the API, without a trailing slash, so that `$URL/locations` is a valid request
+   * path (the `$default` stage's URL ends in `/`, and `//locations` matches no route).
+   */
   public get url(): string {
-    return this.stage.url;
+    return this.httpApi.apiEndpoint;
   }
 
   private createUserPool(removalPolicy: RemovalPolicy): UserPool {

@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import type { BuildOptions } from 'esbuild';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { type BuildOptions, buildSync } from 'esbuild';
+
+/** The project root (this file lives in `lib/`): source paths in bundles are written relative to it. */
+export const PROJECT_ROOT = resolve(__dirname, '..');
 
 /**
  * The esbuild settings of every Lambda bundle, in one place: the CDK functions (`ServiceFunction`,
@@ -31,12 +34,12 @@ export const BUNDLE_MAIN_FIELDS: readonly string[] = ['module', 'main'];
  * Packages left out of the bundle because no Lambda invocation can reach them; everything else, the
  * AWS SDK included, goes in. Each is reached only through an `import()` that never runs in Lambda:
  *
- * - `bowser` (35 kB), a browser user-agent parser: imported only by the SDK's browser user-agent
+ * - `bowser`, a browser user-agent parser: imported only by the SDK's browser user-agent
  *   provider (`@aws-sdk/core` client/util-user-agent-browser), which Node clients never call.
  * - The credential providers after `fromEnv` in the SDK's default chain
  *   (`@aws-sdk/credential-provider-node` defaultProvider.js, remoteProvider.js: SSO, INI files,
  *   credential processes, web identity token files, the ECS and EC2 metadata endpoints; with the
- *   SSO, STS and sign-in clients they pull in, about 85 kB). Lambda always puts the function role's
+ *   SSO, STS and sign-in clients they pull in). Lambda always puts the function role's
  *   credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN),
  *   and the chain stops at `fromEnv`, its first link. Only the bundles leave them out: the CLIs and
  *   tests run from node_modules with the whole chain.
@@ -54,12 +57,12 @@ export const BUNDLE_EXTERNALS: readonly string[] = [
 /**
  * Node built-ins that bundled libraries import at the top but that requests seldom or never call,
  * each aliased to a module of lazy stand-ins (lib/lazy-builtins) that loads the built-in on first
- * use:
+ * use (what each costs at start is in the bundle benchmark, bench/README.md):
  *
- * - `node:crypto` (about 3 ms of start in a fresh process): at start only the Powertools logger
+ * - `node:crypto`: at start only the Powertools logger
  *   imports it, for `randomInt` when debug logs are sampled. The AWS SDK's chunks import it too and
  *   load it as they load (they hash at the top), which is when the first client is built.
- * - `node:stream/web` (about 2 ms): middy imports it for response streaming, which no function here
+ * - `node:stream/web`: middy imports it for response streaming, which no function here
  *   uses.
  *
  * Every other built-in stays as it is: `node:stream` (and `node:stream/promises` with it) is loaded
@@ -99,6 +102,55 @@ export function esbuildOptions(entry: string, outdir: string) {
     alias: { ...LAZY_BUILTINS },
     logLevel: 'warning',
   } satisfies BuildOptions;
+}
+
+/**
+ * Bundles one handler into `outdir` (the asset folder: `index.mjs`, `chunks/`, their maps) with
+ * {@link esbuildOptions}, so that the output depends on the sources only, not on where the project
+ * or the output folder is: CDK hashes the output (the asset hash), and a deploy from another machine
+ * or checkout must not see a changed function. esbuild writes source map paths relative to its
+ * output folder and hashes chunk names over content that includes them, so it builds for a fixed
+ * folder inside the project (in memory: `write: false`, nothing lands there), and the maps are then
+ * written with sources relative to the project root and a `sourceRoot` that leads from each map back
+ * to the asset root, so that a Lambda stack trace reads `/var/task/functions/x.ts`.
+ */
+export function bundleHandler(entry: string, outdir: string): void {
+  const virtualOutdir = join(PROJECT_ROOT, '.bundle');
+  const { outputFiles } = buildSync({ ...esbuildOptions(entry, virtualOutdir), absWorkingDir: PROJECT_ROOT, write: false });
+  for (const file of outputFiles) {
+    const rel = relative(virtualOutdir, file.path);
+    const target = join(outdir, rel);
+    mkdirSync(dirname(target), { recursive: true });
+    if (!rel.endsWith('.map')) {
+      writeFileSync(target, file.contents);
+      continue;
+    }
+    const map = JSON.parse(file.text) as { sources: string[]; sourceRoot?: string };
+    map.sources = map.sources.map((source) => sourceName(resolve(dirname(file.path), source)));
+    const depth = dirname(rel);
+    map.sourceRoot = depth === '.' ? '' : `${depth.split(sep).map(() => '..').join('/')}/`;
+    writeFileSync(target, JSON.stringify(map));
+  }
+}
+
+/**
+ * How a bundled source is named in the maps: relative to the project root, or from its
+ * `node_modules/` folder on for packages installed above the project (a workspace's hoisted ones).
+ */
+function sourceName(path: string): string {
+  const rel = relative(PROJECT_ROOT, path);
+  if (!rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/');
+  const parts = path.split(sep);
+  const modules = parts.indexOf('node_modules');
+  if (modules < 0) throw new Error(`bundled source ${path} is neither in the project (${PROJECT_ROOT}) nor in a node_modules folder`);
+  return parts.slice(modules).join('/');
+}
+
+/** A path relative to the project root with `/` separators; fails for a file outside the project. */
+export function projectRelative(path: string): string {
+  const rel = relative(PROJECT_ROOT, path);
+  if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${path} is outside the project (${PROJECT_ROOT})`);
+  return rel.split(sep).join('/');
 }
 
 /** Static imports of chunks in a minified ESM file (`from"./chunk-X.mjs"`, `import"./x.mjs"`), not `import("…")`. */

@@ -22,6 +22,8 @@ export interface ServiceConfig {
   readonly api: {
     readonly throttleRateLimit: number;
     readonly throttleBurstLimit: number;
+    /** Throttling of `POST /reports:query` alone: the requests that load the domain. */
+    readonly reportThrottle: { readonly rateLimit: number; readonly burstLimit: number };
     readonly corsOrigins: readonly string[];
     /** A JWT issuer and audience to trust instead of the Cognito user pool the stack creates. */
     readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
@@ -29,6 +31,12 @@ export interface ServiceConfig {
     readonly organizationClaim: string;
   };
   readonly split: { readonly maxConcurrency: number; readonly logExecutionData: boolean };
+  /**
+   * Reserved concurrency of the query function and of the slice worker (0: none). Off by default:
+   * Lambda keeps at least 100 executions of an account unreserved, and new accounts start with a
+   * concurrency quota below that, so any reservation fails their first deploy.
+   */
+  readonly reservedConcurrency: { readonly query: number; readonly sliceWorker: number };
   readonly reportTermsCap: number;
   readonly logRetentionDays: number;
   /** Subscribes this address to the alarm topic when set. */
@@ -95,6 +103,7 @@ export function readConfig(node: Ctx): ServiceConfig {
     api: {
       throttleRateLimit: int(node, 'apiThrottleRateLimit', 50, 1),
       throttleBurstLimit: int(node, 'apiThrottleBurstLimit', 100, 1),
+      reportThrottle: { rateLimit: int(node, 'reportThrottleRateLimit', 10, 1), burstLimit: int(node, 'reportThrottleBurstLimit', 20, 1) },
       corsOrigins: list(node, 'corsOrigins'),
       ...(issuer ? { jwt: { issuer, audience } } : {}),
       organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),
@@ -103,6 +112,7 @@ export function readConfig(node: Ctx): ServiceConfig {
       maxConcurrency: int(node, 'splitMaxConcurrency', 10, 1),
       logExecutionData: bool(node, 'splitLogExecutionData', false),
     },
+    reservedConcurrency: { query: int(node, 'queryReservedConcurrency', 0, 0), sliceWorker: int(node, 'sliceWorkerReservedConcurrency', 0, 0) },
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
     ...(alarmEmail ? { alarmEmail } : {}),

@@ -13,6 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -20,6 +21,8 @@ import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from './service-funct
 
 export interface ObservabilityProps {
   readonly api: IHttpApi;
+  /** The API's JSON access logs: throttled requests (429) are counted from them. */
+  readonly accessLogs: ILogGroup;
   /** Every function whose errors and throttles should page, by a readable name. */
   readonly functions: Readonly<Record<string, IFunction>>;
   /** The occupancy refresh job and the queue its failures land in. */
@@ -38,6 +41,13 @@ export interface ObservabilityProps {
    * @default 0.05
    */
   readonly serverErrorRate?: number;
+  /**
+   * p99 of the API's answer time, over five minutes, that raises the alarm when it holds for 15
+   * minutes. A report may take up to the 29 s integration limit; answers that slow are the ones
+   * users give up on.
+   * @default Duration.seconds(10)
+   */
+  readonly latencyP99?: Duration;
 }
 
 /**
@@ -70,6 +80,27 @@ export class Observability extends Construct {
       threshold: props.serverErrorRate ?? 0.05,
     });
     this.alarm('Api5xxBurst', 'At least 10 API answers were 5xx within 5 minutes', { metric: serverErrors, threshold: 10, exclusive: false });
+    const p99 = props.latencyP99 ?? Duration.seconds(10);
+    this.alarm('ApiLatencyP99', `p99 of API answer time above ${p99.toSeconds()} s for 15 minutes`, {
+      metric: props.api.metricLatency({ period: fiveMinutes, statistic: 'p99' }),
+      threshold: p99.toMilliseconds(),
+      evaluationPeriods: 3,
+    });
+    // HTTP APIs publish no throttle metric (a throttled request is one of the 4xx); the access log
+    // has the status of each, so a metric filter counts the 429s.
+    const throttled = new MetricFilter(this, 'ApiThrottledFilter', {
+      logGroup: props.accessLogs,
+      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
+      metricNamespace: DEFAULT_METRICS_NAMESPACE,
+      metricName: 'ApiThrottledRequests',
+      metricValue: '1',
+      defaultValue: 0,
+    });
+    this.alarm('ApiThrottled', 'API Gateway throttled at least 10 requests within 5 minutes (429 Too Many Requests)', {
+      metric: throttled.metric({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 10,
+      exclusive: false,
+    });
 
     for (const [name, fn] of Object.entries(props.functions)) {
       this.alarm(`${name}Errors`, `${name}: invocations failed`, {
@@ -130,6 +161,26 @@ export class Observability extends Construct {
     });
     this.alarm('DomainWritesBlocked', 'OpenSearch blocks index writes', {
       metric: props.domain.metricClusterIndexWritesBlocked({ period: fiveMinutes, statistic: 'Maximum' }),
+      threshold: 1,
+      exclusive: false,
+    });
+    // The domain thresholds are those AWS recommends for OpenSearch Service
+    // (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/cloudwatch-alarms.html).
+    this.alarm('DomainJvmPressure', 'OpenSearch JVM memory pressure at or above 95% (the node is close to out-of-memory and may reject requests)', {
+      metric: props.domain.metricJVMMemoryPressure({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      threshold: 95,
+      exclusive: false,
+      evaluationPeriods: 3,
+    });
+    this.alarm('DomainCpu', 'OpenSearch CPU at or above 80% for 45 minutes (the domain is undersized for its load)', {
+      metric: props.domain.metricCPUUtilization({ period: Duration.minutes(15), statistic: 'Maximum' }),
+      threshold: 80,
+      exclusive: false,
+      evaluationPeriods: 3,
+    });
+    // A search the node's queue cannot take is rejected (429), which the functions answer as 503.
+    this.alarm('DomainSearchRejected', 'OpenSearch rejected searches (its search queue was full)', {
+      metric: props.domain.metric('ThreadpoolSearchRejected', { period: fiveMinutes, statistic: 'Sum' }),
       threshold: 1,
       exclusive: false,
     });

@@ -1,4 +1,4 @@
-import { TTL_ATTRIBUTE } from '../shared/locations/table';
+import { TABLE_KEYS, TTL_ATTRIBUTE } from '../shared/locations/table';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -55,8 +55,8 @@ export class Occupancy extends Construct {
     const retryAttempts = props.retryAttempts ?? 2;
 
     this.table = new Table(this, 'Table', {
-      partitionKey: { name: 'PK', type: AttributeType.STRING },
-      sortKey: { name: 'SK', type: AttributeType.STRING },
+      partitionKey: { name: TABLE_KEYS.partition, type: AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.sort, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
       // Occupancy entries expire a day after their refresh (shared/locations/table.ts TTL_ATTRIBUTE).
       timeToLiveAttribute: TTL_ATTRIBUTE,

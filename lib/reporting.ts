@@ -6,6 +6,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { PROBE_REQUEST } from '../shared/health/checks';
 import { INDEX_BASE, indexTemplates } from '../shared/report/engines/opensearch/indices';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
 
@@ -168,6 +169,11 @@ export class Reporting extends Construct {
       indexPrefix: this.indexPrefix,
       indexPatterns: Object.values(INDEX_BASE).map((base) => `${base}-*`),
     };
+  }
+
+  /** Search access for the health check: the indices of the collection its probe report reads. */
+  public get healthBinding(): OpenSearchBinding {
+    return { domain: this.domain, indexPrefix: this.indexPrefix, indexPatterns: [`${INDEX_BASE[PROBE_REQUEST.source]}-*`] };
   }
 
   private acknowledgeDomainFindings(dataNodes: number, masterNodes: number): void {

@@ -1,5 +1,6 @@
-import { dirname } from 'node:path';
-import { AssetHashType, type CfnElement, DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { AssetHashType, AssetStaging, type CfnElement, DockerImage, Duration, type FingerprintOptions, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -7,30 +8,13 @@ import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { AssetOptions } from 'aws-cdk-lib/aws-s3-assets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { buildSync } from 'esbuild';
-import { esbuildOptions } from './bundling';
+import { ENV } from '../functions/commons/env';
+import { BUNDLE_ENTRY_FILE, bundleHandler, projectRelative } from './bundling';
 
-/**
- * Environment variables the stack sets, as the handlers read them. One table, so the handler
- * authors and the stack agree on names.
- */
-export const ENV = {
-  /** `https://<domain endpoint>` of the OpenSearch domain. */
-  openSearchUrl: 'OPENSEARCH_URL',
-  /** `sigv4`: sign every request with the function's role (service `es`, region from AWS_REGION). */
-  openSearchAuth: 'OPENSEARCH_AUTH',
-  openSearchIndexPrefix: 'OPENSEARCH_INDEX_PREFIX',
-  reportTermsCap: 'REPORT_TERMS_CAP',
-  organizationClaim: 'ORGANIZATION_CLAIM',
-  /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
-  tableName: 'TABLE_NAME',
-  /** ARN of the Express state machine that runs report slices. */
-  splitStateMachineArn: 'SPLIT_STATE_MACHINE_ARN',
-  /** Bucket for slice results too large for the 256 KiB state payload. */
-  sliceResultsBucket: 'SLICE_RESULTS_BUCKET',
-} as const;
+export { ENV };
 
 export type DataAccess = 'read' | 'readWrite';
 
@@ -76,7 +60,7 @@ export interface ServiceFunctionProps
 
 /** Powertools service name of every function (also the `service` dimension of its metrics). */
 export const DEFAULT_SERVICE_NAME = 'location-reporting';
-/** CloudWatch namespace of the functions' own metrics (functions/commons/metrics.ts). */
+/** CloudWatch namespace of the functions' own metrics (functions/commons/powertools/metrics.ts). */
 export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
 
 /**
@@ -89,6 +73,8 @@ export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
 export class ServiceFunction extends NodejsFunction {
   /** The log group the function writes to (also available as `logGroup`). */
   public readonly logs: LogGroup;
+  /** The handler module this function's asset is built from. */
+  public readonly entry: string;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const { logRetention, logRemovalPolicy, serviceName, metricsNamespace, logLevel, environment, ...rest } = props;
@@ -120,6 +106,8 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     this.logs = logs;
+    this.entry = props.entry;
+    this.node.addValidation({ validate: () => this.checkAsset() });
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logs.logGroupArn] }),
     );
@@ -147,9 +135,28 @@ export class ServiceFunction extends NodejsFunction {
       }),
     );
     acknowledgeWildcards(this.role!, domain, paths, 'Reports read monthly indices (`<collection>-YYYY.MM`) by pattern; the grant is limited to those patterns and their _search endpoints.');
+    this.addOpenSearchEnvironment(binding);
+    return this;
+  }
+
+  private addOpenSearchEnvironment({ domain, indexPrefix }: OpenSearchBinding): void {
     this.addEnvironment(ENV.openSearchUrl, `https://${domain.domainEndpoint}`);
     this.addEnvironment(ENV.openSearchAuth, 'sigv4');
     this.addEnvironment(ENV.openSearchIndexPrefix, indexPrefix);
+  }
+
+  /**
+   * What GET /health needs and nothing more: its probe report's search (HTTP POST to
+   * `<index pattern>/_search` of the binding's patterns) and one GetItem on the table, and where both are.
+   */
+  public bindHealthChecks(binding: OpenSearchBinding, table: ITable): this {
+    const { domain, indexPrefix, indexPatterns } = binding;
+    const paths = indexPatterns.map((p) => `${indexPrefix}${p}/_search`);
+    this.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: paths.map((path) => `${domain.domainArn}/${path}`) }));
+    acknowledgeWildcards(this.role!, domain, paths, 'The health check runs one search on the monthly indices (`<collection>-YYYY.MM`) of one collection, by pattern; only that search endpoint is granted.');
+    this.addOpenSearchEnvironment(binding);
+    table.grant(this, 'dynamodb:GetItem');
+    this.addEnvironment(ENV.tableName, table.tableName);
     return this;
   }
 
@@ -183,27 +190,57 @@ export class ServiceFunction extends NodejsFunction {
     this.addEnvironment(ENV.sliceResultsBucket, bucket.bucketName);
     return this;
   }
+
+  /**
+   * Synth-time check of what ships: the staged asset must hold this function's own handler and no
+   * other service function's. CDK caches staged assets by a key computed from the source folder and
+   * the JSON of the bundling options, in which the `tryBundle` function does not appear; without the
+   * entry in that key (`extraHash` in {@link esbuildCode}) every function of a folder silently got
+   * the first function's bundle. This turns any such mix-up into a failed synth.
+   */
+  private checkAsset(): string[] {
+    if (!Stack.of(this).bundlingRequired) return [];
+    const staged = this.node.tryFindChild('Code')?.node.tryFindChild('Stage');
+    if (!(staged instanceof AssetStaging)) return [`no staged code asset found`];
+    const map = join(staged.absoluteStagedPath, `${BUNDLE_ENTRY_FILE}.map`);
+    if (!existsSync(map)) return [`the asset has no ${BUNDLE_ENTRY_FILE}.map to check its handler by`];
+    const sources = new Set((JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] }).sources);
+    const own = projectRelative(this.entry);
+    const others = Stack.of(this)
+      .node.findAll()
+      .filter((c): c is ServiceFunction => c instanceof ServiceFunction && c.entry !== this.entry)
+      .map((fn) => projectRelative(fn.entry))
+      .filter((entry) => sources.has(entry));
+    const errors = sources.has(own) ? [] : [`its asset was not built from ${own}`];
+    return [...errors, ...others.map((entry) => `its asset contains another function's handler, ${entry}`)];
+  }
 }
 
 /**
- * The asset of one handler: esbuild run in this process with the options of lib/bundling.ts (ESM,
- * code splitting), hashed by its output. When the app skips bundling (stack tests), CDK stages a
- * placeholder and never calls the bundler.
+ * The asset of one handler: esbuild run in this process by lib/bundling.ts (ESM, code splitting,
+ * source paths relative to the project), hashed by its output, so the hash is the same on every
+ * machine that builds the same sources. The entry's project-relative path is part of the staging
+ * cache key (`extraHash`): CDK keys that cache by source folder and bundling options only, and every
+ * handler shares both. When the app skips bundling (stack tests), CDK stages a placeholder and never
+ * calls the bundler.
  */
 function esbuildCode(entry: string): Code {
-  return Code.fromAsset(dirname(entry), {
+  // `extraHash` is an AssetStaging prop (FingerprintOptions) that s3 Asset forwards but does not declare.
+  const options: AssetOptions & Pick<FingerprintOptions, 'extraHash'> = {
     assetHashType: AssetHashType.OUTPUT,
+    extraHash: projectRelative(entry),
     bundling: {
       // Required by the type; never pulled: local bundling either succeeds or throws.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
       local: {
         tryBundle(outputDir) {
-          buildSync(esbuildOptions(entry, outputDir));
+          bundleHandler(entry, outputDir);
           return true;
         },
       },
     },
-  });
+  };
+  return Code.fromAsset(dirname(entry), options);
 }
 
 /** The logical id of a construct's CloudFormation resource, as cdk-nag prints it in finding ids. */

@@ -31,6 +31,12 @@ export interface SplitProps {
   readonly logRetention?: RetentionDays;
   /** @default 1024 */
   readonly memorySize?: number;
+  /**
+   * Reserved concurrency of the worker: the most slices running at once across all split reports
+   * (a throttled slice is retried by the Map's Retry).
+   * @default - none (the account's unreserved pool)
+   */
+  readonly workerReservedConcurrency?: number;
 }
 
 /** Lambda errors worth one more try: the service's own, not the worker's. */
@@ -72,6 +78,7 @@ export class Split extends Construct {
       timeout: Duration.seconds(Math.max(1, timeout.toSeconds() - 5)),
       memorySize: props.memorySize ?? 1024,
       logRetention: retention,
+      ...(props.workerReservedConcurrency ? { reservedConcurrentExecutions: props.workerReservedConcurrency } : {}),
     });
 
     this.resultsBucket = new Bucket(this, 'SliceResults', {

@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type Route, ROUTES } from '../functions/routes';
 import { Api } from './api';
+import { PROJECT_ROOT } from './bundling';
+import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
+import { Explorer } from './explorer';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
@@ -23,11 +26,17 @@ export const HANDLERS: readonly HandlerName[] = [
   'setup-indices',
 ];
 
+/** Throttling of `GET /health`, the one route without a token. */
+export const HEALTH_THROTTLE = { rateLimit: 5, burstLimit: 10 } as const;
+
+const PUBLIC_HEALTH_CHECK =
+  "GET /health is public on purpose, for monitors and load balancers: it reads no organization's data, answers only ok or which dependency failed, and has its own small throttle.";
+
 /** The module of a handler, relative to the project root. */
 export const handlerPath = (name: HandlerName): string => `functions/${name}.ts`;
 
 /** The project root (this file lives in `lib/`). */
-export const PROJECT_ROOT = resolve(__dirname, '..');
+export { PROJECT_ROOT };
 
 export interface ServiceStackProps extends StackProps {
   readonly config: ServiceConfig;
@@ -59,6 +68,7 @@ export class ServiceStack extends Stack {
   public readonly occupancy: Occupancy;
   public readonly split: Split;
   public readonly observability: Observability;
+  public readonly explorer: Explorer;
   /** One function per route handler of functions/routes.ts. */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
@@ -96,6 +106,7 @@ export class ServiceStack extends Stack {
 
     this.split = new Split(this, 'Split', {
       workerEntry: entries['run-report-slice'],
+      ...(config.reservedConcurrency.sliceWorker > 0 ? { workerReservedConcurrency: config.reservedConcurrency.sliceWorker } : {}),
       maxConcurrency: config.split.maxConcurrency,
       logExecutionData: config.split.logExecutionData,
       removalPolicy,
@@ -122,20 +133,29 @@ export class ServiceStack extends Stack {
         memorySize: config.lambdaMemoryMiB,
         logRetention,
         environment: { [ENV.organizationClaim]: config.api.organizationClaim },
+        ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
       }));
-      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`);
+      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, route.public ? { publicBecause: PUBLIC_HEALTH_CHECK } : {});
     }
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
+    const reports = ROUTES.find((r) => r.handler === 'query-report')!;
+    this.api.throttleRoute(HttpMethod[reports.method], reports.path, config.api.reportThrottle);
     this.endpoints['query-report']
       .bindOpenSearch(query)
       .bindSplitStateMachine(this.split.stateMachine)
       .bindSliceResults(this.split.resultsBucket, 'read')
       .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+    // Anyone may call /health: its own small rate bounds what it costs the engine and the table.
+    const health = ROUTES.find((r) => r.handler === 'health')!;
+    this.api.throttleRoute(HttpMethod[health.method], health.path, HEALTH_THROTTLE);
+    this.endpoints.health.bindHealthChecks(this.reporting.healthBinding, this.occupancy.table);
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+    this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
 
     this.observability = new Observability(this, 'Observability', {
       api: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
       functions: {
         ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
         RunReportSlice: this.split.worker,
@@ -148,12 +168,14 @@ export class ServiceStack extends Stack {
     });
 
     this.outputs(config);
+    Aspects.of(this).add(new CheckovJustifications());
   }
 
   private outputs(config: ServiceConfig): void {
     const out = (id: string, value: string, description: string) => new CfnOutput(this, id, { value, description });
     out('ApiUrl', this.api.url, 'Base URL of the HTTP API');
     out('Region', this.region, 'Region of the stack');
+    out('ExplorerUrl', this.explorer.url, 'The report explorer (the API is forwarded under the same origin)');
     if (this.api.userPool && this.api.userPoolClient) {
       out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
       out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');

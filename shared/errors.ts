@@ -1,6 +1,6 @@
 /**
  * One error family for the whole service. Every error knows its HTTP status and its RFC 9457
- * problem type, so the edge (functions/commons/problem-middleware.ts) maps errors without a table.
+ * problem type, so the edge (functions/commons/http/problem-middleware.ts) maps errors without a table.
  */
 
 /** One invalid part of a request: a JSON Pointer into the body (or the query string) and why. */
@@ -108,9 +108,19 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * 415 naming the media types a body may have, in the problem (`allowed`) and in an `Accept` header,
+ * which a response may carry to say what a request's content could have been (RFC 9110, 12.5.1).
+ */
 export class UnsupportedMediaTypeError extends AppError {
-  constructor() {
-    super(415, 'unsupported-media-type', 'Unsupported media type', 'The body must be application/json.');
+  constructor(
+    readonly allowed: readonly string[],
+    reason: string,
+  ) {
+    super(415, 'unsupported-media-type', 'Unsupported media type', `${reason}; the body must be ${allowed.join(' or ')}.`, {
+      headers: { Accept: allowed.join(', ') },
+      extensions: { allowed },
+    });
   }
 }
 

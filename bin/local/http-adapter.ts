@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { NotFoundError } from '#shared/errors';
 
 /**
  * Node HTTP ↔ API Gateway HTTP API (payload format 2.0), as API Gateway builds and reads them:
@@ -29,7 +30,21 @@ export async function readRequest(req: IncomingMessage, maxBytes: number): Promi
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   const cookies = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).filter(Boolean);
-  return { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://localhost'), headers, cookies, body: Buffer.concat(chunks) };
+  const method = req.method ?? 'GET';
+  const url = targetUrl(req.url ?? '/');
+  if (!url) throw new NotFoundError(`No route for ${method} ${req.url ?? ''}.`);
+  return { method, url, headers, cookies, body: Buffer.concat(chunks) };
+}
+
+/**
+ * The request target (RFC 9112, 3.2) as a URL: the origin form `/path?query` taken as it is, the
+ * absolute form `http://host/path` by its path; any other form names no resource here (undefined).
+ * `new URL(target, base)` would read an origin form starting with `//` as a network-path reference,
+ * so `//x/locations` would become host `x`, path `/locations`: here its path stays `//x/locations`.
+ */
+export function targetUrl(target: string): URL | undefined {
+  const absolute = target.startsWith('/') ? `http://localhost${target}` : /^https?:\/\//i.test(target) ? target : undefined;
+  return absolute !== undefined && URL.canParse(absolute) ? new URL(absolute) : undefined;
 }
 
 const isText = (body: Buffer): boolean => body.length === 0 || Buffer.from(body.toString('utf8'), 'utf8').equals(body);
@@ -38,6 +53,7 @@ export function toEvent(
   req: LocalRequest,
   route: { routeKey: string; pathParameters: Record<string, string> },
   claims: Record<string, string>,
+  requestId: string,
 ): APIGatewayProxyEventV2WithJWTAuthorizer {
   const query: Record<string, string> = {};
   for (const [name, value] of req.url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
@@ -60,7 +76,7 @@ export function toEvent(
       domainName: req.headers.host ?? 'localhost',
       domainPrefix: 'localhost',
       http: { method: req.method, path: req.url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: req.headers['user-agent'] ?? '' },
-      requestId: `local-${now}-${Math.random().toString(36).slice(2, 10)}`,
+      requestId,
       routeKey: route.routeKey,
       stage: '$default',
       time: new Date(now).toUTCString(),

@@ -1,21 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { DevKey } from '#shared/auth/dev-key';
-import { bearerToken, toAuthorizerClaims, verifyDevToken } from '#shared/auth/tokens';
+import type { DevKey } from './auth/dev-key';
+import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
 import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
 import type { Route } from '../../functions/routes';
+import { type ExplorerSite, serveExplorer } from './explorer';
 import { readRequest, toEvent, writeResult } from './http-adapter';
 import { matchRoute } from './router';
 
 type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyResultV2>;
 
-/** The Lambda handlers themselves, loaded on first use (after the environment is set). */
+/**
+ * The Lambda handlers themselves, loaded on first use (after the environment is set), once: an
+ * `import()` per request went through the module loader's resolve step every time.
+ */
 const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = {
-  'list-locations': () => import('../../functions/list-locations'),
-  'live-insights': () => import('../../functions/live-insights'),
-  'query-report': () => import('../../functions/query-report'),
+  'list-locations': lazy(() => import('../../functions/list-locations')),
+  'live-insights': lazy(() => import('../../functions/live-insights')),
+  'query-report': lazy(() => import('../../functions/query-report')),
+  health: lazy(() => import('../../functions/health')),
 };
 
 /** API Gateway's own payload limit. */
@@ -26,6 +33,8 @@ export interface LocalServerOptions {
   /** Verifies bearer tokens as the API Gateway JWT authorizer would. */
   readonly devKey: DevKey;
   readonly openApi: Record<string, unknown>;
+  /** The report explorer at `/` (web/); none: `/` is a 404 like any unknown path. */
+  readonly explorer?: ExplorerSite;
   readonly log?: (line: string) => void;
   /** The handlers' timeout (their context's remaining time starts there), as the deployed functions' 29 s. @default 29000 */
   readonly functionTimeoutMs?: number;
@@ -44,25 +53,29 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const log = options.log ?? (() => undefined);
   const server: Server = createServer((req, res) => {
     const started = performance.now();
+    // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
+    const requestId = randomUUID();
+    res.setHeader('x-request-id', requestId);
     void (async () => {
       const request = await readRequest(req, MAX_PAYLOAD_BYTES);
       if (request === 'too-large') return writeProblem(new PayloadTooLargeError(MAX_PAYLOAD_BYTES));
       if (request.method === 'GET' && request.url.pathname === '/openapi.json') {
         return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
       }
+      if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
       const match = matchRoute(request.method, request.url.pathname);
       if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
-      const claims = toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
+      const claims = match.route.public ? {} : toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
       const { handler } = await HANDLERS[match.route.handler]();
-      const event = toEvent(request, match, claims);
-      writeResult(res, await handler(event, lambdaContext(match.route.handler, event.requestContext.requestId, options.functionTimeoutMs ?? 29_000)));
+      const event = toEvent(request, match, claims, requestId);
+      writeResult(res, await handler(event, lambdaContext(match.route.handler, requestId, options.functionTimeoutMs ?? 29_000)));
     })()
       .catch((e: unknown) => writeProblem(e instanceof AppError ? e : new InternalError({ cause: e })))
-      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms`));
+      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`));
 
     function writeProblem(error: AppError): void {
-      if (error.status >= 500) console.error(error.cause ?? error);
-      const { status, headers, body } = renderProblem(error);
+      if (error.status >= 500) console.error(requestId, error.cause ?? error);
+      const { status, headers, body } = renderProblem(error, { requestId });
       writeResult(res, { statusCode: status, headers, body });
     }
   });

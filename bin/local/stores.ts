@@ -1,24 +1,52 @@
-import type { AddressInfo } from 'node:net';
-import dynalite from 'dynalite';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoLocationStore } from '#shared/locations/dynamo-store';
+import type { LocationStore } from '#shared/locations/store';
 import { ensureTable } from '#shared/locations/table';
-import { createDocumentClient } from '#commons/dynamo-client';
+import { TableLocationStore } from '#shared/locations/table-store';
+import { createDocumentClient } from '#commons/clients/dynamo-client';
+import { LOCAL_TABLE_NAME } from './config';
+import { FileItemTable } from './file-table';
 
-export interface LocalDynamo {
-  readonly endpoint: string;
+export interface OpenedLocationStore {
+  readonly store: LocationStore;
+  /** Where the locations are, for messages. */
+  readonly description: string;
+  /** The DynamoDB connection, when the store is a DynamoDB table (the handlers read it from the environment). */
+  readonly dynamo?: { readonly tableName: string; readonly endpoint?: string };
   close(): Promise<void>;
 }
 
+export interface LocationStoreFlags {
+  /** A DynamoDB table (at `dynamodbEndpoint`, else in AWS). */
+  readonly table?: string;
+  /** A DynamoDB you run; its table is `table`, default {@link LOCAL_TABLE_NAME}. */
+  readonly dynamodbEndpoint?: string;
+  readonly region?: string;
+  /** Create the DynamoDB table when it is missing. @default true at an endpoint, false in AWS */
+  readonly createTable?: boolean;
+  /** The embedded table's file, when neither of the above is given. */
+  readonly localFile: string;
+}
+
 /**
- * An in-process DynamoDB (dynalite, LevelDB files under `path`) with the service's table: no Java and
- * no server to install for `npm start`. The tests use DynamoDB Local instead, as closer to AWS.
+ * The location store the CLI flags name: a DynamoDB table (`--table`, `--dynamodb-endpoint`), else
+ * the embedded table of the data folder (no Java, no server and no emulator for `npm start`).
  */
-export async function startLocalDynamo(path: string, tableName: string): Promise<LocalDynamo> {
-  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = createDocumentClient({ endpoint });
-  await ensureTable(client as unknown as DynamoDBClient, tableName);
-  client.destroy();
-  return { endpoint, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+export async function openLocationStore(flags: LocationStoreFlags): Promise<OpenedLocationStore> {
+  if (flags.table === undefined && flags.dynamodbEndpoint === undefined) {
+    const table = FileItemTable.open(flags.localFile);
+    return { store: new TableLocationStore(table), description: flags.localFile, close: async () => table.close() };
+  }
+  const tableName = flags.table ?? LOCAL_TABLE_NAME;
+  const client = createDocumentClient({
+    ...(flags.dynamodbEndpoint ? { endpoint: flags.dynamodbEndpoint } : {}),
+    ...(flags.region ? { region: flags.region } : {}),
+  });
+  if (flags.createTable ?? flags.dynamodbEndpoint !== undefined) await ensureTable(client as unknown as DynamoDBClient, tableName);
+  return {
+    store: new DynamoLocationStore(client, tableName),
+    description: `DynamoDB table ${tableName}${flags.dynamodbEndpoint ? ` at ${flags.dynamodbEndpoint}` : ''}`,
+    dynamo: { tableName, ...(flags.dynamodbEndpoint ? { endpoint: flags.dynamodbEndpoint } : {}) },
+    close: async () => client.destroy(),
+  };
 }

@@ -1,6 +1,7 @@
-import { DateTime } from 'luxon';
 import type { DocumentInput } from '#shared/report/documents';
 import type { ImportFile } from '#shared/locations/schema';
+import { addDays, localDateOf, localMsOf, localToInstant } from '#shared/time/local-time';
+import { intlOffset } from '#shared/time/zone-offsets';
 
 /**
  * Realistic synthetic data for the local service and demos, deterministic for a seed: locations in
@@ -91,11 +92,9 @@ export function seedLocations(o: SeedOptions): ImportFile {
 
 /** Local hour starts of every day in range, DST-aware; yields [hour start epoch ms, local hour]. */
 function* localHours(site: Site, o: SeedOptions): Generator<[number, number]> {
-  const end = DateTime.fromMillis(o.now, { zone: site.timezone });
-  let hour = end.startOf('day').minus({ days: o.days - 1 });
-  while (hour <= end) {
-    yield [hour.toMillis(), hour.hour];
-    hour = hour.plus({ hours: 1 });
+  const firstDay = addDays(localDateOf(o.now, site.timezone), -(o.days - 1));
+  for (let hour = localToInstant(localMsOf(firstDay), site.timezone); hour <= o.now; hour += 3_600_000) {
+    yield [hour, new Date(hour + intlOffset(site.timezone, hour)).getUTCHours()];
   }
 }
 

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { ValidationError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
@@ -6,7 +7,9 @@ import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
 import { openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { createOpenSearchClient, openSearchAuthOf } from '#commons/opensearch-client';
+import { createOpenSearchClient } from '#commons/clients/opensearch-client';
+import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
+import type { OpenSearchCliFlags } from '../cli/options';
 
 /** One refused document: where it was (1-based, e.g. its NDJSON line) and why. */
 export interface DocumentFailure {
@@ -55,16 +58,15 @@ export async function duckDbTarget(path: string, instance?: DuckDBInstance): Pro
 }
 
 /**
- * OpenSearch through `_bulk` into the monthly indices. Requests to an AWS domain (https with
- * AWS_REGION) are signed with SigV4 like the functions' own, and its templates are left alone (the
- * stack's custom resource owns them); a local node gets the templates first, with no replicas.
+ * OpenSearch through `_bulk` into the monthly indices. Requests to an AWS domain are signed with SigV4
+ * like the functions' own, and its templates are left alone (the stack's custom resource owns them);
+ * a cluster you run gets the templates first, with no replicas.
  */
-export async function openSearchTarget(url: string, indexPrefix: string): Promise<DocumentTarget> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OPENSEARCH_URL: url };
-  const client = createOpenSearchClient(env);
-  if (openSearchAuthOf(env) === 'none') await ensureIndexTemplates(client, indexPrefix, { replicas: 0 });
+export async function openSearchTarget(connection: OpenSearchConnection, indexPrefix: string): Promise<DocumentTarget> {
+  const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
+  if (connection.auth === 'none') await ensureIndexTemplates(client, indexPrefix, { replicas: 0 });
   return {
-    description: `OpenSearch ${url} (prefix '${indexPrefix}')`,
+    description: `OpenSearch ${connection.url} (prefix '${indexPrefix}')`,
     async write(collection, documents, first) {
       const { valid, failures } = validate(collection, documents, first);
       const result = await indexDocuments(client, collection, valid.map((v) => v.doc), { indexPrefix, batchSize: 2000 });
@@ -73,4 +75,15 @@ export async function openSearchTarget(url: string, indexPrefix: string): Promis
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * Where the CLI flags send documents: the OpenSearch cluster they name (`--opensearch-url`,
+ * `--domain`), else the data folder's DuckDB.
+ */
+export async function openDocumentTarget(flags: OpenSearchCliFlags, paths: { readonly root: string; readonly duckdb: string }): Promise<DocumentTarget> {
+  const connection = await resolveOpenSearch(flags);
+  if (connection) return openSearchTarget(connection, flags.indexPrefix);
+  mkdirSync(paths.root, { recursive: true });
+  return duckDbTarget(paths.duckdb);
 }

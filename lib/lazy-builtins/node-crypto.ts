@@ -2,8 +2,8 @@ import type * as crypto from 'node:crypto';
 import { lazyExport } from './lazy-export';
 
 /**
- * `node:crypto` in the Lambda bundles. Loading it costs about 3 ms of start in a fresh process
- * (bench/bundles.ts); at start it is imported by the Powertools logger (randomInt, called only when
+ * `node:crypto` in the Lambda bundles. Loading it is a measurable part of a cold start
+ * (bench/README.md, bench/bundles.ts); at start it is imported by the Powertools logger (randomInt, called only when
  * debug log sampling is on) and, in chunks that load later, by the AWS SDK (hashes for signing).
  * Only the exports the bundled code imports are here: esbuild fails the build on any other.
  */

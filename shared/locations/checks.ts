@@ -1,7 +1,7 @@
 import type { FieldError } from '../errors';
 import { WEEKDAYS, type OpeningHours } from './model';
 import type { ImportFile } from './schema';
-import { minutesOf } from '../occupancy/opening-hours';
+import { minutesOf } from '../time/local-time';
 
 const WEEK_MINUTES = 7 * 1440;
 

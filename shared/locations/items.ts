@@ -1,4 +1,4 @@
-import type { OccupancyEntry } from '../occupancy/entry';
+import type { OccupancyEntry } from './occupancy-entry';
 import type { Location, SensorGroup } from './model';
 
 /**

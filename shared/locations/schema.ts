@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { canonicalTimeZone } from '../report/plan/time';
+import { canonicalTimeZone } from '../time/zones';
 import { LOCATION_ID, WEEKDAYS } from './model';
 
 /**

@@ -1,4 +1,4 @@
-import type { OccupancyEntry } from '../occupancy/entry';
+import type { OccupancyEntry } from './occupancy-entry';
 import type { Location, LocationWithGroups, SensorGroup } from './model';
 
 /** What `GET /locations/{id}/insights/live` reads: the location, its groups and their cache entries. */
@@ -14,7 +14,8 @@ export interface RefreshUnit extends LocationWithGroups {
 /**
  * The table behind locations, sensor groups and the occupancy cache. Every read and write names
  * the organization, so one organization's items cannot be reached with another's identity.
- * Implemented on DynamoDB (./dynamo-store.ts) for DynamoDB, DynamoDB Local and dynalite alike.
+ * Implemented once over a table (./table-store.ts): DynamoDB and DynamoDB Local (./dynamo-store.ts),
+ * and the local server's embedded table (bin/local/file-table.ts).
  */
 export interface LocationStore {
   /** The organization's locations, ordered by id. */
@@ -34,4 +35,7 @@ export interface LocationStore {
   putOccupancy(entry: OccupancyEntry): Promise<boolean>;
   /** Deletes a group's entry unless it was refreshed after `notAfter` (ISO). */
   deleteOccupancy(organizationId: string, locationId: string, groupId: number, notAfter: string): Promise<void>;
+
+  /** Resolves when the store answers a read (the health check): one read of a key no item has. */
+  probe(): Promise<void>;
 }

@@ -8,19 +8,26 @@ import {
 } from '@aws-sdk/client-dynamodb';
 
 /**
+ * The key attributes of the one table (both strings): the store writes them (./dynamo-store.ts), and
+ * both definitions of the table use these names, CDK's in AWS (lib/occupancy.ts) and
+ * {@link tableDefinition} for local endpoints.
+ */
+export const TABLE_KEYS = { partition: 'PK', sort: 'SK' } as const;
+
+/**
  * The table's definition, for tests, the local server and the import CLI against a local endpoint
- * (in AWS, CDK creates the same table): string keys `PK` and `SK`, on-demand, TTL on `expiresAt`.
+ * (in AWS, CDK creates the same table): string keys {@link TABLE_KEYS}, on-demand, TTL on `expiresAt`.
  */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
     AttributeDefinitions: [
-      { AttributeName: 'PK', AttributeType: 'S' },
-      { AttributeName: 'SK', AttributeType: 'S' },
+      { AttributeName: TABLE_KEYS.partition, AttributeType: 'S' },
+      { AttributeName: TABLE_KEYS.sort, AttributeType: 'S' },
     ],
     KeySchema: [
-      { AttributeName: 'PK', KeyType: 'HASH' },
-      { AttributeName: 'SK', KeyType: 'RANGE' },
+      { AttributeName: TABLE_KEYS.partition, KeyType: 'HASH' },
+      { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' },
     ],
     BillingMode: 'PAY_PER_REQUEST',
   };
@@ -51,7 +58,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, opt
   if (options.timeToLive === false) return;
   await client
     .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
-    .catch(() => undefined); // dynalite has no TTL; a second call fails because it is already on.
+    .catch(() => undefined); // a second call fails because it is already on.
 }
 
 async function waitUntilActive(client: DynamoDBClient, tableName: string, timeoutMs: number): Promise<void> {

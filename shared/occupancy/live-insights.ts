@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '../errors';
 import { byId, LOCATION_ID } from '../locations/model';
 import type { LiveView, LocationStore } from '../locations/store';
-import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from './entry';
+import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from '../locations/occupancy-entry';
 import { currentOpenPeriod } from './opening-hours';
 
 /** The insight kinds `filter` may name (spec: only occupancy). */

@@ -1,5 +1,5 @@
 import { WEEKDAYS, type OpeningHours, type OpeningInterval } from '../locations/model';
-import { addDays, localDateOf, localMsOf, localToInstant, type LocalDate } from '../time/local-time';
+import { addDays, localDateOf, localMsOf, localToInstant, minutesOf, type LocalDate } from '../time/local-time';
 
 /** One open period of a sensor group: [start, end) in epoch ms. */
 export interface OpenPeriod {
@@ -41,10 +41,4 @@ export function periodOf(date: LocalDate, interval: OpeningInterval, timeZone: s
  */
 export function wallClockToInstant(date: LocalDate, minutes: number, timeZone: string): number {
   return localToInstant(localMsOf(date, minutes), timeZone);
-}
-
-/** `HH:MM` → minutes since midnight (24:00 → 1440). */
-export function minutesOf(hhmm: string): number {
-  const [h, m] = hhmm.split(':').map(Number) as [number, number];
-  return h * 60 + m;
 }

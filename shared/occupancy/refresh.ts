@@ -1,7 +1,7 @@
 import type { ReportEngine } from '../report/engines/engine';
 import type { LocationStore, RefreshUnit } from '../locations/store';
 import { countCrossings, occupancyOf } from './crossings';
-import type { OccupancyEntry } from './entry';
+import type { OccupancyEntry } from '../locations/occupancy-entry';
 import { currentOpenPeriod, type OpenPeriod } from './opening-hours';
 
 /** The few logger methods the refresh uses (Powertools' Logger has them). */

@@ -1,145 +1,282 @@
-import * as z from 'zod/mini';
-import { ReportRequestSchema } from '../report/schema/request';
+import { header, headers, parameters, problem, problemResponse, ref, responses } from './responses';
+import { componentSchemas } from './schemas';
+
+type Json = Record<string, unknown>;
+
+const L = 'a0000000-0000-4000-8000-00000000000a';
+const location = (id: string, type: string, timezone: string) => ({
+  id, organizationId: L, type, timezone, createdBy: null, updatedBy: null, createdAt: '2024-03-01T09:30:00.000Z', updatedAt: '2024-03-01T09:30:00.000Z',
+});
+const MARCH_1_TO_4 = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' };
+
+/** What every successful GET answer carries besides its body. */
+const cacheControl = (example: string, description: string) => ({ description, schema: { type: 'string' }, example });
+const getHeaders = (cacheControlHeader: Json) => ({
+  ETag: header('ETag'),
+  'Cache-Control': cacheControlHeader,
+  Vary: header('Vary'),
+  'Content-Encoding': header('Content-Encoding'),
+  'X-Request-Id': header('X-Request-Id'),
+});
+
+/** The statuses every operation may get from API Gateway or a bug. */
+const common = { '429': ref('responses', 'TooManyRequests'), '500': ref('responses', 'InternalError') };
 
 /**
- * The OpenAPI 3.1 document of the service, generated from the same zod schemas that validate
- * requests (OpenAPI 3.1 schemas are JSON Schema 2020-12, which zod emits natively). Written to
- * openapi.json by `npm run openapi` and served by the local server; never part of a Lambda bundle.
+ * The OpenAPI 3.1 document of the service: the request schema generated from the zod schemas that
+ * validate requests (OpenAPI 3.1 schemas are JSON Schema 2020-12, which zod emits natively), every
+ * status the service and API Gateway answer, with headers and an example each. Written to
+ * openapi.json by `npm run openapi`, linted by Redocly CLI in the tests (redocly.yaml), served by
+ * the local server; never part of a Lambda bundle.
  */
-export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<string, unknown> {
-  const problem = { $ref: '#/components/schemas/Problem' };
-  const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problem } } });
-  const errors = {
-    '400': problemResponse('Invalid request: every error with its JSON Pointer in `errors`.'),
-    '401': problemResponse('Missing, expired or invalid bearer token.'),
-  };
+export function openApiDocument(): Json {
   return {
     openapi: '3.1.0',
     info: {
       title: 'Location and Reporting Service',
       version: '1.0.0',
-      description: 'Locations, live occupancy per sensor group, and reporting queries over movement events, parking lot stats and parking events.',
+      description:
+        'Locations, live occupancy per sensor group, and reporting queries over movement events, parking lot stats and parking events. Every answer carries `X-Request-Id`; answers of 1 KiB or more are compressed (br or gzip) when Accept-Encoding allows.',
+      license: { name: 'Proprietary', url: 'https://lrs.example.com/terms' },
     },
-    servers: [{ url: serverUrl }],
+    // Relative: the API is where this document is served from (the local server, or the stack's ApiUrl).
+    servers: [{ url: '/', description: 'The API serving this document: http://localhost:3000 for `npm start`, the `ApiUrl` output of the stack in AWS.' }],
     security: [{ bearer: [] }],
+    tags: [
+      { name: 'locations', description: 'Locations and their live occupancy.' },
+      { name: 'reports', description: 'Reporting queries.' },
+      { name: 'operations', description: 'For monitors and load balancers.' },
+    ],
     paths: {
-      '/locations': {
-        get: {
-          operationId: 'listLocations',
-          summary: "The caller's organization's locations, ordered by id.",
-          responses: {
-            '200': { description: 'Locations', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Location' } } } } },
-            '401': errors['401'],
-            '406': problemResponse('Accept does not allow application/json.'),
-          },
-        },
-      },
-      '/locations/{locationId}/insights/live': {
-        get: {
-          operationId: 'getLiveInsights',
-          summary: 'Live occupancy per sensor group (refreshed every 5 minutes).',
-          parameters: [
-            { name: 'locationId', in: 'path', required: true, schema: { type: 'string' } },
-            { name: 'filter', in: 'query', required: true, description: 'Comma-separated insight kinds. Allowed: occupancy.', schema: { type: 'string', example: 'occupancy' } },
-          ],
-          responses: {
-            '200': { description: 'Live insights', content: { 'application/json': { schema: { $ref: '#/components/schemas/LiveInsights' } } } },
-            ...errors,
-            '404': problemResponse("Unknown location, or another organization's."),
-            '406': problemResponse('Accept does not allow application/json.'),
-          },
-        },
-      },
-      '/reports:query': {
-        post: {
-          operationId: 'queryReport',
-          summary: 'Runs a report: filters plus a pipeline of aggregations, as JSON or CSV.',
-          parameters: [{ name: 'Accept', in: 'header', required: false, schema: { type: 'string', enum: ['application/json', 'text/csv'], default: 'application/json' } }],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportRequest' } } } },
-          responses: {
-            '200': {
-              description: 'Shape 1 (array of time buckets) when the pipeline starts with dateHistogram, else shape 2 (one object).',
-              headers: {
-                'X-Report-Truncated': { description: 'true when a terms aggregation had more keys than the cap.', schema: { type: 'string' } },
-                Deprecation: { description: 'Present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' } },
-              },
-              content: {
-                'application/json': { schema: { $ref: '#/components/schemas/ReportResponse' } },
-                'text/csv': { schema: { type: 'string' } },
-              },
-            },
-            ...errors,
-            '406': problemResponse('Accept is neither application/json nor text/csv.'),
-            '413': problemResponse('Body larger than 64 KiB.'),
-            '415': problemResponse('Body not declared as application/json.'),
-            '422': problemResponse('The pipeline would create more buckets than the engine allows (refused before any work when its filters buckets alone exceed it); use splitInterval.'),
-            '503': problemResponse('The engine is unavailable, out of memory for this report, or the report reached its deadline and was stopped (type report-timeout); retry after Retry-After seconds, or make the report cheaper.'),
-          },
-        },
-      },
+      '/locations': { get: listLocations() },
+      '/locations/{locationId}/insights/live': { get: liveInsights() },
+      '/reports:query': { post: queryReport() },
+      '/health': { get: health() },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: {
-        ReportRequest: withoutDialect(z.toJSONSchema(ReportRequestSchema, { target: 'draft-2020-12' })),
-        ReportResponse: {
-          oneOf: [
-            {
-              type: 'array',
-              items: { type: 'object', required: ['timestamp'], properties: { timestamp: { type: 'string', format: 'date-time' } }, additionalProperties: { type: 'number' } },
-            },
-            { type: 'object', additionalProperties: { type: 'number' } },
-          ],
-        },
-        Location: {
-          type: 'object',
-          required: ['id', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt'],
-          properties: {
-            id: { type: 'string' },
-            organizationId: { type: 'string', format: 'uuid' },
-            type: { type: 'string' },
-            timezone: { type: 'string', description: 'IANA time zone' },
-            createdBy: { type: ['string', 'null'] },
-            updatedBy: { type: ['string', 'null'] },
-            createdAt: { type: 'string', format: 'date-time' },
-            updatedAt: { type: 'string', format: 'date-time' },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An ID token whose `custom:organizationId` claim names the caller's organization." } },
+      headers,
+      parameters,
+      responses,
+      schemas: componentSchemas(),
+    },
+  };
+}
+
+function listLocations(): Json {
+  return {
+    operationId: 'listLocations',
+    tags: ['locations'],
+    summary: "The caller's organization's locations, ordered by id.",
+    description:
+      'Each location with exactly the fields of the spec. The answer carries a weak ETag: a client that polls sends it back in If-None-Match and gets 304 with no body while the locations are the same.',
+    parameters: [ref('parameters', 'AcceptEncoding'), ref('parameters', 'IfNoneMatch')],
+    responses: {
+      '200': {
+        description: 'Locations',
+        headers: getHeaders(cacheControl('private, no-cache', 'Reuse the answer only after a 304.')),
+        content: {
+          'application/json': {
+            schema: { type: 'array', items: ref('schemas', 'Location') },
+            examples: { twoLocations: { value: [location('berlin-mall', 'shopping-mall', 'Europe/Berlin'), location('nyc-store', 'store', 'America/New_York')] } },
           },
         },
-        LiveInsights: {
-          type: 'object',
-          required: ['insights'],
-          properties: {
-            insights: {
-              type: 'object',
-              properties: {
-                occupancy: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['sensorGroup', 'occupancy'],
-                    properties: {
-                      sensorGroup: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } },
-                      occupancy: { type: 'number' },
-                    },
-                  },
-                },
+      },
+      '304': ref('responses', 'NotModified'),
+      '401': ref('responses', 'Unauthorized'),
+      '406': ref('responses', 'NotAcceptableJson'),
+      ...common,
+      '503': ref('responses', 'GatewayTimeout'),
+    },
+  };
+}
+
+function liveInsights(): Json {
+  return {
+    operationId: 'getLiveInsights',
+    tags: ['locations'],
+    summary: 'Live occupancy per sensor group (refreshed every 5 minutes).',
+    description:
+      'Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes. Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes.',
+    parameters: [
+      { name: 'locationId', in: 'path', required: true, description: "A location of the caller's organization.", schema: { type: 'string' }, example: 'berlin-mall' },
+      { name: 'filter', in: 'query', required: true, description: 'Comma-separated insight kinds. Allowed: occupancy.', schema: { type: 'string' }, example: 'occupancy' },
+      ref('parameters', 'AcceptEncoding'),
+      ref('parameters', 'IfNoneMatch'),
+    ],
+    responses: {
+      '200': {
+        description: 'Live insights; an open sensor group without fresh data, or a closed one, is left out.',
+        headers: getHeaders(cacheControl('private, max-age=210', 'Fresh until the next refresh has written (the refresh runs on the 5-minute marks; at 12:02:30 it is 210 s).')),
+        content: {
+          'application/json': {
+            schema: ref('schemas', 'LiveInsights'),
+            examples: {
+              open: { value: { insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2 }, { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 }] } } },
+              closed: { summary: 'Closed, or no data', value: { insights: { occupancy: [] } } },
+            },
+          },
+        },
+      },
+      '304': ref('responses', 'NotModified'),
+      '400': problemResponse('`filter` is missing, empty or names another kind.', {
+        unknownKind: problem('validation', 'Invalid request', 400, "/query/filter: unknown insight kind 'dwell'; allowed: occupancy", {
+          errors: [{ path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy" }],
+        }),
+      }),
+      '401': ref('responses', 'Unauthorized'),
+      '404': problemResponse("Unknown location, or another organization's (the same answer).", { unknownLocation: problem('not-found', 'Not found', 404, "There is no location 'berlin-mall'.") }),
+      '406': ref('responses', 'NotAcceptableJson'),
+      ...common,
+      '503': ref('responses', 'GatewayTimeout'),
+    },
+  };
+}
+
+function queryReport(): Json {
+  const dailyByLabel = { filters: [MARCH_1_TO_4], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+  return {
+    operationId: 'queryReport',
+    tags: ['reports'],
+    summary: 'Runs a report: filters plus a pipeline of aggregations, as JSON or CSV.',
+    description:
+      "The caller's organization's documents only. JSON or CSV by Accept; compressed by Accept-Encoding from 1 KiB on, and the 5.5 MiB ceiling applies to the answer as sent, so a compressed report may be many times larger than a plain one. A long time series may run in slices (`splitInterval`).",
+    parameters: [ref('parameters', 'AcceptEncoding')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: ref('schemas', 'ReportRequest'),
+          examples: {
+            dailyByLabel: { summary: 'Objects per day and label', value: dailyByLabel },
+            polygonStats: {
+              summary: 'Time spent per polygon',
+              value: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', max: true, sum: true }] },
+            },
+            split: {
+              summary: 'A year of 15-minute buckets, in monthly slices',
+              value: {
+                source: 'movementEvents',
+                filters: [{ type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }],
+                aggregations: [{ type: 'dateHistogram', interval: '15m', timeZone: 'Europe/Berlin' }],
+                splitInterval: '1M',
               },
             },
           },
         },
-        Problem: {
-          type: 'object',
-          description: 'RFC 9457 problem details.',
-          required: ['type', 'title', 'status', 'detail'],
-          properties: {
-            type: { type: 'string', format: 'uri' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            detail: { type: 'string' },
-            errors: {
-              type: 'array',
-              items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string', description: 'JSON Pointer' }, message: { type: 'string' } } },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'Shape 1 (array of time buckets) when the pipeline starts with dateHistogram, else shape 2 (one object); JSON or CSV by Accept (application/json by default).',
+        headers: {
+          'X-Report-Truncated': header('X-Report-Truncated'),
+          Deprecation: header('Deprecation'),
+          Vary: { description: 'Reports are chosen by Accept and Accept-Encoding.', schema: { type: 'string' }, example: 'Accept, Accept-Encoding' },
+          'Content-Encoding': header('Content-Encoding'),
+          'X-Request-Id': header('X-Request-Id'),
+        },
+        content: {
+          'application/json': {
+            schema: ref('schemas', 'ReportResponse'),
+            examples: {
+              dailyByLabel: {
+                summary: 'Shape 1, the answer to dailyByLabel',
+                value: [{ timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 }, { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }],
+              },
+              polygonStats: { summary: 'Shape 2, the answer to polygonStats', value: { 'z1 max': 10, 'z1 avg': 5, 'z1 sum': 15, 'z2 max': 6, 'z2 avg': 4, 'z2 sum': 8 } },
             },
+          },
+          'text/csv': {
+            schema: { type: 'string' },
+            examples: { dailyByLabel: { summary: 'The answer to dailyByLabel as CSV (RFC 4180, CRLF)', value: 'timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-02T00:00:00.000Z,0,0,1\r\n2024-03-03T00:00:00.000Z,1,0,0\r\n' } },
+          },
+        },
+      },
+      '400': problemResponse('The body breaks the request language (every error with its JSON Pointer in `errors`), or is not JSON.', {
+        invalidInterval: problem('validation', 'Invalid request', 400, '/aggregations/0/interval: must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)', {
+          errors: [{ path: '/aggregations/0/interval', message: 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)' }],
+        }),
+        notJson: problem('malformed-body', 'Malformed request body', 400, 'The body is not valid JSON: Unexpected end of JSON input'),
+      }),
+      '401': ref('responses', 'Unauthorized'),
+      '406': problemResponse('Accept is neither application/json nor text/csv.', {
+        notAcceptable: problem('not-acceptable', 'Not acceptable', 406, 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
+      }),
+      '413': problemResponse('Body larger than 64 KiB.', { tooLarge: problem('payload-too-large', 'Payload too large', 413, 'The body must be at most 65536 bytes.') }),
+      '415': problemResponse(
+        'Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8); `allowed` names application/json.',
+        {
+          otherType: problem('unsupported-media-type', 'Unsupported media type', 415, 'Content-Type text/plain is not supported; the body must be application/json.', { allowed: ['application/json'] }),
+        },
+        { Accept: { description: 'The media type a body may have: application/json.', schema: { type: 'string' }, example: 'application/json' } },
+      ),
+      '422': problemResponse('The pipeline would create more buckets than the engine allows (use splitInterval; refused before any work when the buckets that exist whatever the data, such as every `filters` bucket, already exceed it), or the answer would be over 5.5 MiB as sent (ask for it compressed, as CSV, or smaller).', {
+        tooManyBuckets: problem(
+          'too-many-buckets',
+          'Too many buckets',
+          422,
+          'This report would create more buckets than the bucket limit of 65535. Narrow the time range, use a coarser dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
+          { maxBuckets: 65535 },
+        ),
+        responseTooLarge: problem(
+          'response-too-large',
+          'Response too large',
+          422,
+          'This report would be 7.3 MiB, more than the 5.5 MiB a response may carry. Ask for it as CSV (Accept: text/csv, 3.9 MiB), or narrow the time range, use a coarser dateHistogram interval, or filter to fewer series.',
+          { bytes: 7654321, maxBytes: 5767168 },
+        ),
+      }),
+      ...common,
+      '503': {
+        description:
+          'The engine is unreachable, overloaded or out of memory for this report, or the report reached its deadline (the function\'s time less 2 s) and its query was stopped (`report-timeout`): retry after Retry-After seconds, or make the report cheaper. Deployed, API Gateway answers `{"message":"Service Unavailable"}` itself when the function does not answer within 30 s.',
+        headers: { 'Retry-After': header('Retry-After'), 'X-Request-Id': header('X-Request-Id') },
+        content: {
+          'application/problem+json': {
+            schema: ref('schemas', 'Problem'),
+            examples: {
+              engineUnavailable: problem('engine-unavailable', 'Service unavailable', 503, 'The search engine did not answer in time; try again shortly.'),
+              reportTimeout: problem(
+                'report-timeout',
+                'Report timed out',
+                503,
+                'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
+                { timeoutMs: 27000 },
+              ),
+            },
+          },
+          'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { timeout: { value: { message: 'Service Unavailable' } } } },
+        },
+      },
+    },
+  };
+}
+
+function health(): Json {
+  const noStore = cacheControl('no-store', 'A health answer is never reused.');
+  const report = (engine: string, table: string) => ({ status: engine === 'ok' && table === 'ok' ? 'ok' : 'fail', checks: { engine, table } });
+  return {
+    operationId: 'getHealth',
+    tags: ['operations'],
+    summary: 'Whether the report engine and the table answer.',
+    description:
+      'No token needed. The report engine must answer a query and the table a read, each within 3 s; the body says which did not, never why. Always JSON, whatever Accept says, and never cached. Deployed with its own throttle of 5 requests per second.',
+    security: [],
+    responses: {
+      '200': {
+        description: 'Every check passed.',
+        headers: { 'Cache-Control': noStore, 'X-Request-Id': header('X-Request-Id') },
+        content: { 'application/json': { schema: ref('schemas', 'Health'), examples: { ok: { value: report('ok', 'ok') } } } },
+      },
+      ...common,
+      '503': {
+        description: 'A check failed or timed out; the body names it, never why (that is logged under the request id).',
+        headers: { 'Retry-After': header('Retry-After'), 'Cache-Control': noStore, 'X-Request-Id': header('X-Request-Id') },
+        content: {
+          'application/json': {
+            schema: ref('schemas', 'Health'),
+            examples: { engineDown: { value: report('fail', 'ok') }, tableSlow: { value: report('ok', 'timeout') } },
           },
         },
       },
@@ -147,8 +284,3 @@ export function openApiDocument(serverUrl = 'http://localhost:3000'): Record<str
   };
 }
 
-/** Component schemas inherit the document's dialect; a per-schema $schema is noise there. */
-function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
-}

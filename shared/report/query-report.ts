@@ -18,8 +18,9 @@ export interface ReportAnswer {
 }
 
 /**
- * Largest body answered: the Lambda response (6 MiB) also carries the status, the headers and the
- * body's JSON escaping, so the body, measured as the JSON string it travels in, stops at 5.5 MiB.
+ * Largest body answered: the Lambda response (6 MiB) also carries the status and the headers, so the
+ * body, measured as it travels in that response (a JSON string, or base64 when compressed), stops
+ * at 5.5 MiB. Compressed, a report's JSON may be many times larger (see `sentBytes`).
  */
 export const MAX_RESPONSE_BODY_BYTES = 5.5 * 1024 * 1024;
 
@@ -37,6 +38,12 @@ export interface AnswerOptions extends SplitRunOptions {
   readonly loadSplitOptions?: () => Promise<SplitRunOptions>;
   /** @default MAX_RESPONSE_BODY_BYTES */
   readonly maxBodyBytes?: number;
+  /**
+   * Bytes a body takes in the response as the edge will send it (compressed and base64 when the
+   * caller accepts a content coding: functions/commons/http/content-encoding.ts); the ceiling
+   * applies to that. @default its length as a JSON string, sent as it is
+   */
+  readonly sentBytes?: (body: string) => Promise<number>;
 }
 
 /**
@@ -62,7 +69,7 @@ export async function answerReport(
   if (result.truncated) headers['X-Report-Truncated'] = 'true';
   if (plan.deprecatedFields.length > 0) headers.Deprecation = `@${START_DEPRECATED_AT}`;
   const rendered = mediaType === 'text/csv' ? await renderCsv(model) : renderJson(model);
-  await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES);
+  await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes);
   return { headers, body: rendered };
 }
 
@@ -82,12 +89,20 @@ async function renderCsv(model: ReportModel): Promise<string> {
 }
 
 /** Never a truncated body: over the limit, a 422 with advice (streaming is not offered by API Gateway). */
-async function checkBodySize(body: string, model: ReportModel, mediaType: ReportMediaType, maxBytes: number): Promise<void> {
-  const bytes = Buffer.byteLength(JSON.stringify(body));
+async function checkBodySize(
+  body: string,
+  model: ReportModel,
+  mediaType: ReportMediaType,
+  maxBytes: number,
+  sentBytes: (body: string) => Promise<number>,
+): Promise<void> {
+  const bytes = await sentBytes(body);
   if (bytes <= maxBytes) return;
-  const csvBytes = mediaType === 'text/csv' ? bytes : Buffer.byteLength(JSON.stringify(await renderCsv(model)));
+  const csvBytes = mediaType === 'text/csv' ? bytes : await sentBytes(await renderCsv(model));
   throw new ResponseTooLargeError(bytes, maxBytes, csvBytes <= maxBytes ? csvBytes : undefined);
 }
+
+const jsonStringBytes = async (body: string): Promise<number> => Buffer.byteLength(JSON.stringify(body));
 
 const mib = (bytes: number): string => (bytes < 2 ** 20 ? `${bytes} bytes` : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 

@@ -1,4 +1,4 @@
-import { intlOffset, ZoneOffsets } from './zone-offsets';
+import { ZoneOffsets } from './zone-offsets';
 
 /**
  * Wall-clock time in an IANA time zone, from the platform's time zone database (`Intl`, through
@@ -40,8 +40,7 @@ export function localMsOf(date: LocalDate, minutes = 0): number {
  * the first instant whose wall-clock time is after it.
  */
 export function localToInstant(localMs: number, zone: string): number {
-  offsetOf(zone, localMs); // an unknown zone fails here, with its name
-  const offsets = ZoneOffsets.scan(zone, localMs - 2 * DAY, localMs + 2 * DAY);
+  const offsets = offsetsAround(zone, localMs);
   let first = Infinity;
   for (const [i, p] of offsets.periods.entries()) {
     const utc = localMs - p.offset;
@@ -57,9 +56,37 @@ export function localToInstant(localMs: number, zone: string): number {
 
 /** The zone's offset at an instant; a RangeError naming the zone when `Intl` does not know it. */
 function offsetOf(zone: string, utcMs: number): number {
-  try {
-    return intlOffset(zone, utcMs);
-  } catch (e) {
-    throw new RangeError(`unknown time zone ${zone}`, { cause: e });
+  return offsetsAround(zone, utcMs).offsetAt(utcMs);
+}
+
+/** How many zone-years of offsets are kept (a process sees a few zones and one or two years). */
+const MAX_YEARS = 64;
+const years = new Map<string, ZoneOffsets>();
+
+/**
+ * The zone's offsets over the UTC year of `ms`, three days beyond it on either side, so that every
+ * instant within two days of `ms` is covered: scanned once per zone and year. `Intl` is slow to ask
+ * (each offset is a formatToParts), and live insights ask for a dozen wall-clock times per request;
+ * the periods and their transitions (to the millisecond) are the same as a scan of the narrower range.
+ */
+function offsetsAround(zone: string, ms: number): ZoneOffsets {
+  const year = new Date(ms).getUTCFullYear();
+  const key = `${zone}\0${year}`;
+  let offsets = years.get(key);
+  if (!offsets) {
+    try {
+      offsets = ZoneOffsets.scan(zone, Date.UTC(year, 0, 1) - 3 * DAY, Date.UTC(year + 1, 0, 1) + 3 * DAY);
+    } catch (e) {
+      throw new RangeError(`unknown time zone ${zone}`, { cause: e });
+    }
+    if (years.size >= MAX_YEARS) years.delete(years.keys().next().value as string);
+    years.set(key, offsets);
   }
+  return offsets;
+}
+
+/** `HH:MM` → minutes since midnight (24:00 → 1440). */
+export function minutesOf(hhmm: string): number {
+  const [h, m] = hhmm.split(':').map(Number) as [number, number];
+  return h * 60 + m;
 }

@@ -65,12 +65,16 @@ function pom(version: string): string {
 </project>\n`;
 }
 
-/** Starts DynamoDB Local in memory on 127.0.0.1 and resolves when it answers. */
+/**
+ * Starts DynamoDB Local in memory on 127.0.0.1 and resolves when it answers. One database for every
+ * caller (`-sharedDb`), as a table in AWS is one table whatever credentials and region a client signs
+ * with: the deployed functions sign with their role, the tests and CLIs with their own keys.
+ */
 export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const lib = ensureDynamoDbLocal();
   const port = options.port ?? (await freePort());
   const started = Date.now();
-  const java = ['java', `-Djava.library.path=${lib}`, '-Xmx256m', '-cp', `${lib}/*`, MAIN_CLASS, '-inMemory', '-disableTelemetry', '-port', String(port)];
+  const java = ['java', `-Djava.library.path=${lib}`, '-Xmx256m', '-cp', `${lib}/*`, MAIN_CLASS, '-inMemory', '-sharedDb', '-disableTelemetry', '-port', String(port)];
   // The watchdog ends the JVM when this process disappears without calling stop() (e.g. SIGKILL).
   const wrapper = 'parent=$1; shift; ( while kill -0 "$parent" 2>/dev/null; do sleep 1; done; kill -TERM 0 ) </dev/null >/dev/null 2>&1 & exec "$@"';
   const child = spawn('/bin/sh', ['-c', wrapper, 'dynamodb-local', String(process.pid), ...java], {

@@ -1,6 +1,9 @@
 import * as z from 'zod/mini';
 import type { CalendarAmount, HistogramInterval, IntervalUnit } from './plan';
 
+// Time-zone names are a time concern (shared/time), used by locations too.
+export { canonicalTimeZone } from '../../time/zones';
+
 const isoWithOffset = z.iso.datetime({ offset: true });
 
 /** Epoch ms of an ISO 8601 timestamp with `Z` or an offset; undefined when it is not one. Digits past the millisecond are cut (Date.parse). */
@@ -36,19 +39,6 @@ export function isBeforeExactly(a: string, b: string): boolean {
   const [subA, subB] = [subMillisecond(a), subMillisecond(b)];
   const width = Math.max(subA.length, subB.length);
   return subA.padEnd(width, '0') < subB.padEnd(width, '0');
-}
-
-/**
- * The canonical IANA name of a time zone (as ICU spells it), or undefined when unknown. Offsets such
- * as `+01:00` are refused: they ignore DST, which is rarely what a location means.
- */
-export function canonicalTimeZone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
 }
 
 const UNIT_MS: Readonly<Record<'s' | 'm' | 'h' | 'd', number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };

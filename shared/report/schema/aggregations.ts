@@ -45,9 +45,22 @@ export const FilterAggregationSchema = z.strictObject({
   keyJoiner,
 });
 
+/**
+ * The one bucket name refused: zod builds a record into a plain object and skips this key (an
+ * assignment would set the prototype), so its filter would vanish unchecked; and every bucket name
+ * becomes a property name of the answer, where JavaScript clients trip on it the same way. A 400
+ * names it (the path ends in `/__proto__`) instead of a silently smaller report.
+ */
+export const RESERVED_BUCKET_NAME = '__proto__';
+
+const withoutReservedName = z.custom<unknown>((value) => !(typeof value === 'object' && value !== null && Object.hasOwn(value, RESERVED_BUCKET_NAME)), {
+  message: `"${RESERVED_BUCKET_NAME}" is reserved; name the bucket otherwise`,
+  path: [RESERVED_BUCKET_NAME],
+});
+
 export const FiltersAggregationSchema = z.strictObject({
   type: z.literal('filters'),
-  filters: z.record(NAME, FilterSchema),
+  filters: z.pipe(withoutReservedName, z.record(NAME, FilterSchema)),
   keyJoiner,
 });
 

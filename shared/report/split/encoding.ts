@@ -6,8 +6,8 @@ import { compareKeys } from '../shape/series';
  * A compact, lossless, per-series encoding of a slice result (a histogram at the root), small enough
  * for the 256 KiB Step Functions state payload: bucket keys as runs of equal steps, and one column of
  * counts per node of the tree below the histogram (one per series and per intermediate bucket), with
- * runs of zeros written as one negative number. A month of a 15-minute histogram by 3 labels takes
- * about 30 KB here against about 400 KB as AggResult JSON. Decoding needs the plan's pipeline.
+ * runs of zeros written as one negative number: a fraction of the size of the AggResult JSON (the
+ * split benchmark reports both, bench/README.md). Decoding needs the plan's pipeline.
  */
 export interface EncodedSlice {
   readonly v: 1;

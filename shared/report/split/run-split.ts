@@ -7,7 +7,7 @@ import { DEFAULT_MAX_SLICES, histogramBucketEstimate, planEvenSlices, planSlices
 /**
  * Runs the slices of a split plan. Locally an in-process pool on the engine
  * ({@link inProcessSliceExecutor}); in AWS a Step Functions Express execution whose Map state runs
- * one worker Lambda per slice (functions/commons/step-functions-executor.ts).
+ * one worker Lambda per slice (functions/commons/split/step-functions-executor.ts).
  */
 export interface SliceExecutor {
   /**

@@ -1,9 +1,13 @@
-import { ephemeralDevKey, type DevKey } from '#shared/auth/dev-key';
-import { mintDevToken } from '#shared/auth/tokens';
+import { type IncomingHttpHeaders, request } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { SignJWT } from 'jose';
+import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '../../../bin/local/auth/dev-key';
+import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '../../../bin/local/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { openApiDocument } from '#shared/openapi/document';
-import { provideReportEngine } from '#commons/engine';
+import { provideReportEngine } from '#commons/clients/engine';
+import { targetUrl } from '../../../bin/local/http-adapter';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
 import { createTestTable, type TestTable } from '../locations/table';
@@ -90,5 +94,109 @@ describe('the local server', () => {
     const doc = await call('/openapi.json', { token: null });
     expect(doc.status).toBe(200);
     expect(await doc.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  test('refuses a token issued in the future, as the API Gateway JWT authorizer does (no clock skew)', async () => {
+    // Prepare: iat an hour ahead; exp 12 hours after that, so only iat is wrong.
+    const future = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId', now: new Date(Date.now() + 3600_000) });
+    // Act
+    const response = await call('/locations', { token: future });
+    // Assess
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ status: 401, detail: 'The token was issued in the future.' });
+  });
+
+  test('answers 401 to a validly signed token whose organization is null, a number, a boolean, an array, an object or not a UUID', async () => {
+    const tokenWith = (organization: unknown) =>
+      new SignJWT({ 'custom:organizationId': organization, token_use: 'id' })
+        .setProtectedHeader({ alg: DEV_KEY_ALG, kid: key.kid, typ: 'JWT' })
+        .setIssuer(DEV_ISSUER)
+        .setAudience(DEV_AUDIENCE)
+        .setSubject('local-developer')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(key.privateKey);
+    for (const organization of [null, 42, true, [ORG_A], { id: ORG_A }, 'org-a', '', `${ORG_A} `]) {
+      const response = await call('/locations', { token: await tokenWith(organization) });
+      expect({ organization, status: response.status, type: response.headers.get('content-type') }).toEqual({ organization, status: 401, type: 'application/problem+json' });
+    }
+    expect((await call('/locations', { token: await tokenWith(ORG_A) })).status).toBe(200);
+  });
+
+  test('answers 400 problem+json naming the parameter to a path that is not percent-encoded UTF-8, before authentication', async () => {
+    const response = await call('/locations/%E0/insights/live?filter=occupancy', { token: null });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 400, errors: [{ path: '/path/locationId', message: 'must be percent-encoded UTF-8 (RFC 3986)' }] });
+  });
+
+  test('reads a target starting with // as a path, not as a host: 404 problem+json', async () => {
+    const response = await call('//x/locations');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ status: 404, detail: 'No route for GET //x/locations.' });
+  });
+
+  test('takes the path of an absolute-form target and refuses the other forms', () => {
+    expect(targetUrl('http://localhost:3000/locations?x=1')?.pathname).toBe('/locations');
+    expect(targetUrl('//x/locations')?.pathname).toBe('//x/locations');
+    expect([targetUrl('*'), targetUrl('localhost:3000'), targetUrl('ftp://x/locations')]).toEqual([undefined, undefined, undefined]);
+  });
+});
+
+/** A raw HTTP GET or POST: the bytes as sent, undecoded (fetch would decompress them itself). */
+function raw(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(server.url + path, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${tokenA}`, ...init.headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+describe('HTTP conventions through the local server', () => {
+  /** Hourly over March: 744 buckets, org-a's one car at 2024-03-01 08:00. */
+  const hourly = JSON.stringify({
+    source: 'movementEvents',
+    filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-04-01T00:00:00Z' }],
+    aggregations: [{ type: 'dateHistogram', interval: '1h' }],
+  });
+
+  test('answers a report gzip-compressed to an HTTP client that accepts it, the same JSON once the test decodes it', async () => {
+    const post = { method: 'POST', body: hourly };
+    const plain = await raw('/reports:query', { ...post, headers: { 'content-type': 'application/json' } });
+    const gzip = await raw('/reports:query', { ...post, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
+    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.vary]).toEqual([200, 'gzip', 'Accept, Accept-Encoding']);
+    expect([plain.headers['content-encoding'], plain.headers.vary]).toEqual([undefined, 'Accept, Accept-Encoding']);
+    expect(gunzipSync(gzip.bytes).equals(plain.bytes)).toBe(true);
+    const rows = JSON.parse(plain.bytes.toString('utf8')) as Record<string, unknown>[];
+    expect([rows.length, rows[7], rows[8]]).toEqual([744, { timestamp: '2024-03-01T07:00:00.000Z' }, { timestamp: '2024-03-01T08:00:00.000Z', count: 1 }]);
+    const br = await raw('/reports:query', { ...post, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.bytes).equals(plain.bytes)).toBe(true);
+  });
+
+  test('names every answer with its own X-Request-Id, the handlers’ and the server’s own problems alike', async () => {
+    const answers = await Promise.all([call('/locations'), call('/locations', { token: null }), call('/nowhere'), call('/openapi.json', { token: null })]);
+    const ids = answers.map((r) => r.headers.get('x-request-id'));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(4);
+    const [, unauthorized, missing] = answers;
+    expect(await unauthorized!.json()).toMatchObject({ status: 401, requestId: ids[1] });
+    expect(await missing!.json()).toMatchObject({ status: 404, requestId: ids[2] });
+  });
+
+  test('answers GET /health without a token: the engine and the table answer', async () => {
+    const response = await call('/health', { token: null });
+    expect([response.status, response.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    expect(await response.json()).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+  });
+
+  test('answers 304 with no body to If-None-Match naming the ETag of GET /locations', async () => {
+    const first = await raw('/locations');
+    const again = await raw('/locations', { headers: { 'if-none-match': String(first.headers.etag) } });
+    expect([again.status, again.bytes.length, again.headers.etag, again.headers['content-type']]).toEqual([304, 0, first.headers.etag, undefined]);
   });
 });

@@ -1,48 +1,22 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { type LocalService, startLocalService } from '../../support/local-service';
 
 /**
  * `npm start` as a new user runs it: a fresh data folder, first-start seeding, the banner, and the
  * printed curl commands run by a shell exactly as printed. Then Ctrl-C must stop it cleanly.
  */
-const root = join(__dirname, '../../..');
-let dataDir: string;
-let child: ChildProcess;
-let output = '';
+let service: LocalService;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'lrs-npm-start-'));
-  child = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'bin/local-server.ts'], {
-    cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (output.includes('Ctrl-C stops the service.')) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 200);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`npm start exited early (${code}):\n${output}`));
-    });
-  });
+  service = await startLocalService();
 });
 
-afterAll(() => {
-  if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => service?.stop());
 
 /** The banner's `curl` commands, joined across backslash line continuations. */
 function printedCurls(): string[] {
-  return output
+  return service
+    .output()
     .replace(/\\\n\s*/g, '')
     .split('\n')
     .filter((line) => line.startsWith('curl '));
@@ -50,13 +24,14 @@ function printedCurls(): string[] {
 
 describe('npm start', () => {
   test('seeds a fresh data folder and prints a token and three curl examples', () => {
+    const output = service.output();
     expect(output).toMatch(/First start: seeding 30 days of data for 3 locations… \d+ movement events/);
     expect(output).toMatch(/export TOKEN=[\w-]+\.[\w-]+\.[\w-]+/);
     expect(printedCurls()).toHaveLength(3);
   });
 
   test('answers each printed curl command as printed', () => {
-    const token = /export TOKEN=(\S+)/.exec(output)?.[1] as string;
+    const { token } = service;
     const [locations, live, report] = printedCurls().map((cmd) =>
       execFileSync('bash', ['-c', `${cmd} -w '\\n%{http_code}'`], { env: { ...process.env, TOKEN: token } }).toString(),
     );
@@ -75,23 +50,27 @@ describe('npm start', () => {
     expect(csv).toHaveLength(32);
   });
 
+  test('answers GET /health without a token: DuckDB and dynalite answer', async () => {
+    const response = await fetch(`${service.url}/health`);
+    expect([response.status, response.headers.get('x-request-id')?.length]).toEqual([200, 36]);
+    expect(await response.json()).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+  });
+
   test('stops cleanly on Ctrl-C (SIGINT) even while a long report runs, and keeps a whole data folder', async () => {
     // Prepare: a report that would run for minutes (every polygon summed in 27,000 overlapping buckets)
-    const token = /export TOKEN=(\S+)/.exec(output)?.[1] as string;
-    const url = /running at (\S+)/.exec(output)?.[1] as string;
     const buckets = (s: number) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`s${s}b${j}`, { type: 'range', field: 'polygons.value', from: j }])) });
-    const report = fetch(`${url}/reports:query`, {
+    const report = fetch(`${service.url}/reports:query`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ aggregations: [{ type: 'nested', path: 'polygons' }, buckets(0), buckets(1), buckets(2), { type: 'stats', field: 'polygons.value', sum: true }] }),
     }).then((r) => r.status, () => 'connection closed');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     // Act
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
-    // Assess: the running query was interrupted (it would otherwise hold the checkpoint for minutes)
+    const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
+    service.child.kill('SIGINT');
+    // Assess: it exits at once, checkpointed, the running report interrupted or cut
     expect(await exited).toBe(0);
-    expect(output).toContain('stopped cleanly.');
+    expect(service.output()).toContain('stopped cleanly.');
     expect([503, 'connection closed']).toContain(await report);
   });
 });

@@ -3,7 +3,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { ensureTable } from '#shared/locations/table';
-import { createDocumentClient } from '#commons/dynamo-client';
+import { createDocumentClient } from '#commons/clients/dynamo-client';
 
 export interface TestTable {
   readonly name: string;

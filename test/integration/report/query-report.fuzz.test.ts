@@ -31,7 +31,7 @@ const aggregation = fc.oneof(
   fc.record({ type: fc.constant('nested'), path: fc.constantFrom('crossedPaths', 'polygons', 'zones') }),
   fc.record({ type: fc.constant('reverseNested') }),
   fc.record({ type: fc.constant('filter'), filter }),
-  fc.record({ type: fc.constant('filters'), filters: fc.dictionary(fc.constantFrom('a', 'b', 'c'), filter, { maxKeys: 3 }) }),
+  fc.record({ type: fc.constant('filters'), filters: fc.dictionary(fc.constantFrom('a', 'b', 'c', '=x', '__proto__', 'constructor'), filter, { maxKeys: 3 }) }),
 );
 /** Mostly valid movement-event pipelines (so the engine is really exercised), with a few mistakes. */
 const validPipeline = fc.oneof(
@@ -83,14 +83,33 @@ describe('POST /reports:query under random input', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string(), fc.constant('')),
-        fc.constantFrom('application/json', 'text/plain', 'application/merge-patch+json', ''),
-        fc.constantFrom('application/json', 'application/xml', 'text/csv;q=0.5, application/json', '', 'garbage/'),
+        fc.constantFrom('application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'text/plain', 'application/merge-patch+json', '', 'x;;', undefined),
+        fc.constantFrom('application/json', 'application/xml', 'text/csv;q=0.5, application/json', '', 'garbage/', 'text/csv; charset=utf-8', 'application/json; charset=UTF-8', 'text/csv; header=absent'),
         async (rawBody, contentType, accept) => {
           const { status, headers, body } = await invoke(handler, { rawBody, headers: { 'content-type': contentType, accept } });
           assertAnswer(status, headers, body);
         },
       ),
       { numRuns: 400 },
+    );
+  });
+
+  test('reads application/json in any letter case, and answers every Accept that names an answer type with parameters it has', async () => {
+    // Media types and parameter names are case-insensitive (RFC 9110 8.3.1, 5.6.6), and so is charset's value.
+    const withParameters = (type: string, parameters: readonly string[]) =>
+      fc.tuple(fc.subarray([...parameters]), fc.constantFrom(';', '; ', ' ; ')).map(([chosen, separator]) => [type, ...chosen].join(separator));
+    const contentType = fc.mixedCase(withParameters('application/json', ['charset=utf-8']));
+    const accept = fc.oneof(
+      fc.mixedCase(withParameters('text/csv', ['charset=utf-8', 'header=present'])).map((range) => ({ range, type: 'text/csv; charset=utf-8', body: 'car,person,truck\r\n3,1,1\r\n' })),
+      fc.mixedCase(withParameters('application/json', ['charset=utf-8'])).map((range) => ({ range, type: 'application/json', body: '{"car":3,"person":1,"truck":1}' })),
+    );
+    await fc.assert(
+      fc.asyncProperty(contentType, accept, async (declared, { range, type, body }) => {
+        // Organization org-a: cars e1, e3, e5; person e2; truck e4 (./fixtures.ts).
+        const response = await invoke(handler, { body: { aggregations: [{ type: 'terms', field: 'label' }] }, headers: { 'content-type': declared, accept: range } });
+        expect({ status: response.status, type: response.headers['content-type'], body: response.body }).toEqual({ status: 200, type, body });
+      }),
+      { numRuns: 100 },
     );
   });
 });

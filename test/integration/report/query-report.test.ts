@@ -1,11 +1,11 @@
 import { Client } from '@opensearch-project/opensearch';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { openSearchEngineFromEnv } from '#commons/opensearch-engine';
+import { openSearchEngineFromEnv } from '#commons/clients/opensearch-engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
 import { invoke, type HttpRequest } from '../support/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
-import { movementEvents, parkingEvents, parkingLotStats } from './fixtures';
+import { movementEvents, ORG_B, parkingEvents, parkingLotStats } from './fixtures';
 
 /**
  * POST /reports:query through the real handler (middy, validation, content negotiation, errors)
@@ -196,7 +196,7 @@ describe('single object (shape 2)', () => {
 
 describe('tenancy and truncation', () => {
   test('shows another organization only its own documents', async () => {
-    const response = await query({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: 'org-b' });
+    const response = await query({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: ORG_B });
     expect(response.json()).toEqual({ car: 1 });
   });
 
@@ -274,6 +274,19 @@ describe('errors', () => {
     const { status, headers } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: null });
     expect(status).toBe(401);
     expect(headers['www-authenticate']).toBe('Bearer');
+  });
+
+  test('answers 401 when the organization claim is not a UUID, whatever API Gateway made of the claim', async () => {
+    // The JWT authorizer passes every claim as a string: JSON null, numbers, booleans and arrays too.
+    for (const org of ['null', '42', 'true', `[${ORG_B} ${ORG_B}]`, 'org-a', `${ORG_B} `]) {
+      const { status, headers, body: p } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org });
+      expect({ org, status, auth: headers['www-authenticate'], detail: p.detail }).toEqual({
+        org,
+        status: 401,
+        auth: 'Bearer',
+        detail: "The token's organization claim (custom:organizationId) must be a UUID.",
+      });
+    }
   });
 
   test('answers 503 with Retry-After when the engine cannot be reached', async () => {

@@ -3,6 +3,7 @@ import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
 import { invoke } from '../support/lambda-events';
 import { ENGINES, type LoadedEngine } from './engines';
+import { ORG_A } from '../report/fixtures';
 
 /**
  * Acceptance of issue 5: a one-year report by a 15-minute histogram × 3 labels is refused unsplit
@@ -29,7 +30,7 @@ function yearOfLabels(): DocumentInput<'movementEvents'>[] {
   const docs: DocumentInput<'movementEvents'>[] = [];
   const at = (i: number, second: number) => new Date(YEAR_START + i * QUARTER + (i % 15) * 60_000 + second * 1000).toISOString();
   for (let i = 0; i < QUARTERS; i++) {
-    const base = { organizationId: 'org-a', locationId: 'L1', trackingCameraId: 'c1' };
+    const base = { organizationId: ORG_A, locationId: 'L1', trackingCameraId: 'c1' };
     if (i % 2 === 0) docs.push({ ...base, label: 'car', timestamp: at(i, 1) });
     if (i % 3 === 0) docs.push({ ...base, label: 'person', timestamp: at(i, 2) });
     if (i % 5 === 0) docs.push({ ...base, label: 'truck', timestamp: at(i, 3) });

@@ -1,6 +1,6 @@
 import './with-resolvers';
 import { ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import type { StartSyncExecution } from '../../../functions/commons/step-functions-executor';
+import type { StartSyncExecution } from '../../../functions/commons/split/step-functions-executor';
 import type { SliceEvent, SliceOutput } from '../../../functions/run-report-slice';
 import { functionId, removeSynthOutputs, stateMachineDefinition, synthService } from '../../unit/infra/synth';
 

@@ -1,13 +1,14 @@
 import type { DocumentInput } from '#shared/report/documents';
 import { EngineUnavailableError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
-import { memorySliceStore } from '../../../functions/commons/slice-store';
-import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution } from '../../../functions/commons/step-functions-executor';
+import { memorySliceStore } from '../../../functions/commons/split/slice-store';
+import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution } from '../../../functions/commons/split/step-functions-executor';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createSliceWorker, type SliceEvent, type SliceOutput } from '../../../functions/run-report-slice';
 import { invoke } from '../support/lambda-events';
 import { ENGINES, type LoadedEngine } from './engines';
 import { localSyncExecution, synthesizeSplit } from './local-state-machine';
+import { ORG_A } from '../report/fixtures';
 
 /**
  * The AWS path of splitInterval, run here: the query handler → StepFunctionsSliceExecutor → the
@@ -21,8 +22,8 @@ import { localSyncExecution, synthesizeSplit } from './local-state-machine';
 const H = 3_600_000;
 const START = Date.parse('2024-03-01T00:00:00Z');
 const docs: DocumentInput<'movementEvents'>[] = Array.from({ length: 240 }, (_, h) => [
-  { organizationId: 'org-a', locationId: 'L1', label: 'car', timestamp: new Date(START + h * H).toISOString() },
-  ...(h % 3 === 0 ? [{ organizationId: 'org-a', locationId: 'L1', label: 'person', timestamp: new Date(START + h * H + 60_000).toISOString() }] : []),
+  { organizationId: ORG_A, locationId: 'L1', label: 'car', timestamp: new Date(START + h * H).toISOString() },
+  ...(h % 3 === 0 ? [{ organizationId: ORG_A, locationId: 'L1', label: 'person', timestamp: new Date(START + h * H + 60_000).toISOString() }] : []),
 ]).flat();
 const report = (splitInterval?: string) => ({
   filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-11T00:00:00Z' }],

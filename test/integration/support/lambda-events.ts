@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ORG_A } from '../report/fixtures';
 
 export interface HttpRequest {
   readonly method?: string;
@@ -6,25 +7,34 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** Raw body text (wins over `body`). */
   readonly rawBody?: string;
-  readonly headers?: Record<string, string>;
+  /** Headers over the default `content-type: application/json`; undefined leaves a header out. */
+  readonly headers?: Record<string, string | undefined>;
   readonly query?: Record<string, string>;
   readonly pathParameters?: Record<string, string>;
-  /** Organization claim; null for a request without claims. */
+  /** Organization claim (default org-a of ../report/fixtures.ts); null for a request without claims. */
   readonly org?: string | null;
+  /** API Gateway's id of the request. @default 'test-request' */
+  readonly requestId?: string;
 }
 
 export interface HttpResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
+  /** The body as the function returned it (base64 when `isBase64Encoded`). */
   readonly body: string;
+  readonly isBase64Encoded: boolean;
+  /** The bytes API Gateway sends: the body, base64-decoded when the function encoded it so. */
+  readonly bytes: Buffer;
   json<T = unknown>(): T;
 }
 
 /** An API Gateway HTTP API (payload 2.0) event as the JWT authorizer hands it to the function. */
 export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
   const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
-  const headers = { 'content-type': 'application/json', ...(req.headers ?? {}) };
-  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? 'org-a', sub: 'user-1' };
+  const headers = Object.fromEntries(
+    Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter((h): h is [string, string] => h[1] !== undefined),
+  );
+  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? ORG_A, sub: 'user-1' };
   return {
     version: '2.0',
     routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
@@ -41,7 +51,7 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
       domainName: 'localhost',
       domainPrefix: 'localhost',
       http: { method: req.method ?? 'POST', path: req.path ?? '/reports:query', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
-      requestId: 'test-request',
+      requestId: req.requestId ?? 'test-request',
       routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
       stage: '$default',
       time: new Date(0).toISOString(),
@@ -59,5 +69,7 @@ export async function invoke(handler: Handler, req: HttpRequest): Promise<HttpRe
   const result = (await handler(httpEvent(req), context)) as APIGatewayProxyStructuredResultV2;
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
   const body = result.body ?? '';
-  return { status: result.statusCode ?? 200, headers, body, json: <T>() => JSON.parse(body) as T };
+  const isBase64Encoded = result.isBase64Encoded === true;
+  const bytes = Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
+  return { status: result.statusCode ?? 200, headers, body, isBase64Encoded, bytes, json: <T>() => JSON.parse(body) as T };
 }

@@ -1,6 +1,6 @@
-import { lazy } from '#commons/lazy';
-import { measuredEngine, metrics } from '#commons/metrics';
-import { tracingEnabled } from '#commons/tracer';
+import { lazy } from '#commons/clients/lazy';
+import { measuredEngine, metrics } from '#commons/powertools/metrics';
+import { tracingEnabled } from '#commons/powertools/tracer';
 import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 

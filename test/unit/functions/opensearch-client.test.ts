@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOpenSearchClient } from '#commons/opensearch-client';
+import { createOpenSearchClient } from '#commons/clients/opensearch-client';
 
 /** What the client really sends: captured by a loopback HTTP server. */
 async function captureRequest(env: NodeJS.ProcessEnv): Promise<IncomingHttpHeaders> {

@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 
 /**
- * functions/commons/tracer.ts `traced`: in Lambda (tracing on) an SDK client gets the X-Ray SDK's
+ * functions/commons/powertools/tracer.ts `traced`: in Lambda (tracing on) an SDK client gets the X-Ray SDK's
  * middleware, so its calls are named subsegments; elsewhere it is left untouched. The module is
  * loaded fresh for each case, as the tracer is built once per process.
  */
@@ -12,9 +12,9 @@ afterEach(() => {
 });
 
 async function middlewareOfTracedClient(): Promise<string[]> {
-  let traced: typeof import('#commons/tracer').traced = async (c) => c;
+  let traced: typeof import('#commons/powertools/tracer').traced = async (c) => c;
   jest.isolateModules(() => {
-    traced = (require('#commons/tracer') as typeof import('#commons/tracer')).traced;
+    traced = (require('#commons/powertools/tracer') as typeof import('#commons/powertools/tracer')).traced;
   });
   const client = await traced(new S3Client({ region: 'eu-west-1' }));
   return client.middlewareStack.identify();

@@ -1,5 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { metrics } from '#commons/metrics';
+import { metrics } from '#commons/powertools/metrics';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from '../../../lib/service-function';
 
 /** The alarms of lib/observability.ts watch the functions' own metrics by namespace and `service` dimension. */

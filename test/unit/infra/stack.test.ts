@@ -22,6 +22,7 @@ const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-eve
 const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';
 const LIVE = 'GET /locations/{locationId}/insights/live';
+const HEALTH = 'GET /health';
 const REFRESH = /^Refreshes the live occupancy/;
 const WORKER = /^Runs one slice/;
 const SETUP = /^Creates or updates the OpenSearch index templates/;
@@ -52,7 +53,7 @@ describe('the service stack with the default context (cdk.json)', () => {
   describe('functions', () => {
     it('runs every service function on Node.js 22, ARM64, with active tracing, its own log group and source maps', () => {
       const ours = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
-        (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && (r.Properties as { Runtime?: string }).Runtime !== 'nodejs24.x',
+        (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
       expect(ours).toHaveLength(ROUTES.length + 3);
       for (const fn of ours) {
@@ -103,7 +104,7 @@ describe('the service stack with the default context (cdk.json)', () => {
 
   describe('least privilege', () => {
     it('lets every function write only to its own log group, with no AWS managed policy on its role', () => {
-      for (const description of [QUERY, LIST, LIVE, REFRESH, WORKER, SETUP]) {
+      for (const description of [QUERY, LIST, LIVE, HEALTH, REFRESH, WORKER, SETUP]) {
         const id = functionId(template, description);
         const logs = statementsOfFunction(template, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
         expect(logs).toHaveLength(1);
@@ -133,6 +134,16 @@ describe('the service stack with the default context (cdk.json)', () => {
         expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
         expect(resourcesFor(template, description, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(true);
       }
+    });
+
+    it('lets the health function run one search on the movement event indices and read one item, nothing else', () => {
+      expect(ownActions(template, HEALTH)).toEqual(['dynamodb:GetItem', 'es:ESHttpPost']);
+      expect(resourcesFor(template, HEALTH, 'es:')).toEqual([`${domainId(template)}.Arn/movement-events-*/_search`]);
+      expect(resourcesFor(template, HEALTH, 'dynamodb:')).toEqual([`${tableId(template)}.Arn`]);
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: HEALTH,
+        Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), OPENSEARCH_URL: Match.anyValue(), OPENSEARCH_AUTH: 'sigv4' }) },
+      });
     });
 
     it('lets the refresh job read and write the table, search the indices and send its failures to its dead-letter queue, nothing else', () => {
@@ -165,10 +176,23 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts behind the JWT authorizer', () => {
+    it('routes every route of functions/routes.ts behind the JWT authorizer but /health, the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
-      expect(routes.map((r) => r.RouteKey).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
-      expect(routes.every((r) => r.AuthorizationType === 'JWT')).toBe(true);
+      expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
+        ['GET /health', 'NONE'],
+        ['GET /locations', 'JWT'],
+        ['GET /locations/{locationId}/insights/live', 'JWT'],
+        ['POST /{segment1}', 'JWT'],
+      ]);
+    });
+
+    it('throttles the report route apart from the stage (10 requests per second, bursts of 20), and /health (5, bursts of 10)', () => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        RouteSettings: {
+          'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+          'GET /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+        },
+      });
     });
 
     it('trusts ID tokens of the stack’s Cognito user pool and app client', () => {
@@ -204,14 +228,14 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
-    it('allows the configured CORS origins and exposes the report headers', () => {
+    it('allows the configured CORS origins, If-None-Match, and exposes the report headers, the request id and the ETag', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
         ProtocolType: 'HTTP',
         CorsConfiguration: {
           AllowOrigins: ['http://localhost:3000'],
           AllowMethods: ['GET', 'POST'],
-          AllowHeaders: ['authorization', 'content-type', 'accept'],
-          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after'],
+          AllowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match'],
+          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'],
         },
       });
     });
@@ -369,6 +393,34 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
+    it('alarms on the p99 answer time of the API above 10 s for 15 minutes', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Period: 300,
+        Threshold: 10_000,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    });
+
+    it('counts throttled requests (429) from the access logs and alarms on 10 in 5 minutes', () => {
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        FilterPattern: '{ $.status = "429" }',
+        MetricTransformations: [Match.objectLike({ MetricNamespace: 'LocationReporting', MetricName: 'ApiThrottledRequests', MetricValue: '1', DefaultValue: 0 })],
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApiThrottledRequests', Statistic: 'Sum', Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    });
+
+    it("alarms on the domain's JVM memory pressure, CPU and rejected searches, at AWS's recommended thresholds", () => {
+      const domain = (metricName: string, props: Record<string, unknown>) =>
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ES', MetricName: metricName, ...props });
+      domain('JVMMemoryPressure', { Statistic: 'Maximum', Period: 60, Threshold: 95, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      domain('CPUUtilization', { Statistic: 'Maximum', Period: 900, Threshold: 80, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      domain('ThreadpoolSearchRejected', { Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    });
+
     it('alarms on errors and throttles of every endpoint and the worker', () => {
       expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 1);
       expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 2);
@@ -425,6 +477,20 @@ describe('the service stack with the default context (cdk.json)', () => {
       template.hasOutput(name, {});
     }
   });
+
+  it('outputs the API URL without a trailing slash, so that $API/locations is a valid path', () => {
+    // The API's ApiEndpoint attribute is `https://<id>.execute-api.<region>.amazonaws.com`, no slash
+    // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-apigatewayv2-api.html#aws-resource-apigatewayv2-api-return-values);
+    // the $default stage's URL ends in one.
+    const value = render((template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs.ApiUrl!.Value);
+    expect(value).toMatch(/^ApiHttpApi[0-9A-F]{8}\.ApiEndpoint$/);
+  });
+
+  it('reserves no concurrency by default (new accounts cannot reserve any)', () => {
+    for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      expect((fn.Properties as { ReservedConcurrentExecutions?: number }).ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
 });
 
 describe('the service stack with other context', () => {
@@ -469,6 +535,12 @@ describe('the service stack with other context', () => {
     expect((stateMachineDefinition(template).States as { Slices: { MaxConcurrency: number } }).Slices.MaxConcurrency).toBe(4);
   });
 
+  it('reserves concurrency for the query function and the slice worker when asked', () => {
+    const { template } = synthService({ context: { queryReservedConcurrency: '20', sliceWorkerReservedConcurrency: '30' } });
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: QUERY, ReservedConcurrentExecutions: 20 });
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Runs one slice'), ReservedConcurrentExecutions: 30 });
+  });
+
   it('refuses a log retention CloudWatch does not offer', () => {
     expect(() => synthService({ context: { logRetentionDays: 31 } })).toThrow(/logRetentionDays/);
   });
@@ -487,5 +559,10 @@ function logicalIdOfType(template: Template, type: string): string {
 }
 const domainId = (t: Template) => logicalIdOfType(t, 'AWS::OpenSearchService::Domain');
 const tableId = (t: Template) => logicalIdOfType(t, 'AWS::DynamoDB::Table');
-const bucketId = (t: Template) => logicalIdOfType(t, 'AWS::S3::Bucket');
+/** The slice results bucket: the one whose objects expire (the explorer's holds the page). */
+const bucketId = (t: Template) => {
+  const ids = Object.entries(resourcesOf(t, 'AWS::S3::Bucket')).filter(([, r]) => (r.Properties as { LifecycleConfiguration?: unknown }).LifecycleConfiguration);
+  if (ids.length !== 1) throw new Error(`expected one bucket with a lifecycle, found ${ids.length}`);
+  return ids[0]![0];
+};
 const stateMachineId = (t: Template) => logicalIdOfType(t, 'AWS::StepFunctions::StateMachine');

@@ -2,7 +2,7 @@ import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/e
 import type { ReportPlan } from '#shared/report/plan/plan';
 import type { Location, SensorGroup } from '#shared/locations/model';
 import type { LiveView, LocationStore, RefreshUnit } from '#shared/locations/store';
-import type { OccupancyEntry } from '#shared/occupancy/entry';
+import type { OccupancyEntry } from '#shared/locations/occupancy-entry';
 
 export const everyDay = (open: string, close: string) =>
   Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]));

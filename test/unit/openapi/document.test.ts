@@ -1,7 +1,38 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiDocument } from '#shared/openapi/document';
+
+const ROOT = join(__dirname, '../../..');
+
+interface LintProblem {
+  readonly ruleId: string;
+  readonly message: string;
+  readonly location: { readonly pointer: string }[];
+}
+
+/**
+ * Redocly CLI (a devDependency: one self-contained package, no install script, no network) on a
+ * document, with the project's redocly.yaml; telemetry and the update check off.
+ */
+function lint(document: unknown): LintProblem[] {
+  const dir = mkdtempSync(join(tmpdir(), 'lrs-openapi-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format=json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      timeout: 60_000,
+    });
+    if (!run.stdout.trim().startsWith('{')) throw new Error(`redocly lint did not report (${run.status}): ${run.stderr}`);
+    return (JSON.parse(run.stdout) as { problems: LintProblem[] }).problems;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe('the OpenAPI document', () => {
   test('is a valid OpenAPI 3.1 document', () => {
@@ -26,6 +57,21 @@ describe('the OpenAPI document', () => {
     expect(output.toString().trim()).toBe('false');
   });
 
+  test('lints clean with Redocly CLI: recommended-strict and the rules of redocly.yaml', () => {
+    expect(lint(openApiDocument()).map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
+  });
+
+  test('the lint run above fails on an example its schema refuses, and on an operation without a description', () => {
+    const broken = openApiDocument() as unknown as Doc;
+    const health = broken.paths['/health']!.get!;
+    (health.responses['200']!.content!['application/json']!.examples!.ok!.value as { status: string }).status = 'okay';
+    delete health.description;
+    expect(lint(broken).map((p) => [p.ruleId, p.location[0]?.pointer]).sort()).toEqual([
+      ['no-invalid-media-type-examples', '#/paths/~1health/get/responses/200/content/application~1json/examples/ok/value/status'],
+      ['operation-description', '#/paths/~1health/get/description'],
+    ]);
+  });
+
   test('is written to openapi.json as generated (run `npm run openapi` after a schema change)', () => {
     const written = JSON.parse(readFileSync(join(__dirname, '../../../openapi.json'), 'utf8'));
     expect(written).toEqual(openApiDocument());
@@ -36,5 +82,70 @@ describe('the OpenAPI document', () => {
     expect(request).toMatchObject({ type: 'object', required: ['aggregations'], additionalProperties: false });
     const kinds = JSON.stringify(request).match(/"const":"(\w+)"/g)?.map((m) => m.slice(9, -1));
     expect(new Set(kinds)).toEqual(new Set(['terms', 'range', 'stats', 'dateHistogram', 'filter', 'filters', 'nested', 'reverseNested']));
+  });
+});
+
+interface MediaType {
+  readonly examples?: Record<string, { value: unknown }>;
+}
+interface Response {
+  readonly $ref?: string;
+  readonly headers?: Record<string, { $ref?: string }>;
+  readonly content?: Record<string, MediaType>;
+}
+interface Operation {
+  description?: string;
+  readonly operationId: string;
+  readonly security?: unknown[];
+  readonly requestBody?: { content: Record<string, MediaType> };
+  readonly responses: Record<string, Response>;
+}
+interface Doc {
+  readonly paths: Record<string, Record<string, Operation>>;
+  readonly components: { responses: Record<string, Response>; headers: Record<string, unknown> };
+}
+
+const doc = openApiDocument() as unknown as Doc;
+const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
+const resolve = (response: Response): Response => (response.$ref ? doc.components.responses[response.$ref.split('/').pop()!]! : response);
+
+describe('what the OpenAPI document says of the answers', () => {
+  test('lists every status each operation answers, API Gateway’s own (429, and 401, 500, 503 deployed) included', () => {
+    expect(Object.fromEntries(operations.map((o) => [o.operationId, Object.keys(o.responses).sort()]))).toEqual({
+      listLocations: ['200', '304', '401', '406', '429', '500', '503'],
+      getLiveInsights: ['200', '304', '400', '401', '404', '406', '429', '500', '503'],
+      queryReport: ['200', '400', '401', '406', '413', '415', '422', '429', '500', '503'],
+      getHealth: ['200', '429', '500', '503'],
+    });
+  });
+
+  test('has an example for every answer with a body and for every request body', () => {
+    const missing = operations.flatMap((o) => [
+      ...Object.entries(o.responses).flatMap(([status, r]) =>
+        Object.entries(resolve(r).content ?? {}).filter(([, m]) => Object.keys(m.examples ?? {}).length === 0).map(([type]) => `${o.operationId} ${status} ${type}`),
+      ),
+      ...Object.entries(o.requestBody?.content ?? {}).filter(([, m]) => Object.keys(m.examples ?? {}).length === 0).map(([type]) => `${o.operationId} request ${type}`),
+    ]);
+    expect(missing).toEqual([]);
+    expect(doc.components.responses.NotModified!.content).toBeUndefined();
+  });
+
+  test('documents the headers: X-Request-Id, ETag, Content-Encoding, Vary, X-Report-Truncated, Deprecation, Retry-After', () => {
+    expect(Object.keys(doc.components.headers)).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'ETag', 'Content-Encoding', 'Vary', 'X-Report-Truncated', 'Deprecation', 'Retry-After']),
+    );
+    const headersOf = (id: string, status: string) => Object.keys(resolve(operations.find((o) => o.operationId === id)!.responses[status]!).headers ?? {}).sort();
+    expect(headersOf('queryReport', '200')).toEqual(['Content-Encoding', 'Deprecation', 'Vary', 'X-Report-Truncated', 'X-Request-Id']);
+    expect(headersOf('queryReport', '503')).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(headersOf('getLiveInsights', '200')).toEqual(['Cache-Control', 'Content-Encoding', 'ETag', 'Vary', 'X-Request-Id']);
+    expect(headersOf('getLiveInsights', '304')).toEqual(['Cache-Control', 'ETag', 'Vary', 'X-Request-Id']);
+  });
+
+  test('lets /health be called without a token, and every other operation only with one', () => {
+    expect(operations.filter((o) => o.security !== undefined).map((o) => [o.operationId, o.security])).toEqual([['getHealth', []]]);
+  });
+
+  test('shows API Gateway’s throttling answer for 429: {"message":"Too Many Requests"}', () => {
+    expect(doc.components.responses.TooManyRequests!.content!['application/json']!.examples!.throttled!.value).toEqual({ message: 'Too Many Requests' });
   });
 });

@@ -2,8 +2,8 @@ import { AppError, TooManyBucketsError } from '#shared/errors';
 import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { planSlices } from '#shared/report/split/plan-slices';
-import { failureOf, StepFunctionsSliceExecutor, type StartSyncExecution } from '../../../functions/commons/step-functions-executor';
-import { memorySliceStore } from '../../../functions/commons/slice-store';
+import { failureOf, StepFunctionsSliceExecutor, type StartSyncExecution } from '../../../functions/commons/split/step-functions-executor';
+import { memorySliceStore } from '../../../functions/commons/split/slice-store';
 import { createSliceWorker, type SliceEvent, type SliceOutput } from '../../../functions/run-report-slice';
 
 const H = 3_600_000;

@@ -52,6 +52,20 @@ export function mappingsFor(c: Collection): Mapping {
   return { dynamic: 'strict', properties };
 }
 
+/**
+ * When a search or a write is slow enough to be logged. A domain's slow logs (enabled by the stack,
+ * shipped to CloudWatch) record nothing until an index sets these thresholds: all are -1 (off) by
+ * default (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html).
+ * A report is answered within 29 s, so a query phase of 2 s is worth a look and 5 s a warning.
+ */
+export const SLOW_LOG_SETTINGS: Readonly<Record<string, string>> = {
+  'index.search.slowlog.threshold.query.warn': '5s',
+  'index.search.slowlog.threshold.query.info': '2s',
+  'index.search.slowlog.threshold.fetch.warn': '1s',
+  'index.indexing.slowlog.threshold.index.warn': '5s',
+  'index.indexing.slowlog.threshold.index.info': '2s',
+};
+
 export function indexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
   return COLLECTIONS.map((c) => ({
     name: `${prefix}${INDEX_BASE[c]}`,
@@ -59,7 +73,7 @@ export function indexTemplates(prefix: string, settings: IndexSettings = {}): { 
       index_patterns: [indexPattern(prefix, c)],
       priority: 100,
       template: {
-        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas ?? 1 },
+        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas ?? 1, ...SLOW_LOG_SETTINGS },
         mappings: mappingsFor(c),
       },
     },

@@ -1,0 +1,75 @@
+import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import { deepFreeze } from './deep-freeze';
+
+export interface ReportCacheOptions {
+  /** Most results kept. @default 256 */
+  readonly maxEntries?: number;
+  /** Most bytes of results kept (as JSON); a larger result is answered but not kept. @default 64 MiB */
+  readonly maxBytes?: number;
+}
+
+/**
+ * The engine results of the local server's DuckDB, kept by plan and scope: OpenSearch's index request
+ * cache for the embedded engine. OpenSearch keeps the aggregations of `size: 0` searches per shard
+ * until the shard's data changes (https://docs.opensearch.org/docs/search-plugins/caching/request-cache);
+ * the local server's DuckDB file is held by the server alone (a second process cannot open it) and
+ * nothing the server does writes documents, so a result stays exact as long as the process runs.
+ * A dashboard or the explorer asking the same report again then costs no query; a report asked by
+ * several clients at once runs once. Least recently used results go first; failures are not kept.
+ */
+export class CachedReportEngine implements ReportEngine {
+  private readonly entries = new Map<string, { result: Promise<EngineResult>; bytes: number }>();
+  private bytes = 0;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly engine: ReportEngine,
+    options: ReportCacheOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? 256;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  run(...args: Parameters<ReportEngine['run']>): Promise<EngineResult> {
+    const [plan, scope] = args;
+    const key = JSON.stringify([plan, scope], (_, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+    const hit = this.entries.get(key);
+    if (hit) {
+      // Most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.result;
+    }
+    const entry = { result: this.engine.run(...args).then(deepFreeze), bytes: 0 };
+    this.entries.set(key, entry);
+    entry.result.then(
+      (result) => this.admit(key, entry, Buffer.byteLength(JSON.stringify(result))),
+      () => this.forget(key, entry),
+    );
+    this.evict();
+    return entry.result;
+  }
+
+  /** Counts a finished result, or drops it when it alone would take more than a quarter of the bytes. */
+  private admit(key: string, entry: { bytes: number }, bytes: number): void {
+    if (this.entries.get(key) !== entry) return;
+    if (bytes > this.maxBytes / 4) return this.forget(key, entry);
+    entry.bytes = bytes;
+    this.bytes += bytes;
+    this.evict();
+  }
+
+  private forget(key: string, entry: { bytes: number }): void {
+    if (this.entries.get(key) !== entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  private evict(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) return;
+      this.forget(key, entry);
+    }
+  }
+}

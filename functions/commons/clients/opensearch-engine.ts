@@ -1,0 +1,20 @@
+import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { createOpenSearchClient } from './opensearch-client';
+import { ENV } from '../env';
+
+/**
+ * The OpenSearch engine from the environment: OPENSEARCH_URL (endpoint), OPENSEARCH_AUTH (`sigv4` in
+ * AWS, `none` locally; default: sigv4 for an https endpoint when AWS_REGION is set),
+ * OPENSEARCH_INDEX_PREFIX, REPORT_TERMS_CAP, OPENSEARCH_REQUEST_CACHE, OPENSEARCH_MAX_BUCKETS (the domain's
+ * search.max_buckets, default 65,535, to refuse a report above it before searching). One module with the client and
+ * the query compiler, so that a bundle loads both as one chunk on first use (./engine).
+ */
+export function openSearchEngineFromEnv(env: NodeJS.ProcessEnv): ReportEngine {
+  return new OpenSearchEngine(createOpenSearchClient(env), {
+    indexPrefix: env[ENV.openSearchIndexPrefix] ?? '',
+    limits: { termsCap: Number(env[ENV.reportTermsCap] ?? DEFAULT_LIMITS.termsCap) },
+    ...(env[ENV.openSearchRequestCache] ? { requestCache: env[ENV.openSearchRequestCache] === 'true' } : {}),
+    ...(env[ENV.openSearchMaxBuckets] ? { maxBuckets: Number(env[ENV.openSearchMaxBuckets]) } : {}),
+  });
+}

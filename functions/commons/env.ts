@@ -1,0 +1,33 @@
+/**
+ * The environment variables the functions read, by one name each: the stack sets them
+ * (lib/service-function.ts `bind*`, lib/stack.ts) and functions/commons reads them, so the two
+ * agree by construction. Lambda's and Powertools' own variables (AWS_REGION, POWERTOOLS_*) are
+ * not listed.
+ */
+export const ENV = {
+  /** `https://<domain endpoint>` of the OpenSearch domain. */
+  openSearchUrl: 'OPENSEARCH_URL',
+  /** `sigv4`: sign every request with the function's role (service `es`, region from AWS_REGION); `none` locally. */
+  openSearchAuth: 'OPENSEARCH_AUTH',
+  openSearchIndexPrefix: 'OPENSEARCH_INDEX_PREFIX',
+  /** `true`/`false`: OpenSearch's shard request cache for report searches (default: the index's setting). */
+  openSearchRequestCache: 'OPENSEARCH_REQUEST_CACHE',
+  /** The domain's search.max_buckets, when not OpenSearch's default (65,535): reports above it are refused before searching. */
+  openSearchMaxBuckets: 'OPENSEARCH_MAX_BUCKETS',
+  /** Most keys one terms aggregation returns. */
+  reportTermsCap: 'REPORT_TERMS_CAP',
+  /** The token claim that carries the caller's organization. */
+  organizationClaim: 'ORGANIZATION_CLAIM',
+  /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
+  tableName: 'TABLE_NAME',
+  /** A local DynamoDB endpoint (DynamoDB Local); unset in AWS. */
+  dynamoDbEndpoint: 'DYNAMODB_ENDPOINT',
+  /** ARN of the Express state machine that runs report slices; unset: slices run in-process. */
+  splitStateMachineArn: 'SPLIT_STATE_MACHINE_ARN',
+  /** Bucket for slice results too large for the 256 KiB state payload. */
+  sliceResultsBucket: 'SLICE_RESULTS_BUCKET',
+  /** Slices run at once in-process (locally). */
+  splitConcurrency: 'REPORT_SPLIT_CONCURRENCY',
+  /** Most slices one split report may have. */
+  maxSlices: 'REPORT_MAX_SLICES',
+} as const;

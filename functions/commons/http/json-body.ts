@@ -1,0 +1,51 @@
+import type middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { parse as parseContentType } from 'content-type';
+import { MalformedBodyError, UnsupportedMediaTypeError } from '#shared/errors';
+
+/** The one media type a request body may have. */
+export const JSON_BODY_TYPES = ['application/json'] as const;
+
+/**
+ * Why a body with this Content-Type is not JSON we read, or undefined when it is: the media type
+ * `application/json` in any case (media types are case-insensitive, RFC 9110 8.3.1), with any
+ * parameters, but a `charset` only of UTF-8 (JSON between systems is UTF-8, RFC 8259 8.1).
+ * Parsed by the `content-type` package (RFC 9110 syntax, quoted parameter values included).
+ */
+export function unsupportedContentType(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return 'the request has no Content-Type';
+  let mediaType: ReturnType<typeof parseContentType>;
+  try {
+    mediaType = parseContentType(header);
+  } catch {
+    return `Content-Type "${clip(header)}" is not a media type`;
+  }
+  if (mediaType.type !== 'application/json') return `Content-Type ${mediaType.type} is not supported`;
+  const charset = mediaType.parameters.charset;
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') return `charset ${clip(charset)} is not supported (JSON is UTF-8)`;
+  return undefined;
+}
+
+const clip = (text: string) => (text.length > 64 ? `${text.slice(0, 64)}…` : text);
+
+/** Documented (https://middy.js.org/docs/middlewares/http-json-body-parser), missing from its types. */
+const PARSE_ANY_CONTENT_TYPE = { disableContentTypeCheck: true, disableContentTypeError: false };
+
+/**
+ * A JSON request body: 400 when there is none, 415 naming application/json when it is not declared
+ * as JSON (a missing Content-Type included), then @middy/http-json-body-parser parses it (400 when it
+ * is not JSON). That parser's own check is a case-sensitive pattern that also takes any `+json` type,
+ * and its error for a missing Content-Type looks like its error for a missing body, so the check is
+ * ours and the parser's is off. Expects lower-case header names (@middy/http-header-normalizer first).
+ */
+export const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2>[] => [
+  {
+    before: async ({ event }) => {
+      if (event.body === undefined || event.body === '') throw new MalformedBodyError('A JSON body is required.');
+      const reason = unsupportedContentType(event.headers?.['content-type']);
+      if (reason) throw new UnsupportedMediaTypeError(JSON_BODY_TYPES, reason);
+    },
+  },
+  httpJsonBodyParser(PARSE_ANY_CONTENT_TYPE),
+];

@@ -1,0 +1,120 @@
+/**
+ * The reusable parts of the OpenAPI document's answers: headers, parameters, and one response per
+ * error status, each with an example of what the service (or API Gateway in front of it) sends.
+ * Problem examples are real answers, copied from the handlers with the request id below.
+ */
+type Json = Record<string, unknown>;
+
+/** The request id the examples show (the form of API Gateway's). */
+export const EXAMPLE_REQUEST_ID = 'Jq3q5j9xIAMEbAg=';
+
+const PROBLEMS = 'https://lrs.example.com/problems/';
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const header = (name: string) => ref('headers', name);
+const problemSchema = ref('schemas', 'Problem');
+const gatewaySchema = ref('schemas', 'GatewayMessage');
+
+/** A problem example: the members the service sends, in its order, with the request id last. */
+const problem = (slug: string, title: string, status: number, detail: string, extensions: Json = {}) => ({
+  value: { type: `${PROBLEMS}${slug}`, title, status, detail, ...extensions, requestId: EXAMPLE_REQUEST_ID },
+});
+
+const problemResponse = (description: string, examples: Record<string, { summary?: string; value: Json }>, headers: Json = {}) => ({
+  description,
+  headers: { 'X-Request-Id': header('X-Request-Id'), ...headers },
+  content: { 'application/problem+json': { schema: problemSchema, examples } },
+});
+
+export const headers: Record<string, Json> = {
+  'X-Request-Id': {
+    description:
+      "The request's id: API Gateway's request id in AWS (its access log's `requestId`; API Gateway's own answers carry it as `apigw-requestid` instead), one per request locally. The same id is the problem's `requestId` and the `correlation_id` of the request's log lines.",
+    schema: { type: 'string' },
+    example: EXAMPLE_REQUEST_ID,
+  },
+  ETag: {
+    description: 'A weak validator of the answer (weak because the same JSON may be sent compressed); send it back in If-None-Match to get a 304 while nothing changed.',
+    schema: { type: 'string' },
+    example: 'W/"pVnU0hbnj6c8AgHFEaRHDw"',
+  },
+  'Cache-Control': { description: 'How long the answer may be reused (see each operation).', schema: { type: 'string' }, example: 'private, no-cache' },
+  Vary: {
+    description: 'The request headers the answer was chosen by: Accept-Encoding always, Accept too for reports.',
+    schema: { type: 'string' },
+    example: 'Accept-Encoding',
+  },
+  'Content-Encoding': {
+    description: 'Present when the body is compressed: `br` or `gzip`, chosen by Accept-Encoding (br when both weigh the same), for bodies of 1 KiB or more.',
+    schema: { type: 'string', enum: ['br', 'gzip'] },
+    example: 'gzip',
+  },
+  'X-Report-Truncated': { description: '`true` when a terms aggregation had more keys than the cap and kept the smallest.', schema: { type: 'string', enum: ['true'] }, example: 'true' },
+  Deprecation: { description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' }, example: '@1795305600' },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' }, example: 5 },
+  'WWW-Authenticate': {
+    description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
+    schema: { type: 'string' },
+    example: 'Bearer scope="" error="invalid_token" error_description="the token has expired"',
+  },
+};
+
+export const parameters: Record<string, Json> = {
+  AcceptEncoding: {
+    name: 'Accept-Encoding',
+    in: 'header',
+    required: false,
+    description: 'Content codings the client takes (RFC 9110, 12.5.3): `br` and `gzip` are answered; without it, or for a short body, the answer is sent as it is.',
+    schema: { type: 'string' },
+    example: 'gzip, deflate, br',
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag of an earlier answer (or `*`): 304 with no body while the answer is still the same.',
+    schema: { type: 'string' },
+    example: 'W/"pVnU0hbnj6c8AgHFEaRHDw"',
+  },
+};
+
+export const responses: Record<string, Json> = {
+  NotModified: {
+    description: 'The answer has not changed since the ETag given in If-None-Match: no body; the headers of the 200 it stands for.',
+    headers: { ETag: header('ETag'), 'Cache-Control': header('Cache-Control'), Vary: header('Vary'), 'X-Request-Id': header('X-Request-Id') },
+  },
+  Unauthorized: {
+    description:
+      'Missing, expired, not yet valid or invalid bearer token, or one whose organization claim is not a UUID. Deployed, API Gateway\'s JWT authorizer refuses the request before the service sees it: `{"message":"Unauthorized"}` as application/json, with the reason in `www-authenticate` (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-jwt.html). The local server answers problem+json; so does the service for a token whose organization claim is missing.',
+    headers: { 'WWW-Authenticate': header('WWW-Authenticate'), 'X-Request-Id': header('X-Request-Id') },
+    content: {
+      'application/problem+json': {
+        schema: problemSchema,
+        examples: { noOrganization: problem('unauthorized', 'Unauthorized', 401, 'The token carries no organization.') },
+      },
+      'application/json': { schema: gatewaySchema, examples: { authorizer: { summary: "API Gateway's JWT authorizer (deployed)", value: { message: 'Unauthorized' } } } },
+    },
+  },
+  NotAcceptableJson: problemResponse('Accept does not allow application/json.', {
+    notAcceptable: problem('not-acceptable', 'Not acceptable', 406, 'Allowed values of Accept: application/json.', { allowed: ['application/json'] }),
+  }),
+  TooManyRequests: {
+    description: "API Gateway's throttling (deployed): the stage's rate or the route's own was exceeded. Retry later, with backoff.",
+    content: { 'application/json': { schema: gatewaySchema, examples: { throttled: { value: { message: 'Too Many Requests' } } } } },
+  },
+  InternalError: {
+    description:
+      'A bug: the detail says nothing about internals, the cause is logged under the request id. Deployed, API Gateway answers `{"message":"Internal Server Error"}` itself when the function fails without an answer.',
+    headers: { 'X-Request-Id': header('X-Request-Id') },
+    content: {
+      'application/problem+json': { schema: problemSchema, examples: { bug: problem('internal', 'Internal error', 500, 'An unexpected error occurred.') } },
+      'application/json': { schema: gatewaySchema, examples: { gateway: { summary: 'API Gateway, when the function failed', value: { message: 'Internal Server Error' } } } },
+    },
+  },
+  GatewayTimeout: {
+    description: 'Deployed: API Gateway answers 503 itself when the function does not answer within its integration timeout (30 s).',
+    content: { 'application/json': { schema: gatewaySchema, examples: { timeout: { value: { message: 'Service Unavailable' } } } } },
+  },
+};
+
+/** The examples of a problem response, for the operations' own error responses. */
+export { header, problem, problemResponse, ref };

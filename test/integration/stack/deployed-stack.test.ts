@@ -1,0 +1,431 @@
+import { createSocket, type Socket } from 'node:dgram';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { ROUTES } from '../../../functions/routes';
+import { gatewayRoutePath } from '../../../lib/api';
+import { HANDLERS, handlerPath } from '../../../lib/stack';
+import { importLocationsCli } from '../../../bin/import-locations';
+import { ingestCli } from '../../../bin/ingest-cli';
+import { ensureLambdaNode, LAMBDA_NODE_MAJOR } from '../../setup/lambda-node';
+import { testClient } from '../support/opensearch';
+import { type CloudAssembly, idsOf, type Json, Resolver, type Resource, synthesizeApp } from './assembly';
+import { startStepFunctions, startTlsFront, type StepFunctionsEndpoint, type TlsFront } from './aws-endpoints';
+import { HttpApi } from './http-api';
+import { LambdaFunction } from './lambda-function';
+
+/**
+ * What `cdk synth` ships, run as AWS would run it: the cloud assembly (template and asset folders)
+ * of `npx cdk synth`, each function's asset loaded by Lambda's Node.js (22) in a process of its own
+ * with the environment the template gives it, against the suite's real OpenSearch node and DynamoDB
+ * Local. Requests go through the template's HTTP API routes to their integrations' functions; the
+ * occupancy refresh is the EventBridge rule's target; the index templates come from the custom
+ * resource's function; split reports run the template's state machine definition, its Map task
+ * invoking the slice worker's asset. Only what cannot run here is stood in for (./aws-endpoints.ts):
+ * TLS in front of the node, Step Functions' StartSyncExecution, the JWT check of API Gateway.
+ *
+ * The data is small and every expected value is worked out by hand next to it.
+ */
+
+const ORG = '5f0c3d4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+const OTHER_ORG = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d';
+const PREFIX = `stack${process.pid}-`;
+const TABLE = `stack-${process.pid}`;
+const REGION = 'us-east-1';
+const ALL_DAY = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
+
+const LOCATIONS = {
+  locations: [
+    {
+      id: 'hall',
+      organizationId: ORG,
+      type: 'venue',
+      timezone: 'UTC',
+      sensorGroups: [{ id: 1, name: 'Hall', lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'A' }], openingHours: ALL_DAY }],
+    },
+    { id: 'elsewhere', organizationId: OTHER_ORG, type: 'venue', timezone: 'Europe/Berlin' },
+  ],
+};
+
+const crossing = (timestamp: string, label: string, end: 'A' | 'B', organizationId = ORG, locationId = 'hall') => ({
+  organizationId,
+  locationId,
+  trackingCameraId: 'cam-1',
+  label,
+  timestamp,
+  crossedPaths: [{ id: 'door', end }],
+});
+
+/** Today (UTC, the hall's zone) from midnight on: 3 crossings in (A) and 1 out (B), so the hall holds 3 − 1 = 2. */
+const midnight = new Date(new Date().toISOString().slice(0, 10)).getTime();
+const today = (ms: number) => new Date(midnight + ms).toISOString();
+const LIVE = [crossing(today(1), 'person', 'A'), crossing(today(2), 'person', 'A'), crossing(today(3), 'person', 'A'), crossing(today(4), 'person', 'B')];
+
+/**
+ * March 2025, in the hall: 3 March 2 people and 1 car, 4 March 1 person, 5 March 1 car (its last
+ * millisecond). The other organization's car on 3 March must never be counted.
+ */
+const HISTORY = [
+  crossing('2025-03-03T08:00:00.000Z', 'person', 'A'),
+  crossing('2025-03-03T09:30:00.000Z', 'person', 'B'),
+  crossing('2025-03-03T10:00:00.000Z', 'car', 'A'),
+  crossing('2025-03-04T12:00:00.000Z', 'person', 'A'),
+  crossing('2025-03-05T23:59:59.999Z', 'car', 'B'),
+  crossing('2025-03-03T11:00:00.000Z', 'car', 'A', OTHER_ORG, 'elsewhere'),
+];
+const DAILY_BY_LABEL = [
+  { timestamp: '2025-03-03T00:00:00.000Z', car: 1, person: 2 },
+  { timestamp: '2025-03-04T00:00:00.000Z', person: 1 },
+  { timestamp: '2025-03-05T00:00:00.000Z', car: 1 },
+];
+const DAILY_BY_LABEL_CSV = 'timestamp,car,person\r\n2025-03-03T00:00:00.000Z,1,2\r\n2025-03-04T00:00:00.000Z,0,1\r\n2025-03-05T00:00:00.000Z,1,0\r\n';
+const report = (extra: Json = {}) =>
+  JSON.stringify({
+    filters: [{ type: 'range', field: 'timestamp', from: '2025-03-03T00:00:00Z', to: '2025-03-06T00:00:00Z' }],
+    aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+    ...extra,
+  });
+
+/** Every handler module of the service; an asset must contain exactly one of them, its own. */
+const HANDLER_MODULES = new Set(HANDLERS.map(handlerPath));
+/** The handler module each function must be built from, by how the template reaches it. */
+const HANDLER_OF_ROUTE = Object.fromEntries(ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
+
+let assembly: CloudAssembly;
+let resolver: Resolver;
+let api: HttpApi;
+let tls: TlsFront;
+let stepFunctions: StepFunctionsEndpoint;
+let xray: Socket;
+const traces: string[] = [];
+const functions = new Map<string, LambdaFunction>();
+const dynamo = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const openSearch = testClient();
+
+const fn = (id: string): LambdaFunction => {
+  const found = functions.get(id);
+  if (!found) throw new Error(`${id} is not a service function of the stack`);
+  return found;
+};
+const props = (id: string): Json => assembly.resources[id]!.Properties;
+const claimOf = (functionId: string) => String((props(functionId).Environment as { Variables: Json }).Variables.ORGANIZATION_CLAIM);
+/** A request through the API as a user of `org` (after API Gateway verified the token). */
+const call = (method: string, path: string, options: { body?: string; headers?: Record<string, string>; query?: Record<string, string>; org?: string } = {}) => {
+  const route = api.routes.find((r) => r.method === method && new RegExp(`^${r.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+  const claims: Record<string, string> = route ? { sub: 'user-1', [claimOf(route.functionId)]: options.org ?? ORG, token_use: 'id' } : {};
+  return api.request({ method, path, claims, ...options });
+};
+
+/** What each reference in the template stands for here. */
+function physicalValue(id: string, resource: Resource, attribute?: string): string | undefined {
+  switch (resource.Type) {
+    case 'AWS::Lambda::Function':
+      return attribute === 'Arn' ? `arn:aws:lambda:${REGION}:123456789012:function:${id}` : attribute ? undefined : id;
+    case 'AWS::OpenSearchService::Domain':
+      return attribute === 'DomainEndpoint' ? new URL(tls.url).host : undefined;
+    case 'AWS::DynamoDB::Table':
+      return attribute ? undefined : TABLE;
+    case 'AWS::StepFunctions::StateMachine':
+      return attribute ? undefined : `arn:aws:states:${REGION}:123456789012:stateMachine:${id}`;
+    case 'AWS::Events::Rule':
+      return attribute === 'Arn' ? `arn:aws:events:${REGION}:123456789012:rule/${id}` : undefined;
+    case 'AWS::S3::Bucket':
+      return attribute ? undefined : `${id.toLowerCase()}-bucket`;
+    case 'AWS::Cognito::UserPool':
+      return attribute ? undefined : `${REGION}_stacktest`;
+    case 'AWS::Cognito::UserPoolClient':
+    case 'AWS::ApiGatewayV2::Integration':
+    case 'AWS::ApiGatewayV2::Authorizer':
+      return attribute ? undefined : id;
+    default:
+      return undefined;
+  }
+}
+
+/** The environment Lambda gives a function: the template's variables, resolved, plus the runtime's own. */
+function lambdaEnvironment(id: string, endpoints: { sfn: string; caFile: string; xray: string }): Record<string, string> {
+  const p = props(id);
+  const variables = Object.fromEntries(Object.entries((p.Environment as { Variables?: Json } | undefined)?.Variables ?? {}).map(([k, v]) => [k, resolver.text(v)]));
+  return {
+    ...variables,
+    AWS_REGION: REGION,
+    AWS_DEFAULT_REGION: REGION,
+    AWS_LAMBDA_FUNCTION_NAME: id,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(p.MemorySize ?? 128),
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${id}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: '2026/01/01/[$LATEST]stacktest',
+    AWS_EXECUTION_ENV: `AWS_Lambda_${String(p.Runtime)}`,
+    AWS_ACCESS_KEY_ID: 'ASIASTACKTEST0000000',
+    AWS_SECRET_ACCESS_KEY: 'stack-test-secret',
+    AWS_SESSION_TOKEN: 'stack-test-session',
+    AWS_XRAY_DAEMON_ADDRESS: endpoints.xray,
+    AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
+    TZ: ':UTC',
+    LANG: 'en_US.UTF-8',
+    // The test's stand-ins for AWS endpoints: the SDK's own endpoint variables and a trusted CA.
+    AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT!,
+    AWS_ENDPOINT_URL_SFN: endpoints.sfn,
+    NODE_EXTRA_CA_CERTS: endpoints.caFile,
+  };
+}
+
+/** The table as the template defines it, created in DynamoDB Local. */
+async function createTableFromTemplate(): Promise<void> {
+  const [tableId] = idsOf(assembly, 'AWS::DynamoDB::Table');
+  const p = props(tableId!) as { KeySchema: unknown; AttributeDefinitions: unknown; BillingMode: string; TimeToLiveSpecification?: { AttributeName: string; Enabled: boolean } };
+  await dynamo.send(new CreateTableCommand({ TableName: TABLE, KeySchema: p.KeySchema, AttributeDefinitions: p.AttributeDefinitions, BillingMode: p.BillingMode } as CreateTableCommandInput));
+  if (p.TimeToLiveSpecification) await dynamo.send(new UpdateTimeToLiveCommand({ TableName: TABLE, TimeToLiveSpecification: p.TimeToLiveSpecification }));
+}
+
+/** The functions of the service (Powertools-configured), not CDK's own provider framework function. */
+const serviceFunctionIds = () =>
+  idsOf(assembly, 'AWS::Lambda::Function').filter((id) => (props(id).Environment as { Variables?: Json } | undefined)?.Variables?.POWERTOOLS_SERVICE_NAME !== undefined);
+
+/** The one resource of a type whose properties satisfy `test`. */
+const theOne = (type: string, test: (p: Json) => boolean = () => true): string => {
+  const ids = idsOf(assembly, type).filter((id) => test(props(id)));
+  if (ids.length !== 1) throw new Error(`expected one ${type}, found ${ids.length}`);
+  return ids[0]!;
+};
+const functionIdOfArn = (arn: unknown): string => resolver.text(arn).split(':').pop()!;
+
+const refreshFunctionId = () => functionIdOfArn((props(theOne('AWS::Events::Rule')).Targets as { Arn: unknown }[])[0]!.Arn);
+const setupIndicesFunctionId = () => {
+  const framework = theOne('AWS::Lambda::Function', (p) => (p.Environment as { Variables?: Json } | undefined)?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined);
+  return functionIdOfArn((props(framework).Environment as { Variables: Json }).Variables.USER_ON_EVENT_FUNCTION_ARN);
+};
+
+beforeAll(async () => {
+  const nodePath = ensureLambdaNode();
+  // A prefix of our own keeps this stack's index templates apart from the other test files' on the shared node.
+  assembly = synthesizeApp({ openSearchIndexPrefix: PREFIX });
+  tls = await startTlsFront('opensearch', process.env.OPENSEARCH_URL!);
+  resolver = new Resolver(assembly, physicalValue);
+  xray = createSocket('udp4');
+  xray.on('message', (m) => traces.push(m.toString('utf8')));
+  await new Promise<void>((resolve) => xray.bind(0, '127.0.0.1', () => resolve()));
+  const machineId = theOne('AWS::StepFunctions::StateMachine');
+  stepFunctions = await startStepFunctions([
+    {
+      arn: resolver.text({ Ref: machineId }),
+      definition: JSON.parse(resolver.text(props(machineId).DefinitionString)) as StateMachineDefinition,
+      invoke: (functionArn, input) => fn(functionIdOfArn(functionArn)).invoke(input),
+    },
+  ]);
+  const endpoints = { sfn: stepFunctions.url, caFile: tls.caFile, xray: `127.0.0.1:${xray.address().port}` };
+  for (const id of serviceFunctionIds()) {
+    const p = props(id);
+    functions.set(id, new LambdaFunction({ name: id, codeDir: assembly.assetDirOf(id), handler: String(p.Handler), environment: lambdaEnvironment(id, endpoints), timeoutSeconds: Number(p.Timeout ?? 3), arn: resolver.text({ 'Fn::GetAtt': [id, 'Arn'] }), nodePath }));
+  }
+  api = new HttpApi(assembly, resolver, fn);
+  await createTableFromTemplate();
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all([...functions.values()].map((f) => f.stop()));
+  await Promise.all([tls?.close(), stepFunctions?.close(), new Promise<void>((r) => (xray ? xray.close(() => r()) : r()))]);
+  await dynamo.send(new DeleteTableCommand({ TableName: TABLE })).catch(() => undefined);
+  await openSearch.indices.delete({ index: `${PREFIX}*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
+  await openSearch.indices.deleteIndexTemplate({ name: `${PREFIX}*` }).catch(() => undefined);
+  await openSearch.close();
+  dynamo.destroy();
+  if (assembly) rmSync(assembly.outdir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  // On a failure, what the functions printed is the first thing to read.
+  const state = expect.getState();
+  if (state.assertionCalls > 0 && state.numPassingAsserts < state.assertionCalls) {
+    for (const [id, f] of functions) if (f.logs.length > 0) console.log(`--- ${id}\n${f.logs.slice(-20).join('\n')}`);
+  }
+});
+
+describe('the cloud assembly', () => {
+  it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
+    expect(serviceFunctionIds()).toHaveLength(7);
+    for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
+    expect(LAMBDA_NODE_MAJOR).toBe(22);
+  });
+
+  it('gives each function an asset of its own, built from its own handler and no other', () => {
+    const expected: Record<string, string> = {
+      ...Object.fromEntries(api.routes.map((r) => [r.functionId, HANDLER_OF_ROUTE[r.routeKey]!])),
+      [refreshFunctionId()]: 'functions/refresh-occupancy.ts',
+      [setupIndicesFunctionId()]: 'functions/setup-indices.ts',
+      [workerFunctionId()]: 'functions/run-report-slice.ts',
+    };
+    const handlersIn = (id: string) =>
+      (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
+    expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(7);
+  });
+
+  it('routes the three endpoints of the spec behind the JWT authorizer and /health without one, with payload format 2.0', () => {
+    // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
+    expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
+      ['GET /health', 'NONE', '2.0'],
+      ['GET /locations', 'JWT', '2.0'],
+      ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
+      ['POST /{segment1}', 'JWT', '2.0'],
+    ]);
+    for (const route of api.routes.filter((r) => r.routeKey !== 'GET /health')) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
+    expect(api.routes.find((r) => r.routeKey === 'GET /health')?.authorizer).toBeUndefined();
+  });
+});
+
+describe('the deployed service, run from its assets', () => {
+  beforeAll(async () => {
+    // The custom resource's function puts the index templates in place (what CloudFormation does on
+    // create), with the properties the template gives it.
+    const resourceId = theOne('Custom::OpenSearchIndexTemplates');
+    const properties = resolver.resolve(props(resourceId)) as Json;
+    const created = await fn(setupIndicesFunctionId()).invoke<{ PhysicalResourceId: string }>({
+      RequestType: 'Create',
+      ServiceToken: properties.ServiceToken,
+      ResponseURL: 'https://cloudformation-custom-resource-response.lrs.localtest/',
+      StackId: `arn:aws:cloudformation:${REGION}:123456789012:stack/${assembly.stackName}/1`,
+      RequestId: 'create-1',
+      LogicalResourceId: resourceId,
+      ResourceType: 'Custom::OpenSearchIndexTemplates',
+      ResourceProperties: properties,
+    });
+    expect(created.PhysicalResourceId).toBe(`index-templates:${PREFIX}`);
+    // Then the operator's path of the README: import locations into the stack's table, load documents.
+    const dir = join(tmpdir(), `stack-data-${process.pid}`);
+    const quiet = { log: () => undefined, error: (line: string) => console.error(line) };
+    writeFileSync(`${dir}.locations.json`, JSON.stringify(LOCATIONS));
+    writeFileSync(`${dir}.events.ndjson`, [...HISTORY, ...LIVE].map((d) => JSON.stringify(d)).join('\n'));
+    expect(await importLocationsCli(['node', 'import-locations', '--file', `${dir}.locations.json`, '--table', TABLE, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', REGION], quiet)).toBe(0);
+    expect(await ingestCli(['node', 'ingest', '--source', 'movementEvents', '--opensearch-url', process.env.OPENSEARCH_URL!, '--index-prefix', PREFIX, `${dir}.events.ndjson`], quiet)).toBe(0);
+    await openSearch.indices.refresh({ index: `${PREFIX}*` });
+    rmSync(`${dir}.locations.json`);
+    rmSync(`${dir}.events.ndjson`);
+  }, 300_000);
+
+  it('created the index templates of the three collections through the custom resource', async () => {
+    const { body } = await openSearch.indices.getIndexTemplate({ name: `${PREFIX}*` });
+    type IndexTemplate = { name: string; index_template: { index_patterns: string[]; template: { settings: { index: Json } } } };
+    const templates = (body as { index_templates: IndexTemplate[] }).index_templates;
+    expect(templates.map((t) => [t.name, t.index_template.index_patterns]).sort()).toEqual([
+      [`${PREFIX}movement-events`, [`${PREFIX}movement-events-*`]],
+      [`${PREFIX}parking-events`, [`${PREFIX}parking-events-*`]],
+      [`${PREFIX}parking-lot-stats`, [`${PREFIX}parking-lot-stats-*`]],
+    ]);
+    // With thresholds, so that the domain's slow logs record slow searches (all off by default).
+    for (const t of templates) expect(t.index_template.template.settings.index).toMatchObject({ search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } } });
+  });
+
+  it('GET /locations answers the caller organization\'s locations', async () => {
+    const response = await call('GET', '/locations');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json');
+    const [hall, ...rest] = JSON.parse(response.body) as Json[];
+    expect(rest).toEqual([]);
+    expect(hall).toEqual({ id: 'hall', organizationId: ORG, type: 'venue', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updatedAt: hall!.createdAt });
+  });
+
+  it('answers live occupancy after the EventBridge rule\'s target ran: 3 in, 1 out', async () => {
+    const rule = props(theOne('AWS::Events::Rule'));
+    expect(rule.ScheduleExpression).toBe('cron(0/5 * * * ? *)');
+    const before = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
+    expect(JSON.parse(before.body)).toEqual({ insights: { occupancy: [] } });
+    const summary = await fn(refreshFunctionId()).invoke({ version: '0', id: 'e1', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [theOne('AWS::Events::Rule'), 'Arn'] })], detail: {} });
+    expect(summary).toMatchObject({ locations: 2, refreshedLocations: 2, failedLocations: 0 }); // both organizations' locations
+    const after = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
+    expect(after.status).toBe(200);
+    expect(JSON.parse(after.body)).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] } });
+  });
+
+  it('answers a report as JSON and as CSV', async () => {
+    const json = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect([json.status, json.headers['content-type']]).toEqual([200, 'application/json']);
+    expect(JSON.parse(json.body)).toEqual(DAILY_BY_LABEL);
+    const csv = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json', accept: 'text/csv' } });
+    expect([csv.status, csv.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
+    expect(csv.body).toBe(DAILY_BY_LABEL_CSV);
+  });
+
+  it('answers a split report through the state machine, slice by slice in the worker, as the unsplit one', async () => {
+    const split = await call('POST', '/reports:query', { body: report({ splitInterval: '1d' }), headers: { 'content-type': 'application/json' } });
+    expect(split.status).toBe(200);
+    expect(JSON.parse(split.body)).toEqual(DAILY_BY_LABEL);
+    const [execution] = stepFunctions.executions;
+    expect(execution).toMatchObject({ status: 'SUCCEEDED', input: { slices: [{}, {}, {}] } });
+  });
+
+  it('answers a client mistake with problem+json naming the request, not a 500', async () => {
+    const response = await call('POST', '/reports:query', { body: '{"aggregations": []}', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(response.headers['x-request-id']).toBe(response.requestId);
+    expect((JSON.parse(response.body) as Json).requestId).toBe(response.requestId);
+    // The function's log line of the refusal carries API Gateway's request id as its correlation id.
+    const logged = fn(api.routes.find((r) => r.method === 'POST')!.functionId).logs.filter((l) => l.includes('request refused'));
+    expect(logged.some((l) => l.includes(`"correlation_id":"${response.requestId}"`))).toBe(true);
+  });
+
+  it('answers a report compressed when asked (gzip or br), base64 through API Gateway, the same JSON once decoded', async () => {
+    // Hourly over the three days: 72 buckets (about 3 kB of JSON, over the 1 KiB threshold), the five
+    // hall events in their hours, the other hours timestamp-only.
+    const hourly = report({ aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }] });
+    const counts: Record<string, Json> = {
+      '2025-03-03T08': { person: 1 },
+      '2025-03-03T09': { person: 1 },
+      '2025-03-03T10': { car: 1 },
+      '2025-03-04T12': { person: 1 },
+      '2025-03-05T23': { car: 1 },
+    };
+    const expected = Array.from({ length: 72 }, (_, h) => {
+      const timestamp = new Date(Date.UTC(2025, 2, 3, h)).toISOString();
+      return { timestamp, ...counts[timestamp.slice(0, 13)] };
+    });
+    const plain = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json' } });
+    expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([200, undefined, 'Accept, Accept-Encoding']);
+    expect(JSON.parse(plain.body)).toEqual(expected);
+    const gzip = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
+    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.vary]).toEqual([200, 'gzip', 'Accept, Accept-Encoding']);
+    expect(gunzipSync(gzip.bytes).toString('utf8')).toBe(plain.body);
+    expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 4);
+    const br = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.bytes).toString('utf8')).toBe(plain.body);
+  });
+
+  it('answers GET /locations again with 304 and no body when If-None-Match names its ETag', async () => {
+    const first = await call('GET', '/locations');
+    expect(first.headers.etag).toMatch(/^W\/"[\w-]{22}"$/);
+    const again = await call('GET', '/locations', { headers: { 'if-none-match': first.headers.etag! } });
+    expect([again.status, again.body, again.headers.etag, again.headers['cache-control']]).toEqual([304, '', first.headers.etag, 'private, no-cache']);
+  });
+
+  it('answers GET /health without a token: the domain answers a search and the table a read', async () => {
+    const response = await api.request({ method: 'GET', path: '/health', claims: {} });
+    expect([response.status, response.headers['cache-control'], response.headers['x-request-id']]).toEqual([200, 'no-store', response.requestId]);
+    expect(JSON.parse(response.body)).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+  });
+
+  it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {
+    const encoded = await call('POST', '/reports%3Aquery', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect([encoded.status, JSON.parse(encoded.body)]).toEqual([200, DAILY_BY_LABEL]);
+    const other = await call('POST', '/reports:delete', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect([other.status, other.headers['content-type'], (JSON.parse(other.body) as Json).status]).toEqual([404, 'application/problem+json', 404]);
+  });
+
+  it('traces the calls the functions make: X-Ray subsegments of DynamoDB, Step Functions and the domain', () => {
+    // Each UDP datagram is a header line, then one segment or subsegment document.
+    const names = new Set(traces.map((t) => (JSON.parse(t.split('\n')[1] ?? '{}') as { name?: string }).name));
+    expect([...names].filter((n) => ['DynamoDB', 'SFN', new URL(tls.url).hostname].includes(n!)).sort()).toEqual(['DynamoDB', 'SFN', new URL(tls.url).hostname].sort());
+  });
+});
+
+/** The function the state machine's Map task invokes. */
+function workerFunctionId(): string {
+  const definition = JSON.parse(resolver.text(props(theOne('AWS::StepFunctions::StateMachine')).DefinitionString)) as { States: Record<string, { ItemProcessor?: { States: Record<string, { Resource?: string }> } }> };
+  const task = Object.values(definition.States).flatMap((s) => Object.values(s.ItemProcessor?.States ?? {})).find((s) => s.Resource);
+  return functionIdOfArn(task?.Resource);
+}

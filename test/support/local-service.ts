@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface LocalService {
+  readonly url: string;
+  /** Its data folder (fresh, removed by stop()). */
+  readonly dataDir: string;
+  /** The development token the banner prints. */
+  readonly token: string;
+  readonly child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Stops it if it still runs (SIGINT, as Ctrl-C; SIGKILL if that takes over 15 s), and removes its data folder. */
+  stop(): Promise<void>;
+}
+
+const ROOT = join(__dirname, '../..');
+
+/**
+ * `npm start` as a user runs it, in a fresh data folder (so it seeds 30 days for 3 locations) on a free
+ * port: the real local server, the real handlers, DuckDB and the embedded location table. `env` adds
+ * to the environment, `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
+ * is printed.
+ */
+export async function startLocalService(env: Record<string, string> = {}, args: readonly string[] = []): Promise<LocalService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lrs-local-'));
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local-server.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (output.includes('Ctrl-C stops the service.')) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 200);
+      child.once('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`npm start exited early (${code}):\n${output}`));
+      });
+    });
+  } catch (e) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    url: /running at (http:\/\/\S+)/.exec(output)?.[1] as string,
+    dataDir,
+    token: /export TOKEN=(\S+)/.exec(output)?.[1] as string,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGINT');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

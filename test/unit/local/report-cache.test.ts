@@ -1,0 +1,92 @@
+import type { EngineResult, KeyedResult, ReportEngine, Scope } from '#shared/report/engines/engine';
+import type { ReportPlan } from '#shared/report/plan/plan';
+import { buildPlan } from '#shared/report/plan/build-plan';
+import { CachedReportEngine } from '../../../bin/local/report-cache';
+
+/** An engine that counts its runs and answers each with a fresh tree naming the run. */
+class CountingEngine implements ReportEngine {
+  runs = 0;
+  fail = false;
+  async run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
+    this.runs++;
+    await new Promise((r) => setTimeout(r, 5));
+    if (this.fail) throw new Error('engine down');
+    return { root: { kind: 'terms', buckets: [{ key: `${scope.organizationId} run ${this.runs} of ${plan.source}`, count: this.runs }] }, truncated: false };
+  }
+}
+
+const planFor = (label: string) => buildPlan({ filters: [{ type: 'terms', field: 'label', values: [label] }], aggregations: [{ type: 'terms', field: 'label' }] });
+const ORG = { organizationId: 'a0000000-0000-4000-8000-00000000000a' };
+const OTHER = { organizationId: 'b0000000-0000-4000-8000-00000000000b' };
+
+describe('the local server’s report cache', () => {
+  test('answers a report asked again from the first run', async () => {
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine);
+    const first = await cache.run(planFor('car'), ORG);
+    const again = await cache.run(planFor('car'), ORG);
+    expect(again).toEqual(first);
+    expect(engine.runs).toBe(1);
+  });
+
+  test('runs a report asked by several callers at once once', async () => {
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine);
+    const answers = await Promise.all([1, 2, 3].map(() => cache.run(planFor('car'), ORG)));
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(engine.runs).toBe(1);
+  });
+
+  test('keeps reports apart by plan and by organization', async () => {
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine);
+    const keys = [await cache.run(planFor('car'), ORG), await cache.run(planFor('bus'), ORG), await cache.run(planFor('car'), OTHER)].map(
+      (r) => (r.root as KeyedResult).buckets[0]?.key,
+    );
+    expect(keys).toEqual([`${ORG.organizationId} run 1 of movementEvents`, `${ORG.organizationId} run 2 of movementEvents`, `${OTHER.organizationId} run 3 of movementEvents`]);
+  });
+
+  test('does not keep a failure: the next ask runs again', async () => {
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine);
+    engine.fail = true;
+    await expect(cache.run(planFor('car'), ORG)).rejects.toThrow('engine down');
+    engine.fail = false;
+    await expect(cache.run(planFor('car'), ORG)).resolves.toMatchObject({ truncated: false });
+    expect(engine.runs).toBe(2);
+  });
+
+  test('keeps at most maxEntries reports, the least recently used going first', async () => {
+    // Prepare: room for two; car, bus, car again (now the most recent), then truck pushes bus out.
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine, { maxEntries: 2 });
+    for (const label of ['car', 'bus', 'car', 'truck']) await cache.run(planFor(label), ORG);
+    expect(engine.runs).toBe(3);
+    // Act
+    await cache.run(planFor('car'), ORG);
+    await cache.run(planFor('bus'), ORG);
+    // Assess: car was kept, bus ran again.
+    expect(engine.runs).toBe(4);
+  });
+
+  test('does not keep a result larger than a quarter of its bytes', async () => {
+    // The result is {"root":{"kind":"terms","buckets":[{"key":"<org> run 1 of movementEvents","count":1}]},"truncated":false}: 136 bytes.
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine, { maxBytes: 4 * 135 });
+    await cache.run(planFor('car'), ORG);
+    await cache.run(planFor('car'), ORG);
+    expect(engine.runs).toBe(2);
+    const roomy = new CachedReportEngine(engine, { maxBytes: 4 * 136 });
+    await roomy.run(planFor('car'), ORG);
+    await roomy.run(planFor('car'), ORG);
+    expect(engine.runs).toBe(3);
+  });
+
+  test('hands out results no caller can change for the next', async () => {
+    const cache = new CachedReportEngine(new CountingEngine());
+    const result = await cache.run(planFor('car'), ORG);
+    expect(() => {
+      (result.root as unknown as { buckets: { count: number }[] }).buckets[0]!.count = 99;
+    }).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TableLocationStore } from '#shared/locations/table-store';
+import type { Collection } from '#shared/report/fields';
+import { FileItemTable } from '../../../bin/local/file-table';
+import { seed } from '../../../bin/seed/seed';
+import type { DocumentTarget } from '../../../bin/seed/targets';
+
+const ORG = '7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01';
+
+let dir: string;
+let table: FileItemTable;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lrs-seed-'));
+  table = FileItemTable.open(join(dir, 'locations.jsonl'));
+});
+afterEach(() => {
+  table.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A target that keeps every document it is given (validation is the targets' own, tested with them). */
+function countingTarget() {
+  const written: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
+  const target: DocumentTarget = {
+    description: 'counting',
+    async write(collection, documents) {
+      written[collection] += documents.length;
+      return { written: documents.length, failures: [] };
+    },
+    close: async () => undefined,
+  };
+  return { target, written };
+}
+
+describe('seeding', () => {
+  test('ends its progress at 100%: the last total is what was written, not the estimate', async () => {
+    // Prepare: 2 days, 1 location, 1500 events a day estimated; the generator makes fewer.
+    const { target, written } = countingTarget();
+    const calls: [number, number][] = [];
+    // Act
+    const summary = await seed(target, new TableLocationStore(table), { organizationId: ORG, days: 2, locations: 1, now: Date.parse('2024-03-06T15:00:00Z') }, (done, total) =>
+      calls.push([done, total]),
+    );
+    // Assess
+    const documents = written.movementEvents + written.parkingEvents + written.parkingLotStats;
+    expect(calls.at(-1)).toEqual([documents, documents]);
+    expect(summary.documents).toEqual(written);
+    // The estimate was above what was written until the end (why the bar stopped short before).
+    expect(calls.slice(0, -1).every(([done, total]) => total > done)).toBe(true);
+  });
+
+  test('writes the locations only when given no target', async () => {
+    const store = new TableLocationStore(table);
+    const summary = await seed(undefined, store, { organizationId: ORG, days: 2, locations: 2, now: Date.parse('2024-03-06T15:00:00Z') });
+    expect(summary).toEqual({ locations: 2, documents: { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 }, failures: [] });
+    expect((await store.listLocations(ORG)).map((l) => l.id)).toEqual(['berlin-mall', 'nyc-garage']);
+  });
+});

@@ -1,0 +1,237 @@
+import type { Collection } from '#shared/report/fields';
+import './explorer.css';
+import { type Chart, type ChartKind, drawChart } from './chart';
+import { checkedLocations, clearErrors, controls, fillCollectionChoices, fillLocations, initControls, readForm, showProblem } from './form';
+import { livePanel } from './live';
+import { type Answer, readAnswer } from './model/answer';
+import { ExplorerApi, ProblemError } from './model/api';
+import { curlCommand } from './model/curl';
+import { placeProblem } from './model/problems';
+import { type BuiltRequest, buildRequest, estimateBuckets, SPLIT_OFFER_BUCKETS } from './model/request';
+import { shiftDay, startOfDay, todayIn } from './model/time';
+import { drawTable } from './table';
+
+const TOKEN_KEY = 'lrs-explorer-token';
+const byId = (id: string) => document.getElementById(id) as HTMLElement;
+
+const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 });
+const formatNumber = (n: number) => numberFormat.format(n);
+
+/** The development token the local server fills in, else the one pasted earlier in this tab. */
+function initialToken(): string {
+  const filled = document.querySelector<HTMLMetaElement>('meta[name="lrs-token"]')?.content ?? '';
+  return filled || sessionStorage.getItem(TOKEN_KEY) || '';
+}
+
+const state: {
+  built?: BuiltRequest;
+  answer?: Answer;
+  answerZone: string;
+  chart?: Chart;
+  zoneTouched: boolean;
+  tooManyBuckets: boolean;
+} = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
+
+const api = new ExplorerApi(() => controls.token.value);
+const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
+const liveLocation = byId('live-location') as HTMLSelectElement;
+
+function failure(e: unknown): void {
+  if (e instanceof ProblemError) {
+    const placed = placeProblem(e.problem, state.built?.pointers ?? []);
+    if (/\/too-many-buckets$/.test(e.problem.type)) {
+      state.tooManyBuckets = true;
+      refreshRequest();
+    }
+    showProblem(placed);
+  } else {
+    showProblem({ summary: `The service could not be reached: ${e instanceof Error ? e.message : String(e)}`, atControls: new Map() });
+  }
+}
+
+/** The zone of the first checked location (else the first location): the default time zone. */
+function locationZone(): string | undefined {
+  const box = checkedLocations()[0] ?? controls.locationList.querySelector<HTMLInputElement>('input');
+  return box?.dataset.timezone;
+}
+
+/** Rebuilds the request shown under the form from the controls, and offers slices for long ranges. */
+function refreshRequest(): void {
+  controls.stats.hidden = controls.statsField.value === '';
+  controls.interval.disabled = !controls.overTime.checked;
+  const read = readForm();
+  const json = byId('request-json');
+  const curl = byId('curl');
+  if ('problems' in read) {
+    state.built = undefined;
+    json.textContent = `Not built yet: ${[...read.problems].map(([c, m]) => `${c} ${m}`).join('; ')}.`;
+    curl.textContent = '';
+    return;
+  }
+  const { form } = read;
+  const buckets = form.overTime
+    ? estimateBuckets(form.interval, startOfDay(form.firstDay, form.timeZone), startOfDay(shiftDay(form.lastDay, 1), form.timeZone))
+    : undefined;
+  const offer = form.overTime && ((buckets ?? 0) > SPLIT_OFFER_BUCKETS || state.tooManyBuckets);
+  controls.splitField.hidden = !offer;
+  controls.splitHint.textContent = offer
+    ? `${buckets ? `About ${buckets.toLocaleString()} buckets per series. ` : ''}The service can run a long range as several smaller queries and merge them exactly.`
+    : '';
+  state.built = buildRequest({ ...form, split: offer && controls.split.checked });
+  json.textContent = JSON.stringify(state.built.request, null, 2);
+  curl.textContent = curlCommand(location.origin, state.built.request, 'application/json');
+}
+
+function chartKind(): ChartKind {
+  return (document.querySelector<HTMLInputElement>('input[name="kind"]:checked')?.value as ChartKind) ?? 'lines';
+}
+
+function draw(): void {
+  if (!state.answer) return;
+  state.chart?.destroy();
+  byId('chart-area').hidden = false;
+  byId('table-area').hidden = false;
+  state.chart = drawChart({ chart: byId('chart'), legend: byId('legend'), cursor: byId('cursor') }, state.answer, {
+    kind: chartKind(),
+    timeZone: state.answerZone,
+    formatNumber,
+  });
+  drawTable(byId('table') as HTMLTableElement, state.answer, state.answerZone, formatNumber);
+}
+
+async function run(): Promise<void> {
+  clearErrors();
+  refreshRequest();
+  const built = state.built;
+  const read = readForm();
+  if (!built || 'problems' in read) {
+    if ('problems' in read) showProblem({ summary: 'Some fields need a value first.', atControls: new Map([...read.problems].map(([c, m]) => [c, [m]])) });
+    return;
+  }
+  const status = byId('result-status');
+  const result = byId('result');
+  controls.run.disabled = true;
+  result.setAttribute('aria-busy', 'true');
+  status.textContent = 'Running the report…';
+  const started = performance.now();
+  try {
+    const { body, truncated } = await api.report(built.request);
+    state.tooManyBuckets = false;
+    state.answer = readAnswer(body, built.stats ? 'gap' : 'zero');
+    state.answerZone = read.form.timeZone;
+    byId('truncated').hidden = !truncated;
+    draw();
+    const size = state.answer.kind === 'timeSeries' ? `${state.answer.times.length.toLocaleString()} buckets × ${state.answer.series.length} series` : `${state.answer.entries.length} values`;
+    status.textContent = `Answered in ${Math.round(performance.now() - started).toLocaleString()} ms: ${size}.`;
+    refreshRequest();
+  } catch (e) {
+    status.textContent = 'The report failed; see the message in the form.';
+    failure(e);
+  } finally {
+    controls.run.disabled = false;
+    result.removeAttribute('aria-busy');
+  }
+}
+
+async function downloadCsv(): Promise<void> {
+  clearErrors();
+  refreshRequest();
+  const built = state.built;
+  if (!built) return void run();
+  controls.download.disabled = true;
+  try {
+    const { body } = await api.reportCsv(built.request);
+    const url = URL.createObjectURL(new Blob([body], { type: 'text/csv' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `report-${built.request.source}-${controls.firstDay.value}-to-${controls.lastDay.value}.csv`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (e) {
+    failure(e);
+  } finally {
+    controls.download.disabled = false;
+  }
+}
+
+async function copyCurl(): Promise<void> {
+  const status = byId('copy-status');
+  try {
+    await navigator.clipboard.writeText(byId('curl').textContent ?? '');
+    status.textContent = 'Copied. Set TOKEN in your shell first.';
+  } catch {
+    status.textContent = 'Copying is not allowed here; select the command and copy it.';
+  }
+}
+
+/** Days and zone from the location: the last 7 days up to today. */
+function defaultRange(): void {
+  const zone = controls.timeZone.value;
+  const today = todayIn(zone, Date.now());
+  controls.lastDay.value = today;
+  controls.firstDay.value = shiftDay(today, -6);
+}
+
+async function loadLocations(): Promise<void> {
+  clearErrors();
+  try {
+    const locations = await api.locations();
+    fillLocations(locations);
+    liveLocation.replaceChildren(
+      ...locations.map((l) => {
+        const o = document.createElement('option');
+        o.value = l.id;
+        o.textContent = l.id;
+        return o;
+      }),
+    );
+    if (locations.length === 0) controls.locationList.textContent = 'Your organization has no locations yet.';
+    controls.timeZone.value = locationZone() ?? 'UTC';
+    defaultRange();
+    refreshRequest();
+    if (locations[0]) live.show(locations[0].id);
+  } catch (e) {
+    controls.locationList.textContent = 'The locations could not be loaded.';
+    failure(e);
+  }
+}
+
+function wire(): void {
+  controls.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run();
+  });
+  controls.form.addEventListener('input', (event) => {
+    const target = event.target as HTMLElement;
+    if (target === controls.timeZone) state.zoneTouched = true;
+    if (target === controls.token) {
+      sessionStorage.setItem(TOKEN_KEY, controls.token.value);
+      return;
+    }
+    refreshRequest();
+  });
+  controls.form.addEventListener('change', (event) => {
+    const target = event.target as HTMLElement;
+    if (target === controls.source) fillCollectionChoices(controls.source.value as Collection);
+    if (target.closest('#location-list') && !state.zoneTouched) controls.timeZone.value = locationZone() ?? controls.timeZone.value;
+    if (target === controls.token) {
+      void loadLocations();
+      return;
+    }
+    if ((target as HTMLInputElement).name === 'kind') return draw();
+    refreshRequest();
+  });
+  controls.download.addEventListener('click', () => void downloadCsv());
+  byId('copy-curl').addEventListener('click', () => void copyCurl());
+  liveLocation.addEventListener('change', () => live.show(liveLocation.value));
+}
+
+initControls();
+controls.interval.value = '1h';
+controls.breakdown.value = 'label';
+controls.token.value = initialToken();
+wire();
+if (controls.token.value) void loadLocations();
+else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);

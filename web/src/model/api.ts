@@ -1,0 +1,86 @@
+import type { Problem } from '#shared/errors';
+import type { Location } from '#shared/locations/model';
+import type { LiveInsights } from '#shared/occupancy/live-insights';
+import type { ReportRequest } from '#shared/report/schema/request';
+import { toProblem } from './problems';
+
+/** A failed call: the service's problem+json. */
+export class ProblemError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail);
+    this.name = 'ProblemError';
+  }
+}
+
+export interface ReportResult<T> {
+  readonly body: T;
+  /** `X-Report-Truncated: true`: some breakdown had more values than the service's cap. */
+  readonly truncated: boolean;
+}
+
+/** Live occupancy and how long it stays current (the answer's `Cache-Control: max-age`). */
+export interface LiveResult {
+  readonly body: LiveInsights;
+  readonly maxAgeSeconds: number | undefined;
+}
+
+/** Seconds of `max-age` in a Cache-Control header. */
+export function maxAgeOf(cacheControl: string | null): number | undefined {
+  const m = /(?:^|,)\s*max-age=(\d+)\s*(?:,|$)/i.exec(cacheControl ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The public API as the page calls it: same origin, the caller's bearer token, nothing else. Every
+ * non-2xx answer becomes a ProblemError.
+ */
+export class ExplorerApi {
+  constructor(
+    private readonly token: () => string,
+    private readonly base = '',
+    private readonly fetchFn: typeof fetch = (...args) => fetch(...args),
+  ) {}
+
+  async locations(): Promise<Location[]> {
+    return (await this.call('/locations', { headers: { accept: 'application/json' } })).json() as Promise<Location[]>;
+  }
+
+  async liveOccupancy(locationId: string): Promise<LiveResult> {
+    const response = await this.call(`/locations/${encodeURIComponent(locationId)}/insights/live?filter=occupancy`, { headers: { accept: 'application/json' } });
+    return { body: (await response.json()) as LiveInsights, maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')) };
+  }
+
+  async report(request: ReportRequest): Promise<ReportResult<unknown>> {
+    const response = await this.post(request, 'application/json');
+    return { body: await response.json(), truncated: response.headers.get('x-report-truncated') === 'true' };
+  }
+
+  async reportCsv(request: ReportRequest): Promise<ReportResult<string>> {
+    const response = await this.post(request, 'text/csv');
+    return { body: await response.text(), truncated: response.headers.get('x-report-truncated') === 'true' };
+  }
+
+  private post(request: ReportRequest, accept: string): Promise<Response> {
+    return this.call('/reports:query', { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(request) });
+  }
+
+  private async call(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
+    const token = this.token().trim();
+    const headers = { ...init.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const response = await this.fetchFn(`${this.base}${path}`, { ...init, headers });
+    if (!response.ok) {
+      throw new ProblemError(toProblem(response.status, response.statusText, response.headers.get('content-type'), await response.text()));
+    }
+    return response;
+  }
+}
+
+/** Refreshes follow the service's 5-minute cadence. */
+export const REFRESH_PERIOD_SECONDS = 300;
+
+/**
+ * When to ask for live occupancy again: when the answer stops being current (its max-age runs to just
+ * after the service's next refresh), else one refresh period; never sooner than 5 s.
+ */
+export const refreshDelayMs = (maxAgeSeconds: number | undefined): number =>
+  Math.max(5, Math.min(maxAgeSeconds ?? REFRESH_PERIOD_SECONDS, 2 * REFRESH_PERIOD_SECONDS)) * 1000;

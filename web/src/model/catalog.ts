@@ -1,0 +1,67 @@
+import { CATALOG, COLLECTIONS, type Collection, type NestedPath } from '#shared/report/fields';
+import type { AggregationInput } from '#shared/report/schema/aggregations';
+
+/**
+ * What the explorer offers to pick, per collection. The fields themselves come from the service's field
+ * catalog (shared/report/fields.ts); this file only adds the words a person reads and the breakdowns
+ * that take more than one stage (a line with its direction).
+ */
+
+export const COLLECTION_LABELS: Readonly<Record<Collection, string>> = {
+  movementEvents: 'Movement events',
+  parkingLotStats: 'Parking lot stats',
+  parkingEvents: 'Parking events',
+};
+
+export { COLLECTIONS };
+
+/** A way to split the counts: the aggregation stages it adds under the time axis. */
+export interface Breakdown {
+  readonly id: string;
+  readonly label: string;
+  readonly stages: readonly AggregationInput[];
+}
+
+const terms = (field: string): AggregationInput => ({ type: 'terms', field });
+const nested = (path: NestedPath): AggregationInput => ({ type: 'nested', path });
+
+const byLocation: Breakdown = { id: 'locationId', label: 'Location', stages: [terms('locationId')] };
+
+export const BREAKDOWNS: Readonly<Record<Collection, readonly Breakdown[]>> = {
+  movementEvents: [
+    { id: 'label', label: 'Label (person, car…)', stages: [terms('label')] },
+    { id: 'trackingCameraId', label: 'Camera', stages: [terms('trackingCameraId')] },
+    {
+      id: 'crossedPaths',
+      label: 'Line and direction (crossings)',
+      stages: [nested('crossedPaths'), terms('crossedPaths.id'), terms('crossedPaths.end')],
+    },
+    { id: 'polygons', label: 'Zone (polygon visits)', stages: [nested('polygons'), terms('polygons.id')] },
+    byLocation,
+  ],
+  parkingLotStats: [{ id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] }, byLocation],
+  parkingEvents: [
+    { id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] },
+    { id: 'cameraId', label: 'Camera', stages: [terms('cameraId')] },
+    { id: 'spotId', label: 'Parking spot', stages: [terms('spotId')] },
+    byLocation,
+  ],
+};
+
+export const STAT_NAMES = ['min', 'max', 'avg', 'sum', 'count'] as const;
+export type StatName = (typeof STAT_NAMES)[number];
+
+/** A number field stats can be asked of, with the nested path it lives in (if any). */
+export interface StatsField {
+  readonly name: string;
+  readonly nestedPath?: NestedPath;
+}
+
+/** The number fields of a collection, in catalog order (deprecated fields left out). */
+export function statsFields(collection: Collection): StatsField[] {
+  return [...CATALOG[collection].values()]
+    .filter((f) => f.kind === 'number' && !f.deprecated)
+    .map((f) => (f.nestedPath ? { name: f.name, nestedPath: f.nestedPath } : { name: f.name }));
+}
+
+export const findBreakdown = (collection: Collection, id: string): Breakdown | undefined => BREAKDOWNS[collection].find((b) => b.id === id);
