@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { ReportTimeoutError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType, type SplitRunOptions } from '#shared/report/query-report';
@@ -40,14 +41,20 @@ export function createQueryReportHandler(
   engine: Provider<ReportEngine> = reportEngine,
   split: (engine: ReportEngine) => SplitRunOptions | Promise<SplitRunOptions> = splitOptionsFromEnv,
 ) {
-  return middy<Event, APIGatewayProxyResultV2>()
+  // The report's deadline answers first; should anything else outlast the function, middy's own
+  // timeout answers this 503 rather than its TimeoutError (a 500).
+  return middy<Event, APIGatewayProxyResultV2>({
+    timeoutEarlyResponse: () => {
+      throw new ReportTimeoutError();
+    },
+  })
     .use(httpEdge({ availableMediaTypes: REPORT_MEDIA_TYPES }))
     .use(routeGuard(ROUTES.find((r) => r.handler === 'query-report')!))
     .use(negotiateMediaType(REPORT_MEDIA_TYPES))
     .use(bodyLimit(MAX_BODY_BYTES))
     .use(jsonBody())
-    .handler(async (event, context: NegotiatedContext<ReportMediaType>, { signal }) => {
-      const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS, signal);
+    .handler(async (event, context: NegotiatedContext<ReportMediaType>) => {
+      const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await engine());

@@ -158,15 +158,21 @@ export const REPORT_TIMEOUT_RETRY_AFTER_SECONDS = 10;
  * fit on a less busy engine; Retry-After says when to try, the detail how to make it cheaper.
  */
 export class ReportTimeoutError extends AppError {
-  constructor(readonly budgetMs: number, options?: ErrorOptions) {
+  /** `budgetMs`: the time the report had, when known. */
+  constructor(readonly budgetMs?: number, options?: ErrorOptions) {
+    const budget = budgetMs === undefined ? 'the time' : `the ${(budgetMs / 1000).toFixed(1)} s`;
     super(
       503,
       'report-timeout',
       'Report timed out',
-      `This report did not finish within the ${(budgetMs / 1000).toFixed(1)} s a report may take, and its query was stopped. ` +
+      `This report did not finish within ${budget} a report may take, and its query was stopped. ` +
         'Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer ' +
         'buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
-      { ...options, headers: { 'Retry-After': String(REPORT_TIMEOUT_RETRY_AFTER_SECONDS) }, extensions: { timeoutMs: Math.round(budgetMs) } },
+      {
+        ...options,
+        headers: { 'Retry-After': String(REPORT_TIMEOUT_RETRY_AFTER_SECONDS) },
+        extensions: budgetMs === undefined ? {} : { timeoutMs: Math.round(budgetMs) },
+      },
     );
   }
 }

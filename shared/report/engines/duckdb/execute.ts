@@ -2,7 +2,6 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
-import type { Deadline } from '../../deadline';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS, minimumBuckets } from '../bucket-limit';
@@ -23,7 +22,20 @@ export interface DuckDbEngineOptions {
   readonly maxBuckets?: number;
   /** Compile every report stage by stage, never grouped (see compile.ts; tests compare the two). @default false */
   readonly stageByStage?: boolean;
+  /**
+   * How long a stopped report's answer waits for DuckDB to notice the interrupt, after which it is
+   * answered anyway (the query stops when DuckDB next checks, its connection is closed then).
+   * @default DEFAULT_INTERRUPT_GRACE_MS
+   */
+  readonly interruptGraceMs?: number;
 }
+
+/**
+ * DuckDB checks for an interrupt between vectors, so a report usually stops within milliseconds; some
+ * operators (a spill to disk, a large sort) check rarely, and the answer must not wait for them: the
+ * deadline leaves 2 s for the answer (RESPONSE_MARGIN_MS), this takes a fraction of it.
+ */
+export const DEFAULT_INTERRUPT_GRACE_MS = 250;
 
 /**
  * What one DuckDB instance may use. DuckDB applies `memory_limit` and `threads` to the whole instance
@@ -105,7 +117,9 @@ export class DuckDbEngine implements ReportEngine {
   private readonly maxBuckets: number;
   private readonly stageByStage: boolean;
   private readonly closing = new AbortController();
+  /** Every report's work until it has let go of its connection (close() waits for them). */
   private readonly running = new Set<Promise<unknown>>();
+  private readonly interruptGraceMs: number;
 
   constructor(
     private readonly instance: DuckDBInstance,
@@ -114,14 +128,26 @@ export class DuckDbEngine implements ReportEngine {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
     this.stageByStage = options.stageByStage ?? false;
+    this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
   }
 
-  run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
-    const run = this.runBounded(plan, scope, options.deadline);
-    const settled = run.then(noop, noop);
-    this.running.add(settled);
-    void settled.then(() => this.running.delete(settled));
-    return run;
+  async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
+    const { deadline } = options;
+    const signals = [this.closing.signal, ...(deadline ? [deadline.signal] : [])];
+    try {
+      if (signals.some((signal) => signal.aborted)) throw new Error('stopped before it started');
+      const work = this.work(plan, scope, signals);
+      const settled = work.then(noop, noop);
+      this.running.add(settled);
+      void settled.then(() => this.running.delete(settled));
+      return await untilStopped(work, signals, this.interruptGraceMs);
+    } catch (e) {
+      // Our own refusals (a 422) stand; what an interrupt cut short is a shutdown or the deadline.
+      if (e instanceof AppError) throw e;
+      if (this.closing.signal.aborted) throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, { cause: e });
+      if (deadline?.expired) throw deadline.error(e);
+      throw mapDuckDbError(e);
+    }
   }
 
   /**
@@ -133,29 +159,21 @@ export class DuckDbEngine implements ReportEngine {
     await Promise.all(this.running);
   }
 
-  private async runBounded(plan: ReportPlan, scope: Scope, deadline: Deadline | undefined): Promise<EngineResult> {
-    const signals = [this.closing.signal, ...(deadline ? [deadline.signal] : [])];
+  /** The report on its own connection, interrupted when a signal fires; the connection is closed once it has stopped. */
+  private async work(plan: ReportPlan, scope: Scope, signals: readonly AbortSignal[]): Promise<EngineResult> {
     const stopped = () => signals.some((signal) => signal.aborted);
-    let connection: DuckDBConnection | undefined;
-    const interrupt = () => connection?.interrupt();
+    const connection = await this.instance.connect();
+    const interrupt = (): void => connection.interrupt();
+    for (const signal of signals) signal.addEventListener('abort', interrupt, { once: true });
     try {
-      if (stopped()) throw new Error('stopped before it started');
-      connection = await this.instance.connect();
-      for (const signal of signals) signal.addEventListener('abort', interrupt, { once: true });
       // A signal that fired while connecting found no connection to interrupt.
       if (stopped()) throw new Error('stopped while connecting');
       return await this.report(connection, plan, scope, () => {
         if (stopped()) throw new Error('stopped between statements');
       });
-    } catch (e) {
-      // Our own refusals (a 422) stand; what an interrupt cut short is a shutdown or the deadline.
-      if (e instanceof AppError) throw e;
-      if (this.closing.signal.aborted) throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, { cause: e });
-      if (deadline?.expired) throw deadline.error(e);
-      throw mapDuckDbError(e);
     } finally {
       for (const signal of signals) signal.removeEventListener('abort', interrupt);
-      connection?.closeSync();
+      connection.closeSync();
     }
   }
 
@@ -237,6 +255,27 @@ async function select(connection: DuckDBConnection, query: SqlQuery): Promise<un
 }
 
 const noop = (): void => undefined;
+
+/**
+ * `work`'s outcome, unless a signal fires first: then its outcome if it comes within `graceMs` (the
+ * interrupt's own error, usually), else an Error saying it is still stopping.
+ */
+function untilStopped<T>(work: Promise<T>, signals: readonly AbortSignal[], graceMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      timer ??= setTimeout(() => reject(new Error(`stopped; the query had not noticed its interrupt within ${graceMs} ms`)), graceMs);
+    };
+    for (const signal of signals) {
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    }
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      for (const signal of signals) signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
 
 function toNumberOrUndefined(v: unknown): number | undefined {
   return v === null || v === undefined ? undefined : Number(v);

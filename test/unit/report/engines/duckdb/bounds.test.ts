@@ -40,6 +40,18 @@ describe('the deadline', () => {
     expect(next.root).toEqual({ kind: 'terms', buckets: [{ key: 'car', count: 333_334 }, { key: 'person', count: 333_333 }, { key: 'truck', count: 333_333 }] });
   });
 
+  test('is answered at the deadline although the query has not stopped yet, and close() waits until it has', async () => {
+    // Prepare: no grace at all, so the answer never waits for DuckDB to notice the interrupt
+    const engine = new DuckDbEngine(db, { interruptGraceMs: 0 });
+    // Act
+    const error = await engine.run(heavy, scope, { deadline: Deadline.after(200) }).catch((e: unknown) => e);
+    // Assess: 503 at once; the query stops afterwards, and close() returns once it has let go
+    expect(error).toBeInstanceOf(ReportTimeoutError);
+    expect(String((error as Error).cause)).toMatch(/had not noticed its interrupt/);
+    await engine.close();
+    await expect(new DuckDbEngine(db).run(buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }), scope)).resolves.toMatchObject({ root: { kind: 'terms' } });
+  });
+
   test('refuses a report whose deadline has passed before any work', async () => {
     const deadline = Deadline.after(0);
     await expect(new DuckDbEngine(db).run(heavy, scope, { deadline })).rejects.toBeInstanceOf(ReportTimeoutError);
