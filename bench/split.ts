@@ -11,7 +11,8 @@ import { buildPlan } from '#shared/report/plan/build-plan';
 import { answerReport } from '#shared/report/query-report';
 import { encodeSlice } from '#shared/report/split/encoding';
 import { planSlices } from '#shared/report/split/plan-slices';
-import { inProcessSliceExecutor, runPool } from '#shared/report/split/run-split';
+import { runPool } from '#shared/concurrency';
+import { inProcessSliceExecutor } from '#shared/report/split/run-split';
 import { startOpenSearch } from '../test/setup/opensearch-node';
 import { ensureBenchEvents } from './opensearch-data';
 import { machine, median } from './stats';
@@ -50,7 +51,7 @@ const documents = () => syntheticMovementEvents({ count: DOCS, organizationId: O
 /** Wall time (ms) of the split report with a pool of `concurrency`, through answerReport (plan, slices, merge, JSON). */
 async function timeSplit(engine: ReportEngine, concurrency: number): Promise<{ ms: number; bytes: number }> {
   const t = performance.now();
-  const answer = await answerReport(report('1M'), scope, engine, 'application/json', { sliceExecutor: inProcessSliceExecutor(engine, { concurrency }) });
+  const answer = await answerReport(report('1M'), scope, engine, 'application/json', { sliceExecutor: () => inProcessSliceExecutor(engine, { concurrency }) });
   return { ms: performance.now() - t, bytes: Buffer.byteLength(answer.body) };
 }
 

@@ -4,7 +4,8 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import { ReportTimeoutError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
 import type { ReportEngine } from '#shared/report/engines/engine';
-import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType, type SplitRunOptions } from '#shared/report/query-report';
+import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '#shared/report/query-report';
+import type { SliceExecutor } from '#shared/report/split/run-split';
 import { bodyLimit } from '#commons/http/body-limit';
 import { reportEngine } from '#commons/clients/engine';
 import { organizationOf } from '#commons/http/identity';
@@ -29,9 +30,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export const RESPONSE_MARGIN_MS = 2_000;
 
-/** How split reports run in this process, from the environment (loaded on the first split report). */
-const splitOptionsFromEnv = async (engine: ReportEngine): Promise<SplitRunOptions> =>
-  (await import('#commons/split/step-functions-executor')).splitOptionsFromEnv(engine);
+/** Who runs this process's split reports (commons/split/slice-executor.ts, loaded on the first split report). */
+const sliceExecutorFor = async (engine: ReportEngine): Promise<SliceExecutor> => (await import('#commons/split/slice-executor')).sliceExecutor(engine);
 
 /**
  * POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine.
@@ -39,7 +39,7 @@ const splitOptionsFromEnv = async (engine: ReportEngine): Promise<SplitRunOption
  */
 export function createQueryReportHandler(
   engine: Provider<ReportEngine> = reportEngine,
-  split: (engine: ReportEngine) => SplitRunOptions | Promise<SplitRunOptions> = splitOptionsFromEnv,
+  slices: (engine: ReportEngine) => SliceExecutor | Promise<SliceExecutor> = sliceExecutorFor,
 ) {
   // The report's deadline answers first; should anything else outlast the function, middy's own
   // timeout answers this 503 rather than its TimeoutError (a 500).
@@ -58,7 +58,7 @@ export function createQueryReportHandler(
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await engine());
-      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { deadline, loadSplitOptions: async () => split(reports), sentBytes: sentBytesOf(context) });
+      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { deadline, sliceExecutor: () => slices(reports), sentBytes: sentBytesOf(context) });
       metrics.addMetric('ReportTruncated', MetricUnit.Count, headers['X-Report-Truncated'] ? 1 : 0);
       return { statusCode: 200, headers, body };
     });

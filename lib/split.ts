@@ -4,6 +4,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { DefinitionBody, LogLevel, Map as MapState, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { SLICE_ITEM_SELECTOR, SLICE_ITEMS_PATH } from '../shared/report/split/contract';
 import { logicalIdOf, ServiceFunction } from './service-function';
 
 export interface SplitProps {
@@ -103,13 +104,8 @@ export class Split extends Construct {
 
     this.slices = new MapState(this, 'Slices', {
       comment: 'One worker run per slice, at most maxConcurrency at once',
-      itemsPath: '$.slices',
-      itemSelector: {
-        'plan.$': '$.plan',
-        'scope.$': '$.scope',
-        'inlineLimitBytes.$': '$.inlineLimitBytes',
-        'slice.$': '$$.Map.Item.Value',
-      },
+      itemsPath: SLICE_ITEMS_PATH,
+      itemSelector: { ...SLICE_ITEM_SELECTOR },
       maxConcurrency: props.maxConcurrency ?? 10,
     });
     this.slices.itemProcessor(runSlice);

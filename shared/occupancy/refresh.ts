@@ -3,6 +3,7 @@ import type { LocationStore, RefreshUnit } from '../locations/store';
 import { countCrossings, occupancyOf } from './crossings';
 import type { OccupancyEntry } from '../locations/occupancy-entry';
 import { currentOpenPeriod, type OpenPeriod } from './opening-hours';
+import { runPool } from '../concurrency';
 
 /** The few logger methods the refresh uses (Powertools' Logger has them). */
 export interface RefreshLogger {
@@ -46,7 +47,8 @@ export async function refreshOccupancy(deps: RefreshDeps, now: number): Promise<
   const failures: RefreshFailure[] = [];
   let written = 0;
   let deleted = 0;
-  await forEachLimited(units, deps.concurrency ?? 8, async (unit) => {
+  // Every failure is caught per location, so the pool never stops early.
+  await runPool(units, deps.concurrency ?? 8, async (unit) => {
     try {
       const result = await refreshLocation(deps, unit, now);
       written += result.written;
@@ -108,13 +110,4 @@ function groupByStart<T extends { period: OpenPeriod }>(items: readonly T[]): Ma
   const map = new Map<number, T[]>();
   for (const item of items) map.set(item.period.start, [...(map.get(item.period.start) ?? []), item]);
   return map;
-}
-
-/** Runs `fn` over `items` with at most `limit` at a time. */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }

@@ -1,10 +1,10 @@
 import { AppError } from '../errors';
-import type { ReportEngine, Scope } from './engines/engine';
+import type { ReportEngine, RunOptions, Scope } from './engines/engine';
 import { buildPlan } from './plan/build-plan';
 import type { ReportPlan } from './plan/plan';
 import { renderJson } from './render/json';
 import { shapeReport, type ReportModel } from './shape/model';
-import type { SliceExecutor, SplitOptions } from './split/run-split';
+import type { SliceExecutor } from './split/run-split';
 
 export const REPORT_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 export type ReportMediaType = (typeof REPORT_MEDIA_TYPES)[number];
@@ -24,18 +24,12 @@ export interface ReportAnswer {
  */
 export const MAX_RESPONSE_BODY_BYTES = 5.5 * 1024 * 1024;
 
-/** How the slices of a splitInterval report run. */
-export interface SplitRunOptions extends SplitOptions {
-  /** @default an in-process pool of 2 on the engine */
-  readonly sliceExecutor?: SliceExecutor;
-}
-
-export interface AnswerOptions extends SplitRunOptions {
+export interface AnswerOptions extends RunOptions {
   /**
-   * Loads split options on the first split report (the Lambda's Step Functions executor); they take
-   * precedence over `sliceExecutor` and `maxSlices` given here.
+   * Who runs the slices of a split report, asked on the first split report (in Lambda, the Step
+   * Functions executor, whose code loads then). @default an in-process pool of 2 on the engine
    */
-  readonly loadSplitOptions?: () => Promise<SplitRunOptions>;
+  readonly sliceExecutor?: () => SliceExecutor | Promise<SliceExecutor>;
   /** @default MAX_RESPONSE_BODY_BYTES */
   readonly maxBodyBytes?: number;
   /**
@@ -79,9 +73,8 @@ export async function answerReport(
  */
 
 async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions) {
-  const [{ runSplit, inProcessSliceExecutor }, loaded] = await Promise.all([import('./split/run-split'), options.loadSplitOptions?.()]);
-  const split = { ...options, ...loaded };
-  return runSplit(plan, scope, split.sliceExecutor ?? inProcessSliceExecutor(engine), split);
+  const [{ runSplit, inProcessSliceExecutor }, executor] = await Promise.all([import('./split/run-split'), options.sliceExecutor?.()]);
+  return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), options.deadline ? { deadline: options.deadline } : {});
 }
 
 async function renderCsv(model: ReportModel): Promise<string> {

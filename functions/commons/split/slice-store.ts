@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { lazy } from '../clients/lazy';
 import { tracer } from '../powertools/tracer';
 import { ENV } from '../env';
+import type { SliceRef } from '#shared/report/split/contract';
 
 /**
  * Where a slice result too large for the Step Functions state payload goes: the worker puts it, the
@@ -13,12 +14,6 @@ export interface SliceResultStore {
   get(ref: SliceRef): Promise<string>;
 }
 
-/** A stored slice result, as it travels through the state machine (about 100 bytes). */
-export interface SliceRef {
-  readonly bucket: string;
-  readonly key: string;
-  readonly bytes: number;
-}
 
 /** The S3 SDK and the process's client, loaded and built on first use (only split reports need them). */
 const s3 = lazy(async () => {

@@ -1,18 +1,21 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
-import type { SplitRunOptions } from '#shared/report/query-report';
+import { runPool } from '#shared/concurrency';
+import {
+  SLICE_ERROR,
+  STATE_PAYLOAD_LIMIT_BYTES,
+  type SliceOutput,
+  type SliceProblem,
+  type SplitExecutionInput,
+} from '#shared/report/split/contract';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
-import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, runPool, type SliceExecutor } from '#shared/report/split/run-split';
-import type { SliceOutput, SliceProblem } from '../../run-report-slice';
+import type { SliceExecutor } from '#shared/report/split/run-split';
 import { lazy } from '../clients/lazy';
 import { tracer } from '../powertools/tracer';
-import { sliceStoreFromEnv, type SliceResultStore } from './slice-store';
-import { ENV } from '../env';
+import type { SliceResultStore } from './slice-store';
 
-/** Step Functions' limit on an execution's input and on every state's output. */
-export const STATE_PAYLOAD_LIMIT_BYTES = 256 * 1024;
 /** The most one stored-result reference takes in the Map output (bucket name ≤ 63, uuid key). */
 const MAX_REF_BYTES = 200;
 
@@ -32,6 +35,8 @@ export interface StepFunctionsExecutorOptions {
   readonly payloadBudgetBytes?: number;
   /** Stored results fetched at once. @default 8 */
   readonly fetchConcurrency?: number;
+  /** Most slices one report may have. @default DEFAULT_MAX_SLICES */
+  readonly maxSlices?: number;
 }
 
 /**
@@ -47,18 +52,23 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     private readonly options: StepFunctionsExecutorOptions = {},
   ) {}
 
+  get maxSlices(): number | undefined {
+    return this.options.maxSlices;
+  }
+
   async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options: RunOptions = {}): Promise<EngineResult[]> {
     const budget = this.options.payloadBudgetBytes ?? Math.floor(0.8 * STATE_PAYLOAD_LIMIT_BYTES);
     const inlineLimitBytes = Math.max(MAX_REF_BYTES, Math.floor(budget / slices.length));
-    const input = JSON.stringify({ plan, scope, inlineLimitBytes, slices: slices.map(({ from, to }) => ({ from, to })) });
+    const execution: SplitExecutionInput = { plan, scope, inlineLimitBytes, slices: slices.map(({ from, to }) => ({ from, to })) };
+    const input = JSON.stringify(execution);
     if (Buffer.byteLength(input) > STATE_PAYLOAD_LIMIT_BYTES) throw new SplitInputTooLargeError(Buffer.byteLength(input));
     // At the deadline the query function stops waiting and answers 503; an Express execution cannot be
     // stopped (StopExecution is for Standard ones), but each slice worker stops at its own deadline.
     const { deadline } = options;
-    const execution = await this.start(input, deadline?.signal).catch((e: unknown) => Promise.reject(deadline?.expired ? deadline.error(e) : e));
-    if (execution.status === 'SUCCEEDED') return this.decode(execution.output ?? '[]', plan, slices.length);
-    if (execution.status === 'FAILED') throw failureOf(execution);
-    throw new EngineUnavailableError(`The report slices did not finish in time (${execution.status}); try a larger splitInterval or a shorter range.`);
+    const answer = await this.start(input, deadline?.signal).catch((e: unknown) => Promise.reject(deadline?.expired ? deadline.error(e) : e));
+    if (answer.status === 'SUCCEEDED') return this.decode(answer.output ?? '[]', plan, slices.length);
+    if (answer.status === 'FAILED') throw failureOf(answer);
+    throw new EngineUnavailableError(`The report slices did not finish in time (${answer.status}); try a larger splitInterval or a shorter range.`);
   }
 
   private async decode(output: string, plan: ReportPlan, expected: number): Promise<EngineResult[]> {
@@ -81,7 +91,7 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
 /** The failed slice's AppError (from the SliceError's problem), or 503 for Lambda throttling, else 500. */
 export function failureOf(execution: SyncExecution): AppError {
   const problem = problemIn(execution.cause);
-  if (execution.error === 'SliceError' && problem) {
+  if (execution.error === SLICE_ERROR && problem) {
     return new AppError(problem.status, problem.slug, problem.title, problem.detail, {
       headers: problem.headers ?? {},
       extensions: problem.extensions ?? {},
@@ -131,23 +141,5 @@ export function startSyncExecution(stateMachineArn: string): StartSyncExecution 
     } catch (e) {
       throw new EngineUnavailableError('The report slices could not be started; try again shortly.', 5, { cause: e });
     }
-  };
-}
-
-let sfn: SliceExecutor | undefined;
-
-/**
- * How this process runs split reports, from the environment: the state machine of
- * SPLIT_STATE_MACHINE_ARN (results by reference from SLICE_RESULTS_BUCKET) when set, else an
- * in-process pool of REPORT_SPLIT_CONCURRENCY (default 2) on `engine`; REPORT_MAX_SLICES caps slices.
- */
-export function splitOptionsFromEnv(engine: ReportEngine): SplitRunOptions {
-  const arn = process.env[ENV.splitStateMachineArn];
-  if (arn) sfn ??= new StepFunctionsSliceExecutor(startSyncExecution(arn), sliceStoreFromEnv());
-  const concurrency = Number(process.env[ENV.splitConcurrency] ?? DEFAULT_SPLIT_CONCURRENCY);
-  const maxSlices = Number(process.env[ENV.maxSlices] ?? 0);
-  return {
-    sliceExecutor: arn && sfn ? sfn : inProcessSliceExecutor(engine, { concurrency }),
-    ...(maxSlices > 0 ? { maxSlices } : {}),
   };
 }

@@ -6,7 +6,8 @@ import type { ReportRequest } from '../schema/request';
 import { FieldChecker, type Context } from './field-checker';
 import { STAT_NAMES, type AggNode, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
-import { canonicalTimeZone, isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
+import { canonicalTimeZone } from '../../time/zones';
+import { isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
 
 const MAX_FILTERS_BUCKETS = 100;
 const AUTO_SPLIT = { kind: 'auto', text: 'auto' } as const;

@@ -1,9 +1,6 @@
 import * as z from 'zod/mini';
 import type { CalendarAmount, HistogramInterval, IntervalUnit } from './plan';
 
-// Time-zone names are a time concern (shared/time), used by locations too.
-export { canonicalTimeZone } from '../../time/zones';
-
 const isoWithOffset = z.iso.datetime({ offset: true });
 
 /** Epoch ms of an ISO 8601 timestamp with `Z` or an offset; undefined when it is not one. Digits past the millisecond are cut (Date.parse). */

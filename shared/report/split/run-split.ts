@@ -1,6 +1,7 @@
 import { AppError, InternalError } from '../../errors';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
+import { runPool } from '../../concurrency';
 import { mergeResults } from './merge';
 import { DEFAULT_MAX_SLICES, histogramBucketEstimate, planEvenSlices, planSlices, type Slice } from './plan-slices';
 
@@ -10,16 +11,13 @@ import { DEFAULT_MAX_SLICES, histogramBucketEstimate, planEvenSlices, planSlices
  * one worker Lambda per slice (functions/commons/split/step-functions-executor.ts).
  */
 export interface SliceExecutor {
+  /** Most slices this executor runs for one report. @default DEFAULT_MAX_SLICES (400) */
+  readonly maxSlices?: number | undefined;
   /**
    * Every slice's result, in slice order. Rejects when any slice fails (with the first AppError,
    * e.g. 422 or 503); never resolves with part of the results.
    */
   runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options?: RunOptions): Promise<readonly EngineResult[]>;
-}
-
-export interface SplitOptions extends RunOptions {
-  /** Most slices per report. @default DEFAULT_MAX_SLICES (400) */
-  readonly maxSlices?: number;
 }
 
 /** Slices running at once in the in-process pool, unless configured otherwise. */
@@ -29,9 +27,9 @@ export const DEFAULT_SPLIT_CONCURRENCY = 2;
  * A plan with splitInterval → its slices, run by `executor`, merged exactly. The answer equals the
  * unsplit plan's whenever that one fits in the engine's bucket limit.
  */
-export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions = {}): Promise<EngineResult> {
+export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: RunOptions = {}): Promise<EngineResult> {
   if (plan.splitInterval && 'kind' in plan.splitInterval) return runAutoSplit(plan, scope, executor, options);
-  const slices = planSlices(plan, options);
+  const slices = planSlices(plan, executor.maxSlices === undefined ? {} : { maxSlices: executor.maxSlices });
   try {
     return await runSlices(plan, slices, scope, executor, options);
   } catch (e) {
@@ -52,8 +50,8 @@ export const AUTO_REFINE_FACTOR = 4;
  * it is learnt from the refusal rather than configured twice. The deadline covers every attempt: one
  * that passes it is a ReportTimeoutError (503), not the 422 of a cut that is still too coarse.
  */
-async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
-  const maxSlices = options.maxSlices ?? DEFAULT_MAX_SLICES;
+async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: RunOptions): Promise<EngineResult> {
+  const maxSlices = executor.maxSlices ?? DEFAULT_MAX_SLICES;
   let parts = Math.min(maxSlices, Math.max(1, Math.ceil(histogramBucketEstimate(plan) / AUTO_BUCKETS_PER_SLICE)));
   let slices = planEvenSlices(plan, parts);
   for (;;) {
@@ -83,34 +81,12 @@ async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scop
 /**
  * The local executor: slices run on `engine` in a pool of `concurrency` (default 2) in this process.
  */
-export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly concurrency?: number } = {}): SliceExecutor {
+export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly concurrency?: number; readonly maxSlices?: number } = {}): SliceExecutor {
   const concurrency = options.concurrency ?? DEFAULT_SPLIT_CONCURRENCY;
-  return { runSlices: (_plan, slices, scope, options) => runPool(slices, concurrency, (slice) => engine.run(slice.plan, scope, options)) };
-}
-
-/**
- * `task` over every item, at most `concurrency` at once, results in item order. After the first
- * failure no new task starts; once the running ones have settled, the first AppError is thrown
- * (else the first error), so a failure never leaves work running behind the caller's back.
- */
-export async function runPool<T, R>(items: readonly T[], concurrency: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  const errors: unknown[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (errors.length === 0 && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await task(items[index] as T, index);
-      } catch (e) {
-        errors.push(e);
-      }
-    }
+  return {
+    maxSlices: options.maxSlices,
+    runSlices: (_plan, slices, scope, options) => runPool(slices, concurrency, (slice) => engine.run(slice.plan, scope, options)),
   };
-  const workers = Math.max(1, Math.min(Math.floor(concurrency) || 1, items.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-  if (errors.length > 0) throw errors.find((e) => e instanceof AppError) ?? errors[0];
-  return results;
 }
 
 /**

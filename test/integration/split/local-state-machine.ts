@@ -1,7 +1,7 @@
 import './with-resolvers';
 import { ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { StartSyncExecution } from '../../../functions/commons/split/step-functions-executor';
-import type { SliceEvent, SliceOutput } from '../../../functions/run-report-slice';
+import type { SliceEvent, SliceOutput } from '#shared/report/split/contract';
 import { functionId, removeSynthOutputs, stateMachineDefinition, synthService } from '../../unit/infra/synth';
 
 /** The split state machine as the service stack synthesizes it (bin/app.ts's way, without bundling). */

@@ -4,7 +4,8 @@ import type { ReportEngine } from '#shared/report/engines/engine';
 import { memorySliceStore } from '../../../functions/commons/split/slice-store';
 import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution } from '../../../functions/commons/split/step-functions-executor';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { createSliceWorker, type SliceEvent, type SliceOutput } from '../../../functions/run-report-slice';
+import type { SliceEvent, SliceOutput } from '#shared/report/split/contract';
+import { createSliceWorker } from '../../../functions/run-report-slice';
 import { invoke } from '../support/lambda-events';
 import { ENGINES, type LoadedEngine } from './engines';
 import { localSyncExecution, synthesizeSplit } from './local-state-machine';
@@ -50,7 +51,7 @@ function awsPath(worker: (e: SliceEvent) => Promise<SliceOutput>, options: { pay
     return execution;
   };
   const executor = new StepFunctionsSliceExecutor(start, store, options);
-  const handler = createQueryReportHandler(() => loaded.engine, () => ({ sliceExecutor: executor }));
+  const handler = createQueryReportHandler(() => loaded.engine, () => executor);
   return { query: (body: unknown, accept = 'text/csv') => invoke(handler, { body, headers: { accept } }), executions, store };
 }
 

@@ -3,7 +3,8 @@ import type { AggResult, EngineResult, ReportEngine, Scope } from '#shared/repor
 import { buildPlan } from '#shared/report/plan/build-plan';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { answerReport, ResponseTooLargeError } from '#shared/report/query-report';
-import { inProcessSliceExecutor, runPool, runSplit, SliceTooManyBucketsError } from '#shared/report/split/run-split';
+import { runPool } from '#shared/concurrency';
+import { inProcessSliceExecutor, runSplit, SliceTooManyBucketsError } from '#shared/report/split/run-split';
 
 const H = 3_600_000;
 const scope: Scope = { organizationId: 'org-a' };
@@ -165,7 +166,7 @@ describe('runSplit with splitInterval "auto"', () => {
   });
 
   test('stops at the slice cap', async () => {
-    const attempt = runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(new LimitedEngine(3), { concurrency: 1 }), { maxSlices: 4 });
+    const attempt = runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(new LimitedEngine(3), { concurrency: 1, maxSlices: 4 }));
     await expect(attempt).rejects.toThrow(/^Even cut into 4 slices/);
   });
 
@@ -196,6 +197,6 @@ describe('answerReport', () => {
 
   test('passes AppErrors of the executor through unchanged', async () => {
     const executor = { runSlices: async () => Promise.reject(new AppError(503, 'engine-unavailable', 'Service unavailable', 'busy')) };
-    await expect(answerReport(body('1h'), scope, new HourlyLabelEngine(docs), 'application/json', { sliceExecutor: executor })).rejects.toMatchObject({ status: 503, detail: 'busy' });
+    await expect(answerReport(body('1h'), scope, new HourlyLabelEngine(docs), 'application/json', { sliceExecutor: () => executor })).rejects.toMatchObject({ status: 503, detail: 'busy' });
   });
 });

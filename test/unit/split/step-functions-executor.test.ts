@@ -4,7 +4,8 @@ import { buildPlan } from '#shared/report/plan/build-plan';
 import { planSlices } from '#shared/report/split/plan-slices';
 import { failureOf, StepFunctionsSliceExecutor, type StartSyncExecution } from '../../../functions/commons/split/step-functions-executor';
 import { memorySliceStore } from '../../../functions/commons/split/slice-store';
-import { createSliceWorker, type SliceEvent, type SliceOutput } from '../../../functions/run-report-slice';
+import type { SliceEvent, SliceOutput } from '#shared/report/split/contract';
+import { createSliceWorker } from '../../../functions/run-report-slice';
 
 const H = 3_600_000;
 const scope = { organizationId: 'org-a' };
