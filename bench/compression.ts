@@ -1,7 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { parseDocument } from '#shared/report/documents';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { BROTLI_QUALITY } from '#commons/http/content-encoding';
 import { seedMovementEvents } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { AppError } from '#shared/errors';
 import { parseDocument } from '#shared/report/documents';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { compileSearch } from '#shared/report/engines/opensearch/compile';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';

@@ -3,7 +3,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { ValidationError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import type { Collection } from '#shared/report/fields';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';

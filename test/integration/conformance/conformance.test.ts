@@ -10,7 +10,7 @@ import { AppError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';

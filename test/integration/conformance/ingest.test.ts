@@ -4,7 +4,7 @@
  */
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';

@@ -1,6 +1,6 @@
 import { parseDocument, type DocumentInput } from '#shared/report/documents';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';

@@ -6,14 +6,14 @@ import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS, minimumBuckets } from '../bucket-limit';
 import { histogramKeys } from '../../histogram/keys';
-import { keySegments, type KeySegment } from './buckets';
-import { compileReport, readsItemsAlone, type ResultRowKind } from './compile';
-import { compileScopeNumbers, compileTimeExtent } from './compile-scope';
+import { keySegments, type KeySegment } from './sql/buckets';
+import { compileReport, readsItemsAlone, type ResultRowKind } from './sql/compile';
+import { compileScopeNumbers, compileTimeExtent } from './sql/compile-scope';
 import { mapDuckDbError } from './errors';
-import { readResult, type ResultRow } from './read';
+import { readResult, type ResultRow } from './reduce/read';
 import { createRounding } from '../../histogram/rounding';
-import { expectedLayout, schemaStatements, type TableLayout } from './schema';
-import type { SqlQuery, SqlType } from './sql-params';
+import { expectedLayout, schemaStatements, type TableLayout } from './storage/schema';
+import type { SqlQuery, SqlType } from './sql/sql-params';
 
 export interface DuckDbEngineOptions {
   /** @default DEFAULT_LIMITS (the same as the OpenSearch engine's) */
@@ -45,9 +45,9 @@ export const DEFAULT_INTERRUPT_GRACE_MS = 250;
 export interface DuckDbResources {
   /**
    * DuckDB's `memory_limit` (its buffer manager: table blocks, hash tables, sorts). Beyond it DuckDB
-   * spills to the temp directory, then fails the query (503). 512 MB keeps a hostile report's peak
-   * well under 1 GB of process memory with the Node server around it, and is several times what the
-   * largest legitimate report over 10M events needs (README, Benchmarks). @default '512MB'
+   * spills to the temp directory, then fails the query (503). The default keeps a hostile report's
+   * peak well under 1 GB of process memory with the Node server around it, and still holds the
+   * largest legitimate report over the benchmark's 10M events (bench/README.md). @default '512MB'
    */
   readonly memoryLimit?: string;
   /**

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { TooManyBucketsError } from '#shared/errors';
 import type { AggResult } from '#shared/report/engines/engine';
 import { countBuckets } from '#shared/report/engines/bucket-limit';
-import { evaluateSegments, keySegments } from '#shared/report/engines/duckdb/buckets';
+import { evaluateSegments, keySegments } from '#shared/report/engines/duckdb/sql/buckets';
 import { histogramKeys } from '#shared/report/histogram/keys';
 import { createRounding } from '#shared/report/histogram/rounding';
 import { buildPlan } from '#shared/report/plan/build-plan';

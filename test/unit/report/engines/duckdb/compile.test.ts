@@ -1,7 +1,7 @@
-import type { KeySegment } from '#shared/report/engines/duckdb/buckets';
-import { compileReport } from '#shared/report/engines/duckdb/compile';
-import { compileTimeExtent } from '#shared/report/engines/duckdb/compile-scope';
-import type { SqlQuery } from '#shared/report/engines/duckdb/sql-params';
+import type { KeySegment } from '#shared/report/engines/duckdb/sql/buckets';
+import { compileReport } from '#shared/report/engines/duckdb/sql/compile';
+import { compileTimeExtent } from '#shared/report/engines/duckdb/sql/compile-scope';
+import type { SqlQuery } from '#shared/report/engines/duckdb/sql/sql-params';
 import { buildPlan } from '#shared/report/plan/build-plan';
 
 const scope = { organizationId: "org'); DROP TABLE movement_events; --" };

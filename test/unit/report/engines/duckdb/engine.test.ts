@@ -2,7 +2,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { TooManyBucketsError } from '#shared/errors';
 import { parseDocument } from '#shared/report/documents';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { COLLECTIONS } from '#shared/report/fields';
 import { answerReport } from '#shared/report/query-report';
 import { buildPlan } from '#shared/report/plan/build-plan';

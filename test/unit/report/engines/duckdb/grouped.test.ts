@@ -1,8 +1,8 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { parseDocument, type DocumentInput } from '#shared/report/documents';
-import { compileReport } from '#shared/report/engines/duckdb/compile';
+import { compileReport } from '#shared/report/engines/duckdb/sql/compile';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { COLLECTIONS } from '#shared/report/fields';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { FIXTURE_DOCUMENTS, ORG_A } from '../../../../fixtures/documents';

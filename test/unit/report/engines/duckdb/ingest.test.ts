@@ -6,7 +6,7 @@ import { EngineUnavailableError, InternalError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { mapDuckDbError } from '#shared/report/engines/duckdb/errors';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/ingest';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { buildPlan } from '#shared/report/plan/build-plan';
 
 const event = (id: string | undefined, timestamp: string, label: string, lines: string[] = []): ReportDocument<'movementEvents'> =>

@@ -1,5 +1,5 @@
-import { compareUtf8, mergeShardKeys } from '#shared/report/engines/duckdb/merge-sort';
-import { readResult, type ResultRow } from '#shared/report/engines/duckdb/read';
+import { compareUtf8, mergeShardKeys } from '#shared/report/engines/duckdb/reduce/merge-sort';
+import { readResult, type ResultRow } from '#shared/report/engines/duckdb/reduce/read';
 import { buildPlan } from '#shared/report/plan/build-plan';
 
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

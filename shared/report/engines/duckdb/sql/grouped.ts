@@ -1,9 +1,9 @@
-import type { Scope } from '../engine';
-import type { AggNode, FilterNode, ReportPlan } from '../../plan/plan';
+import type { Scope } from '../../engine';
+import type { AggNode, FilterNode, ReportPlan } from '../../../plan/plan';
 import type { CompileOptions } from './compile';
 import { compileCondition, compileFilter, compileFilters, compileScopeCondition, scopeFilterFields } from './compile-scope';
 import { addsKey, Compiler } from './compiler';
-import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_COPIES, PARENT_ID, ROW_ID, TABLES } from './schema';
+import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_COPIES, PARENT_ID, ROW_ID, TABLES } from '../storage/schema';
 
 /**
  * Whether the grouped compilation applies: at most one `nested` stage (so at most one

@@ -1,10 +1,10 @@
-import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../fields';
+import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../fields';
 
 /**
  * DuckDB table layout, derived from the field catalog. One table per collection holds the root
  * fields; each nested path has a child table keyed by the parent's row id (`event_id`), the way
  * Lucene keeps nested documents next to their parent, so that a nested aggregation never UNNESTs a
- * LIST(STRUCT) column on every query (measured 32× slower):
+ * LIST(STRUCT) column on every query (far slower; see ../README.md):
  *
  *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label, _crossedPaths, _polygons)
  *     movement_crossed_paths(event_id, _item, _scope, _shard, timestamp, id, end, start)
@@ -15,8 +15,8 @@ import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, typ
  * (a document is only ever replaced whole, with its items):
  * - a child row carries its parent's scope number (its (organizationId, locationId) pair, numbered
  *   in movement_scopes) and a copy of its time and shard (PARENT_COPIES), so that a report whose
- *   scope and stages before `nested` need no other root field reads the child table alone:
- *   joining 8.8M items back to 10M documents was 1.8 s of such a report's 2.1 s;
+ *   scope and stages before `nested` need no other root field reads the child table alone, where
+ *   joining the items back to their documents would be most of the statement's time;
  * - a child row has its position in the parent's list (`_item`), and the root row the number of
  *   items per path (`_crossedPaths`, `_polygons`), so that such a report counts the documents
  *   with items through their first item and reads from the root table only those without.

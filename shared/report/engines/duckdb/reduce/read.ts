@@ -1,6 +1,6 @@
-import type { AggResult, Bucket } from '../engine';
-import type { AggNode } from '../../plan/plan';
-import type { ResultRowKind } from './compile';
+import type { AggResult, Bucket } from '../../engine';
+import type { AggNode } from '../../../plan/plan';
+import type { ResultRowKind } from '../sql/compile';
 import { compareUtf8, mergeShardKeys } from './merge-sort';
 
 /** One row of the compiled statement's result (see compile.ts). */

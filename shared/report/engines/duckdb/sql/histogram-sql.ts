@@ -1,4 +1,4 @@
-import type { HistogramInterval } from '../../plan/plan';
+import type { HistogramInterval } from '../../../plan/plan';
 import type { KeySegment } from './buckets';
 import type { SqlParams } from './sql-params';
 

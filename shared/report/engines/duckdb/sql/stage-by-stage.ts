@@ -1,7 +1,7 @@
-import type { AggNode } from '../../plan/plan';
+import type { AggNode } from '../../../plan/plan';
 import { compileFilter, compileFilters } from './compile-scope';
 import { Compiler } from './compiler';
-import { columnOf, ident, nestedTable, PARENT_ID, ROW_ID, TABLES } from './schema';
+import { columnOf, ident, nestedTable, PARENT_ID, ROW_ID, TABLES } from '../storage/schema';
 
 /** The stage-by-stage compilation (see compile.ts). */
 export class PipelineCompiler extends Compiler {

@@ -1,8 +1,8 @@
-import type { AggNode } from '../../plan/plan';
+import type { AggNode } from '../../../plan/plan';
 import type { CompileOptions } from './compile';
 import { histogramKeySql } from './histogram-sql';
 import type { SqlParams } from './sql-params';
-import type { ReportPlan } from '../../plan/plan';
+import type { ReportPlan } from '../../../plan/plan';
 
 /** Stages that add a key column: dateHistogram, terms, filters. */
 export const addsKey = (n: AggNode): boolean => n.kind === 'dateHistogram' || n.kind === 'terms' || n.kind === 'filters';

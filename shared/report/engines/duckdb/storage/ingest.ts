@@ -1,7 +1,7 @@
 import { BIGINT, INTEGER, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
-import { nestedPathsOf, type Collection, type NestedPath } from '../../fields';
-import type { ReportDocument } from '../../documents';
-import { mapDuckDbError } from './errors';
+import { nestedPathsOf, type Collection, type NestedPath } from '../../../fields';
+import type { ReportDocument } from '../../../documents';
+import { mapDuckDbError } from '../errors';
 import { DOC_ID, ident, ITEM, itemsColumn, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SCOPE, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
 import { TableChunks } from './table-chunks';
 

@@ -1,5 +1,5 @@
-import type { EngineLimits, Scope } from '../engine';
-import type { ReportPlan } from '../../plan/plan';
+import type { EngineLimits, Scope } from '../../engine';
+import type { ReportPlan } from '../../../plan/plan';
 import type { KeySegment } from './buckets';
 import { compileScope } from './compile-scope';
 import { groupable, GroupedCompiler } from './grouped';

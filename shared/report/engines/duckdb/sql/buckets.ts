@@ -1,4 +1,4 @@
-import type { Rounding } from '../../histogram/rounding';
+import type { Rounding } from '../../../histogram/rounding';
 
 /**
  * Histogram bucket arithmetic for the DuckDB engine. The keys and the per-row key expression both
