@@ -1,3 +1,4 @@
+import { TooManyBucketsError } from '../../errors';
 import type { AggResult } from './engine';
 import type { AggNode } from '../plan/plan';
 
@@ -50,6 +51,33 @@ function countTree(r: AggResult | undefined): number {
  */
 export function minimumBuckets(pipeline: readonly AggNode[], histogramKeys = 0): number {
   return pipeline[0]?.kind === 'dateHistogram' ? histogramKeys + emptyTemplateBuckets(pipeline, 1) : emptyTemplateBuckets(pipeline, 0);
+}
+
+/**
+ * How many times the bucket limit one query's answer may hold whatever the documents. The limit
+ * counts an empty histogram bucket once with its template once, but the answer carries the template
+ * in every empty bucket: OpenSearch writes each one's sub-aggregations out, and both engines read
+ * them back. A fine histogram over `filters` stages therefore costs keys × template with no document
+ * at all (a 30-minute histogram over a year with two `filters` stages of 100 is 17,568 keys × 10,101,
+ * 177 million buckets, while the limit’s count is 27,668). Four times the limit is about 260,000
+ * buckets with OpenSearch's default: answers of a few tens of MB at most, read in a couple of seconds.
+ */
+export const EXPANSION_FACTOR = 4;
+
+/** The buckets of a query's answer whatever the documents: every histogram bucket with the template in it. */
+export function expandedBuckets(pipeline: readonly AggNode[], histogramKeys = 0): number {
+  return pipeline[0]?.kind === 'dateHistogram' ? histogramKeys * (1 + emptyTemplateBuckets(pipeline, 1)) : emptyTemplateBuckets(pipeline, 0);
+}
+
+/**
+ * Refuses (422 TooManyBucketsError) a report that exceeds the bucket limit whatever the documents,
+ * before either engine reads one: by the limit's own count (minimumBuckets), or by what the answer
+ * would hold (expandedBuckets, EXPANSION_FACTOR times the limit).
+ */
+export function refuseBeyondBucketFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number): void {
+  if (minimumBuckets(pipeline, histogramKeys) > maxBuckets || expandedBuckets(pipeline, histogramKeys) > EXPANSION_FACTOR * maxBuckets) {
+    throw new TooManyBucketsError(maxBuckets);
+  }
 }
 
 /**

@@ -34,5 +34,11 @@ export function boundedHistogramKeys(node: DateHistogramAggNode, maxBuckets: num
   const from = node.bounds?.from;
   const to = node.bounds?.to;
   if (from === undefined || to === undefined) return [];
-  return histogramKeys(createRounding(node.interval, node.timeZone, from, to - 1), from, to - 1, maxBuckets);
+  return histogramKeysOver(node, from, to - 1, maxBuckets);
+}
+
+/** The bucket keys of a histogram from the instant `first` to the instant `last`, both included. */
+export function histogramKeysOver(node: DateHistogramAggNode, first: number, last: number, maxBuckets: number): number[] {
+  if (first > last) return [];
+  return histogramKeys(createRounding(node.interval, node.timeZone, first, last), first, last, maxBuckets);
 }

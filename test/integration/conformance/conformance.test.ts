@@ -7,17 +7,10 @@
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { AppError } from '#shared/errors';
-import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
-import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { COLLECTIONS, type Collection } from '#shared/report/fields';
+import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport } from '#shared/report/query-report';
-import { FIXTURE_DOCUMENTS, ORG_A } from '../../fixtures/documents';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { ORG_A } from '../../fixtures/documents';
+import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 import { AGGREGATION_CASES, ERROR_CASES } from './corpus/aggregations';
 import type { ConformanceCase, Expected } from './corpus/case';
@@ -30,14 +23,7 @@ const prefix = uniquePrefix('conformance');
 let duckdb: DuckDBInstance;
 
 beforeAll(async () => {
-  await ensureIndexTemplates(client, prefix, { replicas: 0 });
-  duckdb = await openDuckDb(':memory:');
-  for (const collection of COLLECTIONS) {
-    const docs = documentsOf(collection);
-    const indexed = await indexDocuments(client, collection, docs, { indexPrefix: prefix, refresh: true });
-    if (indexed.failures.length > 0) throw new Error(`OpenSearch refused fixtures: ${JSON.stringify(indexed.failures)}`);
-    await ingestDocuments(duckdb, collection, docs);
-  }
+  duckdb = await loadFixtureEngines(client, prefix);
 });
 
 afterAll(async () => {
@@ -45,10 +31,6 @@ afterAll(async () => {
   duckdb?.closeSync();
   await client.close();
 });
-
-function documentsOf<C extends Collection>(collection: C): ReportDocument<C>[] {
-  return FIXTURE_DOCUMENTS[collection].map((doc, i) => parseDocument(collection, doc, `/${i}`));
-}
 
 /** What a client would see: status, headers and body; errors as their problem document. */
 interface Answer {
@@ -68,11 +50,7 @@ async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer>
 }
 
 function enginesFor(c: ConformanceCase): { opensearch: ReportEngine; duckdb: ReportEngine } {
-  const limits = { termsCap: c.termsCap ?? DEFAULT_LIMITS.termsCap };
-  return {
-    opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, limits, maxBuckets: TEST_MAX_BUCKETS }),
-    duckdb: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS }),
-  };
+  return fixtureEngines(client, prefix, duckdb, c.termsCap === undefined ? undefined : { termsCap: c.termsCap });
 }
 
 function assessExpected(actual: Answer, expected: Expected, csv: boolean): void {

@@ -63,9 +63,13 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
 
 type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
 
-/** Invokes a Lambda handler with an HTTP API event and reads its structured result back. */
-export async function invoke(handler: Handler, req: HttpRequest): Promise<HttpResponse> {
-  const context = { awsRequestId: 'test-request', functionName: 'test', getRemainingTimeInMillis: () => 30_000 } as Context;
+/**
+ * Invokes a Lambda handler with an HTTP API event and reads its structured result back. The context
+ * says `remainingMs` are left (default 30 s, the service's function timeout), counted from the call.
+ */
+export async function invoke(handler: Handler, req: HttpRequest, { remainingMs = 30_000 }: { remainingMs?: number } = {}): Promise<HttpResponse> {
+  const end = Date.now() + remainingMs;
+  const context = { awsRequestId: 'test-request', functionName: 'test', getRemainingTimeInMillis: () => end - Date.now() } as Context;
   const result = (await handler(httpEvent(req), context)) as APIGatewayProxyStructuredResultV2;
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
   const body = result.body ?? '';

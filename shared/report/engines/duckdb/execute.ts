@@ -4,7 +4,7 @@ import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type Du
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
-import { countBuckets, DEFAULT_MAX_BUCKETS, minimumBuckets } from '../bucket-limit';
+import { countBuckets, DEFAULT_MAX_BUCKETS, refuseBeyondBucketFloor } from '../bucket-limit';
 import { histogramKeys } from '../../histogram/keys';
 import { keySegments, type KeySegment } from './sql/buckets';
 import { compileReport, readsItemsAlone, type ResultRowKind } from './sql/compile';
@@ -181,9 +181,10 @@ export class DuckDbEngine implements ReportEngine {
   private async report(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void): Promise<EngineResult> {
     const first = plan.pipeline[0];
     const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
+    // Before any work on the documents: refuse what must exceed the limit whatever the data. Even a
+    // histogram without buckets counts its empty-bucket template, as OpenSearch's final reduce does.
+    refuseBeyondBucketFloor(plan.pipeline, histogram?.keys.length ?? 0, this.maxBuckets);
     if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
-    // Before any work on the documents: refuse what must exceed the limit whatever the data.
-    if (minimumBuckets(plan.pipeline, histogram?.keys.length) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
     check();
     const options = { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) };
     const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;

@@ -26,6 +26,15 @@ export const itemFilterName = (i: number): string => `s${i}i`;
 
 /** Plan → one `_search` request. Pure. */
 export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
+  return searchOver(plan, scope, options, { [stageName(0)]: compileStage(plan.pipeline, 0, options.limits) });
+}
+
+/** The first and the last `timestamp` of the documents the report reads: aggregation `extent`, its min and max. */
+export function compileTimeExtent(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
+  return searchOver(plan, scope, options, { extent: { stats: { field: 'timestamp' } } });
+}
+
+function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, aggs: Record<string, Agg>): API.Search_Request {
   return {
     index: indexPattern(options.indexPrefix, plan.source),
     ignore_unavailable: true,
@@ -38,7 +47,7 @@ export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOp
       track_total_hits: false,
       ...(options.timeoutMs === undefined ? {} : { timeout: `${Math.max(1, Math.floor(options.timeoutMs))}ms` }),
       query: { bool: { filter: compileScope(plan, scope) } },
-      aggs: { [stageName(0)]: compileStage(plan.pipeline, 0, options.limits) },
+      aggs,
     },
   };
 }

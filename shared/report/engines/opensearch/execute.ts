@@ -1,12 +1,12 @@
 import type { API, Client } from '@opensearch-project/opensearch';
 import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
-import { minimumBuckets } from '../bucket-limit';
+import { refuseBeyondBucketFloor } from '../bucket-limit';
 import type { Deadline } from '../../deadline';
 import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
-import type { AggNode, ReportPlan } from '../../plan/plan';
-import { compileSearch, itemFilterName, stageName, type CompileOptions } from './compile';
+import type { AggNode, DateHistogramAggNode, ReportPlan } from '../../plan/plan';
+import { compileSearch, compileTimeExtent, itemFilterName, stageName, type CompileOptions } from './compile';
 import { isSearchTimeout, mapOpenSearchError } from './errors';
-import { boundedHistogramKeys, emptyResult } from '../empty-result';
+import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
 
 export interface OpenSearchEngineOptions {
@@ -17,7 +17,7 @@ export interface OpenSearchEngineOptions {
   readonly requestCache?: boolean;
   /**
    * The domain's `search.max_buckets`: for answers built without the engine, and to refuse before
-   * searching a report whose bucket count exceeds it whatever the data (minimumBuckets). @default 65535
+   * searching a report whose bucket count exceeds it whatever the data (refuseBeyondBucketFloor). @default 65535
    */
   readonly maxBuckets?: number;
 }
@@ -44,7 +44,8 @@ export class OpenSearchEngine implements ReportEngine {
     deadline?.throwIfExpired();
     const first = plan.pipeline[0];
     // What must exceed the limit whatever the data is refused before the cluster collects anything.
-    if (minimumBuckets(plan.pipeline, first?.kind === 'dateHistogram' ? boundedHistogramKeys(first, this.maxBuckets).length : 0) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
+    const keys = first?.kind === 'dateHistogram' ? await this.histogramKeys(plan, scope, first, deadline) : [];
+    refuseBeyondBucketFloor(plan.pipeline, keys.length, this.maxBuckets);
     const remaining = deadline?.remainingMs();
     const body = await this.search(compileSearch(plan, scope, { ...this.options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) }), deadline);
     // No index of the collection exists yet: answer as OpenSearch does once one exists.
@@ -52,6 +53,26 @@ export class OpenSearchEngine implements ReportEngine {
     const reader = new ResultReader(plan.pipeline);
     const root = reader.read(0, body);
     return { root, truncated: reader.truncated };
+  }
+
+  /**
+   * The histogram's bucket keys for the bucket floor. A side left open spans to the documents, so
+   * their first and last timestamp are asked first (a min and a max, cheap next to the report):
+   * without them a fine histogram over months of documents, with `filters` below it, is collected in
+   * full on every shard before the node counts its buckets at the final reduce, and reaches the
+   * deadline instead of the 422 it is. A histogram alone is left to the node, which refuses it as
+   * cheaply as this would.
+   */
+  private async histogramKeys(plan: ReportPlan, scope: Scope, node: DateHistogramAggNode, deadline: Deadline | undefined): Promise<number[]> {
+    const from = node.bounds?.from;
+    const to = node.bounds?.to;
+    if (from !== undefined && to !== undefined) return boundedHistogramKeys(node, this.maxBuckets);
+    if (plan.pipeline.length === 1) return [];
+    const extent = (await this.search(compileTimeExtent(plan, scope, this.options), deadline))?.extent as { min?: number | null; max?: number | null } | undefined;
+    const first = from ?? extent?.min;
+    const last = to === undefined ? extent?.max : to - 1;
+    if (first === undefined || first === null || last === undefined || last === null) return [];
+    return histogramKeysOver(node, first, last, this.maxBuckets);
   }
 
   /** The aggregations of one `_search`, aborted at the deadline (ReportTimeoutError). */

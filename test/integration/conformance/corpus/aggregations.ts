@@ -288,4 +288,17 @@ export const ERROR_CASES: readonly ConformanceCase[] = [
     body: { source: 'movementEvents', aggregations: [0, 1, 2].map((s) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 13 }, (_, j) => [`b${s}-${j}`, terms('label', ['car'])])) })) },
     expected: { status: 422, type: 'https://lrs.example.com/problems/too-many-buckets' },
   },
+  {
+    name: 'refuses 45 × 45 filters buckets under a histogram even when no document matches: 45 + 2025 buckets in the empty-bucket template',
+    body: {
+      source: 'movementEvents',
+      locationIds: ['loc-b1'],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        ...[0, 1].map((s) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 45 }, (_, j) => [`b${s}-${j}`, terms('label', ['car'])])) })),
+      ],
+    },
+    // loc-b1 is organization B's: org A has no document there, and OpenSearch still counts the template.
+    expected: { status: 422, type: 'https://lrs.example.com/problems/too-many-buckets' },
+  },
 ];

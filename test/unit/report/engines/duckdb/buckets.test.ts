@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { TooManyBucketsError } from '#shared/errors';
 import type { AggResult } from '#shared/report/engines/engine';
-import { countBuckets } from '#shared/report/engines/bucket-limit';
+import { countBuckets, expandedBuckets, minimumBuckets, refuseBeyondBucketFloor } from '#shared/report/engines/bucket-limit';
 import { evaluateSegments, keySegments } from '#shared/report/engines/duckdb/sql/buckets';
 import { histogramKeys } from '#shared/report/histogram/keys';
 import { createRounding } from '#shared/report/histogram/rounding';
@@ -88,6 +88,21 @@ describe('bucket accounting as OpenSearch counts against search.max_buckets', ()
     const plan = buildPlan({ aggregations: [{ type: 'dateHistogram', interval: '1d' }, filtersBody, filtersBody] });
     // 3 buckets with documents: 3 + 3 × (2 + 2 × 2) + template (2 + 2 × 2)
     expect(countBuckets(plan.pipeline, hist(filters(2, filters(2)), [1, 1, 1]))).toBe(3 + 18 + 6);
+  });
+
+  test('refuses before the work what the limit counts, and what an answer would carry in its empty buckets beyond 4 × the limit', () => {
+    const named = (n: number) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: n }, (_, i) => [`b${i}`, { type: 'terms', field: 'label', values: ['car'] }])) });
+    const plan = buildPlan({ aggregations: [{ type: 'dateHistogram', interval: '30m' }, named(14), named(27)] });
+    // Template: 14 × (1 + 27) = 392 buckets. 200 keys: the limit counts 200 + 392 = 592; the answer holds 200 × 393 = 78,600
+    expect(minimumBuckets(plan.pipeline, 200)).toBe(592);
+    expect(expandedBuckets(plan.pipeline, 200)).toBe(78_600);
+    // Under a limit of 2,000 the count fits but 78,600 > 8,000; 20 keys hold 7,860 and pass
+    expect(() => refuseBeyondBucketFloor(plan.pipeline, 200, 2_000)).toThrow(TooManyBucketsError);
+    expect(() => refuseBeyondBucketFloor(plan.pipeline, 20, 2_000)).not.toThrow();
+    // Without a histogram the answer is the template once: 392 ≤ 8,000, refused only by the count
+    const flat = buildPlan({ source: 'movementEvents', aggregations: [named(14), named(27)] });
+    expect(expandedBuckets(flat.pipeline)).toBe(392);
+    expect(() => refuseBeyondBucketFloor(flat.pipeline, 0, 391)).toThrow(TooManyBucketsError);
   });
 
   test('counts every bucket of a tree without histogram', () => {

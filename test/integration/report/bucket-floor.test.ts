@@ -1,0 +1,86 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
+import type { API, Client } from '@opensearch-project/opensearch';
+import { TooManyBucketsError } from '#shared/errors';
+import type { ReportEngine } from '#shared/report/engines/engine';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { answerReport } from '#shared/report/query-report';
+import { ORG_A } from '../../fixtures/documents';
+import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
+import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
+
+/**
+ * The bucket floor of a histogram left open on a side: its buckets span to the documents, so the
+ * OpenSearch engine asks for their first and last timestamp before the report, and refuses (422)
+ * what must exceed the bucket limit before the cluster collects anything. Without that, a fine
+ * histogram with `filters` below it was collected in full on every shard and counted only at the
+ * final reduce: a 503 at the deadline where DuckDB, which knows the extent, answered 422.
+ * Over test/fixtures/documents.ts: org A's movement events run from 2024-03-10T06:30Z to
+ * 2024-11-04T04:59Z; the test node allows TEST_MAX_BUCKETS (2,000) buckets.
+ */
+const client = testClient();
+const prefix = uniquePrefix('floor');
+let duckdb: DuckDBInstance;
+let engines: { opensearch: ReportEngine; duckdb: ReportEngine };
+/** The aggregation names of every search the OpenSearch engine sends. */
+const sent: string[][] = [];
+
+beforeAll(async () => {
+  duckdb = await loadFixtureEngines(client, prefix);
+  const recording = new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'search') return Reflect.get(target, property, receiver) as unknown;
+      return (request: API.Search_Request, options?: object) => {
+        sent.push(Object.keys(request.body?.aggs ?? {}));
+        return target.search(request, options);
+      };
+    },
+  });
+  engines = { ...fixtureEngines(client, prefix, duckdb), opensearch: new OpenSearchEngine(recording as Client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS }) };
+});
+
+beforeEach(() => {
+  sent.length = 0;
+});
+
+afterAll(async () => {
+  await deleteIndices(client, prefix);
+  duckdb?.closeSync();
+  await client.close();
+});
+
+const scope = { organizationId: ORG_A };
+const hourly = { type: 'dateHistogram', interval: '1h' };
+const carsAndPeople = { type: 'filters', filters: { cars: { type: 'terms', field: 'label', values: ['car'] }, people: { type: 'terms', field: 'label', values: ['person'] } } };
+
+describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
+  test('refuses an open hourly histogram over the documents’ eight months, with filters below it, before the report', async () => {
+    // Prepare: March 10 to November 4 is 239 days, about 5,735 hours: over the limit however the filters fall
+    const body = { source: 'movementEvents', aggregations: [hourly, carsAndPeople] };
+    // Act
+    const error = await answerReport(body, scope, engines[name], 'application/json').catch((e: unknown) => e);
+    // Assess: 422, and on OpenSearch only the extent was searched
+    expect(error).toBeInstanceOf(TooManyBucketsError);
+    if (name === 'opensearch') expect(sent).toEqual([['extent']]);
+  });
+
+  test('answers the same histogram from November 1, spanning to the last document', async () => {
+    const body = { source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from: '2024-11-01T00:00:00Z' }], aggregations: [hourly, carsAndPeople] };
+    const rows = JSON.parse((await answerReport(body, scope, engines[name], 'application/json')).body) as Record<string, unknown>[];
+    // Nov 1 00:00 to Nov 4 04:00 is 3 × 24 + 5 = 77 hours; me-16 (05:30Z) and me-17 (06:30Z) are cars on
+    // Nov 3, the last event a person at 04:59Z on Nov 4
+    expect(rows).toHaveLength(77);
+    expect(rows.filter((row) => Object.keys(row).length > 1)).toEqual([
+      { timestamp: '2024-11-03T05:00:00.000Z', cars: 1 },
+      { timestamp: '2024-11-03T06:00:00.000Z', cars: 1 },
+      { timestamp: '2024-11-04T04:00:00.000Z', people: 1 },
+    ]);
+    if (name === 'opensearch') expect(sent).toEqual([['extent'], ['s0']]);
+  });
+
+  test('leaves a histogram alone to the engine’s own refusal, without asking for the extent', async () => {
+    const error = await answerReport({ source: 'movementEvents', aggregations: [hourly] }, scope, engines[name], 'application/json').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TooManyBucketsError);
+    if (name === 'opensearch') expect(sent).toEqual([['s0']]);
+  });
+});

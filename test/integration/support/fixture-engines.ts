@@ -1,0 +1,43 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
+import type { Client } from '@opensearch-project/opensearch';
+import { parseDocument, type ReportDocument } from '#shared/report/documents';
+import { DEFAULT_LIMITS, type EngineLimits, type ReportEngine } from '#shared/report/engines/engine';
+import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
+import { COLLECTIONS, type Collection } from '#shared/report/fields';
+import { FIXTURE_DOCUMENTS } from '../../fixtures/documents';
+import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+
+/**
+ * The hand-made documents of test/fixtures/documents.ts (and any `extra`) in both engines: indexed
+ * into the test OpenSearch node under `prefix` and ingested into a new in-memory DuckDB, the same
+ * parsed documents.
+ */
+export async function loadFixtureEngines(client: Client, prefix: string, extra: Partial<FixtureDocuments> = {}): Promise<DuckDBInstance> {
+  await ensureIndexTemplates(client, prefix, { replicas: 0 });
+  const duckdb = await openDuckDb(':memory:');
+  for (const collection of COLLECTIONS) {
+    const docs = documentsOf(collection, extra[collection] ?? []);
+    const indexed = await indexDocuments(client, collection, docs, { indexPrefix: prefix, refresh: true });
+    if (indexed.failures.length > 0) throw new Error(`OpenSearch refused fixtures: ${JSON.stringify(indexed.failures)}`);
+    await ingestDocuments(duckdb, collection, docs);
+  }
+  return duckdb;
+}
+
+type FixtureDocuments = typeof FIXTURE_DOCUMENTS;
+
+function documentsOf<C extends Collection>(collection: C, extra: FixtureDocuments[C]): ReportDocument<C>[] {
+  return [...FIXTURE_DOCUMENTS[collection], ...extra].map((doc, i) => parseDocument(collection, doc, `/${i}`));
+}
+
+/** Both engines over the fixtures, with the same limits (the bucket limit is the test node's). */
+export function fixtureEngines(client: Client, prefix: string, duckdb: DuckDBInstance, limits: EngineLimits = DEFAULT_LIMITS): { opensearch: ReportEngine; duckdb: ReportEngine } {
+  return {
+    opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, limits, maxBuckets: TEST_MAX_BUCKETS }),
+    duckdb: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS }),
+  };
+}
