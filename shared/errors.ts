@@ -126,14 +126,16 @@ export class UnsupportedMediaTypeError extends AppError {
 
 /** 422: the engine refused because the pipeline would create more buckets than allowed. */
 export class TooManyBucketsError extends AppError {
-  constructor(readonly limit: number | undefined, options?: ErrorOptions) {
+  /** `detail` replaces the default one, which advises a split. */
+  constructor(readonly limit: number | undefined, options?: ErrorOptions, detail?: string) {
     const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
     super(
       422,
       'too-many-buckets',
       'Too many buckets',
-      `This report would create more buckets than ${limitText}. Narrow the time range, use a coarser ` +
-        'dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
+      detail ??
+        `This report would create more buckets than ${limitText}. Narrow the time range, use a coarser ` +
+          'dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
       { ...options, extensions: limit === undefined ? {} : { maxBuckets: limit } },
     );
   }

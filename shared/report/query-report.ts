@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { refuseBeyondSplitFloor } from './engines/bucket-limit';
 import type { ReportEngine, RunOptions, Scope } from './engines/engine';
 import { buildPlan } from './plan/build-plan';
 import type { ReportPlan } from './plan/plan';
@@ -73,7 +74,13 @@ export async function answerReport(
  */
 
 async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions) {
-  const [{ runSplit, inProcessSliceExecutor }, executor] = await Promise.all([import('./split/run-split'), options.sliceExecutor?.()]);
+  const [{ runSplit, inProcessSliceExecutor }, { histogramBucketEstimate }, executor] = await Promise.all([
+    import('./split/run-split'),
+    import('./split/plan-slices'),
+    options.sliceExecutor?.(),
+  ]);
+  // Slices pass the per-query floor one by one; the report as a whole must not multiply it.
+  if (engine.maxBuckets !== undefined) refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets);
   return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), options.deadline ? { deadline: options.deadline } : {});
 }
 

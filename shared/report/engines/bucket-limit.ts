@@ -81,6 +81,26 @@ export function refuseBeyondBucketFloor(pipeline: readonly AggNode[], histogramK
 }
 
 /**
+ * Refuses (422 TooManyBucketsError) a split report whose slices together would carry more than
+ * EXPANSION_FACTOR times the limit in their empty-bucket templates: every slice is within the
+ * per-query floor, but splitting does not shrink the answer, so `filters` stages of 100 × 100 under
+ * a year of half hours would otherwise run (and merge) 400 slices of template. Only the template
+ * counts here: slices exist to carry more histogram buckets than one query may.
+ */
+export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number): void {
+  const template = pipeline[0]?.kind === 'dateHistogram' ? emptyTemplateBuckets(pipeline, 1) : 0;
+  if (histogramKeys * template > EXPANSION_FACTOR * maxBuckets) {
+    throw new TooManyBucketsError(
+      maxBuckets,
+      undefined,
+      `Each of its ${histogramKeys} time buckets would carry the ${template} buckets of its filters stages, ` +
+        `${histogramKeys * template} in all: more than ${EXPANSION_FACTOR * maxBuckets} (${EXPANSION_FACTOR} × the bucket limit of ${maxBuckets}), ` +
+        'however the report is split. Use a coarser dateHistogram interval, a shorter time range, or fewer filters buckets.',
+    );
+  }
+}
+
+/**
  * Buckets of the sub-aggregations of an empty histogram bucket (stage i onwards): the filters
  * buckets that exist whatever the data, as `minimumBuckets` counts them.
  */

@@ -9,6 +9,8 @@ export interface Scope {
 /** One engine: compiles a plan (pure) and runs it (I/O). OpenSearch in AWS, DuckDB locally. */
 export interface ReportEngine {
   run(plan: ReportPlan, scope: Scope, options?: RunOptions): Promise<EngineResult>;
+  /** The engine's bucket limit (OpenSearch's `search.max_buckets`), where it knows it: bounds a split report as a whole. */
+  readonly maxBuckets?: number;
 }
 
 /** How one run is bounded besides the bucket limit. */

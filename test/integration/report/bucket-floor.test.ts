@@ -78,6 +78,27 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
     if (name === 'opensearch') expect(sent).toEqual([['extent'], ['s0']]);
   });
 
+  test('refuses a split report whose slices together would carry more filters buckets than 4 × the limit, before any slice runs', async () => {
+    // Prepare: March to October 2024 is 245 days; 245 × 40 = 9,800 > 8,000, though each week's slice (7 × 41) fits
+    const split = (n: number) => ({
+      source: 'movementEvents',
+      splitInterval: '1w',
+      filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-11-01T00:00:00Z' }],
+      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'filters', filters: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'terms', field: 'label', values: ['car'] }])) }],
+    });
+    // Act
+    const error = await answerReport(split(40), scope, engines[name], 'application/json').catch((e: unknown) => e);
+    // Assess: 422 naming the product, and no search sent; 30 buckets (7,350) are answered, one row a day
+    expect(error).toBeInstanceOf(TooManyBucketsError);
+    expect((error as TooManyBucketsError).detail).toBe(
+      'Each of its 245 time buckets would carry the 40 buckets of its filters stages, 9800 in all: more than 8000 (4 × the bucket limit of 2000), ' +
+        'however the report is split. Use a coarser dateHistogram interval, a shorter time range, or fewer filters buckets.',
+    );
+    if (name === 'opensearch') expect(sent).toEqual([]);
+    const rows = JSON.parse((await answerReport(split(30), scope, engines[name], 'application/json')).body) as unknown[];
+    expect(rows).toHaveLength(245);
+  });
+
   test('leaves a histogram alone to the engine’s own refusal, without asking for the extent', async () => {
     const error = await answerReport({ source: 'movementEvents', aggregations: [hourly] }, scope, engines[name], 'application/json').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TooManyBucketsError);

@@ -9,7 +9,7 @@ import { invoke, type HttpResponse } from '../support/lambda-events';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
- * Random reports over the request grammar (every aggregation kind, several `filters` and
+ * Random reports over the whole request grammar (every aggregation kind, several `filters` and
  * `reverseNested` stages, nested filters, histograms in several time zones, splits, CSV), built so
  * that nearly all of them are valid and reach the engines. Each goes through the real handler on
  * both engines over test/fixtures/documents.ts, and must:
@@ -20,7 +20,10 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
  *    call that outlasts the function;
  *  - answer alike on both engines, byte for byte.
  * `filters` stages of up to 100 buckets multiply: before the bucket floor, three of them were
- * 1,010,100 DuckDB groups per document, spent before any limit was checked.
+ * 1,010,100 DuckDB groups per document, spent before any limit was checked. Large `filters` stages
+ * come in the hostile shape (filters stages only, which the floor bounds whatever the documents);
+ * under `terms` their product depends on the documents and may reach the deadline, a 503 by design
+ * that deadline.test.ts covers, so ordinary stages keep to a few buckets.
  */
 const FUNCTION_MS = 10_000;
 
@@ -80,7 +83,7 @@ type FilterChoice = typeof filterChoice extends fc.Arbitrary<infer T> ? T : neve
 const stageChoice_ = {
   kind: fc.constantFrom<'terms' | 'filters' | 'filter' | 'nested' | 'reverseNested'>('terms', 'filters', 'filters', 'filters', 'filter', 'nested', 'reverseNested', 'reverseNested'),
   field: pick,
-  buckets: fc.oneof({ arbitrary: fc.array(filterChoice, { minLength: 1, maxLength: 4 }), weight: 4 }, { arbitrary: fc.array(filterChoice, { minLength: 30, maxLength: 100 }), weight: 1 }),
+  buckets: fc.array(filterChoice, { minLength: 1, maxLength: 6 }),
   joiner: fc.option(fc.constantFrom('', '-', ' | ', ':'), { nil: undefined }),
 };
 const stageChoice = fc.record(stageChoice_);
@@ -98,10 +101,7 @@ const choices = fc.record({
   range: fc.option(fc.uniqueArray(fc.nat({ max: DATES.length - 1 }), { minLength: 2, maxLength: 2 }).map((ab) => ab.sort((x, y) => x - y).map((i) => DATES[i]!)), { nil: undefined }),
   nestedFilters: fc.array(fc.record({ path: pick, filters: fc.array(filterChoice, { minLength: 1, maxLength: 2 }) }), { maxLength: 2 }),
   locationIds: fc.option(fc.subarray([...VALUES.locationId!], { minLength: 1 }), { nil: undefined }),
-  // Explicit split intervals only: `auto` decides how many slices to run (up to 400 queries) and is
-  // bounded by the deadline rather than refused, so a big `filters` template over months is a 503 by
-  // design there (docs/request-language.md, Split interval); test/integration/split covers it.
-  splitInterval: fc.option(fc.constantFrom('1w', '1M'), { nil: undefined }),
+  splitInterval: fc.option(fc.constantFrom('1w', '1M', 'auto'), { nil: undefined }),
   accept: fc.constantFrom('application/json', 'application/json', 'text/csv'),
 });
 type Choices = typeof choices extends fc.Arbitrary<infer T> ? T : never;

@@ -114,7 +114,7 @@ function removeSpillFiles(directory: string): void {
  */
 export class DuckDbEngine implements ReportEngine {
   private readonly limits: EngineLimits;
-  private readonly maxBuckets: number;
+  readonly maxBuckets: number;
   private readonly stageByStage: boolean;
   private readonly closing = new AbortController();
   /** Every report's work until it has let go of its connection (close() waits for them). */

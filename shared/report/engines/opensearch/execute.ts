@@ -25,7 +25,7 @@ export interface OpenSearchEngineOptions {
 /** The production engine: one `_search` per report, the response read back into an AggResult tree. */
 export class OpenSearchEngine implements ReportEngine {
   private readonly options: CompileOptions;
-  private readonly maxBuckets: number;
+  readonly maxBuckets: number;
 
   constructor(
     private readonly client: Client,
