@@ -9,7 +9,7 @@ import { reportEngine } from '#commons/clients/engine';
 import { observability } from '#commons/powertools/observability';
 import type { Provider } from '#commons/clients/lazy';
 import { logger } from '#commons/powertools/logger';
-import { measuredEngine, metrics } from '#commons/powertools/metrics';
+import { measuredEngine } from '#commons/powertools/metrics';
 import { sliceStoreFromEnv, type SliceResultStore } from '#commons/split/slice-store';
 
 /**

@@ -1,5 +1,5 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import type { EngineResult, ReportEngine, RunOptions, Scope } from '#shared/report/engines/engine';
+import type { EngineResult, RunOptions, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { runPool } from '#shared/concurrency';
 import {

@@ -1,5 +1,5 @@
 import type { API, Client } from '@opensearch-project/opensearch';
-import { EngineUnavailableError, TooManyBucketsError } from '../../../errors';
+import { EngineUnavailableError } from '../../../errors';
 import { refuseBeyondBucketFloor } from '../bucket-limit';
 import type { Deadline } from '../../deadline';
 import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
