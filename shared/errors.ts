@@ -1,6 +1,9 @@
+import { problemTypeUri, type ProblemSlug } from './problem-types';
+
 /**
  * One error family for the whole service. Every error knows its HTTP status and its RFC 9457
  * problem type, so the edge (functions/commons/http/problem-middleware.ts) maps errors without a table.
+ * The problem types, their titles and their documentation are listed in ./problem-types.ts.
  */
 
 /** One invalid part of a request: a JSON Pointer into the body (or the query string) and why. */
@@ -19,8 +22,6 @@ export interface Problem {
   readonly [extension: string]: unknown;
 }
 
-const TYPE_BASE = 'https://lrs.example.com/problems/';
-
 export interface AppErrorOptions extends ErrorOptions {
   /** Extra response headers, e.g. Retry-After. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -35,7 +36,7 @@ export class AppError extends Error {
 
   constructor(
     readonly status: number,
-    readonly slug: string,
+    readonly slug: ProblemSlug,
     readonly title: string,
     readonly detail: string,
     options: AppErrorOptions = {},
@@ -46,9 +47,10 @@ export class AppError extends Error {
     this.extensions = options.extensions ?? {};
   }
 
-  toProblem(): Problem {
+  /** `typeBase`: where the problem types are documented (DEFAULT_PROBLEM_TYPE_BASE unless a deployment says otherwise). */
+  toProblem(typeBase?: string): Problem {
     return {
-      type: TYPE_BASE + this.slug,
+      type: problemTypeUri(this.slug, typeBase),
       title: this.title,
       status: this.status,
       detail: this.detail,
@@ -63,8 +65,8 @@ export class ValidationError extends AppError {
     super(400, 'validation', 'Invalid request', detail ?? summarize(errors));
   }
 
-  override toProblem(): Problem {
-    return { ...super.toProblem(), errors: this.errors };
+  override toProblem(typeBase?: string): Problem {
+    return { ...super.toProblem(typeBase), errors: this.errors };
   }
 }
 

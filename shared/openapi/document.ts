@@ -1,4 +1,4 @@
-import { header, headers, parameters, problem, problemResponse, ref, responses } from './responses';
+import { header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
 import { componentSchemas } from './schemas';
 
 type Json = Record<string, unknown>;
@@ -22,6 +22,11 @@ const getHeaders = (cacheControlHeader: Json) => ({
 /** The statuses every operation may get from API Gateway or a bug. */
 const common = { '429': ref('responses', 'TooManyRequests'), '500': ref('responses', 'InternalError') };
 
+export interface OpenApiOptions {
+  /** Where the problem types are documented. @default DEFAULT_PROBLEM_TYPE_BASE (shared/problem-types.ts) */
+  readonly problemTypeBase?: string;
+}
+
 /**
  * The OpenAPI 3.1 document of the service: the request schema generated from the zod schemas that
  * validate requests (OpenAPI 3.1 schemas are JSON Schema 2020-12, which zod emits natively), every
@@ -29,7 +34,8 @@ const common = { '429': ref('responses', 'TooManyRequests'), '500': ref('respons
  * openapi.json by `npm run openapi`, linted by Redocly CLI in the tests (redocly.yaml), served by
  * the local server; never part of a Lambda bundle.
  */
-export function openApiDocument(): Json {
+export function openApiDocument(options: OpenApiOptions = {}): Json {
+  const problem = problemExample(options.problemTypeBase);
   return {
     openapi: '3.1.0',
     info: {
@@ -49,16 +55,16 @@ export function openApiDocument(): Json {
     ],
     paths: {
       '/locations': { get: listLocations() },
-      '/locations/{locationId}/insights/live': { get: liveInsights() },
-      '/reports:query': { post: queryReport() },
+      '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
+      '/reports:query': { post: queryReport(problem) },
       '/health': { get: health() },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An ID token whose `custom:organizationId` claim names the caller's organization." } },
       headers,
       parameters,
-      responses,
-      schemas: componentSchemas(),
+      responses: sharedResponses(problem),
+      schemas: componentSchemas(options.problemTypeBase),
     },
   };
 }
@@ -91,7 +97,7 @@ function listLocations(): Json {
   };
 }
 
-function liveInsights(): Json {
+function liveInsights(problem: ProblemExample): Json {
   return {
     operationId: 'getLiveInsights',
     tags: ['locations'],
@@ -120,12 +126,12 @@ function liveInsights(): Json {
       },
       '304': ref('responses', 'NotModified'),
       '400': problemResponse('`filter` is missing, empty or names another kind.', {
-        unknownKind: problem('validation', 'Invalid request', 400, "/query/filter: unknown insight kind 'dwell'; allowed: occupancy", {
+        unknownKind: problem('validation', "/query/filter: unknown insight kind 'dwell'; allowed: occupancy", {
           errors: [{ path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy" }],
         }),
       }),
       '401': ref('responses', 'Unauthorized'),
-      '404': problemResponse("Unknown location, or another organization's (the same answer).", { unknownLocation: problem('not-found', 'Not found', 404, "There is no location 'berlin-mall'.") }),
+      '404': problemResponse("Unknown location, or another organization's (the same answer).", { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") }),
       '406': ref('responses', 'NotAcceptableJson'),
       ...common,
       '503': ref('responses', 'GatewayTimeout'),
@@ -133,7 +139,7 @@ function liveInsights(): Json {
   };
 }
 
-function queryReport(): Json {
+function queryReport(problem: ProblemExample): Json {
   const dailyByLabel = { filters: [MARCH_1_TO_4], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
   return {
     operationId: 'queryReport',
@@ -194,36 +200,28 @@ function queryReport(): Json {
         },
       },
       '400': problemResponse('The body breaks the request language (every error with its JSON Pointer in `errors`), or is not JSON.', {
-        invalidInterval: problem('validation', 'Invalid request', 400, '/aggregations/0/interval: must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)', {
+        invalidInterval: problem('validation', '/aggregations/0/interval: must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)', {
           errors: [{ path: '/aggregations/0/interval', message: 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)' }],
         }),
-        notJson: problem('malformed-body', 'Malformed request body', 400, 'The body is not valid JSON: Unexpected end of JSON input'),
+        notJson: problem('malformed-body', 'The body is not valid JSON: Unexpected end of JSON input'),
       }),
       '401': ref('responses', 'Unauthorized'),
       '406': problemResponse('Accept is neither application/json nor text/csv.', {
-        notAcceptable: problem('not-acceptable', 'Not acceptable', 406, 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
+        notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
       }),
-      '413': problemResponse('Body larger than 64 KiB.', { tooLarge: problem('payload-too-large', 'Payload too large', 413, 'The body must be at most 65536 bytes.') }),
+      '413': problemResponse('Body larger than 64 KiB.', { tooLarge: problem('payload-too-large', 'The body must be at most 65536 bytes.') }),
       '415': problemResponse(
         'Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8); `allowed` names application/json.',
         {
-          otherType: problem('unsupported-media-type', 'Unsupported media type', 415, 'Content-Type text/plain is not supported; the body must be application/json.', { allowed: ['application/json'] }),
+          otherType: problem('unsupported-media-type', 'Content-Type text/plain is not supported; the body must be application/json.', { allowed: ['application/json'] }),
         },
         { Accept: { description: 'The media type a body may have: application/json.', schema: { type: 'string' }, example: 'application/json' } },
       ),
       '422': problemResponse('The pipeline would create more buckets than the engine allows (use splitInterval; refused before any work when the buckets that exist whatever the data, such as every `filters` bucket, already exceed it), or the answer would be over 5.5 MiB as sent (ask for it compressed, as CSV, or smaller).', {
-        tooManyBuckets: problem(
-          'too-many-buckets',
-          'Too many buckets',
-          422,
-          'This report would create more buckets than the bucket limit of 65535. Narrow the time range, use a coarser dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
+        tooManyBuckets: problem('too-many-buckets', 'This report would create more buckets than the bucket limit of 65535. Narrow the time range, use a coarser dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
           { maxBuckets: 65535 },
         ),
-        responseTooLarge: problem(
-          'response-too-large',
-          'Response too large',
-          422,
-          'This report would be 7.3 MiB, more than the 5.5 MiB a response may carry. Ask for it as CSV (Accept: text/csv, 3.9 MiB), or narrow the time range, use a coarser dateHistogram interval, or filter to fewer series.',
+        responseTooLarge: problem('response-too-large', 'This report would be 7.3 MiB, more than the 5.5 MiB a response may carry. Ask for it as CSV (Accept: text/csv, 3.9 MiB), or narrow the time range, use a coarser dateHistogram interval, or filter to fewer series.',
           { bytes: 7654321, maxBytes: 5767168 },
         ),
       }),
@@ -236,12 +234,8 @@ function queryReport(): Json {
           'application/problem+json': {
             schema: ref('schemas', 'Problem'),
             examples: {
-              engineUnavailable: problem('engine-unavailable', 'Service unavailable', 503, 'The search engine did not answer in time; try again shortly.'),
-              reportTimeout: problem(
-                'report-timeout',
-                'Report timed out',
-                503,
-                'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
+              engineUnavailable: problem('engine-unavailable', 'The search engine did not answer in time; try again shortly.'),
+              reportTimeout: problem('report-timeout', 'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
                 { timeoutMs: 27000 },
               ),
             },

@@ -3,21 +3,27 @@
  * error status, each with an example of what the service (or API Gateway in front of it) sends.
  * Problem examples are real answers, copied from the handlers with the request id below.
  */
+import { PROBLEM_TYPES, problemTypeUri, type ProblemSlug } from '../problem-types';
+
 type Json = Record<string, unknown>;
 
 /** The request id the examples show (the form of API Gateway's). */
 export const EXAMPLE_REQUEST_ID = 'Jq3q5j9xIAMEbAg=';
 
-const PROBLEMS = 'https://lrs.example.com/problems/';
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const header = (name: string) => ref('headers', name);
 const problemSchema = ref('schemas', 'Problem');
 const gatewaySchema = ref('schemas', 'GatewayMessage');
 
 /** A problem example: the members the service sends, in its order, with the request id last. */
-const problem = (slug: string, title: string, status: number, detail: string, extensions: Json = {}) => ({
-  value: { type: `${PROBLEMS}${slug}`, title, status, detail, ...extensions, requestId: EXAMPLE_REQUEST_ID },
-});
+export type ProblemExample = (slug: ProblemSlug, detail: string, extensions?: Json) => { value: Json };
+
+/** Problem examples whose types are documented at `typeBase` (see shared/problem-types.ts). */
+export const problemExample =
+  (typeBase?: string): ProblemExample =>
+  (slug, detail, extensions = {}) => ({
+    value: { type: problemTypeUri(slug, typeBase), title: PROBLEM_TYPES[slug].title, status: PROBLEM_TYPES[slug].status, detail, ...extensions, requestId: EXAMPLE_REQUEST_ID },
+  });
 
 const problemResponse = (description: string, examples: Record<string, { summary?: string; value: Json }>, headers: Json = {}) => ({
   description,
@@ -77,7 +83,8 @@ export const parameters: Record<string, Json> = {
   },
 };
 
-export const responses: Record<string, Json> = {
+/** The responses several operations share. */
+export const sharedResponses = (problem: ProblemExample): Record<string, Json> => ({
   NotModified: {
     description: 'The answer has not changed since the ETag given in If-None-Match: no body; the headers of the 200 it stands for.',
     headers: { ETag: header('ETag'), 'Cache-Control': header('Cache-Control'), Vary: header('Vary'), 'X-Request-Id': header('X-Request-Id') },
@@ -89,13 +96,13 @@ export const responses: Record<string, Json> = {
     content: {
       'application/problem+json': {
         schema: problemSchema,
-        examples: { noOrganization: problem('unauthorized', 'Unauthorized', 401, 'The token carries no organization.') },
+        examples: { noOrganization: problem('unauthorized', 'The token carries no organization.') },
       },
       'application/json': { schema: gatewaySchema, examples: { authorizer: { summary: "API Gateway's JWT authorizer (deployed)", value: { message: 'Unauthorized' } } } },
     },
   },
   NotAcceptableJson: problemResponse('Accept does not allow application/json.', {
-    notAcceptable: problem('not-acceptable', 'Not acceptable', 406, 'Allowed values of Accept: application/json.', { allowed: ['application/json'] }),
+    notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json.', { allowed: ['application/json'] }),
   }),
   TooManyRequests: {
     description: "API Gateway's throttling (deployed): the stage's rate or the route's own was exceeded. Retry later, with backoff.",
@@ -106,7 +113,7 @@ export const responses: Record<string, Json> = {
       'A bug: the detail says nothing about internals, the cause is logged under the request id. Deployed, API Gateway answers `{"message":"Internal Server Error"}` itself when the function fails without an answer.',
     headers: { 'X-Request-Id': header('X-Request-Id') },
     content: {
-      'application/problem+json': { schema: problemSchema, examples: { bug: problem('internal', 'Internal error', 500, 'An unexpected error occurred.') } },
+      'application/problem+json': { schema: problemSchema, examples: { bug: problem('internal', 'An unexpected error occurred.') } },
       'application/json': { schema: gatewaySchema, examples: { gateway: { summary: 'API Gateway, when the function failed', value: { message: 'Internal Server Error' } } } },
     },
   },
@@ -114,7 +121,6 @@ export const responses: Record<string, Json> = {
     description: 'Deployed: API Gateway answers 503 itself when the function does not answer within its integration timeout (30 s).',
     content: { 'application/json': { schema: gatewaySchema, examples: { timeout: { value: { message: 'Service Unavailable' } } } } },
   },
-};
+});
 
-/** The examples of a problem response, for the operations' own error responses. */
-export { header, problem, problemResponse, ref };
+export { header, problemResponse, ref };

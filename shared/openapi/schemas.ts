@@ -1,51 +1,73 @@
-import * as z from 'zod/mini';
-import { ReportRequestSchema } from '../report/schema/request';
+import '../report/schema/request';
+import { PROBLEM_SLUGS, PROBLEM_TYPES, problemTypeUri, type ProblemTypeDoc } from '../problem-types';
+import { generatedComponents } from './components';
 
 type Json = Record<string, unknown>;
 
-/** The component schemas: the request from the validating zod schema, the answers written out. */
-export function componentSchemas(): Record<string, Json> {
+const requestId = 'The id of the request, as in X-Request-Id: quote it to find the request in the logs.';
+
+/**
+ * The component schemas: the requests' from the validating zod schemas (./components.ts; importing
+ * a request schema registers it), the answers written out. `problemTypeBase`: where the problem
+ * types are documented (see shared/problem-types.ts).
+ */
+export function componentSchemas(problemTypeBase?: string): Record<string, Json> {
   return {
-    ReportRequest: withoutDialect(z.toJSONSchema(ReportRequestSchema, { target: 'draft-2020-12' })),
+    ...generatedComponents(),
     ReportResponse: {
+      description: 'A report: shape 1 when the pipeline starts with dateHistogram, else shape 2.',
       oneOf: [
         {
           type: 'array',
           description: 'Shape 1: one object per time bucket, its start and one number per series (a series without documents in a bucket is left out).',
-          items: { type: 'object', required: ['timestamp'], properties: { timestamp: { type: 'string', format: 'date-time' } }, additionalProperties: { type: 'number' } },
+          items: {
+            type: 'object',
+            required: ['timestamp'],
+            properties: { timestamp: { type: 'string', format: 'date-time', description: "The bucket's start, in UTC with milliseconds (`2024-03-01T00:00:00.000Z`)." } },
+            additionalProperties: { type: 'number' },
+          },
         },
         { type: 'object', description: 'Shape 2: one number per series and stat.', additionalProperties: { type: 'number' } },
       ],
     },
     Location: {
       type: 'object',
+      description: "A location of the caller's organization.",
       required: ['id', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt'],
       properties: {
-        id: { type: 'string' },
-        organizationId: { type: 'string', format: 'uuid' },
-        type: { type: 'string' },
-        timezone: { type: 'string', description: 'IANA time zone' },
-        createdBy: { type: ['string', 'null'] },
-        updatedBy: { type: ['string', 'null'] },
-        createdAt: { type: 'string', format: 'date-time' },
-        updatedAt: { type: 'string', format: 'date-time' },
+        id: { type: 'string', description: 'The id of the location, as in `/locations/{locationId}` and in `locationIds` of a report.' },
+        organizationId: { type: 'string', format: 'uuid', description: 'The organization the location belongs to (the caller’s).' },
+        type: { type: 'string', description: 'What kind of place it is (`shopping-mall`, `store`, …).' },
+        timezone: { type: 'string', description: 'The IANA time zone of the location (`Europe/Berlin`): opening hours are in it.' },
+        createdBy: { type: ['string', 'null'], description: 'Who created the location, when known.' },
+        updatedBy: { type: ['string', 'null'], description: 'Who last changed the location, when known.' },
+        createdAt: { type: 'string', format: 'date-time', description: 'When the location was created.' },
+        updatedAt: { type: 'string', format: 'date-time', description: 'When the location was last changed.' },
       },
     },
     LiveInsights: {
       type: 'object',
+      description: 'The live insights asked for by `filter`.',
       required: ['insights'],
       properties: {
         insights: {
           type: 'object',
+          description: 'One member per insight kind asked for.',
           properties: {
             occupancy: {
               type: 'array',
+              description: 'The open sensor groups with fresh data; a closed one, or one without data, is left out.',
               items: {
                 type: 'object',
                 required: ['sensorGroup', 'occupancy'],
                 properties: {
-                  sensorGroup: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } },
-                  occupancy: { type: 'number' },
+                  sensorGroup: {
+                    type: 'object',
+                    description: 'The sensor group counted.',
+                    required: ['id', 'name'],
+                    properties: { id: { type: 'integer', description: 'The id of the sensor group within its location.' }, name: { type: 'string', description: 'Its name.' } },
+                  },
+                  occupancy: { type: 'number', description: 'People in the area now: ins less outs since the group opened today, never below 0.' },
                 },
               },
             },
@@ -58,9 +80,10 @@ export function componentSchemas(): Record<string, Json> {
       description: 'Whether the service can answer: `ok` when every check is; a check that is not says `fail` (an error, logged) or `timeout` (no answer within 3 s).',
       required: ['status', 'checks'],
       properties: {
-        status: { type: 'string', enum: ['ok', 'fail'] },
+        status: { type: 'string', enum: ['ok', 'fail'], description: '`ok` when every check is `ok`.' },
         checks: {
           type: 'object',
+          description: 'Each check by name.',
           required: ['engine', 'table'],
           properties: {
             engine: { $ref: '#/components/schemas/CheckStatus', description: 'The report engine (OpenSearch in AWS, DuckDB locally) answers a query.' },
@@ -69,40 +92,63 @@ export function componentSchemas(): Record<string, Json> {
         },
       },
     },
-    CheckStatus: { type: 'string', enum: ['ok', 'fail', 'timeout'] },
+    CheckStatus: { type: 'string', enum: ['ok', 'fail', 'timeout'], description: 'How a health check went.' },
     GatewayMessage: {
       type: 'object',
       description: "API Gateway's own answer (deployed only), before or instead of the function: the JWT authorizer's 401, throttling's 429, a function that failed (500) or did not answer in time (503).",
       required: ['message'],
-      properties: { message: { type: 'string', enum: ['Unauthorized', 'Too Many Requests', 'Internal Server Error', 'Service Unavailable'] } },
+      properties: { message: { type: 'string', enum: ['Unauthorized', 'Too Many Requests', 'Internal Server Error', 'Service Unavailable'], description: "API Gateway's reason." } },
     },
-    Problem: {
-      type: 'object',
-      description: 'RFC 9457 problem details, with the id of the request.',
-      required: ['type', 'title', 'status', 'detail'],
-      properties: {
-        type: { type: 'string', format: 'uri' },
-        title: { type: 'string' },
-        status: { type: 'integer' },
-        detail: { type: 'string' },
-        requestId: { type: 'string', description: 'The id of the request, as in X-Request-Id: quote it to find the request in the logs.' },
-        errors: {
-          type: 'array',
-          description: 'Every invalid part of the request (400).',
-          items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string', description: 'JSON Pointer' }, message: { type: 'string' } } },
-        },
-        allowed: { type: 'array', items: { type: 'string' }, description: 'The media types allowed (406, 415).' },
-        maxBuckets: { type: 'integer', description: "The engine's bucket limit (422 too-many-buckets)." },
-        bytes: { type: 'integer', description: 'The size the answer would have had, as sent (422 response-too-large).' },
-        maxBytes: { type: 'integer', description: 'The most an answer may take, as sent (422 response-too-large).' },
-        timeoutMs: { type: 'integer', description: 'The time the report had before it was stopped, ms (503 report-timeout).' },
-      },
-    },
+    Problem: problemSchema(problemTypeBase),
   };
 }
 
-/** Component schemas inherit the document's dialect; a per-schema $schema is noise there. */
-function withoutDialect(schema: Json): Json {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
+/** The JSON Schema of each extension member a problem type has (shared/problem-types.ts says what it means). */
+const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
+  errors: {
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['path', 'message'],
+      properties: { path: { type: 'string', description: 'A JSON Pointer into the request.' }, message: { type: 'string', description: 'What is wrong there, and what is allowed.' } },
+    },
+  },
+  allowed: { type: 'array', items: { type: 'string' } },
+  maxBuckets: { type: 'integer' },
+  splitInterval: { type: 'string' },
+  bytes: { type: 'integer' },
+  maxBytes: { type: 'integer' },
+  timeoutMs: { type: 'integer' },
+};
+
+/** RFC 9457 problem details: `type` one of the documented types, and the extension members of every type. */
+function problemSchema(problemTypeBase?: string): Json {
+  const uses = new Map<string, string[]>();
+  for (const slug of PROBLEM_SLUGS) {
+    for (const [member, meaning] of Object.entries((PROBLEM_TYPES[slug] as ProblemTypeDoc).members ?? {})) uses.set(member, [...(uses.get(member) ?? []), `${slug}: ${meaning}`]);
+  }
+  const extensions = [...uses].map(([member, meanings]) => {
+    const schema = MEMBER_SCHEMAS[member];
+    if (!schema) throw new Error(`The problem member "${member}" has no schema in MEMBER_SCHEMAS.`);
+    return [member, { ...schema, description: meanings.join(' ') }];
+  });
+  return {
+    type: 'object',
+    description: 'RFC 9457 problem details, with the id of the request.',
+    required: ['type', 'title', 'status', 'detail'],
+    properties: {
+      type: {
+        type: 'string',
+        format: 'uri-reference',
+        enum: PROBLEM_SLUGS.map((slug) => problemTypeUri(slug, problemTypeBase)),
+        description:
+          'The problem type: the problems page with the type as its fragment, where its meaning and what to do are written. Relative, it resolves against the address of the API (`GET /problems`).',
+      },
+      title: { type: 'string', description: "The problem type's title; the same for every problem of a type." },
+      status: { type: 'integer', description: 'The HTTP status of the answer.' },
+      detail: { type: 'string', description: 'What went wrong with this request, and what to do.' },
+      requestId: { type: 'string', description: requestId },
+      ...Object.fromEntries(extensions),
+    },
+  };
 }

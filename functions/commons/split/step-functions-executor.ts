@@ -1,4 +1,5 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
+import { isProblemSlug } from '#shared/problem-types';
 import type { EngineResult, RunOptions, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { runPool } from '#shared/concurrency';
@@ -115,7 +116,7 @@ function problemIn(cause: string | undefined): SliceProblem | undefined {
   let value = parse(cause) as { errorMessage?: string } | SliceProblem | undefined;
   if (value && 'errorMessage' in value) value = parse(value.errorMessage) as SliceProblem | undefined;
   const p = value as Partial<SliceProblem> | undefined;
-  return p && typeof p.status === 'number' && typeof p.slug === 'string' && typeof p.detail === 'string' ? (p as SliceProblem) : undefined;
+  return p && typeof p.status === 'number' && typeof p.slug === 'string' && isProblemSlug(p.slug) && typeof p.detail === 'string' ? (p as SliceProblem) : undefined;
 }
 
 /** 422: the split plan alone is too large for the 256 KiB execution input. */

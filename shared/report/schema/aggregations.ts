@@ -1,49 +1,80 @@
 import * as z from 'zod/mini';
-import { NAME, OPTIONAL_FLAG, OPTIONAL_NAME } from './common';
+import { described, named } from '../../openapi/registry';
+import { fieldName, NAME, OPTIONAL_FLAG, OPTIONAL_NAME } from './common';
 import { FilterSchema } from './filters';
+import { NestedPathSchema } from './vocabulary';
 
 /**
  * The aggregation kinds. Every kind accepts `keyJoiner`: the separator placed after the name part
  * that the aggregation contributes (only terms and filters contribute parts; see shape/series.ts).
  */
 
-const keyJoiner = z.optional(z.string().check(z.maxLength(16)));
+const keyJoiner = described(
+  z.optional(z.string().check(z.maxLength(16))),
+  'The separator written after the name part this stage contributes to series names (terms and filters stages contribute one); at most 16 characters, one space by default.',
+);
+
+const kind = <T extends string>(name: T) => described(z.literal(name), 'The kind of aggregation.');
 
 /** Fixed `<n>s|m|h|d` or calendar `1w|1M|1q|1y`. */
 export const HISTOGRAM_INTERVAL = /^(?:[1-9]\d{0,5}[smhd]|1[wMqy])$/;
 
-export const TermsAggregationSchema = z.strictObject({
-  type: z.literal('terms'),
-  field: NAME,
-  keyJoiner,
-});
+export const TermsAggregationSchema = named(
+  z.strictObject({
+    type: kind('terms'),
+    field: fieldName('A keyword field of the level this stage is at: the document, or the items of the enclosing `nested` stage.'),
+    keyJoiner,
+  }),
+  'TermsAggregation',
+  'One bucket per value of a keyword field, every value up to the cap (`X-Report-Truncated` says when some were left out); the value is a name part.',
+);
 
-export const StatsAggregationSchema = z.strictObject({
-  type: z.literal('stats'),
-  field: NAME,
-  min: OPTIONAL_FLAG,
-  max: OPTIONAL_FLAG,
-  avg: OPTIONAL_FLAG,
-  sum: OPTIONAL_FLAG,
-  count: OPTIONAL_FLAG,
-  keyJoiner,
-});
+const stat = (name: string, meaning: string) => described(OPTIONAL_FLAG, `Whether to answer the ${meaning} (\`<name parts> ${name}\`).`);
 
-export const DateHistogramAggregationSchema = z.strictObject({
-  type: z.literal('dateHistogram'),
-  field: OPTIONAL_NAME,
-  interval: z.string().check(
-    z.regex(HISTOGRAM_INTERVAL, 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)'),
-  ),
-  timeZone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-  keyJoiner,
-});
+export const StatsAggregationSchema = named(
+  z.strictObject({
+    type: kind('stats'),
+    field: fieldName('A number field of the level this stage is at.'),
+    min: stat('min', 'smallest value'),
+    max: stat('max', 'largest value'),
+    avg: stat('avg', 'average (sum / count of the bucket); the only stat answered when none is set'),
+    sum: stat('sum', 'sum (0 over no values)'),
+    count: stat('count', 'number of values (0 over none)'),
+    keyJoiner,
+  }),
+  'StatsAggregation',
+  'Statistics of a number field, only as the last stage: the stats set to true (avg alone by default); at least one must be true.',
+);
 
-export const FilterAggregationSchema = z.strictObject({
-  type: z.literal('filter'),
-  filter: FilterSchema,
-  keyJoiner,
-});
+export const DateHistogramAggregationSchema = named(
+  z.strictObject({
+    type: kind('dateHistogram'),
+    field: described(OPTIONAL_NAME, 'The field of the buckets: `timestamp`, the only one allowed, which is also the default.', z.literal('timestamp')),
+    interval: described(
+      z.string().check(
+        z.regex(HISTOGRAM_INTERVAL, 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)'),
+      ),
+      'The bucket length: `<n>s`, `<n>m`, `<n>h` or `<n>d` (n from 1, a fixed length aligned to the epoch in local time) or `1d`, `1w` (from Monday), `1M`, `1q`, `1y`, which follow the calendar of `timeZone`.',
+    ),
+    timeZone: described(
+      z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      'The IANA time zone the buckets are aligned in (`Europe/Berlin`); `UTC` by default. Bucket timestamps are always written in UTC.',
+    ),
+    keyJoiner,
+  }),
+  'DateHistogramAggregation',
+  'Time buckets, only as the first stage: the answer is then an array of buckets (shape 1). With a timestamp range filter the buckets span the whole range.',
+);
+
+export const FilterAggregationSchema = named(
+  z.strictObject({
+    type: kind('filter'),
+    filter: described(FilterSchema, 'The filter the documents (or nested items) of the bucket pass.', FilterSchema),
+    keyJoiner,
+  }),
+  'FilterAggregation',
+  'Narrows to one bucket of what passes the filter; adds no name part.',
+);
 
 /**
  * The one bucket name refused: zod builds a record into a plain object and skips this key (an
@@ -58,32 +89,55 @@ const withoutReservedName = z.custom<unknown>((value) => !(typeof value === 'obj
   path: [RESERVED_BUCKET_NAME],
 });
 
-export const FiltersAggregationSchema = z.strictObject({
-  type: z.literal('filters'),
-  filters: z.pipe(withoutReservedName, z.record(NAME, FilterSchema)),
-  keyJoiner,
-});
+export const FiltersAggregationSchema = named(
+  z.strictObject({
+    type: kind('filters'),
+    filters: described(
+      z.pipe(withoutReservedName, z.record(NAME, FilterSchema)),
+      `One bucket per entry (1 to 100), in request order, empty ones included: the entry's name (1 to 128 characters, not "${RESERVED_BUCKET_NAME}") is the bucket's name part, its filter what the bucket holds.`,
+    ),
+    keyJoiner,
+  }),
+  'FiltersAggregation',
+  'Named buckets, one per filter; each name is a name part.',
+);
 
-export const NestedAggregationSchema = z.strictObject({
-  type: z.literal('nested'),
-  path: NAME,
-  keyJoiner,
-});
+export const NestedAggregationSchema = named(
+  z.strictObject({
+    type: kind('nested'),
+    path: described(NAME, 'The nested items to step into; the stages after this one count them, and only those that pass the `nestedFilters` of the same path.', NestedPathSchema),
+    keyJoiner,
+  }),
+  'NestedAggregation',
+  'Steps into nested items: the stages after it count items, not documents; adds no name part.',
+);
 
-export const ReverseNestedAggregationSchema = z.strictObject({
-  type: z.literal('reverseNested'),
-  path: OPTIONAL_NAME,
-  keyJoiner,
-});
+export const ReverseNestedAggregationSchema = named(
+  z.strictObject({
+    type: kind('reverseNested'),
+    path: described(
+      OPTIONAL_NAME,
+      'An enclosing nested path to step back to. Left out, it steps back to the document, which is the only way today: no collection nests items inside items, so any path is refused.',
+      NestedPathSchema,
+    ),
+    keyJoiner,
+  }),
+  'ReverseNestedAggregation',
+  'Steps back from nested items to the document, only inside a `nested` stage: the stages after it count documents again; adds no name part.',
+);
 
-export const AggregationSchema = z.discriminatedUnion('type', [
-  TermsAggregationSchema,
-  StatsAggregationSchema,
-  DateHistogramAggregationSchema,
-  FilterAggregationSchema,
-  FiltersAggregationSchema,
-  NestedAggregationSchema,
-  ReverseNestedAggregationSchema,
-]);
+export const AggregationSchema = named(
+  z.discriminatedUnion('type', [
+    TermsAggregationSchema,
+    StatsAggregationSchema,
+    DateHistogramAggregationSchema,
+    FilterAggregationSchema,
+    FiltersAggregationSchema,
+    NestedAggregationSchema,
+    ReverseNestedAggregationSchema,
+  ]),
+  'Aggregation',
+  'A stage of the pipeline, by `type`: each stage splits or narrows the buckets of the one before it.',
+);
 
 export type AggregationInput = z.infer<typeof AggregationSchema>;

@@ -2,6 +2,7 @@ import type { Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
 import type { EncodedSlice } from './encoding';
 import type { SliceRange } from './plan-slices';
+import type { ProblemSlug } from '../../problem-types';
 
 /**
  * The wire contract of a split report in AWS, in one place: the query function starts a synchronous
@@ -68,7 +69,7 @@ export const SLICE_ERROR = 'SliceError';
 /** The problem a failed slice carries as its error message (JSON), so the query answers it as is. */
 export interface SliceProblem {
   readonly status: number;
-  readonly slug: string;
+  readonly slug: ProblemSlug;
   readonly title: string;
   readonly detail: string;
   readonly headers?: Readonly<Record<string, string>>;

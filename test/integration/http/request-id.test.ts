@@ -41,7 +41,7 @@ test('a 500 from a bug carries the request id in X-Request-Id, in the problem an
   expect(response.status).toBe(500);
   expect(response.headers['x-request-id']).toBe('Jq3q5j9xIAMEbAg=');
   expect(response.json()).toEqual({
-    type: 'https://lrs.example.com/problems/internal',
+    type: '/problems#internal',
     title: 'Internal error',
     status: 500,
     detail: 'An unexpected error occurred.',

@@ -62,7 +62,7 @@ test("is 404 for another organization's location and for an unknown one, alike",
   const unknown = await live(ORG_A, 'atlantis', { filter: 'occupancy' });
   expect(foreign.status).toBe(404);
   expect(foreign.headers['content-type']).toBe('application/problem+json');
-  expect(foreign.json()).toEqual({ type: 'https://lrs.example.com/problems/not-found', title: 'Not found', status: 404, detail: "There is no location 'nyc-store'.", requestId: 'test-request' });
+  expect(foreign.json()).toEqual({ type: '/problems#not-found', title: 'Not found', status: 404, detail: "There is no location 'nyc-store'.", requestId: 'test-request' });
   expect(unknown.status).toBe(404);
 });
 

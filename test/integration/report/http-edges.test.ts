@@ -121,7 +121,7 @@ describe('media types of POST /reports:query', () => {
     expect(response.headers['content-type']).toBe('application/problem+json');
     expect(response.headers.accept).toBe('application/json');
     expect(response.json()).toEqual({
-      type: 'https://lrs.example.com/problems/unsupported-media-type',
+      type: '/problems#unsupported-media-type',
       title: 'Unsupported media type',
       status: 415,
       detail: 'the request has no Content-Type; the body must be application/json.',

@@ -70,6 +70,6 @@ describe('weakEtag', () => {
 describe('renderProblem', () => {
   test('adds the request id as the extension member requestId, after the members of the problem', () => {
     const { body } = renderProblem(new NotFoundError('There is no location x.'), { requestId: 'Jq3q5j9xIAMEbAg=' });
-    expect(body).toBe('{"type":"https://lrs.example.com/problems/not-found","title":"Not found","status":404,"detail":"There is no location x.","requestId":"Jq3q5j9xIAMEbAg="}');
+    expect(body).toBe('{"type":"/problems#not-found","title":"Not found","status":404,"detail":"There is no location x.","requestId":"Jq3q5j9xIAMEbAg="}');
   });
 });

@@ -17,5 +17,5 @@ test('answers 503 report-timeout when the function runs out of time with the eng
   // Assess
   expect(response.statusCode).toBe(503);
   expect(response.headers).toMatchObject({ 'Content-Type': 'application/problem+json', 'Retry-After': '10' });
-  expect(JSON.parse(response.body as string)).toMatchObject({ type: 'https://lrs.example.com/problems/report-timeout', status: 503 });
+  expect(JSON.parse(response.body as string)).toMatchObject({ type: '/problems#report-timeout', status: 503 });
 });

@@ -3,6 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiDocument } from '#shared/openapi/document';
+import { PROBLEM_SLUGS } from '#shared/problem-types';
+import { CATALOG, COLLECTIONS } from '#shared/report/fields';
+import { HISTOGRAM_INTERVAL } from '#shared/report/schema/aggregations';
+import { SPLIT_INTERVAL } from '#shared/report/schema/request';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -78,10 +82,82 @@ describe('the OpenAPI document', () => {
   });
 
   test('describes the request with the validating schema: strict objects and the aggregation kinds', () => {
-    const request = (openApiDocument() as { components: { schemas: { ReportRequest: Record<string, unknown> } } }).components.schemas.ReportRequest;
+    const request = schemas.ReportRequest!;
     expect(request).toMatchObject({ type: 'object', required: ['aggregations'], additionalProperties: false });
-    const kinds = JSON.stringify(request).match(/"const":"(\w+)"/g)?.map((m) => m.slice(9, -1));
-    expect(new Set(kinds)).toEqual(new Set(['terms', 'range', 'stats', 'dateHistogram', 'filter', 'filters', 'nested', 'reverseNested']));
+    const kinds = (union: string) => Object.keys((schemas[union]!.discriminator as { mapping: object }).mapping);
+    expect(kinds('Filter')).toEqual(['terms', 'range']);
+    expect(kinds('Aggregation')).toEqual(['terms', 'stats', 'dateHistogram', 'filter', 'filters', 'nested', 'reverseNested']);
+  });
+});
+
+type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; enum?: unknown[]; pattern?: string; $ref?: string; anyOf?: Schema[]; oneOf?: Schema[] };
+const schemas = (openApiDocument() as { components: { schemas: Record<string, Schema> } }).components.schemas;
+const property = (component: string, name: string): Schema => schemas[component]!.properties![name]!;
+
+describe('the typed request vocabulary of the OpenAPI document', () => {
+  test('names the filters and the aggregations, each union discriminated by type with a mapping to its kinds', () => {
+    expect(schemas.Filter).toMatchObject({
+      oneOf: [{ $ref: '#/components/schemas/TermsFilter' }, { $ref: '#/components/schemas/RangeFilter' }],
+      discriminator: { propertyName: 'type', mapping: { terms: '#/components/schemas/TermsFilter', range: '#/components/schemas/RangeFilter' } },
+    });
+    const aggregations = ['TermsAggregation', 'StatsAggregation', 'DateHistogramAggregation', 'FilterAggregation', 'FiltersAggregation', 'NestedAggregation', 'ReverseNestedAggregation'];
+    expect(schemas.Aggregation!.oneOf).toEqual(aggregations.map((name) => ({ $ref: `#/components/schemas/${name}` })));
+    expect(schemas.Aggregation!.discriminator).toEqual({
+      propertyName: 'type',
+      mapping: Object.fromEntries(aggregations.map((name) => [name[0]!.toLowerCase() + name.slice(1, -'Aggregation'.length), `#/components/schemas/${name}`])),
+    });
+    for (const kind of [...aggregations, 'TermsFilter', 'RangeFilter']) expect([kind, schemas[kind]!.required]).toEqual([kind, expect.arrayContaining(['type'])]);
+  });
+
+  test('lists the field names of each collection, from the field catalog, and every field as their union', () => {
+    expect(schemas.MovementEventsField!.enum).toEqual(['locationId', 'timestamp', 'trackingCameraId', 'label', 'crossedPaths.id', 'crossedPaths.end', 'crossedPaths.start', 'polygons.id', 'polygons.value']);
+    expect(schemas.ParkingLotStatsField!.enum).toEqual(['locationId', 'timestamp', 'parkingLotId', 'occupied', 'free', 'total']);
+    expect(schemas.ParkingEventsField!.enum).toEqual(['locationId', 'timestamp', 'parkingLotId', 'cameraId', 'duration', 'spotId', 'startingTimestamp']);
+    for (const c of COLLECTIONS) expect(schemas[`${c[0]!.toUpperCase()}${c.slice(1)}Field`]!.enum).toEqual([...CATALOG[c].keys()]);
+    expect(schemas.FieldName!.anyOf).toEqual(['MovementEventsField', 'ParkingLotStatsField', 'ParkingEventsField'].map((name) => ({ $ref: `#/components/schemas/${name}` })));
+    const field = { $ref: '#/components/schemas/FieldName', description: expect.any(String) };
+    for (const [kind, name] of [['TermsFilter', 'field'], ['RangeFilter', 'field'], ['TermsAggregation', 'field'], ['StatsAggregation', 'field']] as const) expect(property(kind, name)).toEqual(field);
+    expect(property('DateHistogramAggregation', 'field')).toMatchObject({ type: 'string', const: 'timestamp' });
+  });
+
+  test('names nested paths, collections, timestamps and range bounds', () => {
+    expect(schemas.NestedPath!.enum).toEqual(['crossedPaths', 'polygons']);
+    expect(schemas.Collection!.enum).toEqual(['movementEvents', 'parkingLotStats', 'parkingEvents']);
+    for (const [kind, name] of [['NestedFilter', 'path'], ['NestedAggregation', 'path'], ['ReverseNestedAggregation', 'path']] as const) {
+      expect(property(kind, name).$ref).toBe('#/components/schemas/NestedPath');
+    }
+    expect(property('ReportRequest', 'source').$ref).toBe('#/components/schemas/Collection');
+    expect(schemas.Timestamp).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(schemas.RangeBound!.anyOf).toEqual([{ type: 'number' }, { $ref: '#/components/schemas/Timestamp' }]);
+    expect([property('RangeFilter', 'from').$ref, property('RangeFilter', 'to').$ref]).toEqual(['#/components/schemas/RangeBound', '#/components/schemas/RangeBound']);
+  });
+
+  test("gives interval and splitInterval the validators' own patterns", () => {
+    expect(property('DateHistogramAggregation', 'interval').pattern).toBe(HISTOGRAM_INTERVAL.source);
+    expect(property('ReportRequest', 'splitInterval').pattern).toBe(SPLIT_INTERVAL.source);
+    expect(['15m', '1M', '7d'].every((i) => HISTOGRAM_INTERVAL.test(i)) && !HISTOGRAM_INTERVAL.test('2w')).toBe(true);
+  });
+
+  test('describes every property of every schema, and every component', () => {
+    const undescribed: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      const { properties } = node as Schema;
+      if (properties && typeof properties === 'object' && !('type' in properties && typeof properties.type === 'string')) {
+        for (const [name, schema] of Object.entries(properties)) if (typeof schema.description !== 'string' || schema.description === '') undescribed.push(`${at}/properties/${name}`);
+      }
+      for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') walk(value, `${at}/${key}`);
+    };
+    walk(openApiDocument(), '#');
+    expect(undescribed).toEqual([]);
+    expect(Object.entries(schemas).filter(([, schema]) => typeof schema.description !== 'string').map(([name]) => name)).toEqual([]);
+  });
+
+  test('lists every problem type as an enum of URIs into the problems page, one per slug of the catalog', () => {
+    expect(property('Problem', 'type').enum).toEqual(PROBLEM_SLUGS.map((slug) => `/problems#${slug}`));
+    const elsewhere = openApiDocument({ problemTypeBase: 'https://docs.example.org/lrs/problems#' }) as { components: { schemas: Record<string, Schema> } };
+    expect(elsewhere.components.schemas.Problem!.properties!.type!.enum).toContain('https://docs.example.org/lrs/problems#too-many-buckets');
   });
 });
 

@@ -93,7 +93,7 @@ describe('failureOf', () => {
   test('keeps the status, type, detail and Retry-After of a 503 slice', () => {
     const problem = { status: 503, slug: 'engine-unavailable', title: 'Service unavailable', detail: 'busy', headers: { 'Retry-After': '5' }, extensions: {} };
     const error = failureOf({ status: 'FAILED', error: 'SliceError', cause: JSON.stringify({ errorType: 'SliceError', errorMessage: JSON.stringify(problem) }) });
-    expect(error.toProblem()).toEqual({ type: 'https://lrs.example.com/problems/engine-unavailable', title: 'Service unavailable', status: 503, detail: 'busy' });
+    expect(error.toProblem()).toEqual({ type: '/problems#engine-unavailable', title: 'Service unavailable', status: 503, detail: 'busy' });
     expect(error.headers).toEqual({ 'Retry-After': '5' });
   });
 

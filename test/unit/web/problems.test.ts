@@ -19,7 +19,7 @@ describe('placing a problem+json answer on the form', () => {
   test('puts each validation error next to the control its pointer names, the rest in the summary only', () => {
     const placed = placeProblem(
       {
-        type: 'https://lrs.example.com/problems/validation',
+        type: '/problems#validation',
         title: 'Invalid request',
         status: 400,
         detail: '/aggregations/0/interval: must be … (and 2 more)',
@@ -40,10 +40,10 @@ describe('placing a problem+json answer on the form', () => {
   });
 
   test('puts a 401 at the token and a 422 for too many buckets at the split option', () => {
-    expect([...placeProblem({ type: 'https://lrs.example.com/problems/unauthorized', title: 'Unauthorized', status: 401, detail: 'A valid bearer token is required.' }, pointers).atControls]).toEqual([
+    expect([...placeProblem({ type: '/problems#unauthorized', title: 'Unauthorized', status: 401, detail: 'A valid bearer token is required.' }, pointers).atControls]).toEqual([
       ['token', ['A valid bearer token is required.']],
     ]);
-    expect([...placeProblem({ type: 'https://lrs.example.com/problems/too-many-buckets', title: 'Too many buckets', status: 422, detail: 'Add "splitInterval".' }, pointers).atControls]).toEqual([
+    expect([...placeProblem({ type: '/problems#too-many-buckets', title: 'Too many buckets', status: 422, detail: 'Add "splitInterval".' }, pointers).atControls]).toEqual([
       ['split', ['Add "splitInterval".']],
     ]);
   });

@@ -9,7 +9,8 @@ export interface PlacedProblem {
   readonly atControls: ReadonlyMap<Control | 'token', readonly string[]>;
 }
 
-const TOO_MANY_BUCKETS = /\/too-many-buckets$/;
+/** The type ends in the slug, whatever the base the deployment documents its problem types at (shared/problem-types.ts). */
+const TOO_MANY_BUCKETS = /[/#]too-many-buckets$/;
 
 /**
  * Places a problem: each `errors[].path` (a JSON Pointer into the request) next to the control that

@@ -307,12 +307,12 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   {
     name: 'refuses the same histogram one hour longer: 2001 buckets',
     body: { filters: [ts('2024-03-01T00:00:00Z', '2024-05-22T09:00:00Z')], aggregations: [hist('1h'), { type: 'filters', filters: { cars: terms('label', ['car']), people: terms('label', ['person']) } }] },
-    expected: { status: 422, type: 'https://lrs.example.com/problems/too-many-buckets' },
+    expected: { status: 422, type: '/problems#too-many-buckets' },
   },
   {
     name: 'refuses a 1-minute histogram over two days (2880 buckets)',
     body: { filters: [ts('2024-03-30T00:00:00Z', '2024-04-01T00:00:00Z')], aggregations: [hist('1m'), label] },
-    expected: { status: 422, type: 'https://lrs.example.com/problems/too-many-buckets' },
+    expected: { status: 422, type: '/problems#too-many-buckets' },
   },
   {
     name: 'merges monthly slices of a splitInterval report into the unsplit answer',

@@ -1,0 +1,114 @@
+/**
+ * Every problem type the service answers (RFC 9457): its slug, title and status, and what it means
+ * for a caller. One table: the errors (./errors.ts) use the slugs, the OpenAPI document lists the
+ * type URIs as an enum, and the problems page (docs/problems.md, and `GET /problems` as HTML) is
+ * written from it, one anchor per slug.
+ */
+export interface ProblemTypeDoc {
+  readonly title: string;
+  readonly status: number;
+  /** When the service answers it, and what to do: Markdown with inline code only. */
+  readonly description: string;
+  /** Extension members beyond type, title, status, detail and requestId, with their meaning. */
+  readonly members?: Readonly<Record<string, string>>;
+}
+
+export const PROBLEM_TYPES = {
+  validation: {
+    title: 'Invalid request',
+    status: 400,
+    description:
+      'The request breaks the request language, or a query parameter is missing or wrong. Nothing was done. `detail` names the first error; fix every one listed in `errors` and send the request again.',
+    members: { errors: 'Every invalid part of the request: `path`, a JSON Pointer into the body (or `/query/<name>`, `/path/<name>`), and `message`, which says what is allowed there.' },
+  },
+  'malformed-body': {
+    title: 'Malformed request body',
+    status: 400,
+    description: 'The body is not JSON, or there is none where one is needed. `detail` says what the JSON parser found.',
+  },
+  unauthorized: {
+    title: 'Unauthorized',
+    status: 401,
+    description:
+      "No bearer token, or one that is invalid, expired or not yet valid, or whose organization claim is missing or not a UUID. Get a new ID token and send it as `Authorization: Bearer <token>`. Deployed, API Gateway's JWT authorizer answers most of these itself, with `{\"message\":\"Unauthorized\"}`.",
+  },
+  'not-found': {
+    title: 'Not found',
+    status: 404,
+    description:
+      "The location does not exist, or belongs to another organization (the same answer, so that the existence of another organization's location is never revealed), or no route has this path.",
+  },
+  'not-acceptable': {
+    title: 'Not acceptable',
+    status: 406,
+    description: '`Accept` allows none of the media types this endpoint answers with. Ask for one of `allowed`, or send no `Accept`.',
+    members: { allowed: 'The media types the endpoint answers with.' },
+  },
+  'payload-too-large': {
+    title: 'Payload too large',
+    status: 413,
+    description: 'The body is larger than the endpoint takes (64 KiB for a report). A report that large is almost always a list of values better narrowed by other filters.',
+  },
+  'unsupported-media-type': {
+    title: 'Unsupported media type',
+    status: 415,
+    description:
+      'The body is not declared as `application/json`: no `Content-Type`, another media type (`+json` types included), or a `charset` other than UTF-8. The `Accept` header of the answer names the media type the body may have.',
+    members: { allowed: 'The media types a body may have.' },
+  },
+  'too-many-buckets': {
+    title: 'Too many buckets',
+    status: 422,
+    description:
+      'The report would create more buckets than the engine allows, checked before any work where it can be. Narrow the time range, use a coarser `dateHistogram` interval or fewer series, or add `splitInterval` to run it in slices (when even one slice is too large, `detail` says so).',
+    members: { maxBuckets: "The engine's bucket limit.", splitInterval: 'The split interval of a split report one of whose slices was refused.' },
+  },
+  'response-too-large': {
+    title: 'Response too large',
+    status: 422,
+    description:
+      'The answer would be larger than a response may carry (5.5 MiB as sent). Ask for it compressed (`Accept-Encoding: gzip` or `br`) or as CSV (`detail` says how large that would be), or narrow the report.',
+    members: { bytes: 'The size the answer would have had, as sent.', maxBytes: 'The most an answer may take, as sent.' },
+  },
+  'split-too-large': {
+    title: 'Report too large to split',
+    status: 422,
+    description: "The plan of a split report is larger than the slice runner's input may be (Step Functions' 256 KiB). Use fewer filter values or `locationIds`.",
+  },
+  'engine-unavailable': {
+    title: 'Service unavailable',
+    status: 503,
+    description:
+      'The report engine is unreachable, overloaded or out of memory for this report. Nothing was changed: send the same request again after `Retry-After` seconds.',
+  },
+  'report-timeout': {
+    title: 'Report timed out',
+    status: 503,
+    description:
+      'The report reached its deadline and its query was stopped. Try again after `Retry-After` seconds, or make the report cheaper: a shorter time range, fewer buckets, or `splitInterval`.',
+    members: { timeoutMs: 'The time the report had, in milliseconds.' },
+  },
+  internal: {
+    title: 'Internal error',
+    status: 500,
+    description: 'A bug in the service. `detail` says nothing about it; the cause is logged under the `requestId`: quote it when you report the problem.',
+  },
+} as const satisfies Readonly<Record<string, ProblemTypeDoc>>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export const PROBLEM_SLUGS = Object.keys(PROBLEM_TYPES) as ProblemSlug[];
+
+export const isProblemSlug = (slug: string): slug is ProblemSlug => Object.hasOwn(PROBLEM_TYPES, slug);
+
+/**
+ * Where a problem type's documentation is, and so its `type` (RFC 9457, 3.1.1): the problems page
+ * and the slug as its fragment. The default is the page every deployment serves itself, `GET
+ * /problems`, as the full-path reference the RFC asks for when a type is relative: the same string
+ * from every deployment (clients compare it, and the OpenAPI document lists it), resolvable against
+ * the API's own address. A deployment that publishes the page elsewhere sets an absolute base
+ * (`PROBLEM_TYPE_BASE`; see docs/problems.md).
+ */
+export const DEFAULT_PROBLEM_TYPE_BASE = '/problems#';
+
+export const problemTypeUri = (slug: ProblemSlug, base: string = DEFAULT_PROBLEM_TYPE_BASE): string => base + slug;

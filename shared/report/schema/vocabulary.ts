@@ -1,0 +1,60 @@
+import * as z from 'zod/mini';
+import { named } from '../../openapi/registry';
+import { CATALOG, COLLECTIONS, NESTED_PATHS, type Collection, type FieldDef } from '../fields';
+
+/**
+ * The request language's words, from the field catalog, as named schemas: which collections, which
+ * fields each has, which nested paths, what a timestamp is. `source` validates with
+ * CollectionSchema; the others are what the OpenAPI document shows in place of the plain strings
+ * that zod checks (`documentAs`), because the service checks field names and paths later, against the
+ * collection, with messages that name what is allowed at that place.
+ */
+
+export const CollectionSchema = named(
+  z.enum(COLLECTIONS),
+  'Collection',
+  'A collection of documents: movement events, parking lot stats or parking events.',
+);
+
+const describeField = (f: FieldDef): string =>
+  [f.name, ` (${f.kind}`, f.nestedPath ? `, in nested ${f.nestedPath} items` : '', f.deprecated ? ', deprecated' : '', ')'].join('');
+
+/** `movementEvents` → `MovementEventsField`: the component of that collection's field names. */
+export const fieldComponentOf = (collection: Collection): string => `${collection[0]!.toUpperCase()}${collection.slice(1)}Field`;
+
+/** One enum of field names per collection. */
+export const FIELD_SCHEMAS: Readonly<Record<Collection, z.ZodMiniEnum>> = Object.fromEntries(
+  COLLECTIONS.map((c) => {
+    const fields = [...CATALOG[c].values()];
+    const names = fields.map((f) => f.name) as [string, ...string[]];
+    return [c, named(z.enum(names), fieldComponentOf(c), `A field of ${c}: ${fields.map(describeField).join(', ')}.`)];
+  }),
+) as Record<Collection, z.ZodMiniEnum>;
+
+/**
+ * Any collection's field name: the union of the per-collection enums, since `source` may be left out
+ * and is then inferred from the fields themselves.
+ */
+export const FieldNameSchema = named(
+  z.union(COLLECTIONS.map((c) => FIELD_SCHEMAS[c]) as [z.ZodMiniEnum, ...z.ZodMiniEnum[]]),
+  'FieldName',
+  'A field name of one of the collections. The request reads one collection (`source`, or the one that has every field named), and each place takes fields of a kind: the service answers 400 naming the fields allowed there.',
+);
+
+export const NestedPathSchema = named(
+  z.enum(NESTED_PATHS),
+  'NestedPath',
+  'A nested document path: `crossedPaths` and `polygons` (items of movement events).',
+);
+
+export const TimestampSchema = named(
+  z.iso.datetime({ offset: true }),
+  'Timestamp',
+  'An RFC 3339 date-time with `Z` or an offset, fractions allowed (`2024-03-01T00:00:00Z`, `2024-03-01T01:00:00.5+01:00`); a bound finer than a millisecond is rounded up to the next millisecond.',
+);
+
+export const RangeBoundSchema = named(
+  z.union([z.number(), TimestampSchema]),
+  'RangeBound',
+  'A bound of a range: a number for a number field, a Timestamp for a date field (`timestamp`, `startingTimestamp`).',
+);
