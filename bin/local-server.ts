@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { loadOrCreateDevKey } from './local/auth/dev-key';
 import { mintDevToken } from './local/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
+import { problemTypeBaseError } from '#shared/problem-types';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { provideReportEngine } from '#commons/clients/engine';
@@ -61,6 +62,13 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
 async function main(argv: readonly string[]): Promise<void> {
   const flags = parseFlags(argv);
   if (typeof flags === 'number') process.exit(flags);
+  // The handlers read it from the environment, as in Lambda; the served document must agree with them.
+  const problemTypeBase = process.env[ENV.problemTypeBase] || undefined;
+  const baseError = problemTypeBase && problemTypeBaseError(problemTypeBase);
+  if (baseError) {
+    console.error(`${ENV.problemTypeBase} ${baseError}`);
+    process.exit(2);
+  }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   // No CloudWatch here: keep the EMF metric lines off the console (the handlers still record them).
@@ -107,7 +115,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const server = await startLocalServer({
     port: flags.port,
     devKey,
-    openApi: openApiDocument(),
+    openApi: openApiDocument(problemTypeBase ? { problemTypeBase } : {}),
     explorer,
     log: (l) => process.env.LOG_REQUESTS && console.log(l),
     ...(functionTimeoutMs ? { functionTimeoutMs } : {}),

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { problemTypeBaseError } from '../shared/problem-types';
 
 /**
  * Everything a deployment may vary, read from CDK context (`cdk.json` holds the defaults; override
@@ -41,6 +42,12 @@ export interface ServiceConfig {
   readonly logRetentionDays: number;
   /** Subscribes this address to the alarm topic when set. */
   readonly alarmEmail?: string;
+  /**
+   * Where the problem types are documented, when not the API's own `GET /problems`: the `type` of
+   * every problem is this and the type's slug (shared/problem-types.ts).
+   * @default - `/problems#`, relative to the API
+   */
+  readonly problemTypeBase?: string;
 }
 
 type Ctx = Pick<Node, 'tryGetContext'>;
@@ -85,6 +92,9 @@ export function readConfig(node: Ctx): ServiceConfig {
   const audience = list(node, 'jwtAudience');
   if (issuer && audience.length === 0) throw new Error('Context "jwtIssuer" needs "jwtAudience" (one or more client ids).');
   const alarmEmail = optionalText(node, 'alarmEmail');
+  const problemTypeBase = optionalText(node, 'problemTypeBase');
+  const baseError = problemTypeBase && problemTypeBaseError(problemTypeBase);
+  if (baseError) throw new Error(`Context "problemTypeBase" ${baseError}.`);
   const account = optionalText(node, 'account');
   const region = optionalText(node, 'region');
   return {
@@ -116,5 +126,6 @@ export function readConfig(node: Ctx): ServiceConfig {
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
     ...(alarmEmail ? { alarmEmail } : {}),
+    ...(problemTypeBase ? { problemTypeBase } : {}),
   };
 }

@@ -26,11 +26,16 @@ export const HANDLERS: readonly HandlerName[] = [
   'setup-indices',
 ];
 
-/** Throttling of `GET /health`, the one route without a token. */
+/** Throttling of `GET /health` and `GET /problems`, the routes without a token: each has its own. */
 export const HEALTH_THROTTLE = { rateLimit: 5, burstLimit: 10 } as const;
 
-const PUBLIC_HEALTH_CHECK =
-  "GET /health is public on purpose, for monitors and load balancers: it reads no organization's data, answers only ok or which dependency failed, and has its own small throttle.";
+/** Why each route without a token has none (cdk-nag's AwsSolutions-APIG4 is acknowledged with it). */
+const PUBLIC_BECAUSE: Readonly<Partial<Record<Route['handler'], string>>> = {
+  health:
+    "GET /health is public on purpose, for monitors and load balancers: it reads no organization's data, answers only ok or which dependency failed, and has its own small throttle.",
+  problems:
+    'GET /problems is public on purpose: it is the documentation page the type of every problem points to (RFC 9457), the same static page for everyone, reading no data, with its own small throttle.',
+};
 
 /** The module of a handler, relative to the project root. */
 export const handlerPath = (name: HandlerName): string => `functions/${name}.ts`;
@@ -132,10 +137,14 @@ export class ServiceStack extends Stack {
         description: `${route.method} ${route.path}`,
         memorySize: config.lambdaMemoryMiB,
         logRetention,
-        environment: { [ENV.organizationClaim]: config.api.organizationClaim },
+        environment: { [ENV.organizationClaim]: config.api.organizationClaim, ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}) },
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
       }));
-      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, route.public ? { publicBecause: PUBLIC_HEALTH_CHECK } : {});
+      const publicBecause = route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
+      if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
+      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, publicBecause ? { publicBecause } : {});
+      // Anyone may call a public route: its own small rate bounds what it costs.
+      if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
     const reports = ROUTES.find((r) => r.handler === 'query-report')!;
@@ -145,9 +154,6 @@ export class ServiceStack extends Stack {
       .bindSplitStateMachine(this.split.stateMachine)
       .bindSliceResults(this.split.resultsBucket, 'read')
       .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
-    // Anyone may call /health: its own small rate bounds what it costs the engine and the table.
-    const health = ROUTES.find((r) => r.handler === 'health')!;
-    this.api.throttleRoute(HttpMethod[health.method], health.path, HEALTH_THROTTLE);
     this.endpoints.health.bindHealthChecks(this.reporting.healthBinding, this.occupancy.table);
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');

@@ -112,3 +112,15 @@ export const isProblemSlug = (slug: string): slug is ProblemSlug => Object.hasOw
 export const DEFAULT_PROBLEM_TYPE_BASE = '/problems#';
 
 export const problemTypeUri = (slug: ProblemSlug, base: string = DEFAULT_PROBLEM_TYPE_BASE): string => base + slug;
+
+/**
+ * Why `base` cannot be a problem type base (undefined when it can): an absolute http(s) URL ending
+ * in `#` or `/`, so that base + slug addresses the type's section, or the default.
+ */
+export function problemTypeBaseError(base: string): string | undefined {
+  if (base === DEFAULT_PROBLEM_TYPE_BASE) return undefined;
+  const protocol = URL.canParse(base) ? new URL(base).protocol : undefined;
+  if (protocol !== 'https:' && protocol !== 'http:') return `must be an absolute http(s) URL, got "${base}"`;
+  if (!base.endsWith('#') && !base.endsWith('/')) return `must end in "#" (the page's anchors) or "/" (a page per type), got "${base}"`;
+  return undefined;
+}

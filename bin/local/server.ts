@@ -7,6 +7,7 @@ import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
 import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
 import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
+import { problemTypeBase } from '#commons/http/problem-middleware';
 import type { Route } from '../../functions/routes';
 import { type ExplorerSite, serveExplorer } from './explorer';
 import { readRequest, toEvent, writeResult } from './http-adapter';
@@ -23,6 +24,7 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'query-report': lazy(() => import('../../functions/query-report')),
   health: lazy(() => import('../../functions/health')),
+  problems: lazy(() => import('../../functions/problems')),
 };
 
 /** API Gateway's own payload limit. */
@@ -75,7 +77,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 
     function writeProblem(error: AppError): void {
       if (error.status >= 500) console.error(requestId, error.cause ?? error);
-      const { status, headers, body } = renderProblem(error, { requestId });
+      const { status, headers, body } = renderProblem(error, { requestId, ...problemTypeBase() });
       writeResult(res, { statusCode: status, headers, body });
     }
   });

@@ -30,4 +30,6 @@ export const ENV = {
   splitConcurrency: 'REPORT_SPLIT_CONCURRENCY',
   /** Most slices one split report may have. */
   maxSlices: 'REPORT_MAX_SLICES',
+  /** Where the problem types are documented: the `type` of a problem is this and its slug; unset: `/problems#`. */
+  problemTypeBase: 'PROBLEM_TYPE_BASE',
 } as const;

@@ -1,4 +1,5 @@
-import { header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
+import { health, problemsPage } from './public-operations';
+import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
 import { componentSchemas } from './schemas';
 
 type Json = Record<string, unknown>;
@@ -9,18 +10,6 @@ const location = (id: string, type: string, timezone: string) => ({
 });
 const MARCH_1_TO_4 = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' };
 
-/** What every successful GET answer carries besides its body. */
-const cacheControl = (example: string, description: string) => ({ description, schema: { type: 'string' }, example });
-const getHeaders = (cacheControlHeader: Json) => ({
-  ETag: header('ETag'),
-  'Cache-Control': cacheControlHeader,
-  Vary: header('Vary'),
-  'Content-Encoding': header('Content-Encoding'),
-  'X-Request-Id': header('X-Request-Id'),
-});
-
-/** The statuses every operation may get from API Gateway or a bug. */
-const common = { '429': ref('responses', 'TooManyRequests'), '500': ref('responses', 'InternalError') };
 
 export interface OpenApiOptions {
   /** Where the problem types are documented. @default DEFAULT_PROBLEM_TYPE_BASE (shared/problem-types.ts) */
@@ -52,12 +41,14 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       { name: 'locations', description: 'Locations and their live occupancy.' },
       { name: 'reports', description: 'Reporting queries.' },
       { name: 'operations', description: 'For monitors and load balancers.' },
+      { name: 'documentation', description: 'The pages the answers point to.' },
     ],
     paths: {
       '/locations': { get: listLocations() },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
       '/reports:query': { post: queryReport(problem) },
       '/health': { get: health() },
+      '/problems': { get: problemsPage() },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An ID token whose `custom:organizationId` claim names the caller's organization." } },
@@ -246,35 +237,3 @@ function queryReport(problem: ProblemExample): Json {
     },
   };
 }
-
-function health(): Json {
-  const noStore = cacheControl('no-store', 'A health answer is never reused.');
-  const report = (engine: string, table: string) => ({ status: engine === 'ok' && table === 'ok' ? 'ok' : 'fail', checks: { engine, table } });
-  return {
-    operationId: 'getHealth',
-    tags: ['operations'],
-    summary: 'Whether the report engine and the table answer.',
-    description:
-      'No token needed. The report engine must answer a query and the table a read, each within 3 s; the body says which did not, never why. Always JSON, whatever Accept says, and never cached. Deployed with its own throttle of 5 requests per second.',
-    security: [],
-    responses: {
-      '200': {
-        description: 'Every check passed.',
-        headers: { 'Cache-Control': noStore, 'X-Request-Id': header('X-Request-Id') },
-        content: { 'application/json': { schema: ref('schemas', 'Health'), examples: { ok: { value: report('ok', 'ok') } } } },
-      },
-      ...common,
-      '503': {
-        description: 'A check failed or timed out; the body names it, never why (that is logged under the request id).',
-        headers: { 'Retry-After': header('Retry-After'), 'Cache-Control': noStore, 'X-Request-Id': header('X-Request-Id') },
-        content: {
-          'application/json': {
-            schema: ref('schemas', 'Health'),
-            examples: { engineDown: { value: report('fail', 'ok') }, tableSlow: { value: report('ok', 'timeout') } },
-          },
-        },
-      },
-    },
-  };
-}
-

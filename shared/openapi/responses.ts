@@ -123,4 +123,17 @@ export const sharedResponses = (problem: ProblemExample): Record<string, Json> =
   },
 });
 
-export { header, problemResponse, ref };
+/** What every successful GET answer carries besides its body. */
+const cacheControl = (example: string, description: string) => ({ description, schema: { type: 'string' }, example });
+const getHeaders = (cacheControlHeader: Json) => ({
+  ETag: header('ETag'),
+  'Cache-Control': cacheControlHeader,
+  Vary: header('Vary'),
+  'Content-Encoding': header('Content-Encoding'),
+  'X-Request-Id': header('X-Request-Id'),
+});
+
+/** The statuses every operation may get from API Gateway or a bug. */
+const common = { '429': ref('responses', 'TooManyRequests'), '500': ref('responses', 'InternalError') };
+
+export { cacheControl, common, getHeaders, header, problemResponse, ref };

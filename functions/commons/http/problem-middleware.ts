@@ -7,6 +7,7 @@ import {
   NotAcceptableError,
 } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
+import { ENV } from '../env';
 import { logger } from '../powertools/logger';
 import { requestIdOf } from './request-id';
 
@@ -35,6 +36,12 @@ export function toAppError(error: unknown, available: readonly string[] = []): A
   return new InternalError({ cause: error });
 }
 
+/** The deployment's problem type base (the stack sets it from the `problemTypeBase` setting), if any. */
+export function problemTypeBase(): { problemTypeBase?: string } {
+  const base = process.env[ENV.problemTypeBase];
+  return base ? { problemTypeBase: base } : {};
+}
+
 /**
  * The one edge error middleware: logs, then answers problem+json with the request's id (`requestId`).
  * Never leaks internals. The log line names the request itself (`correlation_id`) rather than
@@ -47,7 +54,7 @@ export const problemErrors = (options: { availableMediaTypes?: readonly string[]
     const correlation = requestId === undefined ? {} : { correlation_id: requestId };
     if (error.status >= 500) logger.error('request failed', { ...correlation, error: request.error as Error });
     else logger.info('request refused', { ...correlation, status: error.status, detail: error.detail });
-    const { status, headers, body } = renderProblem(error, requestId === undefined ? {} : { requestId });
+    const { status, headers, body } = renderProblem(error, { ...(requestId === undefined ? {} : { requestId }), ...problemTypeBase() });
     request.response = { statusCode: status, headers, body };
   },
 });

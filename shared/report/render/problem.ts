@@ -11,11 +11,13 @@ export interface ProblemContext {
    * request's URL; the id is an opaque token, and a URN for it would need a registered namespace.
    */
   readonly requestId?: string;
+  /** Where the problem types are documented (shared/problem-types.ts). @default DEFAULT_PROBLEM_TYPE_BASE */
+  readonly problemTypeBase?: string;
 }
 
 /** An error as an RFC 9457 problem+json body with its status and headers. */
 export function renderProblem(error: AppError, context: ProblemContext = {}): { status: number; headers: Record<string, string>; body: string } {
-  const problem = error.toProblem();
+  const problem = error.toProblem(context.problemTypeBase);
   return {
     status: error.status,
     headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, ...error.headers },

@@ -247,7 +247,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(7);
+    expect(serviceFunctionIds()).toHaveLength(8);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -262,19 +262,21 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(7);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(8);
   });
 
-  it('routes the three endpoints of the spec behind the JWT authorizer and /health without one, with payload format 2.0', () => {
+  it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
+    const open = ['GET /health', 'GET /problems'];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
       ['GET /health', 'NONE', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
+      ['GET /problems', 'NONE', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
     ]);
-    for (const route of api.routes.filter((r) => r.routeKey !== 'GET /health')) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
-    expect(api.routes.find((r) => r.routeKey === 'GET /health')?.authorizer).toBeUndefined();
+    for (const route of api.routes.filter((r) => !open.includes(r.routeKey))) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
+    for (const key of open) expect(api.routes.find((r) => r.routeKey === key)?.authorizer).toBeUndefined();
   });
 });
 
@@ -407,6 +409,15 @@ describe('the deployed service, run from its assets', () => {
     const response = await api.request({ method: 'GET', path: '/health', claims: {} });
     expect([response.status, response.headers['cache-control'], response.headers['x-request-id']]).toEqual([200, 'no-store', response.requestId]);
     expect(JSON.parse(response.body)).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+  });
+
+  it('answers GET /problems without a token: the page the type of every problem points to, an anchor per type', async () => {
+    const response = await api.request({ method: 'GET', path: '/problems', claims: {} });
+    expect([response.status, response.headers['content-type'], response.headers['cache-control']]).toEqual([200, 'text/html; charset=utf-8', 'public, max-age=3600']);
+    const refused = await call('POST', '/reports:query', { body: JSON.stringify({ aggregations: [] }), headers: { 'content-type': 'application/json' } });
+    const type = (JSON.parse(refused.body) as { type: string }).type;
+    expect(type).toBe('/problems#validation');
+    expect(response.body).toContain(`<section id="${type.split('#')[1]}">`);
   });
 
   it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {

@@ -17,6 +17,7 @@ describe('reading the CDK context', () => {
     expect(config.api.jwt).toBeUndefined();
     expect(config.account).toBeUndefined();
     expect(config.alarmEmail).toBeUndefined();
+    expect(config.problemTypeBase).toBeUndefined();
   });
 
   it('parses values given on the command line, which arrive as strings', () => {
@@ -28,6 +29,7 @@ describe('reading the CDK context', () => {
     expect(config.api.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
     expect(config.split.logExecutionData).toBe(true);
     expect(config.api.jwt).toEqual({ issuer: 'https://id.example/', audience: ['x'] });
+    expect(readConfig(nodeWith({ problemTypeBase: 'https://docs.example.org/lrs/problems#' })).problemTypeBase).toBe('https://docs.example.org/lrs/problems#');
   });
 
   it.each([
@@ -36,6 +38,7 @@ describe('reading the CDK context', () => {
     [{ openSearchVolumeGiB: 'ten' }, /openSearchVolumeGiB/],
     [{ splitLogExecutionData: 'yes' }, /splitLogExecutionData/],
     [{ jwtIssuer: 'https://id.example/' }, /jwtAudience/],
+    [{ problemTypeBase: 'https://docs.example.org/problems' }, /Context "problemTypeBase" must end in "#"/],
   ])('refuses %j', (context, message) => {
     expect(() => readConfig(nodeWith(context))).toThrow(message);
   });

@@ -176,21 +176,23 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts behind the JWT authorizer but /health, the custom method as a path variable', () => {
+    it('routes every route of functions/routes.ts behind the JWT authorizer but /health and /problems, the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
       expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
         ['GET /health', 'NONE'],
         ['GET /locations', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
+        ['GET /problems', 'NONE'],
         ['POST /{segment1}', 'JWT'],
       ]);
     });
 
-    it('throttles the report route apart from the stage (10 requests per second, bursts of 20), and /health (5, bursts of 10)', () => {
+    it('throttles the report route apart from the stage (10 requests per second, bursts of 20), and /health and /problems (5, bursts of 10)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
         RouteSettings: {
           'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
           'GET /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'GET /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
         },
       });
     });
@@ -494,6 +496,17 @@ describe('the service stack with the default context (cdk.json)', () => {
 });
 
 describe('the service stack with other context', () => {
+  it('gives every endpoint the problem type base a deployment documents its problem types at, and none by default', () => {
+    const endpoints = (t: Template) =>
+      Object.values(resourcesOf(t, 'AWS::Lambda::Function'))
+        .map((f) => f.Properties as { Description?: string; Environment?: { Variables?: Record<string, unknown> } })
+        .filter((p) => /^(GET|POST) \//.test(p.Description ?? ''));
+    const configured = endpoints(synthService({ context: { problemTypeBase: 'https://docs.example.org/lrs/problems#' } }).template);
+    expect(configured.map((p) => p.Environment?.Variables?.PROBLEM_TYPE_BASE)).toEqual(configured.map(() => 'https://docs.example.org/lrs/problems#'));
+    expect(configured).toHaveLength(5);
+    expect(endpoints(synthService().template).filter((p) => p.Environment?.Variables?.PROBLEM_TYPE_BASE !== undefined)).toEqual([]);
+  });
+
   it('trusts an external issuer instead of creating a user pool', () => {
     const { template } = synthService({ context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a,api-b', organizationClaim: 'org' } });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);

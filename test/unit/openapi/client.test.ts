@@ -50,7 +50,7 @@ const { error: refused } = await client.POST('/reports:query', { body: { aggrega
 if (!refused || !('type' in refused)) throw new Error('expected a problem');
 // The problem type is an enum: comparing it with a type the document does not list would not compile.
 const invalid: boolean = refused.type === '/problems#validation';
-console.log(JSON.stringify({ data, invalid, at: refused.errors?.map((e) => e.path) }));
+console.log(JSON.stringify({ data, invalid, type: refused.type, at: refused.errors?.map((e) => e.path) }));
 `;
 
 /** The same request with a field name misspelled: must not compile. */
@@ -113,8 +113,18 @@ describe('a TypeScript client generated from the OpenAPI document', () => {
         { timestamp: '2024-03-31T00:00:00.000Z', car: 1, person: 1, truck: 1 },
       ],
       invalid: true,
+      type: '/problems#validation',
       at: ['/aggregations/0/field'],
     });
+  });
+
+  test('gets problem types that resolve, against the address of the API, to their section of the problems page', async () => {
+    // Act: RFC 9457 resolves a relative type against the request's URL.
+    const url = new URL('/problems#validation', `${server.url}/reports:query`);
+    const page = await fetch(url);
+    // Assess
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(await page.text()).toContain(`<section id="${url.hash.slice(1)}">`);
   });
 
   test('refuses to compile a request whose field name is misspelled, naming it', async () => {

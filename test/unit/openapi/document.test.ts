@@ -192,6 +192,7 @@ describe('what the OpenAPI document says of the answers', () => {
       getLiveInsights: ['200', '304', '400', '401', '404', '406', '429', '500', '503'],
       queryReport: ['200', '400', '401', '406', '413', '415', '422', '429', '500', '503'],
       getHealth: ['200', '429', '500', '503'],
+      getProblemTypes: ['200', '304', '429', '500'],
     });
   });
 
@@ -217,8 +218,8 @@ describe('what the OpenAPI document says of the answers', () => {
     expect(headersOf('getLiveInsights', '304')).toEqual(['Cache-Control', 'ETag', 'Vary', 'X-Request-Id']);
   });
 
-  test('lets /health be called without a token, and every other operation only with one', () => {
-    expect(operations.filter((o) => o.security !== undefined).map((o) => [o.operationId, o.security])).toEqual([['getHealth', []]]);
+  test('lets /health and /problems be called without a token, and every other operation only with one', () => {
+    expect(operations.filter((o) => o.security !== undefined).map((o) => [o.operationId, o.security])).toEqual([['getHealth', []], ['getProblemTypes', []]]);
   });
 
   test('shows API Gateway’s throttling answer for 429: {"message":"Too Many Requests"}', () => {
