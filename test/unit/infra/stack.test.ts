@@ -182,6 +182,7 @@ describe('the service stack with the default context (cdk.json)', () => {
         ['GET /health', 'NONE'],
         ['GET /locations', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
+        ['POST /ingest/{collection}', 'JWT'],
         ['POST /{segment1}', 'JWT'],
       ]);
     });
