@@ -7,7 +7,7 @@ import { openApiDocument } from '#shared/openapi/document';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { provideReportEngine } from '#commons/clients/engine';
-import { provideLocationStore } from '#commons/clients/dynamo';
+import { provideItemTable } from '#commons/clients/dynamo';
 import { organizationClaim } from '#commons/http/identity';
 import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
@@ -70,7 +70,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const opensearch = await resolveOpenSearch(flags);
   const db = opensearch ? undefined : await openDuckDb(paths.duckdb, duckDbResourcesFromEnv());
   const locations = await openLocationStore({ ...flags, localFile: paths.locations });
-  provideLocationStore(locations.store);
+  if (locations.table) provideItemTable(locations.table);
   // The handlers get the store above; code that reads the table's name and endpoint from the
   // environment, as in Lambda, finds the same table (and no stray endpoint of the shell's).
   delete process.env[ENV.tableName];

@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Client } from '@opensearch-project/opensearch';
 import { MAX_DECODED_BYTES, MAX_LINES, MAX_SENT_BYTES } from '#shared/ingest/limits';
+import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { Location } from '#shared/locations/model';
 import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
@@ -93,7 +94,7 @@ describe.each(STORES)('on $name', ({ open }) => {
   afterEach(() => store.drop());
 
   const ingest = (req: Omit<HttpRequest, 'path'> & { collection?: string }) =>
-    invoke(createIngestHandler({ writer: () => store.writer, store: () => table.store }), {
+    invoke(createIngestHandler({ writer: () => store.writer, store: () => table.store, table: () => new DynamoItemTable(table.client, table.name) }), {
       path: `/ingest/${req.collection ?? 'movementEvents'}`,
       pathParameters: { collection: req.collection ?? 'movementEvents' },
       scopes: [INGEST_SCOPE],
@@ -186,7 +187,7 @@ describe('before any line is read', () => {
   });
   afterAll(() => db.closeSync());
   const ingest = (req: HttpRequest & { collection?: string }) =>
-    invoke(createIngestHandler({ writer: () => new DuckDbDocumentWriter(db), store: () => table.store }), {
+    invoke(createIngestHandler({ writer: () => new DuckDbDocumentWriter(db), store: () => table.store, table: () => new DynamoItemTable(table.client, table.name) }), {
       path: `/ingest/${req.collection ?? 'movementEvents'}`,
       pathParameters: { collection: req.collection ?? 'movementEvents' },
       scopes: [INGEST_SCOPE],
