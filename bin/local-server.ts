@@ -7,6 +7,8 @@ import { openApiDocument } from '#shared/openapi/document';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { provideReportEngine } from '#commons/clients/engine';
+import { provideDocumentWriter } from '#commons/clients/document-writer';
+import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { provideItemTable } from '#commons/clients/dynamo';
 import { organizationClaim } from '#commons/http/identity';
 import { ENV } from '#commons/env';
@@ -16,7 +18,7 @@ import { progressBar } from './cli/progress';
 import { parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
-import { CachedReportEngine } from './local/report-cache';
+import { CachedReportEngine, forgettingWriter } from './local/report-cache';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
@@ -89,8 +91,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const engine: ReportEngine = opensearch
     ? (await import('#commons/clients/opensearch-engine')).openSearchEngineFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
     : (duckdb as DuckDbEngine);
-  // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is ours alone.
-  provideReportEngine(!opensearch && flags.reportCache ? new CachedReportEngine(engine) : engine);
+  // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is
+  // ours alone, and our own writes make the cache forget what they change.
+  const cache = !opensearch && flags.reportCache ? new CachedReportEngine(engine) : undefined;
+  provideReportEngine(cache ?? engine);
+  const writer = opensearch
+    ? (await import('#commons/clients/opensearch-writer')).openSearchWriterFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
+    : new DuckDbDocumentWriter(db!);
+  provideDocumentWriter(cache ? forgettingWriter(writer, cache) : writer);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
