@@ -8,7 +8,9 @@ import { problemTypeBaseError } from '#shared/problem-types';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { provideReportEngine } from '#commons/clients/engine';
-import { provideLocationStore } from '#commons/clients/dynamo';
+import { provideDocumentWriter } from '#commons/clients/document-writer';
+import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
+import { provideItemTable } from '#commons/clients/dynamo';
 import { organizationClaim } from '#commons/http/identity';
 import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
@@ -17,7 +19,7 @@ import { progressBar } from './cli/progress';
 import { parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
-import { CachedReportEngine } from './local/report-cache';
+import { CachedReportEngine, forgettingWriter } from './local/report-cache';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
@@ -78,7 +80,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const opensearch = await resolveOpenSearch(flags);
   const db = opensearch ? undefined : await openDuckDb(paths.duckdb, duckDbResourcesFromEnv());
   const locations = await openLocationStore({ ...flags, localFile: paths.locations });
-  provideLocationStore(locations.store);
+  if (locations.table) provideItemTable(locations.table);
   // The handlers get the store above; code that reads the table's name and endpoint from the
   // environment, as in Lambda, finds the same table (and no stray endpoint of the shell's).
   delete process.env[ENV.tableName];
@@ -97,8 +99,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const engine: ReportEngine = opensearch
     ? (await import('#commons/clients/opensearch-engine')).openSearchEngineFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
     : (duckdb as DuckDbEngine);
-  // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is ours alone.
-  provideReportEngine(!opensearch && flags.reportCache ? new CachedReportEngine(engine) : engine);
+  // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is
+  // ours alone, and our own writes make the cache forget what they change.
+  const cache = !opensearch && flags.reportCache ? new CachedReportEngine(engine) : undefined;
+  provideReportEngine(cache ?? engine);
+  const writer = opensearch
+    ? (await import('#commons/clients/opensearch-writer')).openSearchWriterFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
+    : new DuckDbDocumentWriter(db!);
+  provideDocumentWriter(cache ? forgettingWriter(writer, cache) : writer);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>

@@ -3,13 +3,14 @@
  * (`.data/dev-key.json`, created on first use), for the local server:
  *
  *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+ *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f --scope ingest   (a gateway's: may only ingest)
  *   curl -H "Authorization: Bearer $(npm run -s token -- --org <uuid>)" localhost:3000/locations
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadOrCreateDevKey } from './local/auth/dev-key';
 import { isOrganizationId } from '#shared/organization';
 import { DEFAULT_TOKEN_TTL_SECONDS, mintDevToken } from './local/auth/tokens';
-import { organizationClaim } from '#commons/http/identity';
+import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 import { cliOptions } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';
 import { dataPaths } from './local/config';
@@ -30,14 +31,15 @@ export async function mintTokenCli(argv: readonly string[]): Promise<number> {
       return v.toLowerCase();
     })
     .option('--sub <subject>', 'subject (user) of the token', 'local-developer')
+    .addOption(new Option('--scope <scope>', `'ingest': a machine client's token (scope ${INGEST_SCOPE}), which may only write documents; none: a user's, which may only read`).choices(['ingest']))
     .option('--ttl <duration>', 'lifetime, e.g. 3600, 90m, 12h', parseDuration, DEFAULT_TOKEN_TTL_SECONDS)
     .addOption(cliOptions.dataDir())
     .option('--key <path>', 'development key file (env DEV_KEY_FILE; default: dev-key.json in the data folder, as npm start uses)', process.env.DEV_KEY_FILE);
   const exit = parseCommand(program, argv);
   if (exit !== undefined) return exit;
-  const options = program.opts<{ org: string; sub: string; ttl: number; dataDir: string; key?: string }>();
+  const options = program.opts<{ org: string; sub: string; ttl: number; dataDir: string; key?: string; scope?: 'ingest' }>();
   const key = await loadOrCreateDevKey(options.key ?? dataPaths(options.dataDir).devKey);
-  const token = await mintDevToken(key, { organizationId: options.org, claimName: organizationClaim(), subject: options.sub, ttlSeconds: options.ttl });
+  const token = await mintDevToken(key, { organizationId: options.org, claimName: organizationClaim(), subject: options.sub, ttlSeconds: options.ttl, ...(options.scope ? { scopes: [INGEST_SCOPE] } : {}) });
   process.stdout.write(token + '\n');
   return 0;
 }

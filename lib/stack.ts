@@ -155,6 +155,8 @@ export class ServiceStack extends Stack {
       .bindSliceResults(this.split.resultsBucket, 'read')
       .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
     this.endpoints.health.bindHealthChecks(this.reporting.healthBinding, this.occupancy.table);
+    // Ingest writes documents into the monthly indices and reads the organization's locations.
+    this.endpoints.ingest.bindOpenSearch(query).bindTable(this.occupancy.table, 'readWrite');
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
     this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });

@@ -90,6 +90,19 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/**
+ * 403: the token is valid but does not grant this request: an ingest token reading, or a reading
+ * token writing. `scope` names the scope the request needs (RFC 6750 §3.1 `insufficient_scope`).
+ */
+export class ForbiddenError extends AppError {
+  constructor(detail: string, scope?: string) {
+    super(403, 'forbidden', 'Forbidden', detail, {
+      headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope"${scope ? `, scope="${scope}"` : ''}` },
+      ...(scope ? { extensions: { scope } } : {}),
+    });
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(detail: string) {
     super(404, 'not-found', 'Not found', detail);
@@ -104,9 +117,10 @@ export class NotAcceptableError extends AppError {
   }
 }
 
+/** 413: the body is over a limit; `detail` says which (the default names a byte limit). */
 export class PayloadTooLargeError extends AppError {
-  constructor(limitBytes: number) {
-    super(413, 'payload-too-large', 'Payload too large', `The body must be at most ${limitBytes} bytes.`);
+  constructor(limit: number, detail = `The body must be at most ${limit} bytes.`) {
+    super(413, 'payload-too-large', 'Payload too large', detail);
   }
 }
 
@@ -118,9 +132,11 @@ export class UnsupportedMediaTypeError extends AppError {
   constructor(
     readonly allowed: readonly string[],
     reason: string,
+    /** More headers, e.g. `Accept-Encoding` naming the content codings a body may have (RFC 9110, 15.5.16). */
+    headers: Readonly<Record<string, string>> = {},
   ) {
     super(415, 'unsupported-media-type', 'Unsupported media type', `${reason}; the body must be ${allowed.join(' or ')}.`, {
-      headers: { Accept: allowed.join(', ') },
+      headers: { Accept: allowed.join(', '), ...headers },
       extensions: { allowed },
     });
   }

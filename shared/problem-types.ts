@@ -18,13 +18,15 @@ export const PROBLEM_TYPES = {
     title: 'Invalid request',
     status: 400,
     description:
-      'The request breaks the request language, or a query parameter is missing or wrong. Nothing was done. `detail` names the first error; fix every one listed in `errors` and send the request again.',
-    members: { errors: 'Every invalid part of the request: `path`, a JSON Pointer into the body (or `/query/<name>`, `/path/<name>`), and `message`, which says what is allowed there.' },
+      'The request breaks the request language, or a query parameter or a header is missing or wrong. Nothing was done. `detail` names the first error; fix every one listed in `errors` and send the request again.',
+    members: {
+      errors: 'Every invalid part of the request: `path`, a JSON Pointer into the body (or `/query/<name>`, `/path/<name>`, `/headers/<name>`), and `message`, which says what is allowed there.',
+    },
   },
   'malformed-body': {
     title: 'Malformed request body',
     status: 400,
-    description: 'The body is not JSON, or there is none where one is needed. `detail` says what the JSON parser found.',
+    description: 'The body is not JSON (or NDJSON, for ingest), or there is none where one is needed. `detail` says what the parser found.',
   },
   unauthorized: {
     title: 'Unauthorized',
@@ -32,11 +34,18 @@ export const PROBLEM_TYPES = {
     description:
       "No bearer token, or one that is invalid, expired or not yet valid, or whose organization claim is missing or not a UUID. Get a new ID token and send it as `Authorization: Bearer <token>`. Deployed, API Gateway's JWT authorizer answers most of these itself, with `{\"message\":\"Unauthorized\"}`.",
   },
+  forbidden: {
+    title: 'Forbidden',
+    status: 403,
+    description:
+      'The token is valid but does not grant this request: an ingest token reading, or a reading token writing. `WWW-Authenticate` says `insufficient_scope`; use a token with the scope named.',
+    members: { scope: 'The scope the request needs.' },
+  },
   'not-found': {
     title: 'Not found',
     status: 404,
     description:
-      "The location does not exist, or belongs to another organization (the same answer, so that the existence of another organization's location is never revealed), or no route has this path.",
+      "The location does not exist, or belongs to another organization (the same answer, so that the existence of another organization's location is never revealed), or the collection of `/ingest/{collection}` does not exist, or no route has this path.",
   },
   'not-acceptable': {
     title: 'Not acceptable',
@@ -47,13 +56,14 @@ export const PROBLEM_TYPES = {
   'payload-too-large': {
     title: 'Payload too large',
     status: 413,
-    description: 'The body is larger than the endpoint takes (64 KiB for a report). A report that large is almost always a list of values better narrowed by other filters.',
+    description:
+      'The body is larger than the endpoint takes: 64 KiB for a report (a report that large is almost always a list of values better narrowed by other filters); for ingest, 4 MiB as sent and 5 MiB or 10,000 lines of NDJSON. `detail` says which limit.',
   },
   'unsupported-media-type': {
     title: 'Unsupported media type',
     status: 415,
     description:
-      'The body is not declared as `application/json`: no `Content-Type`, another media type (`+json` types included), or a `charset` other than UTF-8. The `Accept` header of the answer names the media type the body may have.',
+      'The body is not declared as the media type the endpoint takes (`application/json` for a report, `application/x-ndjson` for ingest): no `Content-Type`, another media type, or a `charset` other than UTF-8; or, for ingest, a `Content-Encoding` other than gzip. The `Accept` header of the answer names the media type the body may have.',
     members: { allowed: 'The media types a body may have.' },
   },
   'too-many-buckets': {
@@ -74,6 +84,16 @@ export const PROBLEM_TYPES = {
     title: 'Report too large to split',
     status: 422,
     description: "The plan of a split report is larger than the slice runner's input may be (Step Functions' 256 KiB). Use fewer filter values or `locationIds`.",
+  },
+  'idempotency-key-in-use': {
+    title: 'Request in progress',
+    status: 409,
+    description: 'A request with the same `Idempotency-Key` is still being answered. Send it again after `Retry-After` seconds to get its answer.',
+  },
+  'idempotency-key-reused': {
+    title: 'Idempotency-Key reused',
+    status: 422,
+    description: 'The `Idempotency-Key` was used in the last 24 hours for a request with another body. Use a new key for a new body.',
   },
   'engine-unavailable': {
     title: 'Service unavailable',

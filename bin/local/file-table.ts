@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ItemTable, NotNewerThan } from '#shared/locations/item-table';
+import { conditionHolds, type ItemTable, type NotNewerThan, type WriteCondition } from '#shared/locations/item-table';
 import type { Item } from '#shared/locations/items';
 import { TTL_ATTRIBUTE } from '#shared/locations/table';
 import { deepFreeze } from './deep-freeze';
@@ -61,7 +61,7 @@ export class FileItemTable implements ItemTable {
     return [...this.partitions.values()].flatMap((p) => [...p.values()]);
   }
 
-  async put(item: Item, condition?: NotNewerThan): Promise<boolean> {
+  async put(item: Item, condition?: WriteCondition): Promise<boolean> {
     if (!this.holds(item.PK, item.SK, condition)) return false;
     // A copy as the document client would send it (undefined attributes dropped), frozen so that no
     // reader can change what is stored.
@@ -88,11 +88,9 @@ export class FileItemTable implements ItemTable {
     rmSync(this.lock, { force: true });
   }
 
-  /** DynamoDB's `attribute_not_exists(a) OR a <= :atMost`, for string attributes. */
-  private holds(pk: string, sk: string, condition: NotNewerThan | undefined): boolean {
-    if (!condition) return true;
-    const value = this.partitions.get(pk)?.get(sk)?.[condition.attribute];
-    return value === undefined || (typeof value === 'string' && Buffer.compare(Buffer.from(value), Buffer.from(condition.atMost)) <= 0);
+  /** The condition as DynamoDB evaluates its expression (shared/locations/item-table.ts). */
+  private holds(pk: string, sk: string, condition: WriteCondition | undefined): boolean {
+    return conditionHolds(this.partitions.get(pk)?.get(sk), condition);
   }
 
   private apply(entry: LogEntry): void {

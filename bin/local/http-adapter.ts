@@ -47,7 +47,19 @@ export function targetUrl(target: string): URL | undefined {
   return absolute !== undefined && URL.canParse(absolute) ? new URL(absolute) : undefined;
 }
 
-const isText = (body: Buffer): boolean => body.length === 0 || Buffer.from(body.toString('utf8'), 'utf8').equals(body);
+const isUtf8 = (body: Buffer): boolean => body.length === 0 || Buffer.from(body.toString('utf8'), 'utf8').equals(body);
+
+/**
+ * Whether API Gateway hands a body over as text: only `text/*`, JSON, XML and JavaScript bodies are
+ * (everything else, NDJSON and a missing Content-Type among them, arrives base64-encoded with
+ * `isBase64Encoded`). AWS's payload 2.0 docs say binary bodies are encoded without listing the
+ * types; the list was verified against AWS in ministackorg/ministack#766.
+ */
+export function deliveredAsText(contentType: string | undefined, body: Buffer): boolean {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const textual = type.startsWith('text/') || ['application/json', 'application/xml', 'application/javascript'].includes(type);
+  return textual && isUtf8(body);
+}
 
 export function toEvent(
   req: LocalRequest,
@@ -57,7 +69,7 @@ export function toEvent(
 ): APIGatewayProxyEventV2WithJWTAuthorizer {
   const query: Record<string, string> = {};
   for (const [name, value] of req.url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const text = isText(req.body);
+  const text = deliveredAsText(req.headers['content-type'], req.body);
   const now = Date.now();
   return {
     version: '2.0',
@@ -81,7 +93,8 @@ export function toEvent(
       stage: '$default',
       time: new Date(now).toUTCString(),
       timeEpoch: now,
-      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [] } },
+      // The token's scopes, as the JWT authorizer lists them from its `scope` claim.
+      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: (claims.scope ?? '').split(' ').filter(Boolean) } },
     },
   } as APIGatewayProxyEventV2WithJWTAuthorizer;
 }

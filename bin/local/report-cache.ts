@@ -1,3 +1,4 @@
+import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
 import { deepFreeze } from './deep-freeze';
 
@@ -12,13 +13,14 @@ export interface ReportCacheOptions {
  * The engine results of the local server's DuckDB, kept by plan and scope: OpenSearch's index request
  * cache for the embedded engine. OpenSearch keeps the aggregations of `size: 0` searches per shard
  * until the shard's data changes (https://docs.opensearch.org/docs/search-plugins/caching/request-cache);
- * the local server's DuckDB file is held by the server alone (a second process cannot open it) and
- * nothing the server does writes documents, so a result stays exact as long as the process runs.
+ * the local server's DuckDB file is held by the server alone (a second process cannot open it), and
+ * its own writes (`POST /ingest/{collection}`) forget the results of the organization written to
+ * ({@link CachedReportEngine.forget}), so a result stays exact as long as the process runs.
  * A dashboard or the explorer asking the same report again then costs no query; a report asked by
  * several clients at once runs once. Least recently used results go first; failures are not kept.
  */
 export class CachedReportEngine implements ReportEngine {
-  private readonly entries = new Map<string, { result: Promise<EngineResult>; bytes: number }>();
+  private readonly entries = new Map<string, { result: Promise<EngineResult>; bytes: number; organizationId: string }>();
   private bytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -41,7 +43,7 @@ export class CachedReportEngine implements ReportEngine {
       this.entries.set(key, hit);
       return hit.result;
     }
-    const entry = { result: this.engine.run(...args).then(deepFreeze), bytes: 0 };
+    const entry = { result: this.engine.run(...args).then(deepFreeze), bytes: 0, organizationId: scope.organizationId };
     this.entries.set(key, entry);
     entry.result.then(
       (result) => this.admit(key, entry, Buffer.byteLength(JSON.stringify(result))),
@@ -49,6 +51,11 @@ export class CachedReportEngine implements ReportEngine {
     );
     this.evict();
     return entry.result;
+  }
+
+  /** Forgets every result of the organization's reports: its documents changed. */
+  forgetOrganization(organizationId: string): void {
+    for (const [key, entry] of this.entries) if (entry.organizationId === organizationId) this.forget(key, entry);
   }
 
   /** Counts a finished result, or drops it when it alone would take more than a quarter of the bytes. */
@@ -72,4 +79,16 @@ export class CachedReportEngine implements ReportEngine {
       this.forget(key, entry);
     }
   }
+}
+
+/** `writer`, making `cache` forget the results of every organization a write added documents to. */
+export function forgettingWriter(writer: DocumentWriter, cache: CachedReportEngine): DocumentWriter {
+  return {
+    async write(collection, documents) {
+      const outcomes = await writer.write(collection, documents);
+      const written = new Set(documents.filter((_, i) => outcomes[i]?.kind === 'written').map((d) => d.document.organizationId));
+      for (const organizationId of written) cache.forgetOrganization(organizationId);
+      return outcomes;
+    },
+  };
 }

@@ -23,6 +23,7 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   'list-locations': lazy(() => import('../../functions/list-locations')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'query-report': lazy(() => import('../../functions/query-report')),
+  ingest: lazy(() => import('../../functions/ingest')),
   health: lazy(() => import('../../functions/health')),
   problems: lazy(() => import('../../functions/problems')),
 };

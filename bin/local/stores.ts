@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
+import type { ItemTable } from '#shared/locations/item-table';
 import type { LocationStore } from '#shared/locations/store';
 import { ensureTable } from '#shared/locations/table';
 import { TableLocationStore } from '#shared/locations/table-store';
@@ -9,6 +10,8 @@ import { FileItemTable } from './file-table';
 
 export interface OpenedLocationStore {
   readonly store: LocationStore;
+  /** The embedded table under the store, when it is one (the handlers get it in place of DynamoDB). */
+  readonly table?: ItemTable;
   /** Where the locations are, for messages. */
   readonly description: string;
   /** The DynamoDB connection, when the store is a DynamoDB table (the handlers read it from the environment). */
@@ -35,7 +38,7 @@ export interface LocationStoreFlags {
 export async function openLocationStore(flags: LocationStoreFlags): Promise<OpenedLocationStore> {
   if (flags.table === undefined && flags.dynamodbEndpoint === undefined) {
     const table = FileItemTable.open(flags.localFile);
-    return { store: new TableLocationStore(table), description: flags.localFile, close: async () => table.close() };
+    return { store: new TableLocationStore(table), table, description: flags.localFile, close: async () => table.close() };
   }
   const tableName = flags.table ?? LOCAL_TABLE_NAME;
   const client = createDocumentClient({

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { ValidationError } from '#shared/errors';
-import { parseDocument, type ReportDocument } from '#shared/report/documents';
+import { ingestBatch } from '#shared/ingest/batch';
+import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import type { Collection } from '#shared/report/fields';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
-import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
+import { OpenSearchDocumentWriter } from '#shared/report/engines/opensearch/ingest';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
 import type { OpenSearchCliFlags } from '../cli/options';
@@ -20,40 +20,35 @@ export interface DocumentFailure {
 /** Where documents go: the embedded DuckDB file, or an OpenSearch cluster. */
 export interface DocumentTarget {
   readonly description: string;
-  /** Validates each document, writes the valid ones, and returns the refused ones (never throws for one). */
-  write(collection: Collection, documents: readonly unknown[], firstPosition: number): Promise<{ written: number; failures: DocumentFailure[] }>;
+  /**
+   * Validates each document and writes the valid ones not stored yet, exactly as the ingest API does
+   * (shared/ingest/batch.ts), with each document naming its own organization and location; returns
+   * how many were written, how many were stored already, and the refused ones (never throws for one).
+   */
+  write(collection: Collection, documents: readonly unknown[], firstPosition: number): Promise<{ written: number; duplicates: number; failures: DocumentFailure[] }>;
   close(): Promise<void>;
 }
 
-/** Validation shared by both targets: a refused document is reported with every problem, the rest go on. */
-function validate<C extends Collection>(collection: C, documents: readonly unknown[], first: number) {
-  const valid: { doc: ReportDocument<C>; position: number }[] = [];
-  const failures: DocumentFailure[] = [];
-  documents.forEach((input, i) => {
-    try {
-      valid.push({ doc: parseDocument(collection, input), position: first + i });
-    } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
-      failures.push({ position: first + i, reason: e.errors.map((x) => `${x.path || '/'} ${x.message}`).join('; ') });
-    }
-  });
-  return { valid, failures };
+function target(description: string, writer: DocumentWriter, close: () => Promise<void>): DocumentTarget {
+  return {
+    description,
+    async write(collection, documents, first) {
+      const result = await ingestBatch(collection, documents.map((value, i) => ({ line: first + i, value })), {}, writer);
+      const failures = result.rejected.map((r) => ({ position: r.line, reason: r.errors.map((x) => `${x.path || '/'} ${x.message}`).join('; ') }));
+      return { written: result.accepted, duplicates: result.duplicates, failures };
+    },
+    close,
+  };
 }
 
-/** DuckDB through its Appender, one transaction per batch (a batch is written whole or not at all). */
+/** DuckDB, one transaction per batch (a batch is written whole or not at all). */
 export async function duckDbTarget(path: string, instance?: DuckDBInstance): Promise<DocumentTarget & { instance: DuckDBInstance }> {
   const db = instance ?? (await openDuckDb(path));
   return {
-    description: `DuckDB ${path}`,
-    instance: db,
-    async write(collection, documents, first) {
-      const { valid, failures } = validate(collection, documents, first);
-      const written = valid.length > 0 ? await ingestDocuments(db, collection, valid.map((v) => v.doc)) : 0;
-      return { written, failures };
-    },
-    close: async () => {
+    ...target(`DuckDB ${path}`, new DuckDbDocumentWriter(db), async () => {
       if (!instance) db.closeSync();
-    },
+    }),
+    instance: db,
   };
 }
 
@@ -65,16 +60,7 @@ export async function duckDbTarget(path: string, instance?: DuckDBInstance): Pro
 export async function openSearchTarget(connection: OpenSearchConnection, indexPrefix: string): Promise<DocumentTarget> {
   const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
   if (connection.auth === 'none') await ensureIndexTemplates(client, indexPrefix, { replicas: 0 });
-  return {
-    description: `OpenSearch ${connection.url} (prefix '${indexPrefix}')`,
-    async write(collection, documents, first) {
-      const { valid, failures } = validate(collection, documents, first);
-      const result = await indexDocuments(client, collection, valid.map((v) => v.doc), { indexPrefix, batchSize: 2000 });
-      const refused = result.failures.map((f) => ({ position: (valid[f.index] as { position: number }).position, reason: `${f.type}: ${f.reason}` }));
-      return { written: result.indexed, failures: [...failures, ...refused].sort((a, b) => a.position - b.position) };
-    },
-    close: () => client.close(),
-  };
+  return target(`OpenSearch ${connection.url} (prefix '${indexPrefix}')`, new OpenSearchDocumentWriter(client, { indexPrefix }), () => client.close());
 }
 
 /**

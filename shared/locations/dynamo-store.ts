@@ -6,7 +6,7 @@ import {
   paginateScan,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { ItemTable, NotNewerThan } from './item-table';
+import { CLAIM_ATTRIBUTES, type ItemTable, type NotNewerThan, type WriteCondition } from './item-table';
 import type { Item } from './items';
 import { TableLocationStore } from './table-store';
 
@@ -42,7 +42,7 @@ export class DynamoItemTable implements ItemTable {
     return items;
   }
 
-  put(item: Item, condition?: NotNewerThan): Promise<boolean> {
+  put(item: Item, condition?: WriteCondition): Promise<boolean> {
     return this.conditionally(new PutCommand({ TableName: this.tableName, Item: item, ...conditionExpression(condition) }));
   }
 
@@ -62,8 +62,16 @@ export class DynamoItemTable implements ItemTable {
   }
 }
 
-function conditionExpression(condition: NotNewerThan | undefined) {
+function conditionExpression(condition: WriteCondition | undefined): { ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
   if (!condition) return {};
+  if ('claimableAt' in condition) {
+    const { status, expiresAt, inProgressExpiresAt, inProgress } = CLAIM_ATTRIBUTES;
+    return {
+      ConditionExpression: 'attribute_not_exists(PK) OR #expiry < :nowSeconds OR (#status = :inProgress AND #claim < :nowMs)',
+      ExpressionAttributeNames: { '#expiry': expiresAt, '#status': status, '#claim': inProgressExpiresAt },
+      ExpressionAttributeValues: { ':nowSeconds': condition.claimableAt / 1000, ':nowMs': condition.claimableAt, ':inProgress': inProgress },
+    };
+  }
   return {
     ConditionExpression: 'attribute_not_exists(#a) OR #a <= :atMost',
     ExpressionAttributeNames: { '#a': condition.attribute },

@@ -114,6 +114,7 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
     },
   },
   allowed: { type: 'array', items: { type: 'string' } },
+  scope: { type: 'string' },
   maxBuckets: { type: 'integer' },
   splitInterval: { type: 'string' },
   bytes: { type: 'integer' },

@@ -22,10 +22,12 @@ const ROOT = join(__dirname, '../..');
  * `npm start` as a user runs it, in a fresh data folder (so it seeds 30 days for 3 locations) on a free
  * port: the real local server, the real handlers, DuckDB and the embedded location table. `env` adds
  * to the environment, `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
- * is printed.
+ * is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart does.
  */
-export async function startLocalService(env: Record<string, string> = {}, args: readonly string[] = []): Promise<LocalService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'lrs-local-'));
+export async function startLocalService(env: Record<string, string> = {}, args: readonly string[] = [], options: { readonly dataDir?: string } = {}): Promise<LocalService> {
+  // A data folder given is another run's: kept when this one stops.
+  const own = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lrs-local-'));
   const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local-server.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env },
@@ -48,7 +50,7 @@ export async function startLocalService(env: Record<string, string> = {}, args: 
       });
     });
   } catch (e) {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (own) rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
   return {
@@ -65,7 +67,7 @@ export async function startLocalService(env: Record<string, string> = {}, args: 
         await exited;
         clearTimeout(timer);
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (own) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   AppError,
   EngineUnavailableError,
+  ForbiddenError,
   InternalError,
   MalformedBodyError,
   NotAcceptableError,
@@ -18,6 +19,7 @@ import { problemsHtml, problemsMarkdown } from '#shared/problem-page';
 import { PROBLEM_SLUGS, PROBLEM_TYPES, problemTypeBaseError } from '#shared/problem-types';
 import { ResponseTooLargeError } from '#shared/report/query-report';
 import { SliceTooManyBucketsError } from '#shared/report/split/run-split';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../../functions/commons/idempotency/idempotency-key';
 import { SplitInputTooLargeError } from '../../functions/commons/split/step-functions-executor';
 import { createProblemsHandler } from '../../functions/problems';
 import { createQueryReportHandler } from '../../functions/query-report';
@@ -30,6 +32,7 @@ const EVERY_ERROR: readonly AppError[] = [
   new ValidationError([{ path: '/a', message: 'm' }]),
   new MalformedBodyError('d'),
   new UnauthorizedError(),
+  new ForbiddenError('d', 'ingest'),
   new NotFoundError('d'),
   new NotAcceptableError(['application/json']),
   new PayloadTooLargeError(1),
@@ -38,6 +41,8 @@ const EVERY_ERROR: readonly AppError[] = [
   new SliceTooManyBucketsError(10, '1M'),
   new ResponseTooLargeError(2, 1),
   new SplitInputTooLargeError(1),
+  new IdempotencyKeyInUseError(),
+  new IdempotencyKeyReusedError(),
   new EngineUnavailableError('d'),
   new ReportTimeoutError(1000),
   new InternalError(),

@@ -16,14 +16,21 @@ export interface MintOptions {
   /** @default 'local-developer' */
   readonly subject?: string;
   readonly ttlSeconds?: number;
+  /**
+   * OAuth scopes (the `scope` claim): with one, the token is a machine client's access token, as
+   * Cognito's client-credentials grant issues (`token_use: access`). @default none: a user's ID token
+   */
+  readonly scopes?: readonly string[];
   /** @default the current time */
   readonly now?: Date;
 }
 
-/** A development JWT (ES256) for one organization, as a Cognito ID token would carry it. */
+/** A development JWT (ES256) for one organization, as a Cognito ID token (or, with scopes, access token) would carry it. */
 export async function mintDevToken(key: DevKey, options: MintOptions): Promise<string> {
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  return new SignJWT({ [options.claimName]: options.organizationId, token_use: 'id' })
+  const scopes = options.scopes ?? [];
+  const claims = scopes.length > 0 ? { token_use: 'access', scope: scopes.join(' ') } : { token_use: 'id' };
+  return new SignJWT({ [options.claimName]: options.organizationId, ...claims })
     .setProtectedHeader({ alg: DEV_KEY_ALG, kid: key.kid, typ: 'JWT' })
     .setIssuer(DEV_ISSUER)
     .setAudience(DEV_AUDIENCE)

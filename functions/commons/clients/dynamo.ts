@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ItemTable } from '#shared/locations/item-table';
 import type { LocationStore } from '#shared/locations/store';
 import { lazy } from './lazy';
 import { traced } from '../powertools/tracer';
@@ -22,24 +23,37 @@ export function tableName(): string {
   return name;
 }
 
-const dynamoLocationStore = lazy(async (): Promise<LocationStore> => {
+const dynamoItemTable = lazy(async (): Promise<ItemTable> => {
   const name = tableName();
-  const [client, { DynamoLocationStore }] = await Promise.all([documentClient(), import('#shared/locations/dynamo-store')]);
-  return new DynamoLocationStore(client, name);
+  const [client, { DynamoItemTable }] = await Promise.all([documentClient(), import('#shared/locations/dynamo-store')]);
+  return new DynamoItemTable(client, name);
 });
 
-let provided: Promise<LocationStore> | undefined;
+let provided: Promise<ItemTable> | undefined;
 
 /**
- * Puts a ready store in place of the DynamoDB one: the local server provides its embedded table this
+ * Puts a ready table in place of the DynamoDB one: the local server provides its embedded table this
  * way (as it provides its report engine, ./engine.ts), which keeps it out of the Lambda bundles.
  */
-export function provideLocationStore(store: LocationStore): void {
-  provided = Promise.resolve(store);
+export function provideItemTable(table: ItemTable): void {
+  provided = Promise.resolve(table);
+  store = undefined;
 }
 
-/** The process's LocationStore: the provided one, else the table of TABLE_NAME, built once on first use. */
-export const locationStore = (): Promise<LocationStore> => provided ?? dynamoLocationStore();
+/** The service's one table: the provided one, else the DynamoDB table of TABLE_NAME, built once on first use. */
+export const itemTable = (): Promise<ItemTable> => provided ?? dynamoItemTable();
+
+let store: Promise<LocationStore> | undefined;
+
+/** The process's LocationStore, over {@link itemTable}. */
+export const locationStore = (): Promise<LocationStore> =>
+  (store ??= Promise.all([itemTable(), import('#shared/locations/table-store')]).then(
+    ([table, { TableLocationStore }]) => new TableLocationStore(table),
+    (error: unknown) => {
+      store = undefined;
+      throw error;
+    },
+  ));
 
 /**
  * The health check of the location store: the provided one locally (the embedded table), DynamoDB's

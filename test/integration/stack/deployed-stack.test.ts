@@ -247,7 +247,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(8);
+    expect(serviceFunctionIds()).toHaveLength(9);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -262,7 +262,7 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(8);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(9);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
@@ -273,6 +273,7 @@ describe('the cloud assembly', () => {
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
+      ['POST /ingest/{collection}', 'JWT', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
     ]);
     for (const route of api.routes.filter((r) => !open.includes(r.routeKey))) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);

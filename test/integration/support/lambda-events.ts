@@ -7,6 +7,10 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** Raw body text (wins over `body`). */
   readonly rawBody?: string;
+  /** Raw body bytes, handed over base64-encoded as API Gateway does for a binary body (wins over both). */
+  readonly binaryBody?: Buffer;
+  /** The token's scopes (`jwt.scopes`). @default none, as a user's ID token */
+  readonly scopes?: readonly string[];
   /** Headers over the default `content-type: application/json`; undefined leaves a header out. */
   readonly headers?: Record<string, string | undefined>;
   readonly query?: Record<string, string>;
@@ -30,7 +34,7 @@ export interface HttpResponse {
 
 /** An API Gateway HTTP API (payload 2.0) event as the JWT authorizer hands it to the function. */
 export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
-  const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
+  const body = req.binaryBody?.toString('base64') ?? req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
   const headers = Object.fromEntries(
     Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter((h): h is [string, string] => h[1] !== undefined),
   );
@@ -44,7 +48,7 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
     ...(req.query ? { queryStringParameters: req.query } : {}),
     ...(req.pathParameters ? { pathParameters: req.pathParameters } : {}),
     ...(body === undefined ? {} : { body }),
-    isBase64Encoded: false,
+    isBase64Encoded: req.binaryBody !== undefined,
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -56,7 +60,7 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
       stage: '$default',
       time: new Date(0).toISOString(),
       timeEpoch: 0,
-      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [] } },
+      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [...(req.scopes ?? [])] } },
     },
   } as APIGatewayProxyEventV2WithJWTAuthorizer;
 }

@@ -27,7 +27,7 @@ function countingTarget() {
     description: 'counting',
     async write(collection, documents) {
       written[collection] += documents.length;
-      return { written: documents.length, failures: [] };
+      return { written: documents.length, duplicates: 0, failures: [] };
     },
     close: async () => undefined,
   };

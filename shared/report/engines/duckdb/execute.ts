@@ -228,8 +228,9 @@ async function checkLayout(connection: DuckDBConnection, path: string): Promise<
   const migrations: string[] = [];
   for (const { tables, legacy } of expectedLayout()) {
     if (matches(tables)) continue;
-    if (legacy && matches(legacy.tables)) {
-      migrations.push(...legacy.migration);
+    const former = legacy.find((l) => matches(l.tables));
+    if (former) {
+      migrations.push(...former.migration);
       continue;
     }
     const { table, columns } = tables.find((t) => actual.get(t.table) !== t.columns.join(',')) as TableLayout;

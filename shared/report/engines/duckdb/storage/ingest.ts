@@ -1,8 +1,10 @@
 import { BIGINT, INTEGER, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { nestedPathsOf, type Collection, type NestedPath } from '../../../fields';
 import type { ReportDocument } from '../../../documents';
+import { documentIdentity, type DocumentIdentity } from '../../../document-identity';
+import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../../document-writer';
 import { mapDuckDbError } from '../errors';
-import { DOC_ID, ident, ITEM, itemsColumn, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SCOPE, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
+import { CONTENT, DOC_ID, ident, KEY, ITEM, itemsColumn, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SCOPE, SHARD, shardOf, TABLES, type ColumnDef } from './schema';
 import { TableChunks } from './table-chunks';
 
 type Row = Readonly<Record<string, unknown>>;
@@ -10,40 +12,87 @@ type Row = Readonly<Record<string, unknown>>;
 /** Writes are serialized per database: row ids are handed out from max(row_id). */
 const writeLocks = new WeakMap<DuckDBInstance, Promise<unknown>>();
 
+function serialized<T>(instance: DuckDBInstance, work: () => Promise<T>): Promise<T> {
+  const previous = writeLocks.get(instance) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(work);
+  writeLocks.set(instance, run);
+  return run;
+}
+
 /**
- * Appends validated documents (see documents.ts) with DuckDB's Appender, in one transaction.
- * A document whose `id` is already stored in the same UTC month replaces it (and its nested
- * items), as OpenSearch replaces a document of the same `_id` in the same monthly index; within one
- * call the last document with an id wins, as in a bulk request. Returns the number written.
+ * Writes each document that is not stored yet, exactly once (DocumentWriter): in one transaction,
+ * the documents' `_key`s are looked up, the new ones appended with DuckDB's Appender, so a batch is
+ * written whole or not at all and a process killed mid-batch leaves nothing of it. Outcomes in input
+ * order; the documents must have distinct identities.
+ */
+export function writeDocuments<C extends Collection>(instance: DuckDBInstance, collection: C, documents: readonly DocumentToWrite<C>[]): Promise<WriteOutcome[]> {
+  return serialized(instance, () => write(instance, collection, documents));
+}
+
+/** The DuckDB engine's DocumentWriter. */
+export class DuckDbDocumentWriter implements DocumentWriter {
+  constructor(private readonly instance: DuckDBInstance) {}
+
+  write<C extends Collection>(collection: C, documents: readonly DocumentToWrite<C>[]): Promise<WriteOutcome[]> {
+    return writeDocuments(this.instance, collection, documents);
+  }
+}
+
+export interface IngestOptions {
+  /**
+   * Look documents up by identity and write only new ones. Off: append every document as it is,
+   * with no identity (a benchmark's baseline, a bulk load known to be new). @default true
+   */
+  readonly identity?: boolean;
+}
+
+/**
+ * Writes validated documents (see documents.ts), each once: a document already stored (the same
+ * identity and content) or given twice is not written again, and one whose `id` is stored with other
+ * content is not written (the first write wins). Returns the number written.
  */
 export async function ingestDocuments<C extends Collection>(
   instance: DuckDBInstance,
   collection: C,
   documents: readonly ReportDocument<C>[],
+  options: IngestOptions = {},
 ): Promise<number> {
-  const previous = writeLocks.get(instance) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(() => write(instance, collection, documents as unknown as readonly Row[]));
-  writeLocks.set(instance, run);
-  return run;
+  if (options.identity === false) {
+    return serialized(instance, () => write(instance, collection, documents.map((document) => ({ document }))).then((o) => o.length));
+  }
+  const all = documents.map((document) => ({ document, identity: documentIdentity(collection, document) }));
+  const { distinct } = firstOfEachIdentity(all);
+  const outcomes = await writeDocuments(instance, collection, distinct.map((i) => all[i] as DocumentToWrite<C>));
+  return outcomes.filter((o) => o.kind === 'written').length;
 }
 
-async function write(instance: DuckDBInstance, collection: Collection, documents: readonly Row[]): Promise<number> {
-  const docs = lastPerIdAndMonth(documents);
+type Entry<C extends Collection> = { readonly document: ReportDocument<C>; readonly identity?: DocumentIdentity };
+
+const WRITTEN: WriteOutcome = { kind: 'written' };
+const DUPLICATE: WriteOutcome = { kind: 'duplicate' };
+const CONFLICT: WriteOutcome = { kind: 'conflict' };
+
+async function write<C extends Collection>(instance: DuckDBInstance, collection: C, entries: readonly Entry<C>[]): Promise<WriteOutcome[]> {
+  if (entries.length === 0) return [];
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
     await connection.run('BEGIN TRANSACTION');
     try {
-      await deleteReplaced(connection, collection, docs);
-      const first = await nextRowId(connection, collection);
-      const scopes = await scopeNumbers(connection, collection, docs);
-      await appendAll(connection, collection, docs, first, scopes);
+      const outcomes = await outcomesOf(connection, collection, entries);
+      const fresh = entries.filter((_, i) => outcomes[i] === WRITTEN);
+      if (fresh.length > 0) {
+        const docs = fresh.map((e) => e.document as unknown as Row);
+        const first = await nextRowId(connection, collection);
+        const scopes = await scopeNumbers(connection, collection, docs);
+        await appendAll(connection, collection, fresh, first, scopes);
+      }
       await connection.run('COMMIT');
+      return outcomes;
     } catch (e) {
       await connection.run('ROLLBACK');
       throw e;
     }
-    return docs.length;
   } catch (e) {
     throw mapDuckDbError(e);
   } finally {
@@ -51,41 +100,28 @@ async function write(instance: DuckDBInstance, collection: Collection, documents
   }
 }
 
-const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
-
-function lastPerIdAndMonth(documents: readonly Row[]): Row[] {
-  const seen = new Set<string>();
-  const kept: Row[] = [];
-  for (let i = documents.length - 1; i >= 0; i--) {
-    const doc = documents[i] as Row;
-    if (typeof doc.id === 'string') {
-      const key = `${doc.id}\u0000${monthOf(doc.timestamp as number)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-    }
-    kept.push(doc);
-  }
-  return kept.reverse();
-}
-
-async function deleteReplaced(connection: DuckDBConnection, collection: Collection, docs: readonly Row[]): Promise<void> {
-  const months = new Map<string, Set<string>>();
-  for (const doc of docs) if (typeof doc.id === 'string') (months.get(doc.id) ?? months.set(doc.id, new Set()).get(doc.id)!).add(monthOf(doc.timestamp as number));
-  if (months.size === 0) return;
-  const root = ident(TABLES[collection].root);
-  const existing = await connection.runAndReadAll(
-    `SELECT ${ident(ROW_ID)}, ${ident(DOC_ID)}, ${ident('timestamp')} FROM ${root} WHERE ${ident(DOC_ID)} IN (SELECT unnest($1))`,
-    [listValue([...months.keys()])],
-    [LIST(VARCHAR)],
+/**
+ * What becomes of each entry: the stored rows of the entries' keys are read (one semi-join over the
+ * root table's `_key` column); a stored key with the same content is a duplicate, with other content a
+ * conflict when the document names its `id`, and for a document without one two different readings
+ * whose 64-bit keys collide (their contents differ), so it is written.
+ */
+async function outcomesOf<C extends Collection>(connection: DuckDBConnection, collection: C, entries: readonly Entry<C>[]): Promise<WriteOutcome[]> {
+  const keys = entries.flatMap((e) => (e.identity ? [e.identity.key] : []));
+  if (keys.length === 0) return entries.map(() => WRITTEN);
+  const reader = await connection.runAndReadAll(
+    `SELECT ${ident(KEY)}, ${ident(CONTENT)} FROM ${ident(TABLES[collection].root)} WHERE ${ident(KEY)} IN (SELECT unnest($1))`,
+    [listValue(keys)],
+    [LIST(BIGINT)],
   );
-  const rowIds = (existing.getRowsJS() as [bigint, string, bigint][])
-    .filter(([, id, ts]) => months.get(id)?.has(monthOf(Number(ts))))
-    .map(([rowId]) => rowId);
-  if (rowIds.length === 0) return;
-  const tables = [...Object.values(TABLES[collection].nested).map((t) => [t, PARENT_ID] as const), [TABLES[collection].root, ROW_ID] as const];
-  for (const [table, key] of tables) {
-    await connection.run(`DELETE FROM ${ident(table)} WHERE ${ident(key)} IN (SELECT unnest($1))`, [listValue(rowIds)], [LIST(BIGINT)]);
-  }
+  const stored = new Map<bigint, Set<bigint>>();
+  for (const [key, content] of reader.getRowsJS() as [bigint, bigint][]) (stored.get(key) ?? stored.set(key, new Set()).get(key)!).add(content);
+  return entries.map(({ document, identity }) => {
+    const contents = identity && stored.get(identity.key);
+    if (!contents) return WRITTEN;
+    if (contents.has(identity.content)) return DUPLICATE;
+    return document.id === undefined ? WRITTEN : CONFLICT;
+  });
 }
 
 /** Scope numbers by organizationId, then locationId. */
@@ -173,7 +209,7 @@ function tablePlan(collection: Collection): TablePlan {
   let plan = plans.get(collection);
   if (!plan) {
     const root = rootColumns(collection);
-    const generated = new Set([ROW_ID, DOC_ID, SHARD, ...nestedPathsOf(collection).map(itemsColumn)]);
+    const generated = new Set([ROW_ID, DOC_ID, SHARD, KEY, CONTENT, ...nestedPathsOf(collection).map(itemsColumn)]);
     plan = {
       root,
       rootFields: root.flatMap((c, index) => (generated.has(c.name) ? [] : [{ index, name: c.name }])),
@@ -207,7 +243,7 @@ class Shards {
  * document's scope number and copies of its time and shard, in item order (the child table's rowid
  * is the item order).
  */
-async function appendAll(connection: DuckDBConnection, collection: Collection, docs: readonly Row[], firstRowId: bigint, scopes: ScopeNumbers | undefined): Promise<void> {
+async function appendAll(connection: DuckDBConnection, collection: Collection, entries: readonly Entry<Collection>[], firstRowId: bigint, scopes: ScopeNumbers | undefined): Promise<void> {
   const plan = tablePlan(collection);
   const appenders: DuckDBAppender[] = [];
   try {
@@ -222,12 +258,15 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
     }
     const rowIdCol = plan.root.findIndex((c) => c.name === ROW_ID);
     const docIdCol = plan.root.findIndex((c) => c.name === DOC_ID);
+    const keyCol = plan.root.findIndex((c) => c.name === KEY);
+    const contentCol = plan.root.findIndex((c) => c.name === CONTENT);
     const shardCol = plan.root.findIndex((c) => c.name === SHARD);
     const shards = new Shards();
     let rowId = Number(firstRowId);
     let locations: Map<string, number> | undefined;
     let organization: unknown;
-    for (const doc of docs) {
+    for (const { document, identity } of entries) {
+      const doc = document as unknown as Row;
       const shard = typeof doc.timestamp === 'number' ? shards.of(doc.timestamp) : undefined;
       if (doc.organizationId !== organization) {
         organization = doc.organizationId;
@@ -236,6 +275,8 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, d
       const scope = locations?.get(doc.locationId as string);
       root.setBigInt(rowIdCol, rowId);
       root.set(docIdCol, doc.id);
+      root.set(keyCol, identity?.key);
+      root.set(contentCol, identity?.content);
       root.set(shardCol, shard);
       for (const { index, name } of plan.rootFields) root.set(index, doc[name]);
       for (const { child } of children) root.setNumber(child.countIndex, (doc[child.path] as readonly Row[] | undefined)?.length ?? 0);

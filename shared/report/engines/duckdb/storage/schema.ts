@@ -6,13 +6,13 @@ import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, typ
  * Lucene keeps nested documents next to their parent, so that a nested aggregation never UNNESTs a
  * LIST(STRUCT) column on every query (far slower; see ../README.md):
  *
- *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label, _crossedPaths, _polygons)
+ *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label, _crossedPaths, _polygons, _key, _content)
  *     movement_crossed_paths(event_id, _item, _scope, _shard, timestamp, id, end, start)
  *     movement_polygons(event_id, _item, _scope, _shard, timestamp, id, value)
  *     movement_scopes(_scope, organizationId, locationId)
  *
  * For the grouped compilation of nested reports (compile.ts), written at ingest and never updated
- * (a document is only ever replaced whole, with its items):
+ * (a document is written once, whole with its items, and never changed):
  * - a child row carries its parent's scope number (its (organizationId, locationId) pair, numbered
  *   in movement_scopes) and a copy of its time and shard (PARENT_COPIES), so that a report whose
  *   scope and stages before `nested` need no other root field reads the child table alone, where
@@ -81,8 +81,27 @@ export const itemsColumn = (path: NestedPath): string => `_${path}`;
 /** The child column holding the item's position in its document's list (0 for the first). */
 export const ITEM = '_item';
 
+/**
+ * The document's identity (../../../document-identity.ts) as two BIGINTs: `_key` says who it is (its
+ * organization, collection and id, or its content), `_content` digests its content; a write looks
+ * new documents up by `_key` and writes only those not stored yet. NULL in rows written before
+ * identities existed (a data folder of an earlier version): such rows are never matched.
+ */
+export const KEY = '_key';
+export const CONTENT = '_content';
+
+const identityColumns = (): ColumnDef[] => [
+  { name: KEY, type: 'BIGINT' },
+  { name: CONTENT, type: 'BIGINT' },
+];
+
 /** Columns of the root table, in table order. */
 export function rootColumns(c: Collection): ColumnDef[] {
+  return [...countedRootColumns(c), ...identityColumns()];
+}
+
+/** Root columns as versions before identities wrote them: with the item counts. */
+function countedRootColumns(c: Collection): ColumnDef[] {
   return [...legacyRootColumns(c), ...nestedPathsOf(c).map((path): ColumnDef => ({ name: itemsColumn(path), type: 'INTEGER' }))];
 }
 
@@ -171,10 +190,16 @@ export interface TableLayout {
   readonly columns: readonly string[];
 }
 
-/** A collection's tables with their expected columns; where the layout changed, the former one and how to migrate from it. */
+/** A former layout of a collection's tables and the statements that bring it to the current one. */
+export interface LegacyLayout {
+  readonly tables: readonly TableLayout[];
+  readonly migration: readonly string[];
+}
+
+/** A collection's tables with their expected columns; where the layout changed, the former ones and how to migrate from each. */
 export interface CollectionLayout {
   readonly tables: readonly TableLayout[];
-  readonly legacy?: { readonly tables: readonly TableLayout[]; readonly migration: readonly string[] };
+  readonly legacy: readonly LegacyLayout[];
 }
 
 /** Every collection's tables with their expected columns, in table order. */
@@ -182,12 +207,20 @@ export function expectedLayout(): CollectionLayout[] {
   const names = (columns: readonly ColumnDef[]) => columns.map((col) => col.name);
   return COLLECTIONS.map((c) => {
     const paths = nestedPathsOf(c);
-    const tables = [{ table: TABLES[c].root, columns: names(rootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(nestedColumns(c, path)) }))];
-    if (paths.length === 0) return { tables };
-    tables.push({ table: scopesTable(c), columns: names(scopeColumns()) });
-    const legacy = [{ table: TABLES[c].root, columns: names(legacyRootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(legacyNestedColumns(c, path)) }))];
-    return { tables, legacy: { tables: legacy, migration: migrationStatements(c) } };
+    const children = paths.map((path) => ({ table: nestedTable(c, path), columns: names(nestedColumns(c, path)) }));
+    const scopes = paths.length > 0 ? [{ table: scopesTable(c), columns: names(scopeColumns()) }] : [];
+    const tables = [{ table: TABLES[c].root, columns: names(rootColumns(c)) }, ...children, ...scopes];
+    // Before identities: the same tables, without the identity columns.
+    const counted = { tables: [{ table: TABLES[c].root, columns: names(countedRootColumns(c)) }, ...children, ...scopes], migration: identityMigration(c) };
+    if (paths.length === 0) return { tables, legacy: [counted] };
+    const first = [{ table: TABLES[c].root, columns: names(legacyRootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(legacyNestedColumns(c, path)) }))];
+    return { tables, legacy: [counted, { tables: first, migration: migrationStatements(c) }] };
   });
+}
+
+/** Adds the identity columns (NULL in every row there is) to a root table of the layout before them. */
+function identityMigration(c: Collection): string[] {
+  return identityColumns().map((col) => `ALTER TABLE ${ident(TABLES[c].root)} ADD COLUMN ${ident(col.name)} ${col.type}`);
 }
 
 /**
@@ -232,7 +265,7 @@ function migrationStatements(c: Collection): string[] {
   statements.push(
     `DROP TABLE IF EXISTS ${scratch(root)}`,
     createTable(`${root}__migrating`, rootColumns(c), false),
-    `INSERT INTO ${scratch(root)} SELECT d.*, ${counts.join(', ')} FROM ${ident(root)} d ${joins.join(' ')} ORDER BY d.rowid`,
+    `INSERT INTO ${scratch(root)} SELECT d.*, ${[...counts, ...identityColumns().map(() => 'NULL')].join(', ')} FROM ${ident(root)} d ${joins.join(' ')} ORDER BY d.rowid`,
   );
   renames.push(root);
   for (const table of renames) statements.push(`DROP TABLE ${ident(table)}`, `ALTER TABLE ${scratch(table)} RENAME TO ${ident(table)}`);

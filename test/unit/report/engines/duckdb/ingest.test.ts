@@ -6,7 +6,8 @@ import { EngineUnavailableError, InternalError } from '#shared/errors';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { mapDuckDbError } from '#shared/report/engines/duckdb/errors';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { documentIdentity } from '#shared/report/document-identity';
+import { ingestDocuments, writeDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { buildPlan } from '#shared/report/plan/build-plan';
 
 const event = (id: string | undefined, timestamp: string, label: string, lines: string[] = []): ReportDocument<'movementEvents'> =>
@@ -18,6 +19,8 @@ const event = (id: string | undefined, timestamp: string, label: string, lines: 
     label,
     crossedPaths: lines.map((l) => ({ id: l, end: 'A' })),
   });
+
+const toWrite = (document: ReportDocument<'movementEvents'>) => ({ document, identity: documentIdentity('movementEvents', document) });
 
 async function rows(db: DuckDBInstance, sql: string): Promise<unknown[][]> {
   const connection = await db.connect();
@@ -49,18 +52,45 @@ describe('ingestDocuments', () => {
     db.closeSync();
   });
 
-  test('replaces a document with the same id in the same month, items included, as a monthly index would', async () => {
+  test('writes each document once: a stored one again is a duplicate, its id with other content a conflict, the first write kept', async () => {
+    // Prepare: "a" (an id) in March, "u" (no id) in April
+    const db = await openDuckDb(':memory:');
+    const a = event('a', '2024-03-01T00:00:00Z', 'car', ['n']);
+    const u = event(undefined, '2024-04-01T00:00:00Z', 'bus');
+    const first = await writeDocuments(db, 'movementEvents', [a, u].map(toWrite));
+    // Act: both again (u's instant written with another offset), a new "b"; then "a" as a truck in April;
+    // then "a" of another organization, which is another document
+    const again = await writeDocuments(db, 'movementEvents', [a, event(undefined, '2024-04-01T02:00:00+02:00', 'bus'), event('b', '2024-03-02T00:00:00Z', 'car')].map(toWrite));
+    const changed = await writeDocuments(db, 'movementEvents', [event('a', '2024-04-15T00:00:00Z', 'truck', ['x'])].map(toWrite));
+    const otherOrg = await writeDocuments(db, 'movementEvents', [{ ...a, organizationId: 'org2' }].map(toWrite));
+    // Assess
+    expect(first.map((o) => o.kind)).toEqual(['written', 'written']);
+    expect(again.map((o) => o.kind)).toEqual(['duplicate', 'duplicate', 'written']);
+    expect(changed.map((o) => o.kind)).toEqual(['conflict']);
+    expect(otherOrg.map((o) => o.kind)).toEqual(['written']);
+    expect(await rows(db, 'SELECT "organizationId", doc_id, label FROM movement_events ORDER BY row_id')).toEqual([
+      ['org', 'a', 'car'],
+      ['org', null, 'bus'],
+      ['org', 'b', 'car'],
+      ['org2', 'a', 'car'],
+    ]);
+    expect(await rows(db, 'SELECT event_id, id FROM movement_crossed_paths ORDER BY event_id')).toEqual([
+      [1n, 'n'],
+      [4n, 'n'],
+    ]);
+    db.closeSync();
+  });
+
+  test('ingestDocuments writes a document given twice in one call once, and counts only what it wrote', async () => {
     // Prepare
     const db = await openDuckDb(':memory:');
-    await ingestDocuments(db, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n']), event('a', '2024-04-01T00:00:00Z', 'car')]);
-    // Act: same id in March again (twice in one batch: the last wins)
-    await ingestDocuments(db, 'movementEvents', [event('a', '2024-03-20T00:00:00Z', 'bus', ['x']), event('a', '2024-03-21T00:00:00Z', 'truck', ['y', 'z'])]);
-    // Assess: the April document with the same id is another index's document and stays
-    expect(await rows(db, 'SELECT doc_id, label FROM movement_events ORDER BY "timestamp"')).toEqual([
-      ['a', 'truck'],
-      ['a', 'car'],
-    ]);
-    expect(await rows(db, 'SELECT id FROM movement_crossed_paths ORDER BY id')).toEqual([['y'], ['z']]);
+    const c = event(undefined, '2024-03-01T00:00:00Z', 'car');
+    // Act
+    const firstCall = await ingestDocuments(db, 'movementEvents', [c, c, event('d', '2024-03-01T00:00:00Z', 'car')]);
+    const secondCall = await ingestDocuments(db, 'movementEvents', [c, event('e', '2024-03-01T00:00:00Z', 'car')]);
+    // Assess
+    expect([firstCall, secondCall]).toEqual([2, 1]);
+    expect(await rows(db, 'SELECT count(*) FROM movement_events')).toEqual([[3n]]);
     db.closeSync();
   });
 
@@ -138,6 +168,36 @@ describe('opening a database file', () => {
     old.closeSync();
     // Act / Assess
     await expect(openDuckDb(path)).rejects.toThrow(/movement_events has columns \(row_id,label\).*delete the file/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('migrates a file of the layout before identities: its rows keep their answers and are never matched, new ones are', async () => {
+    // Prepare: a file of the previous release, i.e. today's tables without the identity columns
+    const dir = mkdtempSync(join(tmpdir(), 'lrs-duckdb-'));
+    const path = join(dir, 'previous.duckdb');
+    const previous = await openDuckDb(path);
+    await ingestDocuments(previous, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n'])]);
+    await ingestDocuments(previous, 'parkingEvents', [parseDocument('parkingEvents', { organizationId: 'org', locationId: 'loc', timestamp: '2024-03-01T00:00:00Z', duration: 60 })]);
+    for (const table of ['movement_events', 'parking_lot_stats', 'parking_events']) {
+      const connection = await previous.connect();
+      await connection.run(`ALTER TABLE ${table} DROP COLUMN _key`);
+      await connection.run(`ALTER TABLE ${table} DROP COLUMN _content`);
+      connection.closeSync();
+    }
+    previous.closeSync();
+    // Act
+    const db = await openDuckDb(path);
+    const outcomes = await writeDocuments(db, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n']), event('b', '2024-03-01T00:00:00Z', 'car')].map(toWrite));
+    const again = await writeDocuments(db, 'movementEvents', [event('b', '2024-03-01T00:00:00Z', 'car')].map(toWrite));
+    // Assess: the old "a" has no identity, so the new "a" is written beside it; "b" is then known
+    expect(await rows(db, 'SELECT doc_id, _key IS NULL FROM movement_events ORDER BY row_id')).toEqual([
+      ['a', true],
+      ['a', false],
+      ['b', false],
+    ]);
+    expect(await rows(db, 'SELECT count(*), count(_key) FROM parking_events')).toEqual([[1n, 0n]]);
+    expect([...outcomes, ...again].map((o) => o.kind)).toEqual(['written', 'written', 'duplicate']);
+    db.closeSync();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,0 +1,78 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { answerIngest, collectionOf } from '#shared/ingest/answer';
+import type { ItemTable } from '#shared/locations/item-table';
+import type { LocationStore } from '#shared/locations/store';
+import type { DocumentWriter } from '#shared/report/engines/document-writer';
+import { documentWriter } from '#commons/clients/document-writer';
+import { itemTable, locationStore } from '#commons/clients/dynamo';
+import { idempotencyKeyOf, oncePerKey, REPLAYED_HEADER } from '#commons/idempotency/idempotency-key';
+import type { Provider } from '#commons/clients/lazy';
+import { httpEdge } from '#commons/http/edge';
+import { organizationOf } from '#commons/http/identity';
+import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
+import { ndjsonBody } from '#commons/http/ndjson-body';
+import { routeGuard } from '#commons/http/route-guard';
+import { metrics } from '#commons/powertools/metrics';
+import { ROUTES } from './routes';
+
+type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
+
+export interface IngestHandlerDeps {
+  readonly writer: Provider<DocumentWriter>;
+  readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
+  /** Where `Idempotency-Key`s and their answers are kept: the service's table. */
+  readonly table: Provider<ItemTable>;
+}
+
+/**
+ * POST /ingest/{collection}: an NDJSON batch of documents (gzip allowed) for the caller's
+ * organization, each line written exactly once; with an `Idempotency-Key`, the answer of the first
+ * request with that key is given again. Who may write, which collection and the key's form are
+ * checked before the body is read (403, 404, 400), the body's size and form before a line is parsed
+ * (413, 415).
+ */
+export function createIngestHandler(deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable }) {
+  return middy<Event, APIGatewayProxyResultV2>()
+    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
+    .use(routeGuard(ROUTES.find((r) => r.handler === 'ingest')!))
+    .use(jsonOnly())
+    .use({
+      before: async ({ event }) => {
+        organizationOf(event, 'ingest');
+        collectionOf(event.pathParameters?.collection);
+        idempotencyKeyOf(event.headers);
+      },
+    })
+    .use(ndjsonBody())
+    .handler(async (event, context) => {
+      const organizationId = organizationOf(event, 'ingest');
+      const collection = collectionOf(event.pathParameters?.collection);
+      const body = event.body ?? '';
+      const work = async () => {
+        const store = await deps.store();
+        return answerIngest(body, collection, organizationId, {
+          locationIds: async (org) => new Set((await store.listLocations(org)).map((l) => l.id)),
+          writer: await deps.writer(),
+        });
+      };
+      const key = idempotencyKeyOf(event.headers);
+      const { answer: result, replayed } = key
+        ? await oncePerKey({ key, organizationId, operation: `POST /ingest/${collection}`, body }, await deps.table(), context, work)
+        : { answer: await work(), replayed: false };
+      if (!replayed) {
+        metrics.addDimension('collection', collection);
+        metrics.addMetric('IngestAccepted', MetricUnit.Count, result.accepted);
+        metrics.addMetric('IngestDuplicates', MetricUnit.Count, result.duplicates);
+        metrics.addMetric('IngestRejected', MetricUnit.Count, result.rejected.length);
+      }
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) },
+        body: JSON.stringify(result),
+      };
+    });
+}
+
+export const handler = createIngestHandler();

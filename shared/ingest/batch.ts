@@ -1,0 +1,100 @@
+import { ValidationError, type FieldError } from '../errors';
+import { documentIdentity } from '../report/document-identity';
+import { parseDocument } from '../report/documents';
+import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../report/engines/document-writer';
+import type { Collection } from '../report/fields';
+
+/** One document of a batch: an NDJSON line's text (parsed here), or a value already parsed (the CLIs). `line` numbers it in answers. */
+export type BatchLine = { readonly line: number; readonly text: string } | { readonly line: number; readonly value: unknown };
+
+/** A line that was not written, with every reason (JSON Pointers into the line's document). */
+export interface RejectedLine {
+  readonly line: number;
+  readonly errors: readonly FieldError[];
+}
+
+/**
+ * The answer to a batch: how many lines were written, how many were already stored (a batch sent
+ * again changes nothing and says so here), and the lines refused for good, with why. A client never
+ * sends a refused line again as it is; it may send the whole batch again at any time.
+ */
+export interface IngestResult {
+  readonly accepted: number;
+  readonly duplicates: number;
+  readonly rejected: readonly RejectedLine[];
+}
+
+/**
+ * Whose documents a batch may hold. With `organizationId` (the API: the caller's token), a line's
+ * `organizationId` may be left out (it is the token's) but never name another organization, and
+ * `locationIds` are the organization's locations, the only ones its lines may name. Without (an
+ * operator's direct load), every line names its own organization and location.
+ */
+export interface Tenancy {
+  readonly organizationId?: string;
+  readonly locationIds?: ReadonlySet<string>;
+}
+
+export const CONFLICT_MESSAGE = 'conflict: a different document with this id was written first, and the first write wins';
+
+/**
+ * Validates each line, writes the valid ones exactly once through `writer`, and answers per line.
+ * Lines are independent: a refused line stops no other. A line is refused when it is not JSON, breaks
+ * the collection's document schema, names another organization or a location the organization does
+ * not have, or names an `id` already written with other content (a conflict).
+ */
+export async function ingestBatch(collection: Collection, lines: readonly BatchLine[], tenancy: Tenancy, writer: DocumentWriter): Promise<IngestResult> {
+  const rejected: RejectedLine[] = [];
+  const valid: (DocumentToWrite & { readonly line: number })[] = [];
+  for (const entry of lines) {
+    const errors: FieldError[] = [];
+    const document = parseLine(collection, entry, tenancy, errors);
+    if (document) valid.push({ line: entry.line, document, identity: documentIdentity(collection, document) });
+    else rejected.push({ line: entry.line, errors });
+  }
+  const { distinct, repeated } = firstOfEachIdentity(valid);
+  const outcomes = new Map<number, WriteOutcome>(repeated);
+  const written = await writer.write(collection, distinct.map((i) => valid[i] as DocumentToWrite));
+  written.forEach((o, j) => outcomes.set(distinct[j] as number, o));
+  let accepted = 0;
+  let duplicates = 0;
+  valid.forEach(({ line }, i) => {
+    const outcome = outcomes.get(i) as WriteOutcome;
+    if (outcome.kind === 'written') accepted++;
+    else if (outcome.kind === 'duplicate') duplicates++;
+    else rejected.push({ line, errors: [outcome.kind === 'conflict' ? { path: '/id', message: CONFLICT_MESSAGE } : { path: '', message: outcome.reason }] });
+  });
+  rejected.sort((a, b) => a.line - b.line);
+  return { accepted, duplicates, rejected };
+}
+
+function parseLine(collection: Collection, entry: BatchLine, tenancy: Tenancy, errors: FieldError[]) {
+  let value: unknown;
+  try {
+    value = 'text' in entry ? JSON.parse(entry.text) : entry.value;
+  } catch (e) {
+    errors.push({ path: '', message: `not JSON: ${(e as Error).message}` });
+    return undefined;
+  }
+  const org = tenancy.organizationId;
+  if (org !== undefined && isObject(value)) {
+    if (value.organizationId !== undefined && value.organizationId !== org) {
+      errors.push({ path: '/organizationId', message: "must be the token's organization, or left out" });
+    }
+    value = { ...value, organizationId: org };
+  }
+  let document;
+  try {
+    document = parseDocument(collection, value);
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    errors.push(...e.errors);
+    return undefined;
+  }
+  if (tenancy.locationIds && !tenancy.locationIds.has(document.locationId)) {
+    errors.push({ path: '/locationId', message: 'is not a location of your organization (GET /locations lists them)' });
+  }
+  return errors.length === 0 ? document : undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

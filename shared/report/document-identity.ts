@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import type { ReportDocument } from './documents';
+import type { Collection } from './fields';
+
+/**
+ * Who a stored document is, so that writing it again is recognized instead of counted twice.
+ *
+ * A document is identified by its organization, its collection and its `id` (a device's event id)
+ * when it carries one, else by its whole content: the same reading sent twice (a gateway retrying
+ * a batch after a timeout) is one document. The organization is part of every identity, so one
+ * tenant can never replace or block another's document in the shared monthly indices.
+ *
+ * - `id`: the OpenSearch `_id` (128 bits of SHA-256, base64url), written with `create` so that a
+ *   second write is refused (409) rather than replacing the first.
+ * - `key`, `content`: two independent 64-bit numbers for the DuckDB engine, which keeps them in
+ *   columns and looks new documents up by `key`: the identity, and a digest of the content, so that
+ *   the same `id` with other content is told apart from a duplicate (a conflict: the first write wins).
+ *   A document without `id` has two digests of its content, 128 bits in all, so a 64-bit collision
+ *   between two different readings is never taken for a duplicate.
+ *
+ * Content is the normalized document (shared/report/documents.ts: instants as epoch ms, the derived
+ * `crossedPaths[].start`), written as JSON with sorted keys: `2024-03-01T01:00:00+01:00` and
+ * `2024-03-01T00:00:00Z` are the same reading. Arrays keep their order.
+ */
+export interface DocumentIdentity {
+  readonly id: string;
+  readonly key: bigint;
+  readonly content: bigint;
+}
+
+export function documentIdentity(collection: Collection, doc: ReportDocument): DocumentIdentity {
+  const content = canonicalJson(doc);
+  const identity = createHash('sha256')
+    .update(`${doc.organizationId}\u0000${collection}\u0000`)
+    .update(doc.id === undefined ? `content\u0000${content}` : `id\u0000${doc.id}`)
+    .digest();
+  const digest = createHash('sha256').update(`content\u0000${collection}\u0000${content}`).digest();
+  return { id: identity.subarray(0, 16).toString('base64url'), key: identity.readBigInt64BE(0), content: digest.readBigInt64BE(0) };
+}
+
+/** JSON with object keys sorted at every level (arrays in their order), undefined members left out. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const name of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[name];
+    if (v !== undefined) out[name] = sortKeys(v);
+  }
+  return out;
+}

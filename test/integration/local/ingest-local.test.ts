@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
+import { type LocalService, startLocalService } from '../../support/local-service';
+
+/**
+ * POST /ingest/{collection} on `npm start`: the local server writes into its own DuckDB (no second
+ * writer), its report cache forgets what a write changes, tokens of the wrong kind are refused, and a
+ * server killed in the middle of a batch keeps all of it or none.
+ */
+const ROOT = join(__dirname, '../../..');
+let service: LocalService;
+let ingestToken: string;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  // The token CLI as a user runs it, on the server's data folder (its development key).
+  ingestToken = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/mint-token.ts', '--org', LOCAL_ORGANIZATION_ID, '--scope', 'ingest', '--data-dir', service.dataDir], { cwd: ROOT })
+    .toString()
+    .trim();
+});
+afterAll(() => service?.stop());
+
+/** A label the seed never writes, so these tests count only their own documents. */
+const LABEL = 'ingest-test';
+const lines = (n: number, label = LABEL) =>
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({
+      locationId: 'berlin-mall',
+      timestamp: new Date(Date.UTC(2020, 0, 1) + i * 1000).toISOString(),
+      label,
+      trackingCameraId: 'cam-1',
+      crossedPaths: [{ id: 'entrance', end: i % 2 ? 'A' : 'B' }],
+      polygons: [{ id: 'hall', value: i }],
+    }),
+  ).join('\n');
+
+const post = (body: Buffer | string, token = ingestToken, headers: Record<string, string> = {}) =>
+  fetch(`${service.url}/ingest/movementEvents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson', ...headers },
+    body,
+  });
+
+/** Documents with `label` in January 2020, as the report API counts them (through the report cache). */
+async function count(label = LABEL): Promise<number> {
+  const response = await fetch(`${service.url}/reports:query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      filters: [
+        { type: 'range', field: 'timestamp', from: '2020-01-01T00:00:00Z', to: '2020-02-01T00:00:00Z' },
+        { type: 'terms', field: 'label', values: [label] },
+      ],
+      aggregations: [{ type: 'terms', field: 'label' }],
+    }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as Record<string, number>)[label] ?? 0;
+}
+
+test('writes a gzip batch into the running server, and a report asked before sees it after (the cache forgets)', async () => {
+  // Prepare: the report once, so that its answer (none) is cached
+  expect(await count()).toBe(0);
+  // Act
+  const first = await post(gzipSync(lines(3)), ingestToken, { 'content-encoding': 'gzip' });
+  const again = await post(lines(3));
+  // Assess
+  expect([first.status, await first.json()]).toEqual([200, { accepted: 3, duplicates: 0, rejected: [] }]);
+  expect([again.status, await again.json()]).toEqual([200, { accepted: 0, duplicates: 3, rejected: [] }]);
+  expect(await count()).toBe(3);
+});
+
+test('refuses a user token on the ingest route and an ingest token on the read routes (403)', async () => {
+  expect((await post(lines(1), service.token)).status).toBe(403);
+  const read = await fetch(`${service.url}/locations`, { headers: { authorization: `Bearer ${ingestToken}` } });
+  expect(read.status).toBe(403);
+});
+
+test('keeps a whole batch or none of it when the server is killed (SIGKILL) while writing it, and the same batch again completes it', async () => {
+  // Prepare: 10,000 documents of a label of their own
+  const label = 'killed-batch';
+  const body = lines(10_000, label);
+  // Act: kill -9 while the request is being answered, then start again on the same data folder
+  const pending = post(body).then(
+    (r) => r.status,
+    () => 'connection closed',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const exited = new Promise((resolve) => service.child.once('exit', resolve));
+  // tsx runs the server in a child process of its own: that is the one to kill.
+  const server = execFileSync('pgrep', ['-P', String(service.child.pid)]).toString().trim().split('\n').map(Number);
+  for (const pid of server) process.kill(pid, 'SIGKILL');
+  await exited;
+  await pending;
+  const restarted = await startLocalService({}, [], { dataDir: service.dataDir });
+  const stop = service.stop.bind(service);
+  service = { ...restarted, stop: async () => (await restarted.stop(), await stop()) };
+  ingestToken = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/mint-token.ts', '--org', LOCAL_ORGANIZATION_ID, '--scope', 'ingest', '--data-dir', service.dataDir], { cwd: ROOT })
+    .toString()
+    .trim();
+  const afterKill = await count(label);
+  const resent = (await (await post(body)).json()) as { accepted: number; duplicates: number };
+  // Assess: all or nothing, then exactly the batch
+  expect([0, 10_000]).toContain(afterKill);
+  expect(resent.accepted + resent.duplicates).toBe(10_000);
+  expect(resent.duplicates).toBe(afterKill);
+  expect(await count(label)).toBe(10_000);
+});
