@@ -118,7 +118,7 @@ describe('npm run smoke against the local server', () => {
     expect(run.lines).toEqual([
       `smoke: ${server.url}`,
       expect.stringMatching(
-        /^FAIL {2}GET \/locations: expected 200, got 401: \{"type":"https:\/\/lrs\.example\.com\/problems\/unauthorized","title":"Unauthorized","status":401,"detail":"The token is invalid\.","requestId":"[0-9a-f-]{36}"\} \(is the token an unexpired ID token for this API\?\)$/,
+        /^FAIL {2}GET \/locations: expected 200, got 401: \{"type":"\/problems#unauthorized","title":"Unauthorized","status":401,"detail":"The token is invalid\.","requestId":"[0-9a-f-]{36}"\} \(is the token an unexpired ID token for this API\?\)$/,
       ),
       'smoke: failed at check 1 of 5; the later checks did not run',
     ]);
