@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { loadOrCreateDevKey } from './local/auth/dev-key';
 import { mintDevToken } from './local/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
-import { problemTypeBaseError } from '#shared/problem-types';
+import { problemTypeBaseError } from '#shared/problem-uri';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
 import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
 import { provideReportEngine } from '#commons/clients/engine';

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { openApiDocument } from '#shared/openapi/document';
 import { problemsMarkdown } from '#shared/problem-page';
-import { problemTypeBaseError } from '#shared/problem-types';
+import { problemTypeBaseError } from '#shared/problem-uri';
 import { parseCommand, runAsProcess } from './cli/run';
 
 interface Flags {

@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { problemTypeBaseError } from '../shared/problem-types';
+import { problemTypeBaseError } from '../shared/problem-uri';
 
 /**
  * Everything a deployment may vary, read from CDK context (`cdk.json` holds the defaults; override
@@ -44,7 +44,7 @@ export interface ServiceConfig {
   readonly alarmEmail?: string;
   /**
    * Where the problem types are documented, when not the API's own `GET /problems`: the `type` of
-   * every problem is this and the type's slug (shared/problem-types.ts).
+   * every problem is this and the type's slug (shared/problem-uri.ts).
    * @default - `/problems#`, relative to the API
    */
   readonly problemTypeBase?: string;

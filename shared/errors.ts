@@ -1,4 +1,5 @@
-import { problemTypeUri, type ProblemSlug } from './problem-types';
+import type { ProblemSlug } from './problem-types';
+import { problemTypeUri } from './problem-uri';
 
 /**
  * One error family for the whole service. Every error knows its HTTP status and its RFC 9457

@@ -1,4 +1,5 @@
-import { DEFAULT_PROBLEM_TYPE_BASE, PROBLEM_SLUGS, PROBLEM_TYPES, type ProblemSlug, type ProblemTypeDoc } from './problem-types';
+import { PROBLEM_SLUGS, PROBLEM_TYPES, type ProblemSlug, type ProblemTypeDoc } from './problem-types';
+import { DEFAULT_PROBLEM_TYPE_BASE } from './problem-uri';
 
 /**
  * The problems page, from the table of problem types: as Markdown (docs/problems.md, written by

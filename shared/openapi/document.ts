@@ -12,7 +12,7 @@ const MARCH_1_TO_4 = { type: 'range', field: 'timestamp', from: '2024-03-01T00:0
 
 
 export interface OpenApiOptions {
-  /** Where the problem types are documented. @default DEFAULT_PROBLEM_TYPE_BASE (shared/problem-types.ts) */
+  /** Where the problem types are documented. @default DEFAULT_PROBLEM_TYPE_BASE (shared/problem-uri.ts) */
   readonly problemTypeBase?: string;
 }
 

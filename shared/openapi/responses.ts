@@ -3,7 +3,8 @@
  * error status, each with an example of what the service (or API Gateway in front of it) sends.
  * Problem examples are real answers, copied from the handlers with the request id below.
  */
-import { PROBLEM_TYPES, problemTypeUri, type ProblemSlug } from '../problem-types';
+import { PROBLEM_TYPES, type ProblemSlug } from '../problem-types';
+import { problemTypeUri } from '../problem-uri';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 import '../report/schema/request';
-import { PROBLEM_SLUGS, PROBLEM_TYPES, problemTypeUri, type ProblemTypeDoc } from '../problem-types';
+import { PROBLEM_SLUGS, PROBLEM_TYPES, type ProblemTypeDoc } from '../problem-types';
+import { problemTypeUri } from '../problem-uri';
 import { generatedComponents } from './components';
 
 type Json = Record<string, unknown>;

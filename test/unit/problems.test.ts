@@ -16,7 +16,8 @@ import {
   ValidationError,
 } from '#shared/errors';
 import { problemsHtml, problemsMarkdown } from '#shared/problem-page';
-import { PROBLEM_SLUGS, PROBLEM_TYPES, problemTypeBaseError } from '#shared/problem-types';
+import { PROBLEM_SLUGS, PROBLEM_TYPES } from '#shared/problem-types';
+import { problemTypeBaseError } from '#shared/problem-uri';
 import { ResponseTooLargeError } from '#shared/report/query-report';
 import { SliceTooManyBucketsError } from '#shared/report/split/run-split';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../../functions/commons/idempotency/idempotency-key';

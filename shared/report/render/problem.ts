@@ -11,7 +11,7 @@ export interface ProblemContext {
    * request's URL; the id is an opaque token, and a URN for it would need a registered namespace.
    */
   readonly requestId?: string;
-  /** Where the problem types are documented (shared/problem-types.ts). @default DEFAULT_PROBLEM_TYPE_BASE */
+  /** Where the problem types are documented (shared/problem-uri.ts). @default DEFAULT_PROBLEM_TYPE_BASE */
   readonly problemTypeBase?: string;
 }
 
