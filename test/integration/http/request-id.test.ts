@@ -1,6 +1,7 @@
 import '../support/info-logs';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createListLocationsHandler } from '../../../functions/list-locations';
