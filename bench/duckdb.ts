@@ -4,12 +4,13 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { expectedLayout } from '#shared/report/engines/duckdb/storage/schema';
 import { seedMovementEvents, type SeedOptions } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';
-import { invoke } from '../test/integration/support/lambda-events';
+import { invoke } from '../bin/dev/lambda-events';
 import { machine, median } from './stats';
 
 /**

@@ -12,6 +12,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { openApiDocument } from '#shared/openapi/document';
+import { cliOptions } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';
 
 export interface SmokeOptions {
@@ -204,11 +205,8 @@ const hourlyReport = (locationId: string, from: string, to: string) => ({
 export async function smokeCli(argv: readonly string[]): Promise<number> {
   const program = new Command('smoke')
     .description('Smoke-test a running API: locations, live insights and a small report (JSON and CSV).')
-    .requiredOption('--api <url>', 'base URL of the API (the stack output ApiUrl)', (v) => {
-      if (!/^https?:\/\/[^/\s]+/.test(v)) throw new InvalidArgumentError('must be an http(s) URL, e.g. https://abc123.execute-api.eu-west-1.amazonaws.com');
-      return v;
-    })
-    .option('--token <jwt>', 'bearer token (default: $SMOKE_TOKEN)', process.env.SMOKE_TOKEN)
+    .addOption(cliOptions.api().makeOptionMandatory())
+    .addOption(cliOptions.token('SMOKE_TOKEN'))
     .option('--timeout <seconds>', 'bound on each request', (v) => {
       const n = Number(v);
       if (!Number.isFinite(n) || n <= 0 || n > 600) throw new InvalidArgumentError('must be a number of seconds, more than 0 and at most 600');

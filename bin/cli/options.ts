@@ -16,6 +16,8 @@ export const cliOptions = {
   region: (fallback = process.env.AWS_REGION) => new Option('--region <region>', 'AWS region (env AWS_REGION)').default(fallback),
   table: (fallback?: string, description = 'DynamoDB table of locations, sensor groups and occupancy') =>
     new Option('--table <name>', description).default(fallback),
+  api: (description = 'base URL of the API (the stack output ApiUrl, or npm start\'s http://localhost:3000)') => new Option('--api <url>', description).argParser(httpUrl),
+  token: (env: string, description = 'bearer token') => new Option('--token <jwt>', description).env(env),
   dynamodbEndpoint: (fallback?: string) =>
     new Option('--dynamodb-endpoint <url>', 'a DynamoDB you run (DynamoDB Local), e.g. http://localhost:8000; AWS when absent').argParser(httpUrl).default(fallback),
 } as const;

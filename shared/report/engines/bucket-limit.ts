@@ -100,10 +100,10 @@ export const MAX_ANSWER_BUCKETS = EXPANSION_FACTOR * DEFAULT_MAX_BUCKETS;
  *   is 2,592,000 rows (400 slices of 6,480 each), a body of hundreds of MB to build, render and
  *   measure, whatever the data.
  */
-export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number | undefined, maxAnswer = MAX_ANSWER_BUCKETS): void {
+export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number, maxAnswer = MAX_ANSWER_BUCKETS): void {
   const histogram = pipeline[0]?.kind === 'dateHistogram' ? pipeline[0] : undefined;
   const template = histogram ? emptyTemplateBuckets(pipeline, 1) : 0;
-  if (maxBuckets !== undefined && histogramKeys * template > EXPANSION_FACTOR * maxBuckets) {
+  if (histogramKeys * template > EXPANSION_FACTOR * maxBuckets) {
     throw new TooManyBucketsError(
       maxBuckets,
       undefined,

@@ -8,7 +8,8 @@ import type { ItemTable } from '#shared/locations/item-table';
 import type { Location } from '#shared/locations/model';
 import { TableLocationStore } from '#shared/locations/table-store';
 import type { DocumentWriter } from '#shared/report/engines/document-writer';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { answerReport } from '#shared/report/query-report';
 import { INGEST_SCOPE } from '#commons/http/identity';
@@ -16,7 +17,7 @@ import { FileItemTable } from '../../../bin/local/file-table';
 import { createIngestHandler } from '../../../functions/ingest';
 import { createTestTable } from '../locations/table';
 import { ORG_A, ORG_B } from '../report/fixtures';
-import { invoke, type HttpRequest } from '../support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 
 /**
  * `Idempotency-Key` on POST /ingest/{collection}: Powertools' idempotency utility over the service's

@@ -1,4 +1,4 @@
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * The fine-histogram split report that took `npm start` down (issue 20: 1 s × label over 30 days,

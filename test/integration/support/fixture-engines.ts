@@ -2,14 +2,15 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Client } from '@opensearch-project/opensearch';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
 import { DEFAULT_LIMITS, type EngineLimits, type ReportEngine } from '#shared/report/engines/engine';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
 import { COLLECTIONS, type Collection } from '#shared/report/fields';
 import { FIXTURE_DOCUMENTS } from '../../fixtures/documents';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 
 /**
  * The hand-made documents of test/fixtures/documents.ts (and any `extra`) in both engines: indexed

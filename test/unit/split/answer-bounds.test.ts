@@ -24,7 +24,7 @@ class LabelsEngine implements ReportEngine {
   readonly plans: ReportPlan[] = [];
   constructor(
     private readonly labels: number,
-    readonly maxBuckets?: number,
+    readonly maxBuckets = 65_535,
   ) {}
 
   async run(plan: ReportPlan): Promise<EngineResult> {

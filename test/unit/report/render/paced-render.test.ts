@@ -32,7 +32,7 @@ const minutesBody = (n: number) => ({
   filters: [{ type: 'range', field: 'timestamp', from: new Date(T0).toISOString(), to: new Date(T0 + n * M).toISOString() }],
   aggregations: [{ type: 'dateHistogram', interval: '1m' }, { type: 'terms', field: 'label' }],
 });
-const engineOf = (result: EngineResult): ReportEngine => ({ run: async () => result });
+const engineOf = (result: EngineResult): ReportEngine => ({ run: async () => result, maxBuckets: 65_535 });
 
 describe('csvSize', () => {
   test.each<[string, ReportModel]>([
@@ -87,7 +87,7 @@ describe('shaping and rendering in turns', () => {
   test('answers 503 when the deadline passes after the engine, before the body is rendered', async () => {
     // Prepare: an engine that answers after the deadline (as slices that just made it would)
     const deadline = Deadline.after(5);
-    const late: ReportEngine = { run: () => new Promise((r) => setTimeout(() => r(minutes(10)), 20)) };
+    const late: ReportEngine = { run: () => new Promise((r) => setTimeout(() => r(minutes(10)), 20)), maxBuckets: 65_535 };
     // Act / Assess
     await expect(answerReport(minutesBody(10), scope, late, 'text/csv', { deadline })).rejects.toBeInstanceOf(ReportTimeoutError);
   });
