@@ -25,6 +25,8 @@ export interface ServiceConfig {
     readonly throttleBurstLimit: number;
     /** Throttling of `POST /reports:query` alone: the requests that load the domain. */
     readonly reportThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+    /** Throttling of `POST /ingest/{collection}` alone: gateways' batches, apart from people's requests. */
+    readonly ingestThrottle: { readonly rateLimit: number; readonly burstLimit: number };
     readonly corsOrigins: readonly string[];
     /** A JWT issuer and audience to trust instead of the Cognito user pool the stack creates. */
     readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
@@ -114,6 +116,7 @@ export function readConfig(node: Ctx): ServiceConfig {
       throttleRateLimit: int(node, 'apiThrottleRateLimit', 50, 1),
       throttleBurstLimit: int(node, 'apiThrottleBurstLimit', 100, 1),
       reportThrottle: { rateLimit: int(node, 'reportThrottleRateLimit', 10, 1), burstLimit: int(node, 'reportThrottleBurstLimit', 20, 1) },
+      ingestThrottle: { rateLimit: int(node, 'ingestThrottleRateLimit', 20, 1), burstLimit: int(node, 'ingestThrottleBurstLimit', 40, 1) },
       corsOrigins: list(node, 'corsOrigins'),
       ...(issuer ? { jwt: { issuer, audience } } : {}),
       organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),

@@ -32,6 +32,18 @@ export interface ObservabilityProps {
   /** EBS volume per data node, for the free-storage alarm. */
   readonly volumeGiB: number;
   /**
+   * The ingest route: its collections (the `collection` dimension of the ingest function's
+   * IngestAccepted, IngestDuplicates and IngestRejected metrics) and its route key (for its 429s).
+   * @default - no ingest alarms
+   */
+  readonly ingest?: { readonly collections: readonly string[]; readonly routeKey: string };
+  /**
+   * Share of refused lines among all lines sent to one collection that raises the alarm when it
+   * holds for 15 minutes.
+   * @default 0.05
+   */
+  readonly ingestRejectedShare?: number;
+  /**
    * Subscribe this address to the alarm topic.
    * @default - no subscription (subscribe later to `topic`)
    */
@@ -101,6 +113,8 @@ export class Observability extends Construct {
       threshold: 10,
       exclusive: false,
     });
+
+    if (props.ingest) this.ingestAlarms(props.ingest, props.accessLogs, props.ingestRejectedShare ?? 0.05);
 
     for (const [name, fn] of Object.entries(props.functions)) {
       this.alarm(`${name}Errors`, `${name}: invocations failed`, {
@@ -189,6 +203,43 @@ export class Observability extends Construct {
       metric: props.domain.metricFreeStorageSpace({ period: fiveMinutes, statistic: 'Minimum' }),
       threshold: props.volumeGiB * 1024 * 0.25,
       comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+    });
+  }
+
+  /**
+   * Per collection, the share of refused lines (a gateway sending documents the service cannot take:
+   * wrong organization, unknown location, bad fields) over 15 minutes; and the ingest route's own
+   * 429s (its throttle, lib/stack.ts), which gateways retry but which say the budget is too small.
+   * The ingest function's errors and throttles are alarmed with every function's.
+   */
+  private ingestAlarms(ingest: NonNullable<ObservabilityProps['ingest']>, accessLogs: ILogGroup, share: number): void {
+    const fiveMinutes = Duration.minutes(5);
+    for (const collection of ingest.collections) {
+      const lines = (metricName: string) =>
+        new Metric({ namespace: DEFAULT_METRICS_NAMESPACE, metricName, dimensionsMap: { service: DEFAULT_SERVICE_NAME, collection }, period: fiveMinutes, statistic: 'Sum' });
+      this.alarm(`Ingest${collection[0]!.toUpperCase()}${collection.slice(1)}Rejected`, `More than ${share * 100}% of the ${collection} lines sent were refused, for 15 minutes (see the ingest logs for which fields)`, {
+        metric: new MathExpression({
+          expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)',
+          usingMetrics: { accepted: lines('IngestAccepted'), duplicates: lines('IngestDuplicates'), rejected: lines('IngestRejected') },
+          period: fiveMinutes,
+          label: `${collection} rejected share`,
+        }),
+        threshold: share,
+        evaluationPeriods: 3,
+      });
+    }
+    const throttled = new MetricFilter(this, 'IngestThrottledFilter', {
+      logGroup: accessLogs,
+      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.status', '=', '429'), FilterPattern.stringValue('$.route', '=', ingest.routeKey)),
+      metricNamespace: DEFAULT_METRICS_NAMESPACE,
+      metricName: 'IngestThrottledRequests',
+      metricValue: '1',
+      defaultValue: 0,
+    });
+    this.alarm('IngestThrottled', 'API Gateway throttled at least 10 ingest requests within 5 minutes (the ingest route\'s own budget is spent)', {
+      metric: throttled.metric({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 10,
+      exclusive: false,
     });
   }
 

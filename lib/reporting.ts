@@ -120,6 +120,10 @@ export class Reporting extends Construct {
       },
       suppressLogsResourcePolicy: true,
       enableAutoSoftwareUpdate: true,
+      // IAM authorizes a request by its path alone; with this, a _bulk, _mget or _msearch body cannot
+      // name an index other than the path's, so a grant on `<index>/_bulk` holds for what is written.
+      // https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html#ac-advanced
+      advancedOptions: { 'rest.action.multi.allow_explicit_index': 'false' },
       removalPolicy,
     });
     this.domain.node.addDependency(logsPolicy);

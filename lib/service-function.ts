@@ -18,6 +18,18 @@ export { ENV };
 
 export type DataAccess = 'read' | 'readWrite';
 
+type HttpMethod = 'POST' | 'PUT';
+
+/** The one request a report sends (opensearch-js sends a search with a body as POST). */
+export const SEARCH_REQUESTS: Readonly<Record<string, HttpMethod>> = { _search: 'POST' };
+
+/**
+ * The requests of the ingest writer, by endpoint and the HTTP method opensearch-js sends them with:
+ * `bulk` with an index in the path is a PUT (api/_core/bulk.js), `mget` and `search` with a body POST.
+ * IAM authorizes each by method (`es:ESHttpPut`, `es:ESHttpPost`) and path.
+ */
+export const INGEST_REQUESTS: Readonly<Record<string, HttpMethod>> = { _bulk: 'PUT', _mget: 'POST', _search: 'POST' };
+
 /** What an OpenSearch-bound function needs to know about the domain and its indices. */
 export interface OpenSearchBinding {
   readonly domain: IDomain;
@@ -122,20 +134,32 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Lets the function query the OpenSearch domain (HTTP GET/HEAD/POST on the given index patterns
-   * only) with SigV4, and tells it where the domain is.
+   * Lets the function search the OpenSearch domain with SigV4 (HTTP POST to `<index pattern>/_search`
+   * of the given patterns, the one request a report makes) and tells it where the domain is.
    */
   public bindOpenSearch(binding: OpenSearchBinding): this {
-    const { domain, indexPrefix, indexPatterns } = binding;
-    const paths = indexPatterns.flatMap((p) => [`${indexPrefix}${p}`, `${indexPrefix}${p}/*`]);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost'],
-        resources: paths.map((path) => `${domain.domainArn}/${path}`),
-      }),
-    );
-    acknowledgeWildcards(this.role!, domain, paths, 'Reports read monthly indices (`<collection>-YYYY.MM`) by pattern; the grant is limited to those patterns and their _search endpoints.');
-    this.addOpenSearchEnvironment(binding);
+    return this.grantIndexEndpoints(binding, SEARCH_REQUESTS, 'Reports search monthly indices (`<collection>-YYYY.MM`) by pattern; only their _search endpoint is granted.');
+  }
+
+  /**
+   * What the ingest writer (shared/report/engines/opensearch/ingest.ts) sends and nothing more:
+   * {@link INGEST_REQUESTS}, `_bulk` and `_mget` on one monthly index, `_search` over the collection's
+   * indices. The writer names the index in the path only, and the domain refuses an index named in a
+   * `_bulk` or `_mget` body (`rest.action.multi.allow_explicit_index: false`, lib/reporting.ts), so
+   * these grants are all the indices it can touch.
+   */
+  public bindIngestWrites(binding: OpenSearchBinding): this {
+    return this.grantIndexEndpoints(binding, INGEST_REQUESTS, 'Ingest writes monthly indices (`<collection>-YYYY.MM`), created on first write, by pattern; only their _bulk, _mget and _search endpoints are granted.');
+  }
+
+  private grantIndexEndpoints({ domain, indexPrefix, indexPatterns }: OpenSearchBinding, requests: Readonly<Record<string, HttpMethod>>, reason: string): this {
+    const pathsOf = (endpoint: string) => indexPatterns.map((p) => `${indexPrefix}${p}/${endpoint}`);
+    for (const method of new Set(Object.values(requests))) {
+      const endpoints = Object.keys(requests).filter((e) => requests[e] === method);
+      this.addToRolePolicy(new PolicyStatement({ actions: [`es:ESHttp${method[0]}${method.slice(1).toLowerCase()}`], resources: endpoints.flatMap(pathsOf).map((path) => `${domain.domainArn}/${path}`) }));
+    }
+    acknowledgeWildcards(this.role!, domain, Object.keys(requests).flatMap(pathsOf), reason);
+    this.addOpenSearchEnvironment({ domain, indexPrefix, indexPatterns });
     return this;
   }
 
@@ -150,11 +174,7 @@ export class ServiceFunction extends NodejsFunction {
    * `<index pattern>/_search` of the binding's patterns) and one GetItem on the table, and where both are.
    */
   public bindHealthChecks(binding: OpenSearchBinding, table: ITable): this {
-    const { domain, indexPrefix, indexPatterns } = binding;
-    const paths = indexPatterns.map((p) => `${indexPrefix}${p}/_search`);
-    this.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: paths.map((path) => `${domain.domainArn}/${path}`) }));
-    acknowledgeWildcards(this.role!, domain, paths, 'The health check runs one search on the monthly indices (`<collection>-YYYY.MM`) of one collection, by pattern; only that search endpoint is granted.');
-    this.addOpenSearchEnvironment(binding);
+    this.bindOpenSearch(binding);
     table.grant(this, 'dynamodb:GetItem');
     this.addEnvironment(ENV.tableName, table.tableName);
     return this;

@@ -5,7 +5,8 @@ import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type Route, ROUTES } from '../functions/routes';
-import { Api } from './api';
+import { COLLECTIONS } from '../shared/report/fields';
+import { Api, gatewayRoutePath } from './api';
 import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
@@ -25,6 +26,8 @@ export const HANDLERS: readonly HandlerName[] = [
   'run-report-slice',
   'setup-indices',
 ];
+
+const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
 
 /** Throttling of `GET /health` and `GET /problems`, the routes without a token: each has its own. */
 export const HEALTH_THROTTLE = { rateLimit: 5, burstLimit: 10 } as const;
@@ -149,14 +152,17 @@ export class ServiceStack extends Stack {
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
     const reports = ROUTES.find((r) => r.handler === 'query-report')!;
     this.api.throttleRoute(HttpMethod[reports.method], reports.path, config.api.reportThrottle);
+    // Gateways' batches have a budget of their own, so a backfill cannot starve people's requests.
+    this.api.throttleRoute(HttpMethod[INGEST_ROUTE.method], INGEST_ROUTE.path, config.api.ingestThrottle);
     this.endpoints['query-report']
       .bindOpenSearch(query)
       .bindSplitStateMachine(this.split.stateMachine)
       .bindSliceResults(this.split.resultsBucket, 'read')
       .addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
     this.endpoints.health.bindHealthChecks(this.reporting.healthBinding, this.occupancy.table);
-    // Ingest writes documents into the monthly indices and reads the organization's locations.
-    this.endpoints.ingest.bindOpenSearch(query).bindTable(this.occupancy.table, 'readWrite');
+    // Ingest writes documents into the monthly indices, reads the organization's locations and keeps
+    // Idempotency-Key records in the table.
+    this.endpoints.ingest.bindIngestWrites(query).bindTable(this.occupancy.table, 'readWrite');
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
     this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
@@ -171,6 +177,7 @@ export class ServiceStack extends Stack {
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
       splitStateMachine: this.split.stateMachine,
       domain: this.reporting.domain,
+      ingest: { collections: COLLECTIONS, routeKey: `${INGEST_ROUTE.method} ${gatewayRoutePath(INGEST_ROUTE.path)}` },
       volumeGiB: config.openSearch.volumeGiB,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
     });

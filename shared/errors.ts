@@ -110,6 +110,31 @@ export class NotFoundError extends AppError {
   }
 }
 
+/**
+ * 405: the path exists but not with this method; `Allow` (required on a 405, RFC 9110 §15.5.6) and
+ * `allowed` list the methods it has.
+ */
+export class MethodNotAllowedError extends AppError {
+  constructor(method: string, path: string, readonly allowed: readonly string[]) {
+    super(405, 'method-not-allowed', 'Method not allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`, {
+      headers: { Allow: allowed.join(', ') },
+      extensions: { allowed },
+    });
+  }
+}
+
+/**
+ * 421 (RFC 9110 §15.5.20): the request names a host this server does not answer for. The local
+ * server's guard against DNS rebinding (bin/local/server.ts).
+ */
+export class MisdirectedRequestError extends AppError {
+  constructor(host: string, readonly allowed: readonly string[]) {
+    super(421, 'misdirected-request', 'Misdirected request', `This server does not answer for the host "${host.slice(0, 100)}"; use ${allowed[0]}.`, {
+      extensions: { allowed },
+    });
+  }
+}
+
 export class NotAcceptableError extends AppError {
   constructor(readonly allowed: readonly string[]) {
     super(406, 'not-acceptable', 'Not acceptable', `Allowed values of Accept: ${allowed.join(', ')}.`, {

@@ -4,7 +4,7 @@ import { ingestBatch } from '#shared/ingest/batch';
 import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import type { Collection } from '#shared/report/fields';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
-import { openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
 import { OpenSearchDocumentWriter } from '#shared/report/engines/opensearch/ingest';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';

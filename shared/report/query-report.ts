@@ -80,7 +80,7 @@ async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngi
     options.sliceExecutor?.(),
   ]);
   // Slices pass the per-query floor one by one; the report as a whole must not multiply it.
-  if (engine.maxBuckets !== undefined) refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets);
+  refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets);
   return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), options.deadline ? { deadline: options.deadline } : {});
 }
 

@@ -5,7 +5,8 @@
  */
 import { documentIdentity } from '#shared/report/document-identity';
 import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { writeDocuments as writeDuckDb } from '#shared/report/engines/duckdb/storage/ingest';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';

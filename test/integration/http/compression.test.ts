@@ -69,6 +69,7 @@ describe.each(ENGINES)('POST /reports:query on $name', (harness) => {
  * person: a split report's worth of buckets, more than one engine query may hold, without loading it.
  */
 class LongHistogramEngine implements ReportEngine {
+  readonly maxBuckets = 65_535;
   constructor(private readonly hours: number) {}
 
   async run(): Promise<EngineResult> {

@@ -1,4 +1,5 @@
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { engineCheck } from '#shared/health/checks';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
@@ -55,7 +56,7 @@ test('answers 503 naming the engine when OpenSearch does not answer, without say
 });
 
 test('answers 503 naming the table when it does not exist, and the timeout of an engine that hangs', async () => {
-  const hangs: ReportEngine = { run: () => new Promise(() => undefined) };
+  const hangs: ReportEngine = { maxBuckets: 65_535, run: () => new Promise(() => undefined) };
   const missing = new DynamoLocationStore(table.client, `${table.name}-missing`);
   const handler = createHealthHandler({ checks: { engine: engineCheck(async () => hangs), table: () => missing.probe() }, timeoutMs: 200 });
   const response = await invoke(handler, { method: 'GET', path: '/health', org: null });

@@ -1,6 +1,7 @@
 import '../support/info-logs';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createListLocationsHandler } from '../../../functions/list-locations';
@@ -29,6 +30,7 @@ const logLines = () => printed.map((line) => JSON.parse(line) as Record<string, 
 
 /** A bug: the engine reads a property of undefined. */
 const buggy: ReportEngine = {
+  maxBuckets: 65_535,
   run: async () => {
     const settings = undefined as unknown as { limits: { termsCap: number } };
     return { root: { kind: 'terms', buckets: [] }, truncated: settings.limits.termsCap > 0 };
@@ -67,6 +69,7 @@ test('a 400 carries the request id in X-Request-Id, in the problem and in the lo
 test('every log line of a request carries its id as correlation_id, and the next request does not inherit it', async () => {
   // An engine that logs as it runs, as the engine's own code would.
   const chatty: ReportEngine = {
+    maxBuckets: 65_535,
     run: async () => {
       logger.info('engine ran');
       return { root: { kind: 'terms', buckets: [] }, truncated: false };
@@ -89,6 +92,7 @@ test('the failure line names its own request while another runs in the same proc
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   const waitsThenFails: ReportEngine = {
+    maxBuckets: 65_535,
     run: async () => {
       await gate;
       throw new TypeError('a bug');

@@ -5,7 +5,8 @@ import { MAX_DECODED_BYTES, MAX_LINES, MAX_SENT_BYTES } from '#shared/ingest/lim
 import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { Location } from '#shared/locations/model';
 import type { DocumentWriter } from '#shared/report/engines/document-writer';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';

@@ -103,6 +103,7 @@ test('removes the entry of a group that has closed since the last run', async ()
 
 /** The real engine, failing for the locations named. */
 class FailingFor implements ReportEngine {
+  readonly maxBuckets = 65_535;
   constructor(private readonly locationIds: readonly string[]) {}
   run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
     if (plan.locationIds?.some((id) => this.locationIds.includes(id))) return Promise.reject(new Error('engine timed out'));

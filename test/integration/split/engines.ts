@@ -1,5 +1,6 @@
 import { parseDocument, type DocumentInput } from '#shared/report/documents';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';

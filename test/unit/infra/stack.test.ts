@@ -14,7 +14,8 @@ import {
   synthService,
 } from './synth';
 
-const OPENSEARCH_READ = ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost'];
+/** Searching is an HTTP POST to `<index pattern>/_search`; nothing else is granted to readers. */
+const OPENSEARCH_SEARCH = ['es:ESHttpPost'];
 const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-events-*'];
@@ -23,6 +24,7 @@ const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';
 const LIVE = 'GET /locations/{locationId}/insights/live';
 const HEALTH = 'GET /health';
+const INGEST = 'POST /ingest/{collection}';
 const REFRESH = /^Refreshes the live occupancy/;
 const WORKER = /^Runs one slice/;
 const SETUP = /^Creates or updates the OpenSearch index templates/;
@@ -119,10 +121,26 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('lets the query function search the report indices, start split executions and read slice results, nothing else', () => {
-      expect(ownActions(template, QUERY)).toEqual([...OPENSEARCH_READ, 's3:GetObject', 'states:StartSyncExecution']);
+      expect(ownActions(template, QUERY)).toEqual([...OPENSEARCH_SEARCH, 's3:GetObject', 'states:StartSyncExecution']);
       const domain = domainId(template);
-      expect(resourcesFor(template, QUERY, 'es:')).toEqual(INDEX_PATTERNS.flatMap((p) => [`${domain}.Arn/${p}`, `${domain}.Arn/${p}/*`]).sort());
+      expect(resourcesFor(template, QUERY, 'es:')).toEqual(INDEX_PATTERNS.map((p) => `${domain}.Arn/${p}/_search`).sort());
       expect(resourcesFor(template, QUERY, 'states:')).toEqual([stateMachineId(template)]);
+    });
+
+    it('lets the ingest function send _bulk and _mget to the report indices and search them, and use the table, nothing else', () => {
+      const domain = domainId(template);
+      expect(ownActions(template, INGEST).filter((a) => !a.startsWith('dynamodb:'))).toEqual(['es:ESHttpPost', 'es:ESHttpPut']);
+      expect(resourcesFor(template, INGEST, 'es:ESHttpPut')).toEqual(INDEX_PATTERNS.map((p) => `${domain}.Arn/${p}/_bulk`).sort());
+      expect(resourcesFor(template, INGEST, 'es:ESHttpPost')).toEqual(INDEX_PATTERNS.flatMap((p) => ['_mget', '_search'].map((e) => `${domain}.Arn/${p}/${e}`)).sort());
+      expect(resourcesFor(template, INGEST, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(true);
+    });
+
+    it('lets the readers of the report indices search them and nothing else', () => {
+      const domain = domainId(template);
+      for (const description of [QUERY, REFRESH, WORKER]) {
+        expect(ownActions(template, description).filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_SEARCH);
+        expect(resourcesFor(template, description, 'es:')).toEqual(INDEX_PATTERNS.map((p) => `${domain}.Arn/${p}/_search`).sort());
+      }
     });
 
     it('lets the location endpoints read the table and nothing else', () => {
@@ -148,14 +166,14 @@ describe('the service stack with the default context (cdk.json)', () => {
 
     it('lets the refresh job read and write the table, search the indices and send its failures to its dead-letter queue, nothing else', () => {
       const actions = ownActions(template, REFRESH);
-      expect(actions).toEqual(expect.arrayContaining([...OPENSEARCH_READ, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query']));
+      expect(actions).toEqual(expect.arrayContaining([...OPENSEARCH_SEARCH, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query']));
       expect(actions.filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('es:'))).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
-      expect(actions.filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_READ);
+      expect(actions.filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_SEARCH);
       expect(resourcesFor(template, REFRESH, 'sqs:')).toEqual([`${logicalIdOfType(template, 'AWS::SQS::Queue')}.Arn`]);
     });
 
     it('lets the slice worker search the indices and put slice results, nothing else', () => {
-      expect(ownActions(template, WORKER)).toEqual([...OPENSEARCH_READ, 's3:PutObject']);
+      expect(ownActions(template, WORKER)).toEqual([...OPENSEARCH_SEARCH, 's3:PutObject']);
       expect(resourcesFor(template, WORKER, 's3:')).toEqual([`${bucketId(template)}.Arn/*`]);
     });
 
@@ -188,10 +206,11 @@ describe('the service stack with the default context (cdk.json)', () => {
       ]);
     });
 
-    it('throttles the report route apart from the stage (10 requests per second, bursts of 20), and /health and /problems (5, bursts of 10)', () => {
+    it('throttles the report route (10 requests per second, bursts of 20) and the ingest route (20, bursts of 40) apart from the stage, and /health and /problems (5, bursts of 10)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
         RouteSettings: {
           'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+          'POST /ingest/{collection}': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
           'GET /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
           'GET /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
         },
@@ -261,6 +280,10 @@ describe('the service stack with the default context (cdk.json)', () => {
         AccessPolicies: Match.absent(),
         AdvancedSecurityOptions: Match.absent(),
       });
+    });
+
+    it('refuses an index named in a _bulk, _mget or _msearch body, so that grants by path hold', () => {
+      template.hasResourceProperties('AWS::OpenSearchService::Domain', { AdvancedOptions: { 'rest.action.multi.allow_explicit_index': 'false' } });
     });
 
     it('lets OpenSearch write its logs through a native resource policy', () => {
@@ -422,6 +445,40 @@ describe('the service stack with the default context (cdk.json)', () => {
       domain('JVMMemoryPressure', { Statistic: 'Maximum', Period: 60, Threshold: 95, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       domain('CPUUtilization', { Statistic: 'Maximum', Period: 900, Threshold: 80, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       domain('ThreadpoolSearchRejected', { Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    });
+
+    it('alarms per collection when more than 5% of the lines sent are refused for 15 minutes, on the metrics the ingest function emits', () => {
+      // functions/ingest.ts: IngestAccepted, IngestDuplicates, IngestRejected with the `collection` dimension.
+      for (const collection of ['movementEvents', 'parkingLotStats', 'parkingEvents']) {
+        const line = (id: string, metricName: string) =>
+          Match.objectLike({
+            Id: id,
+            MetricStat: Match.objectLike({
+              Metric: { Namespace: 'LocationReporting', MetricName: metricName, Dimensions: [{ Name: 'collection', Value: collection }, { Name: 'service', Value: 'location-reporting' }] },
+              Period: 300,
+              Stat: 'Sum',
+            }),
+          });
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Metrics: Match.arrayWith([
+            Match.objectLike({ Expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)' }),
+            line('accepted', 'IngestAccepted'),
+            line('duplicates', 'IngestDuplicates'),
+            line('rejected', 'IngestRejected'),
+          ]),
+          Threshold: 0.05,
+          EvaluationPeriods: 3,
+          ComparisonOperator: 'GreaterThanThreshold',
+        });
+      }
+    });
+
+    it('counts the ingest route\'s throttled requests from the access logs and alarms on 10 in 5 minutes', () => {
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        FilterPattern: '{ ($.status = "429") && ($.route = "POST /ingest/{collection}") }',
+        MetricTransformations: [Match.objectLike({ MetricName: 'IngestThrottledRequests', MetricValue: '1' })],
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IngestThrottledRequests', Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {

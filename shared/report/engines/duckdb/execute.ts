@@ -1,18 +1,16 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { BIGINT, DOUBLE, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBInstance, type DuckDBType } from '@duckdb/node-api';
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS, refuseBeyondBucketFloor } from '../bucket-limit';
 import { histogramKeys } from '../../histogram/keys';
 import { keySegments, type KeySegment } from './sql/buckets';
-import { compileReport, readsItemsAlone, type ResultRowKind } from './sql/compile';
+import { compileReport, readsItemsAlone } from './sql/compile';
 import { compileScopeNumbers, compileTimeExtent } from './sql/compile-scope';
 import { mapDuckDbError } from './errors';
-import { readResult, type ResultRow } from './reduce/read';
+import { readResult } from './reduce/read';
+import { toResultRow } from './result-row';
 import { createRounding } from '../../histogram/rounding';
-import { expectedLayout, schemaStatements, type TableLayout } from './storage/schema';
 import type { SqlQuery, SqlType } from './sql/sql-params';
 
 export interface DuckDbEngineOptions {
@@ -36,74 +34,6 @@ export interface DuckDbEngineOptions {
  * deadline leaves 2 s for the answer (RESPONSE_MARGIN_MS), this takes a fraction of it.
  */
 export const DEFAULT_INTERRUPT_GRACE_MS = 250;
-
-/**
- * What one DuckDB instance may use. DuckDB applies `memory_limit` and `threads` to the whole instance
- * (both are GLOBAL settings: https://duckdb.org/docs/stable/configuration/overview), so they bound all
- * the reports running at once together, which is stricter than a bound per query.
- */
-export interface DuckDbResources {
-  /**
-   * DuckDB's `memory_limit` (its buffer manager: table blocks, hash tables, sorts). Beyond it DuckDB
-   * spills to the temp directory, then fails the query (503). The default keeps a hostile report's
-   * peak well under 1 GB of process memory with the Node server around it, and still holds the
-   * largest legitimate report over the benchmark's 10M events (bench/README.md). @default '512MB'
-   */
-  readonly memoryLimit?: string;
-  /**
-   * Worker threads. Each thread keeps its own partial hash tables, so memory grows with threads; two
-   * leave the rest of a developer's machine (and the Node event loop) free. @default 2
-   */
-  readonly threads?: number;
-  /**
-   * Where DuckDB spills (`temp_directory`); its old spill files are deleted on open, as a process that
-   * was killed mid-query leaves them behind. @default `<path>.tmp` for a file; none (no spilling) in memory
-   */
-  readonly tempDirectory?: string;
-  /** Most spill data on disk (`max_temp_directory_size`). @default '4GB' */
-  readonly maxTempDirectorySize?: string;
-}
-
-export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxTempDirectorySize: '4GB' } as const;
-
-/**
- * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, with bounded
- * resources (DuckDbResources), and makes sure the report tables exist with the current layout. A
- * file another process holds open fails with EngineUnavailableError; a file of the previous layout
- * is migrated (see checkLayout), one of another layout fails with an Error saying so.
- */
-export async function openDuckDb(path = ':memory:', resources: DuckDbResources = {}): Promise<DuckDBInstance> {
-  const memory = path === ':memory:' || path === '';
-  const tempDirectory = resources.tempDirectory ?? (memory ? '' : `${path}.tmp`);
-  try {
-    const instance = await DuckDBInstance.create(path, {
-      memory_limit: resources.memoryLimit ?? DEFAULT_DUCKDB_RESOURCES.memoryLimit,
-      threads: String(resources.threads ?? DEFAULT_DUCKDB_RESOURCES.threads),
-      temp_directory: tempDirectory,
-      max_temp_directory_size: resources.maxTempDirectorySize ?? DEFAULT_DUCKDB_RESOURCES.maxTempDirectorySize,
-    });
-    // The file lock is ours now, so no other process spills there: what is left is from a killed one.
-    if (tempDirectory) removeSpillFiles(tempDirectory);
-    const connection = await instance.connect();
-    try {
-      for (const statement of schemaStatements()) await connection.run(statement);
-      await checkLayout(connection, path);
-    } finally {
-      connection.closeSync();
-    }
-    return instance;
-  } catch (e) {
-    // At startup the real message helps more than a problem body: only "busy" becomes a 503.
-    const mapped = mapDuckDbError(e);
-    throw mapped instanceof EngineUnavailableError ? mapped : e;
-  }
-}
-
-/** Deletes DuckDB's spill files (`duckdb_temp_*`) in `directory`, and nothing else. */
-function removeSpillFiles(directory: string): void {
-  if (!existsSync(directory)) return;
-  for (const name of readdirSync(directory)) if (name.startsWith('duckdb_temp')) rmSync(join(directory, name), { force: true, recursive: true });
-}
 
 /**
  * The embedded engine (`npm start`, tests): answers exactly as the OpenSearch engine does. A report
@@ -216,37 +146,6 @@ export class DuckDbEngine implements ReportEngine {
   }
 }
 
-/**
- * A file written by an older layout would fail every report with a binder error. Tables of the
- * layout before the item counts, item positions and parent copies (schema.ts) are migrated in
- * place, in one transaction; any other difference is refused, once, clearly.
- */
-async function checkLayout(connection: DuckDBConnection, path: string): Promise<void> {
-  const reader = await connection.runAndReadAll("SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name");
-  const actual = new Map((reader.getRowsJS() as [string, string[]][]).map(([table, columns]) => [table, columns.join(',')]));
-  const matches = (tables: readonly TableLayout[]) => tables.every(({ table, columns }) => actual.get(table) === columns.join(','));
-  const migrations: string[] = [];
-  for (const { tables, legacy } of expectedLayout()) {
-    if (matches(tables)) continue;
-    const former = legacy.find((l) => matches(l.tables));
-    if (former) {
-      migrations.push(...former.migration);
-      continue;
-    }
-    const { table, columns } = tables.find((t) => actual.get(t.table) !== t.columns.join(',')) as TableLayout;
-    throw new Error(`${path}: table ${table} has columns (${actual.get(table)}), expected (${columns.join(',')}); it was written by an older version, delete the file and seed again`);
-  }
-  if (migrations.length === 0) return;
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    for (const statement of migrations) await connection.run(statement);
-    await connection.run('COMMIT');
-  } catch (e) {
-    await connection.run('ROLLBACK');
-    throw e;
-  }
-}
-
 const TYPES: Readonly<Record<SqlType, DuckDBType>> = { VARCHAR, DOUBLE, BIGINT };
 
 async function select(connection: DuckDBConnection, query: SqlQuery): Promise<unknown[][]> {
@@ -281,20 +180,4 @@ function untilStopped<T>(work: Promise<T>, signals: readonly AbortSignal[], grac
 
 function toNumberOrUndefined(v: unknown): number | undefined {
   return v === null || v === undefined ? undefined : Number(v);
-}
-
-/** `[what, lvl, k0.., n, mn, mx, sm, shard]` → ResultRow. */
-function toResultRow(row: unknown[]): ResultRow {
-  const [what, lvl] = row as [ResultRowKind, number];
-  const [n, mn, mx, sm, shard] = row.slice(-5);
-  return {
-    what,
-    lvl: Number(lvl),
-    keys: (row.slice(2, -5) as (string | null)[]).filter((k): k is string => k !== null),
-    shard: toNumberOrUndefined(shard) ?? 0,
-    n: Number(n),
-    mn: toNumberOrUndefined(mn) ?? null,
-    mx: toNumberOrUndefined(mx) ?? null,
-    sm: toNumberOrUndefined(sm) ?? null,
-  };
 }

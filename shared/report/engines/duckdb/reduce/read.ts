@@ -1,21 +1,7 @@
 import type { AggResult, Bucket } from '../../engine';
 import type { AggNode } from '../../../plan/plan';
-import type { ResultRowKind } from '../sql/compile';
+import type { ResultRow } from '../result-row';
 import { compareUtf8, mergeShardKeys } from './merge-sort';
-
-/** One row of the compiled statement's result (see compile.ts). */
-export interface ResultRow {
-  readonly what: ResultRowKind;
-  readonly lvl: number;
-  /** Keys of the stages so far, as text (histogram keys are epoch ms, filters keys bucket indexes). */
-  readonly keys: readonly string[];
-  readonly n: number;
-  readonly mn: number | null;
-  readonly mx: number | null;
-  readonly sm: number | null;
-  /** The shard (YYYYMM: the monthly index) the row counts; 0 for `cut` rows. */
-  readonly shard: number;
-}
 
 const EMPTY_STATS: AggResult = { kind: 'stats', count: 0, min: null, max: null, sum: 0 };
 

@@ -1,20 +1,17 @@
-import type { EngineLimits, Scope } from '../../engine';
+import type { Scope } from '../../engine';
 import type { ReportPlan } from '../../../plan/plan';
-import type { KeySegment } from './buckets';
 import { compileScope } from './compile-scope';
+import type { CompileOptions } from './compiler';
 import { groupable, GroupedCompiler } from './grouped';
 import { SqlParams, type SqlQuery } from './sql-params';
 import { PipelineCompiler } from './stage-by-stage';
 
-export { addsKey } from './compiler';
+export type { CompileOptions } from './compiler';
 export { groupable, readsItemsAlone } from './grouped';
 
 /**
- * Plan → one SQL statement. Pure. The statement returns, as one UNION ALL, rows
- * `(what, lvl, k0.., n, mn, mx, sm, shard)`, all per shard: `n` = the bucket count of stage `lvl`
- * per key tuple (OpenSearch's doc_count), `x` = a terms key beyond the cap, `stats` = a stats result,
- * `cut` = how many terms keys beyond the cap were left out (all shards). read.ts merges the shards
- * as OpenSearch does.
+ * Plan → one SQL statement. Pure. The statement returns, as one UNION ALL, the rows of
+ * ../result-row.ts, all per shard; read.ts merges the shards as OpenSearch does.
  *
  * - dateHistogram adds the bucket key (see histogram-sql.ts); terms adds the field value (rows
  *   without one drop out) and keeps the `termsCap` smallest keys per parent bucket; filters adds the
@@ -39,18 +36,6 @@ export { groupable, readsItemsAlone } from './grouped';
  *   in one bucket, so its cost is the rows times the buckets each falls in. Such reports are
  *   bounded by the engine's memory limit and the report's deadline.
  */
-export interface CompileOptions {
-  readonly limits: EngineLimits;
-  /** Key segments of the dateHistogram (first stage), from buckets.ts. */
-  readonly histogramSegments?: readonly KeySegment[];
-  /** Compile stage by stage even where the grouped compilation applies (tests compare the two). */
-  readonly stageByStage?: boolean;
-  /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
-  readonly scopeNumbers?: readonly number[];
-}
-
-export type ResultRowKind = 'n' | 'x' | 'stats' | 'cut';
-
 export function compileReport(plan: ReportPlan, scope: Scope, options: CompileOptions): SqlQuery {
   const params = new SqlParams();
   const sql =

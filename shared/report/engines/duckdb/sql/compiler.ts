@@ -1,18 +1,28 @@
-import type { AggNode } from '../../../plan/plan';
-import type { CompileOptions } from './compile';
+import type { EngineLimits } from '../../engine';
+import type { AggNode, ReportPlan } from '../../../plan/plan';
+import { resultColumns, type ResultColumnsSql } from '../result-row';
+import type { KeySegment } from './buckets';
 import { histogramKeySql } from './histogram-sql';
 import type { SqlParams } from './sql-params';
-import type { ReportPlan } from '../../../plan/plan';
+
+/** What the compilers are given besides the plan and the scope. */
+export interface CompileOptions {
+  readonly limits: EngineLimits;
+  /** Key segments of the dateHistogram (first stage), from buckets.ts. */
+  readonly histogramSegments?: readonly KeySegment[];
+  /** Compile stage by stage even where the grouped compilation applies (tests compare the two). */
+  readonly stageByStage?: boolean;
+  /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
+  readonly scopeNumbers?: readonly number[];
+}
 
 /** Stages that add a key column: dateHistogram, terms, filters. */
 export const addsKey = (n: AggNode): boolean => n.kind === 'dateHistogram' || n.kind === 'terms' || n.kind === 'filters';
 
-export const NO_STATS = 'NULL::DOUBLE AS mn, NULL::DOUBLE AS mx, NULL::DOUBLE AS sm';
-
-/** What both compilations share: the output rows, the terms ranking and cap. */
+/** What both compilations share: the output rows (result-row.ts), the terms ranking and cap. */
 export abstract class Compiler {
   protected readonly ctes: string[] = [];
-  protected readonly parts: string[] = [];
+  private readonly parts: string[] = [];
   private readonly keyColumns: number;
 
   constructor(
@@ -27,6 +37,11 @@ export abstract class Compiler {
     return `WITH ${this.ctes.join(',\n')}\n${this.parts.join('\nUNION ALL\n')}`;
   }
 
+  /** One part of the statement's UNION ALL: a result row per row of `from`. */
+  protected part(row: ResultColumnsSql, from: string): void {
+    this.parts.push(`SELECT ${resultColumns(row, this.keyColumns)} FROM ${from}`);
+  }
+
   protected histogramKey(column: string): string {
     const segments = this.options.histogramSegments;
     if (!segments) throw new Error('dateHistogram needs key segments');
@@ -35,9 +50,7 @@ export abstract class Compiler {
 
   /** The `n` rows of stage i: the rows of `rel` (`count` of each) per key tuple and shard. */
   protected counts(i: number, rel: string, keys: readonly string[], count: string): void {
-    this.parts.push(
-      `SELECT 'n' AS what, ${i} AS lvl, ${this.keyList(keys)}, ${count} AS n, ${NO_STATS}, _shard AS shard FROM ${rel}${this.groupBy([...keys, '_shard'])}`,
-    );
+    this.part({ what: "'n'", lvl: i, keys, n: count, shard: '_shard' }, `${rel}${this.groupBy([...keys, '_shard'])}`);
   }
 
   /**
@@ -61,21 +74,12 @@ export abstract class Compiler {
     );
     const on = all.map((key) => `g.${key} = r.${key}`).join(' AND ');
     const ranked = `SELECT g.*, r.rn, row_number() OVER (${partition('g.', ['g._shard'])}ORDER BY g.${k}) AS srn FROM g${i} g JOIN r${i} r ON ${on}`;
-    this.parts.push(
-      `SELECT CASE WHEN rn <= ${cap} THEN 'n' ELSE 'x' END AS what, ${i} AS lvl, ${this.keyList(all)}, n, ${NO_STATS}, _shard AS shard FROM (${ranked}) WHERE srn <= ${cap}`,
-    );
-    this.parts.push(`SELECT 'cut' AS what, ${i} AS lvl, ${this.keyList([])}, count(*) AS n, ${NO_STATS}, NULL AS shard FROM r${i} WHERE rn > ${cap}`);
+    this.part({ what: `CASE WHEN rn <= ${cap} THEN 'n' ELSE 'x' END`, lvl: i, keys: all, n: 'n', shard: '_shard' }, `(${ranked}) WHERE srn <= ${cap}`);
+    this.part({ what: "'cut'", lvl: i, keys: [], n: 'count(*)', shard: 'NULL' }, `r${i} WHERE rn > ${cap}`);
     return cap;
-  }
-
-  /** The key columns as VARCHAR, padded with NULLs to the same width in every UNION part. */
-  protected keyList(keys: readonly string[]): string {
-    const cols = Array.from({ length: this.keyColumns }, (_, j) => (j < keys.length ? `CAST(${keys[j]} AS VARCHAR)` : 'NULL::VARCHAR') + ` AS k${j}`);
-    return cols.length > 0 ? cols.join(', ') : 'NULL::VARCHAR AS k';
   }
 
   protected groupBy(keys: readonly string[]): string {
     return keys.length > 0 ? ` GROUP BY ${keys.join(', ')}` : '';
   }
 }
-

@@ -1,54 +1,12 @@
 import type { Scope } from '../../engine';
-import type { AggNode, FilterNode, ReportPlan } from '../../../plan/plan';
-import type { CompileOptions } from './compile';
-import { compileCondition, compileFilter, compileFilters, compileScopeCondition, scopeFilterFields } from './compile-scope';
+import type { AggNode } from '../../../plan/plan';
+import { compileFilters, compileScopeCondition } from './compile-scope';
 import { addsKey, Compiler } from './compiler';
-import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_COPIES, PARENT_ID, ROW_ID, TABLES } from '../storage/schema';
+import { groupable, readsItemsAlone } from './groupable';
+import { column, namesOf, selectItem, stageColumns, type Column, type StageColumns } from './stage-columns';
+import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_ID, ROW_ID, TABLES } from '../storage/schema';
 
-/**
- * Whether the grouped compilation applies: at most one `nested` stage (so at most one
- * `reverseNested`, after it, and the pipeline reads documents, then items, then documents again).
- * Not stats after `reverseNested` either, which no collection has a field for today (a root number
- * field of a collection with nested items).
- */
-export const groupable = (plan: ReportPlan): boolean => {
-  const { pipeline } = plan;
-  const reverseThenStats = pipeline.some((n) => n.kind === 'reverseNested') && pipeline.at(-1)?.kind === 'stats';
-  return pipeline.filter((n) => n.kind === 'nested').length <= 1 && !reverseThenStats;
-};
-
-/**
- * Whether the grouped compilation reads the items of a nested report without their documents:
- * the scope's filters and the stages on the documents (before `nested`, after `reverseNested`)
- * read only root fields the items carry a copy of (schema.ts). Such a report needs the scope
- * numbers (CompileOptions.scopeNumbers).
- */
-export function readsItemsAlone(plan: ReportPlan, options: Pick<CompileOptions, 'stageByStage'> = {}): boolean {
-  const m = plan.pipeline.findIndex((n) => n.kind === 'nested');
-  if (options.stageByStage || m < 0 || !groupable(plan)) return false;
-  const r = plan.pipeline.findIndex((n) => n.kind === 'reverseNested');
-  const onDocuments = plan.pipeline.filter((_, i) => i < m || (r >= 0 && i > r));
-  return [...scopeFilterFields(plan), ...onDocuments.flatMap(rootFieldsOf)].every((f) => PARENT_COPIES.includes(f));
-}
-
-/** The root columns a stage on the documents reads. */
-function rootFieldsOf(node: AggNode): string[] {
-  const filterFields = (f: FilterNode) => [columnOf(f.field)];
-  switch (node.kind) {
-    case 'dateHistogram':
-      return ['timestamp'];
-    case 'terms':
-    case 'stats':
-      return [columnOf(node.field)];
-    case 'filter':
-      return filterFields(node.filter);
-    case 'filters':
-      return node.buckets.flatMap((b) => filterFields(b.filter));
-    case 'nested':
-    case 'reverseNested':
-      return [];
-  }
-}
+export { groupable, readsItemsAlone } from './groupable';
 
 /**
  * The grouped compilation (compile.ts). Every key of a row is a function of the row alone (its
@@ -85,7 +43,7 @@ export class GroupedCompiler extends Compiler {
   private readonly rowStats: boolean;
   private itemFlag = false;
   /** The level-1 column of each keyword field's values, the same in every relation. */
-  private readonly rawNames = new Map<string, string>();
+  private readonly valueColumns = new Map<string, string>();
 
   constructor(...args: ConstructorParameters<typeof Compiler>) {
     super(...args);
@@ -128,22 +86,22 @@ export class GroupedCompiler extends Compiler {
     // Where stages come before nested, the documents count whatever their items: `fi` tells the items apart.
     this.itemFlag = this.m > 0 && nested.itemFilters.length > 0;
     const itemRows = `${from} WHERE ${where}${this.m > 0 ? '' : ` AND ${items}`}`;
-    const flag = this.itemFlag ? [`coalesce((${items}), false) AS fi`] : [];
-    const firsts = this.m > 0 ? [`count_if(c.${ident(ITEM)} = 0) AS np`] : [];
+    const flag = this.itemFlag ? [column('fi', `coalesce((${items}), false)`)] : [];
+    const firsts = this.m > 0 ? [column('np', `count_if(c.${ident(ITEM)} = 0)`)] : [];
     if (this.r >= 0) {
       // One pass over the items for `b` and `c`: documents with several items keep their id (`_doc`).
       const several = alone
         ? `c.${ident(PARENT_ID)} IN (SELECT ${ident(PARENT_ID)} FROM ${ident(nestedTable(source, nested.path))} WHERE ${ident(ITEM)} = 1)`
         : `d.${ident(itemsColumn(nested.path))} > 1`;
-      this.reverse(toItems, parent, itemRows, flag, [`CASE WHEN ${several} THEN c.${ident(PARENT_ID)} END AS _doc`], firsts);
+      this.reverse(toItems, parent, itemRows, flag, column('_doc', `CASE WHEN ${several} THEN c.${ident(PARENT_ID)} END`), firsts);
     } else {
       this.grouped('b', toItems, parent, 'c', 'c.rowid', itemRows, flag, firsts);
     }
     if (this.m > 0) {
       // Documents without items, from the root table; those with items through their first item (np).
       const withoutItems = `${rootRows()} AND d.${ident(itemsColumn(nested.path))} = 0`;
-      this.grouped('a0', all.slice(0, this.m), 'd', 'd', rootOrder, withoutItems);
-      const cols = [...this.namesOf(all.slice(0, this.m)), '_shard'].join(', ');
+      const documents = this.grouped('a0', all.slice(0, this.m), 'd', 'd', rootOrder, withoutItems);
+      const cols = [...documents.names, '_shard'].join(', ');
       this.ctes.push(`a AS (SELECT ${cols}, sum(n)::BIGINT AS n FROM (SELECT ${cols}, n FROM a0 UNION ALL SELECT ${cols}, np FROM b) GROUP BY ALL)`);
     }
     if (this.rowStats) this.rows(all, parent, 'c', 'c.rowid', itemRows, flag);
@@ -157,18 +115,18 @@ export class GroupedCompiler extends Compiler {
    * item is that item's group (its lists unnest into its buckets later); one with several keeps its
    * id (`_doc`), and its items are unnested into single buckets and made distinct per document.
    */
-  private reverse(toItems: readonly number[], parent: string, itemRows: string, flag: readonly string[], doc: readonly string[], firsts: readonly string[]): void {
+  private reverse(toItems: readonly number[], parent: string, itemRows: string, flag: readonly Column[], doc: Column, firsts: readonly Column[]): void {
     const stages = this.plan.pipeline.map((_, i) => i);
     const columns = this.columnsOf(stages, parent, 'c');
-    const fi = flag.map(aliasOf);
-    const sums = ['count(*) AS n', ...firsts];
-    this.ctes.push(`bc_1 AS (SELECT ${[...columns.raw, ...flag, ...doc, 'c._shard', ...sums].join(', ')} FROM ${itemRows} GROUP BY ALL)`);
+    const fi = namesOf(flag);
+    const sums = [column('n', 'count(*)'), ...firsts];
+    this.ctes.push(`bc_1 AS (SELECT ${[...columns.raw, ...flag, doc].map(selectItem).join(', ')}, c._shard, ${sums.map(selectItem).join(', ')} FROM ${itemRows} GROUP BY ALL)`);
     // b: the items by the columns of the stages before reverseNested.
     const itemColumns = columns.subset(toItems);
-    const added = ['n', ...firsts.map(aliasOf)].map((c) => `sum(${c})::BIGINT AS ${c}`);
-    this.level2('b', itemColumns, `SELECT ${[...itemColumns.rawNames, ...fi, '_shard', ...added].join(', ')} FROM bc_1 GROUP BY ALL`, fi, firsts.map(aliasOf));
+    const added = ['n', ...namesOf(firsts)].map((c) => `sum(${c})::BIGINT AS ${c}`);
+    this.level2('b', itemColumns, `SELECT ${[...namesOf(itemColumns.raw), ...fi, '_shard', ...added].join(', ')} FROM bc_1 GROUP BY ALL`, fi, namesOf(firsts));
     // c: the documents with one item, then those with several.
-    this.level2('c1', columns, `SELECT ${[...columns.rawNames, ...fi, '_shard'].join(', ')}, sum(n)::BIGINT AS n FROM bc_1 WHERE _doc IS NULL GROUP BY ALL`, fi);
+    this.level2('c1', columns, `SELECT ${[...namesOf(columns.raw), ...fi, '_shard'].join(', ')}, sum(n)::BIGINT AS n FROM bc_1 WHERE _doc IS NULL GROUP BY ALL`, fi);
     // Item-level filters stages: their lists, unnested for the documents with several items.
     const lists = stages.filter((i) => i > this.m && i < this.r && this.plan.pipeline[i]?.kind === 'filters').map((i) => `k${this.keyOf[i]}`);
     const unnest = lists.map((k) => `, unnest(${columns.derivedOf(k)}) AS u_${k}(v)`).join('');
@@ -185,16 +143,17 @@ export class GroupedCompiler extends Compiler {
    * The CTE `name`: the rows of `source` grouped by the columns of `stages` (and `extra`), with
    * `sums` summed; stats summed in `order` where the groups carry them.
    */
-  private grouped(name: string, stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly string[] = [], sums: readonly string[] = []): void {
+  private grouped(name: string, stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly Column[] = [], sums: readonly Column[] = []): StageColumns {
     const stats = stages.map((i) => this.plan.pipeline[i] as AggNode).find((n) => n.kind === 'stats');
-    const aggregates: string[] = [...sums];
+    const aggregates: string[] = sums.map(selectItem);
     if (stats?.kind === 'stats' && !this.rowStats) {
       const col = `${stats.field.nestedPath ? item : parent}.${ident(columnOf(stats.field))}`;
       aggregates.push(`count(${col}) AS sn, min(${col}) AS mn, max(${col}) AS mx, fsum(${col} ORDER BY ${order}) AS sm`);
     }
     const columns = this.columnsOf(stages, parent, item);
-    const level1 = `SELECT ${[...columns.raw, ...extra, `${item}._shard`, 'count(*) AS n', ...aggregates].join(', ')} FROM ${source} GROUP BY ALL`;
-    this.level2(name, columns, level1, extra.map(aliasOf), sums.map(aliasOf));
+    const level1 = `SELECT ${[...[...columns.raw, ...extra].map(selectItem), `${item}._shard`, 'count(*) AS n', ...aggregates].join(', ')} FROM ${source} GROUP BY ALL`;
+    this.level2(name, columns, level1, namesOf(extra), namesOf(sums));
+    return columns;
   }
 
   /**
@@ -209,113 +168,25 @@ export class GroupedCompiler extends Compiler {
     }
     this.ctes.push(`${name}_1 AS (${level1})`);
     const added = ['n', ...sums].map((c) => `sum(${c})::BIGINT AS ${c}`);
-    this.ctes.push(`${name} AS (SELECT ${[...columns.derived, ...extra, '_shard', ...added].join(', ')} FROM ${name}_1 GROUP BY ALL)`);
+    this.ctes.push(`${name} AS (SELECT ${[...columns.derived.map(selectItem), ...extra, '_shard', ...added].join(', ')} FROM ${name}_1 GROUP BY ALL)`);
   }
 
   /** `s`: the rows themselves with the columns of `stages`, the stats field `_x` and the order `_ord`. */
-  private rows(stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly string[] = []): void {
+  private rows(stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly Column[] = []): void {
     const stats = this.plan.pipeline.at(-1) as AggNode & { kind: 'stats' };
-    const x = `${stats.field.nestedPath ? item : parent}.${ident(columnOf(stats.field))}`;
+    const x = column('_x', `${stats.field.nestedPath ? item : parent}.${ident(columnOf(stats.field))}`);
     const columns = this.columnsOf(stages, parent, item);
-    const raw = `SELECT ${[...columns.raw, `${x} AS _x`, `${order} AS _ord`, ...extra, `${item}._shard`].join(', ')} FROM ${source}`;
-    const derived = columns.twoLevel ? columns.derived : columns.names;
-    this.ctes.push(`s AS (SELECT ${[...derived, '_x', '_ord', ...extra.map(aliasOf), '_shard'].join(', ')} FROM (${raw}))`);
+    const raw = `SELECT ${[...columns.raw, x, column('_ord', order), ...extra].map(selectItem).join(', ')}, ${item}._shard FROM ${source}`;
+    // Where the columns are not twoLevel, each derived column is its level-1 column by name.
+    this.ctes.push(`s AS (SELECT ${[...columns.derived.map(selectItem), '_x', '_ord', ...namesOf(extra), '_shard'].join(', ')} FROM (${raw}))`);
   }
 
-  /**
-   * The key and condition columns of `stages`: root fields read from `parent`, item fields from
-   * `item`. Conditions on keyword fields are the
-   * expensive part of a pass over millions of rows (a `filters` stage of 10 buckets is 10 IN lists
-   * per row), so the rows are grouped by the keyword values the conditions read (a handful of
-   * locations, cameras, labels) and by a bit mask of the range conditions (cheap comparisons), and
-   * the conditions are evaluated per group (`derived`). Where the groups carry stats (no `filters`
-   * stage), the conditions are evaluated per row, so that each group is one key tuple by then.
-   */
+  /** The key and condition columns of `stages` (stage-columns.ts): root fields from `parent`, item fields from `item`. */
   private columnsOf(stages: readonly number[], parent: string, item: string): StageColumns {
-    const twoLevel = !(this.plan.pipeline.at(-1)?.kind === 'stats' && !this.rowStats);
-    const raw = new Map<string, string>();
-    const derived = new Map<string, string>();
-    /** The stages each level-1 column serves (a keyword column may serve several). */
-    const serves = new Map<string, Set<number>>();
-    const derivedStage = new Map<string, number>();
-    let current = -1;
-    const setRaw = (name: string, expr: string) => {
-      raw.set(name, expr);
-      serves.set(name, (serves.get(name) ?? new Set()).add(current));
-    };
-    const setDerived = (name: string, expr: string) => {
-      derived.set(name, expr);
-      derivedStage.set(name, current);
-    };
-    const aliasOfField = (f: { readonly nestedPath?: string }) => (f.nestedPath ? item : parent);
-    /** The condition of `filter`, per row, or per group from the level-1 columns. */
-    const condition = (filter: FilterNode, mask: string, bit: number): string => {
-      if (!twoLevel) return compileFilter(filter, aliasOfField(filter.field), this.params);
-      if (filter.kind === 'range') return `(${mask} & ${maskBit(bit, maskType)}) <> 0`;
-      const v = this.rawName(filter.field.name);
-      setRaw(v, `${aliasOfField(filter.field)}.${ident(columnOf(filter.field))} AS ${v}`);
-      return compileCondition(filter, v, this.params);
-    };
-    /** Level 1: the bit mask of the range conditions among `filters` (none when there are none). */
-    let maskType: MaskType = 'BIGINT';
-    const rangeMask = (filters: readonly FilterNode[], mask: string): void => {
-      // BIGINT holds 63 bits and is much cheaper per row than HUGEINT, which only a stage of 64 to 100 buckets needs.
-      maskType = filters.length > 63 ? 'HUGEINT' : 'BIGINT';
-      const bits = filters.flatMap((f, bit) =>
-        f.kind === 'range' ? [`CASE WHEN ${compileFilter(f, aliasOfField(f.field), this.params)} THEN ${maskBit(bit, maskType)} ELSE 0::${maskType} END`] : [],
-      );
-      if (twoLevel && bits.length > 0) setRaw(mask, `(${bits.join(' | ')}) AS ${mask}`);
-    };
-    for (const i of stages) {
-      current = i;
-      const node = this.plan.pipeline[i] as AggNode;
-      const alias = fieldOf(node)?.nestedPath ? item : parent;
-      const k = `k${this.keyOf[i]}`;
-      const pass = (name: string, expr: string) => {
-        setRaw(name, `${expr} AS ${name}`);
-        setDerived(name, name);
-      };
-      switch (node.kind) {
-        case 'dateHistogram':
-          pass(k, this.histogramKey(`${alias}.${ident('timestamp')}`));
-          break;
-        case 'terms':
-          pass(k, `${alias}.${ident(columnOf(node.field))}`);
-          break;
-        case 'filter':
-          if (!twoLevel || node.filter.kind === 'range') pass(`f${i}`, `coalesce((${compileFilter(node.filter, alias, this.params)}), false)`);
-          else setDerived(`f${i}`, `coalesce((${condition(node.filter, '', 0)}), false)`);
-          break;
-        case 'filters': {
-          const mask = `m${i}`;
-          rangeMask(node.buckets.map((b) => b.filter), mask);
-          // The indexes of the matching buckets, in bucket order (NULL conditions match nothing).
-          const each = node.buckets.map((b, index) => `CASE WHEN ${condition(b.filter, mask, index)} THEN ${index} END`);
-          const list = `list_filter([${each.join(', ')}], lambda x: x IS NOT NULL)`;
-          if (twoLevel) setDerived(k, list);
-          else pass(k, list);
-          break;
-        }
-        case 'stats':
-        case 'nested':
-        case 'reverseNested':
-          break;
-      }
-    }
-    const columnsFor = (only: ReadonlySet<number>): StageColumns => {
-      const rawNames = [...raw.keys()].filter((n) => [...(serves.get(n) ?? [])].some((i) => only.has(i)));
-      const names = [...derived.keys()].filter((n) => only.has(derivedStage.get(n) as number));
-      return {
-        twoLevel,
-        raw: rawNames.map((n) => raw.get(n) as string),
-        rawNames,
-        names,
-        derived: names.map((n) => (derived.get(n) === n ? n : `${derived.get(n)} AS ${n}`)),
-        derivedOf: (n) => derived.get(n) ?? n,
-        subset: (part) => columnsFor(new Set(part)),
-      };
-    };
-    return columnsFor(new Set(stages));
+    const { pipeline } = this.plan;
+    const twoLevel = !(pipeline.at(-1)?.kind === 'stats' && !this.rowStats);
+    const context = { pipeline, params: this.params, twoLevel, keyOf: this.keyOf, histogramKey: (c: string) => this.histogramKey(c), valuesOf: (f: string) => this.valuesOf(f) };
+    return stageColumns(context, stages, parent, item);
   }
 
   /**
@@ -370,29 +241,19 @@ export class GroupedCompiler extends Compiler {
         case 'stats':
           if (this.rowStats) {
             switchTo('s');
-            this.parts.push(
-              `SELECT 'stats' AS what, ${i} AS lvl, ${this.keyList(keys)}, count(_x) AS n, min(_x) AS mn, max(_x) AS mx, fsum(_x ORDER BY _ord) AS sm, _shard AS shard FROM ${rel}${this.groupBy([...keys, '_shard'])}`,
-            );
+            const stats = { mn: 'min(_x)', mx: 'max(_x)', sm: 'fsum(_x ORDER BY _ord)' };
+            this.part({ what: "'stats'", lvl: i, keys, n: 'count(_x)', stats, shard: '_shard' }, `${rel}${this.groupBy([...keys, '_shard'])}`);
           } else {
-            this.parts.push(`SELECT 'stats' AS what, ${i} AS lvl, ${this.keyList(keys)}, sn AS n, mn, mx, sm, _shard AS shard FROM ${rel}`);
+            this.part({ what: "'stats'", lvl: i, keys, n: 'sn', stats: { mn: 'mn', mx: 'mx', sm: 'sm' }, shard: '_shard' }, rel);
           }
           return;
       }
     });
   }
 
-  private rawName(field: string): string {
-    if (!this.rawNames.has(field)) this.rawNames.set(field, `v${this.rawNames.size}`);
-    return this.rawNames.get(field) as string;
-  }
-
-  /** The names of the key and condition columns of `stages` (as columnsOf, without compiling anything). */
-  private namesOf(stages: readonly number[]): string[] {
-    return stages.flatMap((i) => {
-      const node = this.plan.pipeline[i] as AggNode;
-      if (addsKey(node)) return [`k${this.keyOf[i]}`];
-      return node.kind === 'filter' ? [`f${i}`] : [];
-    });
+  private valuesOf(field: string): string {
+    if (!this.valueColumns.has(field)) this.valueColumns.set(field, `v${this.valueColumns.size}`);
+    return this.valueColumns.get(field) as string;
   }
 
   /** Registers a CTE `t<n>` and returns its name. */
@@ -400,44 +261,5 @@ export class GroupedCompiler extends Compiler {
     const name = `t${this.cteCount++}`;
     this.ctes.push(`${name} AS (${select})`);
     return name;
-  }
-}
-
-/** What GroupedCompiler.columnsOf makes of some stages. */
-interface StageColumns {
-  /** Whether the rows are grouped by `raw` and the keys and conditions `derived` from the groups. */
-  readonly twoLevel: boolean;
-  /** Per row (`<expr> AS <name>`): the keys, and where twoLevel the keyword values and range masks the conditions read. */
-  readonly raw: readonly string[];
-  readonly rawNames: readonly string[];
-  /** The key and condition columns (`k<j>`, `f<i>`), and where twoLevel their expressions over the level-1 names. */
-  readonly names: readonly string[];
-  readonly derived: readonly string[];
-  readonly derivedOf: (name: string) => string;
-  /** The columns of some of the stages, the same expressions (so no parameter is added twice). */
-  readonly subset: (stages: readonly number[]) => StageColumns;
-}
-
-type MaskType = 'BIGINT' | 'HUGEINT';
-
-/** The literal of bit `bit` of a range mask. */
-const maskBit = (bit: number, type: MaskType): string => `${(1n << BigInt(bit)).toString()}::${type}`;
-
-/** `expr AS name` → name. */
-const aliasOf = (column: string): string => column.slice(column.lastIndexOf(' AS ') + 4);
-
-/** The field a stage reads, for the alias it is read from (filters: all buckets are in one context). */
-function fieldOf(node: AggNode): { readonly nestedPath?: string } | undefined {
-  const filterField = (f: FilterNode | undefined) => f?.field;
-  switch (node.kind) {
-    case 'terms':
-    case 'stats':
-      return node.field;
-    case 'filter':
-      return filterField(node.filter);
-    case 'filters':
-      return filterField(node.buckets[0]?.filter);
-    default:
-      return undefined;
   }
 }

@@ -47,9 +47,8 @@ export class PipelineCompiler extends Compiler {
       case 'stats': {
         const col = `s.${ident(columnOf(node.field))}`;
         const order = node.field.nestedPath ? 's._ord' : `s.${ident(ROW_ID)}`;
-        const stats = `count(${col}) AS n, min(${col}) AS mn, max(${col}) AS mx, fsum(${col} ORDER BY ${order}) AS sm, s._shard AS shard`;
-        this.parts.push(`SELECT 'stats' AS what, ${i} AS lvl, ${this.keyList(this.keys)}, ${stats} FROM ${this.rel} s${this.groupBy([...this.keys, '_shard'])}`);
-        return;
+        const stats = { mn: `min(${col})`, mx: `max(${col})`, sm: `fsum(${col} ORDER BY ${order})` };
+        return this.part({ what: "'stats'", lvl: i, keys: this.keys, n: `count(${col})`, stats, shard: 's._shard' }, `${this.rel} s${this.groupBy([...this.keys, '_shard'])}`);
       }
     }
   }

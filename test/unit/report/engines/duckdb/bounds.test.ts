@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { EngineUnavailableError, ReportTimeoutError, TooManyBucketsError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { HEAVY_AGGREGATIONS, HEAVY_ORG, openHeavyDuckDb } from '../../../../fixtures/heavy-report';
 

@@ -1,7 +1,8 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { TooManyBucketsError } from '#shared/errors';
 import { parseDocument } from '#shared/report/documents';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { COLLECTIONS } from '#shared/report/fields';
 import { answerReport } from '#shared/report/query-report';

@@ -1,7 +1,8 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { parseDocument, type DocumentInput } from '#shared/report/documents';
 import { compileReport } from '#shared/report/engines/duckdb/sql/compile';
-import { DuckDbEngine, openDuckDb } from '#shared/report/engines/duckdb/execute';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { COLLECTIONS } from '#shared/report/fields';
 import { buildPlan } from '#shared/report/plan/build-plan';

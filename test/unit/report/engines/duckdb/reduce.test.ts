@@ -1,5 +1,6 @@
 import { compareUtf8, mergeShardKeys } from '#shared/report/engines/duckdb/reduce/merge-sort';
-import { readResult, type ResultRow } from '#shared/report/engines/duckdb/reduce/read';
+import { readResult } from '#shared/report/engines/duckdb/reduce/read';
+import type { ResultRow } from '#shared/report/engines/duckdb/result-row';
 import { buildPlan } from '#shared/report/plan/build-plan';
 
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -108,7 +108,7 @@ function statements(plan: ReportPlan): Record<string, string> {
   const options = { limits, ...(histogramSegments ? { histogramSegments } : {}) };
   const out: Record<string, string> = { 'time extent': text(compileTimeExtent(plan, scope)) };
   if (groupable(plan)) {
-    const alone = readsItemsAlone(plan, options);
+    const alone = readsItemsAlone(plan);
     if (alone) out['scope numbers'] = text(compileScopeNumbers(plan, scope));
     out.grouped = text(compileReport(plan, scope, { ...options, ...(alone ? { scopeNumbers: [3, 7] } : {}) }));
   }
