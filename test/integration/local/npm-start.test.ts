@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * `npm start` as a new user runs it: a fresh data folder, first-start seeding, the banner, and the

@@ -5,7 +5,7 @@ import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { answerReport } from '#shared/report/query-report';
 import { ORG_A } from '../../fixtures/documents';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
