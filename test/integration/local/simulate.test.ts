@@ -1,4 +1,4 @@
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * `npm start -- --simulate`: events for the seeded locations arrive through the ingest endpoint every
