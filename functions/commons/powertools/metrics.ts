@@ -39,7 +39,7 @@ export const metrics = new Metrics({
  */
 export function measuredEngine(engine: ReportEngine): ReportEngine {
   return {
-    ...(engine.maxBuckets === undefined ? {} : { maxBuckets: engine.maxBuckets }),
+    maxBuckets: engine.maxBuckets,
     async run(plan, scope, options) {
       const started = performance.now();
       try {

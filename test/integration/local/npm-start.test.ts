@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * `npm start` as a new user runs it: a fresh data folder, first-start seeding, the banner, and the
