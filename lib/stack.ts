@@ -16,6 +16,7 @@ import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
+import { SERVICE_NAME } from '../shared/service-identity';
 
 export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices';
 
@@ -87,7 +88,7 @@ export class ServiceStack extends Stack {
     const retained = config.stage === 'prod';
     const removalPolicy = retained ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = retentionDays(config.logRetentionDays);
-    Tags.of(this).add('service', 'location-reporting');
+    Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', config.stage);
 
     this.reporting = new Reporting(this, 'Reporting', {

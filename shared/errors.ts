@@ -170,8 +170,8 @@ export class UnsupportedMediaTypeError extends AppError {
 
 /** 422: the engine refused because the pipeline would create more buckets than allowed. */
 export class TooManyBucketsError extends AppError {
-  /** `detail` replaces the default one, which advises a split. */
-  constructor(readonly limit: number | undefined, options?: ErrorOptions, detail?: string) {
+  /** `detail` replaces the default one, which advises a split; `options.extensions` add to `maxBuckets`. */
+  constructor(readonly limit: number | undefined, options?: AppErrorOptions, detail?: string) {
     const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
     super(
       422,
@@ -180,7 +180,7 @@ export class TooManyBucketsError extends AppError {
       detail ??
         `This report would create more buckets than ${limitText}. Narrow the time range, use a coarser ` +
           'dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
-      { ...options, extensions: limit === undefined ? {} : { maxBuckets: limit } },
+      { ...options, extensions: { ...(limit === undefined ? {} : { maxBuckets: limit }), ...options?.extensions } },
     );
   }
 }

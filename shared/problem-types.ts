@@ -85,8 +85,13 @@ export const PROBLEM_TYPES = {
     title: 'Too many buckets',
     status: 422,
     description:
-      'The report would create more buckets than the engine allows, checked before any work where it can be. Narrow the time range, use a coarser `dateHistogram` interval or fewer series, or add `splitInterval` to run it in slices (when even one slice is too large, `detail` says so).',
-    members: { maxBuckets: "The engine's bucket limit.", splitInterval: 'The split interval of a split report one of whose slices was refused.' },
+      "The report would create more buckets than the engine allows, checked before any work where it can be. Narrow the time range, use a coarser `dateHistogram` interval or fewer series, or add `splitInterval` to run it in slices (when even one slice is too large, `detail` says so). A split report's answer holds at most 262,140 buckets whatever the engine (`maxAnswerBuckets`): its time buckets with the `filters` buckets under each are counted from the request before any slice runs, its `terms` keys as the slices come back; splitting cannot help then, and `errors` names the `dateHistogram` interval to make coarser.",
+    members: {
+      maxBuckets: "The engine's bucket limit.",
+      splitInterval: 'The split interval of a split report one of whose slices was refused.',
+      maxAnswerBuckets: "The most buckets a report's answer may hold however it is split, when that was passed.",
+      errors: 'When the whole answer is too large: the field to change (`/aggregations/0/interval`) and how many time buckets fit.',
+    },
   },
   'response-too-large': {
     title: 'Response too large',

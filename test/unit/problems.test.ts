@@ -26,7 +26,7 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../../funct
 import { SplitInputTooLargeError } from '../../functions/commons/split/step-functions-executor';
 import { createProblemsHandler } from '../../functions/problems';
 import { createQueryReportHandler } from '../../functions/query-report';
-import { invoke } from '../integration/support/lambda-events';
+import { invoke } from '../../bin/dev/lambda-events';
 
 const ROOT = join(__dirname, '../..');
 

@@ -5,7 +5,7 @@ import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { ORG_A, importFile } from '../../fixtures/locations';
 import { createTestTable, type TestTable } from '../locations/table';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 
 /**
  * Conditional GET on the two GET endpoints, through the real handlers on DynamoDB Local: an ETag on

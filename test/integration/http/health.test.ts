@@ -8,7 +8,7 @@ import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { tableCheck } from '#commons/clients/dynamo';
 import { createHealthHandler } from '../../../functions/health';
 import { createTestTable, type TestTable } from '../locations/table';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { testClient, uniquePrefix } from '../support/opensearch';
 
 /**

@@ -6,7 +6,7 @@ import type { ReportEngine } from '#shared/report/engines/engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { logger } from '#commons/powertools/logger';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 
 /**
  * Every answer names its request: `X-Request-Id` (API Gateway's request id), the problem's

@@ -1,4 +1,4 @@
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * `npm start` as HTTP clients other than curl meet it: Node's own global fetch (undici, which

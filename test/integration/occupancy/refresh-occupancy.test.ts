@@ -11,7 +11,7 @@ import {
   FALL_EU_NOW, FALL_US_NOW, ORG_A, ORG_B, SPRING_EU_NOW, SPRING_US_NOW,
   fallEuEvents, fallUsEvents, importFile, springEuEvents, springUsEvents,
 } from '../../fixtures/locations';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
 import { createTestTable, type TestTable } from '../locations/table';
 

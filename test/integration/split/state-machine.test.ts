@@ -6,7 +6,7 @@ import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution
 import { createQueryReportHandler } from '../../../functions/query-report';
 import type { SliceEvent, SliceOutput } from '#shared/report/split/contract';
 import { createSliceWorker } from '../../../functions/run-report-slice';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { ENGINES, type LoadedEngine } from './engines';
 import { localSyncExecution, synthesizeSplit } from './local-state-machine';
 import { ORG_A } from '../report/fixtures';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../../../functions/query-report';
-import { httpEvent } from '../../integration/support/lambda-events';
+import { httpEvent } from '../../../bin/dev/lambda-events';
 
 /**
  * The last resort: an engine that does not stop at the report's deadline (the real ones do; see

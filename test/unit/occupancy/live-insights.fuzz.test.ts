@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { ORG_A } from '../../integration/report/fixtures';
-import { invoke } from '../../integration/support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { group, location, MemoryStore } from './fakes';
 
 /** Random query strings, path parameters and identities: every answer is a 2xx or a 4xx problem. */

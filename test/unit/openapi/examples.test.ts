@@ -6,7 +6,7 @@ import { mapOpenSearchError } from '#shared/report/engines/opensearch/errors';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { invoke, type HttpRequest } from '../../integration/support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 
 /**
  * The OpenAPI document's problem examples are the service's real answers: each is asked of the real
