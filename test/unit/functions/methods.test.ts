@@ -1,7 +1,7 @@
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createProblemsHandler } from '../../../functions/problems';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { invoke } from '../../integration/support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 
 /**
  * Methods at the handlers, as API Gateway's `ANY` route of each path (functions/routes.ts,
