@@ -17,7 +17,7 @@ import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './cli/opensearch';
 import { progressBar } from './cli/progress';
-import { parseCommand } from './cli/run';
+import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
@@ -258,6 +258,9 @@ Ctrl-C stops the service.`);
 }
 
 main(process.argv).catch((e: unknown) => {
-  console.error(e);
+  // A port in use or a held data folder is the user's situation: one line saying what to do. The
+  // stack of anything else is there on request.
+  console.error(`npm start: ${describeFailure(e)}`);
+  if (process.env.LRS_DEBUG) console.error(e);
   process.exit(1);
 });

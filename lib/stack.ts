@@ -4,7 +4,7 @@ import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { type Route, ROUTES } from '../functions/routes';
+import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
 import { Api, gatewayRoutePath } from './api';
 import { PROJECT_ROOT } from './bundling';
@@ -16,6 +16,7 @@ import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
+import { SERVICE_NAME } from '../shared/service-identity';
 
 export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices';
 
@@ -87,7 +88,7 @@ export class ServiceStack extends Stack {
     const retained = config.stage === 'prod';
     const removalPolicy = retained ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = retentionDays(config.logRetentionDays);
-    Tags.of(this).add('service', 'location-reporting');
+    Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', config.stage);
 
     this.reporting = new Reporting(this, 'Reporting', {
@@ -135,17 +136,22 @@ export class ServiceStack extends Stack {
     const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
     for (const route of ROUTES) {
       const id = pascalCase(route.handler);
-      const fn = (endpoints[route.handler] ??= new ServiceFunction(this, id, {
+      endpoints[route.handler] ??= new ServiceFunction(this, id, {
         entry: entries[route.handler],
         description: `${route.method} ${route.path}`,
         memorySize: config.lambdaMemoryMiB,
         logRetention,
         environment: { [ENV.organizationClaim]: config.api.organizationClaim, ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}) },
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
-      }));
+      });
+    }
+    // Every route, and an ANY route per path to the same function (whose route guard answers HEAD
+    // and 405 with Allow): see GATEWAY_ROUTES.
+    for (const route of GATEWAY_ROUTES) {
+      const id = pascalCase(route.handler);
       const publicBecause = route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
       if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
-      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, publicBecause ? { publicBecause } : {});
+      this.api.addRoute(HttpMethod[route.method], route.path, endpoints[route.handler]!, `${id}${route.method}`, publicBecause ? { publicBecause } : {});
       // Anyone may call a public route: its own small rate bounds what it costs.
       if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }

@@ -42,6 +42,22 @@ const SPOTS = 40;
 const HOURLY = [1, 0.5, 0.3, 0.3, 0.4, 1, 3, 6, 8, 7, 7, 9, 11, 10, 8, 8, 9, 11, 10, 7, 5, 4, 3, 2];
 const HOURLY_SUM = HOURLY.reduce((a, b) => a + b, 0);
 
+/**
+ * The random stream of one site and hour alone (FNV-1a of the seed, the site and the hour's start,
+ * into mulberry32). Seeding again later, or with more days, then makes the same documents, with the
+ * same ids, for every hour the runs share: they come back as duplicates, and no count doubles. Every
+ * draw of a document happens before it may be skipped as later than `now`, so a skipped document
+ * never shifts the draws of the ones after it.
+ */
+export function hourStream(seed: number, siteId: string, hourStart: number): () => number {
+  let h = 0x811c9dc5;
+  for (const ch of `${seed}|${siteId}|${hourStart}`) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193);
+  }
+  return prng(h >>> 0);
+}
+
 /** mulberry32: a small, well-known seeded PRNG. */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -126,15 +142,16 @@ export function movementEvent(random: () => number, organizationId: string, site
 
 /** Movement events: people and vehicles crossing the entrance (in mornings, out in evenings) and the ramp. */
 export function* seedMovementEvents(o: SeedOptions): Generator<DocumentInput<'movementEvents'>> {
-  const random = prng(o.seed ?? 7);
   const perDay = o.eventsPerDay ?? 1500;
   for (const site of sitesFor(o.locations)) {
     for (const [start, hour] of localHours(site, o)) {
+      const random = hourStream(o.seed ?? 7, site.id, start);
       const count = Math.round(perDay * hourlyShare(hour) * (0.8 + 0.4 * random()));
       for (let i = 0; i < count; i++) {
         const timestamp = start + Math.floor(random() * 3_600_000);
+        const event = movementEvent(random, o.organizationId, site, timestamp, hour);
         if (timestamp > o.now) continue;
-        yield movementEvent(random, o.organizationId, site, timestamp, hour);
+        yield { id: `${site.id}/${new Date(start).toISOString()}/m${i}`, ...event };
       }
     }
   }
@@ -168,23 +185,25 @@ export function lotStats(random: () => number, organizationId: string, site: Sit
 
 /** Parking events (stays with durations) and lot stats every 15 minutes, one lot per site. */
 export function seedParking(o: SeedOptions): { parkingEvents: DocumentInput<'parkingEvents'>[]; parkingLotStats: DocumentInput<'parkingLotStats'>[] } {
-  const random = prng((o.seed ?? 7) + 1);
   const parkingEvents: DocumentInput<'parkingEvents'>[] = [];
   const parkingLotStats: DocumentInput<'parkingLotStats'>[] = [];
   for (const site of sitesFor(o.locations)) {
     for (const [start, hour] of localHours(site, o)) {
+      const random = hourStream((o.seed ?? 7) + 1, site.id, start);
       const arrivals = Math.round(parkingArrivalsPerHour(hour) * 2 * random());
       for (let i = 0; i < arrivals; i++) {
         const arrival = start + Math.floor(random() * 3_600_000);
         const duration = parkingStay(random);
         const departure = arrival + duration * 1000;
+        const event = parkingEvent(random, o.organizationId, site, departure, duration);
         if (departure > o.now) continue;
-        parkingEvents.push(parkingEvent(random, o.organizationId, site, departure, duration));
+        parkingEvents.push({ id: `${site.id}-lot-1/${new Date(start).toISOString()}/p${i}`, ...event });
       }
+      // The last draws of the hour: skipping a quarter cannot shift another document's.
       for (let quarter = 0; quarter < 4; quarter++) {
         const timestamp = start + quarter * 900_000;
         if (timestamp > o.now) continue;
-        parkingLotStats.push(lotStats(random, o.organizationId, site, timestamp, hour));
+        parkingLotStats.push({ id: `${site.id}-lot-1/${new Date(timestamp).toISOString()}`, ...lotStats(random, o.organizationId, site, timestamp, hour) });
       }
     }
   }

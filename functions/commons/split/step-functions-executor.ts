@@ -1,15 +1,8 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import { isProblemSlug } from '#shared/problem-types';
 import type { EngineResult, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { runPool } from '#shared/concurrency';
-import {
-  SLICE_ERROR,
-  STATE_PAYLOAD_LIMIT_BYTES,
-  type SliceOutput,
-  type SliceProblem,
-  type SplitExecutionInput,
-} from '#shared/report/split/contract';
+import { decodeSliceError, STATE_PAYLOAD_LIMIT_BYTES, type SliceOutput, type SplitExecutionInput } from '#shared/report/split/contract';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
 import type { AnswerBudget } from '#shared/report/split/answer-budget';
@@ -95,34 +88,14 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
   }
 }
 
-/** The failed slice's AppError (from the SliceError's problem), or 503 for Lambda throttling, else 500. */
+/** The failed slice's AppError (the split contract's codec), or 503 for Lambda throttling, else 500. */
 export function failureOf(execution: SyncExecution): AppError {
-  const problem = problemIn(execution.cause);
-  if (execution.error === SLICE_ERROR && problem) {
-    return new AppError(problem.status, problem.slug, problem.title, problem.detail, {
-      headers: problem.headers ?? {},
-      extensions: problem.extensions ?? {},
-    });
-  }
+  const sliceError = decodeSliceError(execution.error, execution.cause);
+  if (sliceError) return sliceError;
   if (execution.error === 'States.Timeout' || execution.error?.startsWith('Lambda.')) {
     return new EngineUnavailableError('The report slices could not all run; try again shortly.', 5, { cause: new Error(`${execution.error}: ${execution.cause}`) });
   }
   return new InternalError({ cause: new Error(`split execution failed: ${execution.error}: ${execution.cause}`) });
-}
-
-/** The cause is the Lambda error envelope `{ errorType, errorMessage, trace }` (or, run locally, the message itself). */
-function problemIn(cause: string | undefined): SliceProblem | undefined {
-  const parse = (text: string | undefined): unknown => {
-    try {
-      return text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  };
-  let value = parse(cause) as { errorMessage?: string } | SliceProblem | undefined;
-  if (value && 'errorMessage' in value) value = parse(value.errorMessage) as SliceProblem | undefined;
-  const p = value as Partial<SliceProblem> | undefined;
-  return p && typeof p.status === 'number' && typeof p.slug === 'string' && isProblemSlug(p.slug) && typeof p.detail === 'string' ? (p as SliceProblem) : undefined;
 }
 
 /** 422: the split plan alone is too large for the 256 KiB execution input. */

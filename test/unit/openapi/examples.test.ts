@@ -52,6 +52,7 @@ const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
   ['queryReport 415', report(), { body: terms, headers: { 'content-type': 'text/plain' } }, example('/reports:query', 'post', '415', 'otherType')],
   ['queryReport 500', report({ maxBuckets: 65_535, run: async () => (undefined as unknown as { x: () => never }).x() }), { body: terms }, example('/reports:query', 'post', '500', 'bug')],
   ['queryReport 503', report({ maxBuckets: 65_535, run: () => Promise.reject(mapOpenSearchError(new errors.TimeoutError('Request timed out', {} as never))) }), { body: terms }, example('/reports:query', 'post', '503', 'engineUnavailable')],
+  ['listLocations 405', list, { method: 'DELETE', path: '/locations' }, example('/locations', 'get', '405', 'deleteLocations')],
   ['getLiveInsights 400', live, liveRequest('dwell'), example('/locations/{locationId}/insights/live', 'get', '400', 'unknownKind')],
   ['getLiveInsights 404', live, liveRequest('occupancy'), example('/locations/{locationId}/insights/live', 'get', '404', 'unknownLocation')],
   ['listLocations 406', list, { method: 'GET', path: '/locations', headers: { accept: 'text/csv' } }, example('/locations', 'get', '406', 'notAcceptable')],
