@@ -3,7 +3,7 @@
  * DynamoDB Local) started once by test/setup/global-setup.ts; `browser` drives the system's Chromium
  * against `npm start`'s server. `npm test` runs all three.
  * TypeScript is transpiled by ts-jest (type checking runs once, in `npm test`, through tsc).
- * middy and jose ship ESM only, so they are transpiled too (transformIgnorePatterns).
+ * middy, jose and commander 15 ship ESM only, so they are transpiled too (transformIgnorePatterns).
  */
 const common = {
   testEnvironment: 'node',
@@ -11,7 +11,7 @@ const common = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|commander)/)'],
   moduleNameMapper: {
     '^#shared/(.*)$': '<rootDir>/shared/$1',
     '^#commons/(.*)$': '<rootDir>/functions/commons/$1',

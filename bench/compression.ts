@@ -6,7 +6,7 @@ import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { BROTLI_QUALITY } from '#commons/http/content-encoding';
 import { seedMovementEvents } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';
-import { invoke } from '../test/integration/support/lambda-events';
+import { invoke } from '../bin/dev/lambda-events';
 import { machine, median } from './stats';
 
 /**

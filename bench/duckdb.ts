@@ -10,7 +10,7 @@ import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { expectedLayout } from '#shared/report/engines/duckdb/storage/schema';
 import { seedMovementEvents, type SeedOptions } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';
-import { invoke } from '../test/integration/support/lambda-events';
+import { invoke } from '../bin/dev/lambda-events';
 import { machine, median } from './stats';
 
 /**

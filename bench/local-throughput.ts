@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import autocannon, { type Result } from 'autocannon';
-import { startLocalService, type LocalService } from '../test/support/local-service';
+import { startLocalService, type LocalService } from '../bin/dev/local-service';
 import { machine, median } from './stats';
 
 /**

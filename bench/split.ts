@@ -14,7 +14,7 @@ import { encodeSlice } from '#shared/report/split/encoding';
 import { planSlices } from '#shared/report/split/plan-slices';
 import { runPool } from '#shared/concurrency';
 import { inProcessSliceExecutor } from '#shared/report/split/run-split';
-import { startOpenSearch } from '../test/setup/opensearch-node';
+import { startOpenSearch } from '../bin/dev/opensearch-node';
 import { ensureBenchEvents } from './opensearch-data';
 import { machine, median } from './stats';
 import { syntheticMovementEvents } from './synthetic';

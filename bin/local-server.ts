@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { ScheduledEvent, Context } from 'aws-lambda';
 import { Command } from 'commander';
-import { loadOrCreateDevKey } from './local/auth/dev-key';
+import { loadOrCreateDevKey, type DevKey } from './local/auth/dev-key';
 import { mintDevToken } from './local/auth/tokens';
 import { openApiDocument } from '#shared/openapi/document';
 import { problemTypeBaseError } from '#shared/problem-uri';
@@ -12,18 +12,20 @@ import { provideReportEngine } from '#commons/clients/engine';
 import { provideDocumentWriter } from '#commons/clients/document-writer';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { provideItemTable } from '#commons/clients/dynamo';
-import { organizationClaim } from '#commons/http/identity';
+import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './cli/opensearch';
 import { progressBar } from './cli/progress';
-import { parseCommand } from './cli/run';
+import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
+import { SITES } from './seed/generate';
+import { startSimulation, type Simulation } from './local/simulate';
 import { duckDbTarget, openSearchTarget } from './seed/targets';
 
 const REFRESH_MS = 5 * 60_000;
@@ -32,7 +34,12 @@ interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   readonly port: number;
   readonly seed?: boolean;
   readonly reportCache: boolean;
+  /** Seconds between simulated rounds; true: the default. */
+  readonly simulate?: number | true;
+  readonly simulateEventsPerDay: number;
 }
+
+const SIMULATE_EVERY_S = 5;
 
 /** `npm start [-- flags]`: the flags, or an exit code when help was asked for or a flag is wrong. */
 function parseFlags(argv: readonly string[]): StartFlags | number {
@@ -52,7 +59,9 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
     .addOption(cliOptions.table(undefined, 'DynamoDB table of locations, sensor groups and occupancy (default with --dynamodb-endpoint: lrs-local)'))
     .option('--seed', 'seed 30 days for 3 locations when the organization has no location (default: only with the embedded stores)')
     .option('--no-seed', 'never seed')
-    .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)');
+    .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)')
+    .option('--simulate [seconds]', `stream events for the seeded locations through the ingest endpoint every few seconds (default ${SIMULATE_EVERY_S}), refreshing live occupancy after each round`, wholeNumber(1, 3600))
+    .option('--simulate-events-per-day <n>', 'with --simulate: movement events per location and day, spread over the day as the seed spreads them', wholeNumber(1, 100_000_000), 20_000);
   return parseCommand(program, argv) ?? program.opts<StartFlags>();
 }
 
@@ -130,6 +139,7 @@ async function main(argv: readonly string[]): Promise<void> {
     ...(functionTimeoutMs ? { functionTimeoutMs } : {}),
   });
   const token = await mint();
+  const simulation = flags.simulate ? await simulate(server.url, devKey, locations, flags, runRefresh) : undefined;
   printBanner(server.url, token, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
 
   let stopping = false;
@@ -146,6 +156,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exit(1);
     }, 10_000).unref();
     clearInterval(timer);
+    await simulation?.stop();
     // Running reports are interrupted (they answer 503), so nothing holds the database below.
     await Promise.all([duckdb?.close(), server.close()]);
     if (db) {
@@ -199,6 +210,36 @@ async function seedFirstStart(locations: OpenedLocationStore, into: SeedInto): P
   }
 }
 
+/**
+ * `--simulate`: events for the organization's seeded locations through the server's own ingest
+ * endpoint, with an ingest token it mints (a year long: the key is the data folder's), and the
+ * occupancy refresh after each round, so the explorer's live occupancy moves with them.
+ */
+async function simulate(url: string, devKey: DevKey, locations: OpenedLocationStore, flags: StartFlags, refresh: () => Promise<unknown>): Promise<Simulation | undefined> {
+  const ids = new Set((await locations.store.listLocations(LOCAL_ORGANIZATION_ID)).map((l) => l.id));
+  const sites = SITES.filter((site) => ids.has(site.id));
+  if (sites.length === 0) {
+    console.error(`--simulate: the organization has none of the seeded locations (${SITES.map((s) => s.id).join(', ')}); nothing to simulate.`);
+    return undefined;
+  }
+  const intervalS = flags.simulate === true ? SIMULATE_EVERY_S : (flags.simulate as number);
+  const token = await mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim(), subject: 'simulator', scopes: [INGEST_SCOPE], ttlSeconds: 365 * 86_400 });
+  console.log(`Simulating events for ${sites.map((s) => s.id).join(', ')} every ${intervalS} s (about ${flags.simulateEventsPerDay} movement events per location and day).`);
+  return startSimulation({
+    url,
+    token,
+    organizationId: LOCAL_ORGANIZATION_ID,
+    sites,
+    intervalMs: intervalS * 1000,
+    eventsPerDay: flags.simulateEventsPerDay,
+    onRound: async ({ sent, failures }) => {
+      for (const failure of failures) console.error(`simulate: ${failure}`);
+      if (process.env.LOG_REQUESTS) console.log(`simulate: sent ${sent.movementEvents} movement events, ${sent.parkingEvents} parking events, ${sent.parkingLotStats} lot stats`);
+      await refresh();
+    },
+  });
+}
+
 function printBanner(url: string, token: string, stores: string): void {
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   console.log(`
@@ -217,6 +258,9 @@ Ctrl-C stops the service.`);
 }
 
 main(process.argv).catch((e: unknown) => {
-  console.error(e);
+  // A port in use or a held data folder is the user's situation: one line saying what to do. The
+  // stack of anything else is there on request.
+  console.error(`npm start: ${describeFailure(e)}`);
+  if (process.env.LRS_DEBUG) console.error(e);
   process.exit(1);
 });

@@ -52,8 +52,11 @@ export async function seedCli(argv: readonly string[]): Promise<number> {
       bar.update(done, total),
     );
     bar.stop();
-    const d = summary.documents;
-    console.log(`${target.description}: ${d.movementEvents} movement events, ${d.parkingEvents} parking events, ${d.parkingLotStats} lot stats`);
+    const [d, dup] = [summary.documents, summary.duplicates];
+    console.log(`${target.description}: ${d.movementEvents} movement events, ${d.parkingEvents} parking events, ${d.parkingLotStats} lot stats written`);
+    const again = dup.movementEvents + dup.parkingEvents + dup.parkingLotStats;
+    // Seeding is idempotent (bin/seed/generate.ts): the hours an earlier seed wrote come back as duplicates.
+    if (again > 0) console.log(`${again} documents were there already (an earlier seed of the same hours) and were not written again`);
     console.log(`${locations.description}: ${summary.locations} locations`);
     for (const f of summary.failures) console.error(`document ${f.position}: ${f.reason}`);
     return summary.failures.length > 0 ? 2 : 0;

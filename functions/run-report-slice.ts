@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
-import { DEFAULT_INLINE_LIMIT_BYTES, SLICE_ERROR, type SliceEvent, type SliceOutput, type SliceProblem } from '#shared/report/split/contract';
+import { DEFAULT_INLINE_LIMIT_BYTES, encodeSliceError, type SliceEvent, type SliceOutput } from '#shared/report/split/contract';
 import { encodeSlice } from '#shared/report/split/encoding';
 import { slicePlan } from '#shared/report/split/plan-slices';
 import { reportEngine } from '#commons/clients/engine';
@@ -42,14 +42,10 @@ export function createSliceWorker(
 export const handler = middy(createSliceWorker())
   .use(observability());
 
-/** AppErrors travel as their problem; anything else is logged here and travels as a bare 500. */
+/** AppErrors travel as their problem (the split contract's codec); anything else is logged here and travels as a bare 500. */
 export function toSliceError(e: unknown): Error {
-  const app = e instanceof AppError ? e : new InternalError({ cause: e });
   if (!(e instanceof AppError)) logger.error('slice failed', { error: e as Error });
-  const problem: SliceProblem = { status: app.status, slug: app.slug, title: app.title, detail: app.detail, headers: app.headers, extensions: app.extensions };
-  const error = new Error(JSON.stringify(problem));
-  error.name = SLICE_ERROR;
-  return error;
+  return encodeSliceError(e instanceof AppError ? e : new InternalError({ cause: e }));
 }
 
 const storeUnavailable = (cause: unknown) =>

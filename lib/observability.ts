@@ -17,7 +17,7 @@ import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-log
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { DEFAULT_METRICS_NAMESPACE, DEFAULT_SERVICE_NAME } from './service-function';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/service-identity';
 
 export interface ObservabilityProps {
   readonly api: IHttpApi;
@@ -103,7 +103,7 @@ export class Observability extends Construct {
     const throttled = new MetricFilter(this, 'ApiThrottledFilter', {
       logGroup: props.accessLogs,
       filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
-      metricNamespace: DEFAULT_METRICS_NAMESPACE,
+      metricNamespace: METRICS_NAMESPACE,
       metricName: 'ApiThrottledRequests',
       metricValue: '1',
       defaultValue: 0,
@@ -139,9 +139,9 @@ export class Observability extends Construct {
     // A failing location does not fail the run (the others are refreshed); the function counts them.
     this.alarm('RefreshLocationFailures', 'Occupancy refresh failed for some locations in 2 of the last 3 runs (their live occupancy goes stale; see the refresh logs)', {
       metric: new Metric({
-        namespace: DEFAULT_METRICS_NAMESPACE,
+        namespace: METRICS_NAMESPACE,
         metricName: 'OccupancyRefreshFailures',
-        dimensionsMap: { service: DEFAULT_SERVICE_NAME },
+        dimensionsMap: { service: SERVICE_NAME },
         period: fiveMinutes,
         statistic: 'Sum',
       }),
@@ -216,7 +216,7 @@ export class Observability extends Construct {
     const fiveMinutes = Duration.minutes(5);
     for (const collection of ingest.collections) {
       const lines = (metricName: string) =>
-        new Metric({ namespace: DEFAULT_METRICS_NAMESPACE, metricName, dimensionsMap: { service: DEFAULT_SERVICE_NAME, collection }, period: fiveMinutes, statistic: 'Sum' });
+        new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME, collection }, period: fiveMinutes, statistic: 'Sum' });
       this.alarm(`Ingest${collection[0]!.toUpperCase()}${collection.slice(1)}Rejected`, `More than ${share * 100}% of the ${collection} lines sent were refused, for 15 minutes (see the ingest logs for which fields)`, {
         metric: new MathExpression({
           expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)',
@@ -231,7 +231,7 @@ export class Observability extends Construct {
     const throttled = new MetricFilter(this, 'IngestThrottledFilter', {
       logGroup: accessLogs,
       filterPattern: FilterPattern.all(FilterPattern.stringValue('$.status', '=', '429'), FilterPattern.stringValue('$.route', '=', ingest.routeKey)),
-      metricNamespace: DEFAULT_METRICS_NAMESPACE,
+      metricNamespace: METRICS_NAMESPACE,
       metricName: 'IngestThrottledRequests',
       metricValue: '1',
       defaultValue: 0,

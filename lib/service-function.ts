@@ -13,6 +13,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/commons/env';
 import { BUNDLE_ENTRY_FILE, bundleHandler, projectRelative } from './bundling';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/service-identity';
 
 export { ENV };
 
@@ -55,12 +56,12 @@ export interface ServiceFunctionProps
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
    * Powertools service name (logger, metrics dimension, tracer).
-   * @default 'location-reporting'
+   * @default SERVICE_NAME (shared/service-identity.ts)
    */
   readonly serviceName?: string;
   /**
    * Powertools metrics namespace.
-   * @default 'LocationReporting'
+   * @default METRICS_NAMESPACE (shared/service-identity.ts)
    */
   readonly metricsNamespace?: string;
   /**
@@ -70,10 +71,6 @@ export interface ServiceFunctionProps
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
-/** Powertools service name of every function (also the `service` dimension of its metrics). */
-export const DEFAULT_SERVICE_NAME = 'location-reporting';
-/** CloudWatch namespace of the functions' own metrics (functions/commons/powertools/metrics.ts). */
-export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
 
 /**
  * A Lambda function as every function of this service is built: Node.js 22 on ARM64, X-Ray active
@@ -111,8 +108,8 @@ export class ServiceFunction extends NodejsFunction {
       role,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: serviceName ?? DEFAULT_SERVICE_NAME,
-        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
+        POWERTOOLS_SERVICE_NAME: serviceName ?? SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace ?? METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: logLevel ?? 'INFO',
         ...environment,
       },

@@ -4,7 +4,7 @@ import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } 
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { type Route, ROUTES } from '../functions/routes';
+import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
 import { Api, gatewayRoutePath } from './api';
 import { PROJECT_ROOT } from './bundling';
@@ -17,6 +17,7 @@ import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
+import { SERVICE_NAME } from '../shared/service-identity';
 
 export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest';
 
@@ -92,7 +93,7 @@ export class ServiceStack extends Stack {
     const retained = config.stage === 'prod';
     const removalPolicy = retained ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = retentionDays(config.logRetentionDays);
-    Tags.of(this).add('service', 'location-reporting');
+    Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', config.stage);
 
     this.reporting = new Reporting(this, 'Reporting', {
@@ -151,19 +152,25 @@ export class ServiceStack extends Stack {
     const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
     for (const route of ROUTES) {
       const id = pascalCase(route.handler);
-      const fn = (endpoints[route.handler] ??= new ServiceFunction(this, id, {
+      endpoints[route.handler] ??= new ServiceFunction(this, id, {
         entry: entries[route.handler],
         description: `${route.method} ${route.path}`,
         memorySize: config.lambdaMemoryMiB,
         logRetention,
         environment: { [ENV.organizationClaim]: config.api.organizationClaim, ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}) },
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
-      }));
+      });
+    }
+    // Every route, and an ANY route per path to the same function (whose route guard answers HEAD
+    // and 405 with Allow): see GATEWAY_ROUTES.
+    for (const route of GATEWAY_ROUTES) {
+      const id = pascalCase(route.handler);
       const publicBecause = route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
       if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
-      // Machine clients' tokens are checked by their own authorizer (lib/machine-clients.ts) when the stack has the user pool.
-      const authorizer = route === INGEST_ROUTE ? this.machineClients?.authorizer : undefined;
-      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, publicBecause ? { publicBecause } : authorizer ? { authorizer } : {});
+      // Machine clients' tokens are checked by their own authorizer (lib/machine-clients.ts) when the
+      // stack has the user pool, on every route of the ingest path (its ANY route answers 405 to them).
+      const authorizer = route.handler === 'ingest' ? this.machineClients?.authorizer : undefined;
+      this.api.addRoute(HttpMethod[route.method], route.path, endpoints[route.handler]!, `${id}${route.method}`, publicBecause ? { publicBecause } : authorizer ? { authorizer } : {});
       // Anyone may call a public route: its own small rate bounds what it costs.
       if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }

@@ -110,6 +110,31 @@ export class NotFoundError extends AppError {
   }
 }
 
+/**
+ * 405: the path exists but not with this method; `Allow` (required on a 405, RFC 9110 §15.5.6) and
+ * `allowed` list the methods it has.
+ */
+export class MethodNotAllowedError extends AppError {
+  constructor(method: string, path: string, readonly allowed: readonly string[]) {
+    super(405, 'method-not-allowed', 'Method not allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`, {
+      headers: { Allow: allowed.join(', ') },
+      extensions: { allowed },
+    });
+  }
+}
+
+/**
+ * 421 (RFC 9110 §15.5.20): the request names a host this server does not answer for. The local
+ * server's guard against DNS rebinding (bin/local/server.ts).
+ */
+export class MisdirectedRequestError extends AppError {
+  constructor(host: string, readonly allowed: readonly string[]) {
+    super(421, 'misdirected-request', 'Misdirected request', `This server does not answer for the host "${host.slice(0, 100)}"; use ${allowed[0]}.`, {
+      extensions: { allowed },
+    });
+  }
+}
+
 export class NotAcceptableError extends AppError {
   constructor(readonly allowed: readonly string[]) {
     super(406, 'not-acceptable', 'Not acceptable', `Allowed values of Accept: ${allowed.join(', ')}.`, {
@@ -145,8 +170,8 @@ export class UnsupportedMediaTypeError extends AppError {
 
 /** 422: the engine refused because the pipeline would create more buckets than allowed. */
 export class TooManyBucketsError extends AppError {
-  /** `detail` replaces the default one, which advises a split. */
-  constructor(readonly limit: number | undefined, options?: ErrorOptions, detail?: string) {
+  /** `detail` replaces the default one, which advises a split; `options.extensions` add to `maxBuckets`. */
+  constructor(readonly limit: number | undefined, options?: AppErrorOptions, detail?: string) {
     const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
     super(
       422,
@@ -155,7 +180,7 @@ export class TooManyBucketsError extends AppError {
       detail ??
         `This report would create more buckets than ${limitText}. Narrow the time range, use a coarser ` +
           'dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
-      { ...options, extensions: limit === undefined ? {} : { maxBuckets: limit } },
+      { ...options, extensions: { ...(limit === undefined ? {} : { maxBuckets: limit }), ...options?.extensions } },
     );
   }
 }

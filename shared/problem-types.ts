@@ -48,11 +48,25 @@ export const PROBLEM_TYPES = {
     description:
       "The location does not exist, or belongs to another organization (the same answer, so that the existence of another organization's location is never revealed), or the collection of `/ingest/{collection}` does not exist, or no route has this path.",
   },
+  'method-not-allowed': {
+    title: 'Method not allowed',
+    status: 405,
+    description:
+      'The path exists, but not with this method (say `DELETE /locations`, or `GET /reports:query`). The `Allow` header and `allowed` list the methods it has; every path that has `GET` also answers `HEAD` (the same headers, no body).',
+    members: { allowed: 'The methods the path has.' },
+  },
   'not-acceptable': {
     title: 'Not acceptable',
     status: 406,
     description: '`Accept` allows none of the media types this endpoint answers with. Ask for one of `allowed`, or send no `Accept`.',
     members: { allowed: 'The media types the endpoint answers with.' },
+  },
+  'misdirected-request': {
+    title: 'Misdirected request',
+    status: 421,
+    description:
+      "The local server (`npm start`) only: the request's `Host` is not one of its own names (`localhost`, `127.0.0.1`, `[::1]` with its port). A page of another site whose name was made to resolve to 127.0.0.1 (DNS rebinding) must not read the explorer's token or the data. Use `http://localhost:<port>`.",
+    members: { allowed: 'The hosts the server answers for.' },
   },
   'payload-too-large': {
     title: 'Payload too large',
@@ -71,8 +85,13 @@ export const PROBLEM_TYPES = {
     title: 'Too many buckets',
     status: 422,
     description:
-      'The report would create more buckets than the engine allows, checked before any work where it can be. Narrow the time range, use a coarser `dateHistogram` interval or fewer series, or add `splitInterval` to run it in slices (when even one slice is too large, `detail` says so).',
-    members: { maxBuckets: "The engine's bucket limit.", splitInterval: 'The split interval of a split report one of whose slices was refused.' },
+      "The report would create more buckets than the engine allows, checked before any work where it can be. Narrow the time range, use a coarser `dateHistogram` interval or fewer series, or add `splitInterval` to run it in slices (when even one slice is too large, `detail` says so). A split report's answer holds at most 262,140 buckets whatever the engine (`maxAnswerBuckets`): its time buckets with the `filters` buckets under each are counted from the request before any slice runs, its `terms` keys as the slices come back; splitting cannot help then, and `errors` names the `dateHistogram` interval to make coarser.",
+    members: {
+      maxBuckets: "The engine's bucket limit.",
+      splitInterval: 'The split interval of a split report one of whose slices was refused.',
+      maxAnswerBuckets: "The most buckets a report's answer may hold however it is split, when that was passed.",
+      errors: 'When the whole answer is too large: the field to change (`/aggregations/0/interval`) and how many time buckets fit.',
+    },
   },
   'response-too-large': {
     title: 'Response too large',

@@ -24,6 +24,8 @@ export class CachedReportEngine implements ReportEngine {
   private bytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
+  /** The engine's own: the whole-report floor of a split report is the cached engine's floor. */
+  readonly maxBuckets: number;
 
   constructor(
     private readonly engine: ReportEngine,
@@ -31,6 +33,7 @@ export class CachedReportEngine implements ReportEngine {
   ) {
     this.maxEntries = options.maxEntries ?? 256;
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.maxBuckets = engine.maxBuckets;
   }
 
   run(...args: Parameters<ReportEngine['run']>): Promise<EngineResult> {

@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { DevKey } from './auth/dev-key';
 import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
-import { AppError, InternalError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { AppError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
 import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
 import { problemTypeBase } from '#commons/http/problem-middleware';
 import type { Route } from '../../functions/routes';
 import { type ExplorerSite, serveExplorer } from './explorer';
 import { readRequest, toEvent, writeResult } from './http-adapter';
+import { isOwnHost, ownHosts } from './own-host';
 import { matchRoute } from './router';
 
 type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyResultV2>;
@@ -33,6 +34,8 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 export interface LocalServerOptions {
   readonly port: number;
+  /** The address to listen on; its name is answered for besides the loopback names. @default 127.0.0.1 */
+  readonly host?: string;
   /** Verifies bearer tokens as the API Gateway JWT authorizer would. */
   readonly devKey: DevKey;
   readonly openApi: Record<string, unknown>;
@@ -54,15 +57,19 @@ export interface LocalServer {
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const log = options.log ?? (() => undefined);
+  const bindHost = options.host ?? '127.0.0.1';
+  let hosts: string[] = [];
   const server: Server = createServer((req, res) => {
     const started = performance.now();
     // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
     void (async () => {
+      // Before anything is read or answered: see ./own-host.ts.
+      if (!isOwnHost(req.headers.host, hosts)) return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
       const request = await readRequest(req, MAX_PAYLOAD_BYTES);
       if (request === 'too-large') return writeProblem(new PayloadTooLargeError(MAX_PAYLOAD_BYTES));
-      if (request.method === 'GET' && request.url.pathname === '/openapi.json') {
+      if ((request.method === 'GET' || request.method === 'HEAD') && request.url.pathname === '/openapi.json') {
         return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
       }
       if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
@@ -82,8 +89,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       writeResult(res, { statusCode: status, headers, body });
     }
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, bindHost, resolve));
   const { port } = server.address() as AddressInfo;
+  hosts = ownHosts(port, bindHost);
   return {
     url: `http://localhost:${port}`,
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),

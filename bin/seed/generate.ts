@@ -20,7 +20,7 @@ export interface SeedOptions {
   readonly seed?: number;
 }
 
-interface Site {
+export interface Site {
   readonly id: string;
   readonly type: string;
   readonly timezone: string;
@@ -41,6 +41,22 @@ const SPOTS = 40;
 /** Relative traffic per local hour: quiet nights, a lunch peak and an evening peak. */
 const HOURLY = [1, 0.5, 0.3, 0.3, 0.4, 1, 3, 6, 8, 7, 7, 9, 11, 10, 8, 8, 9, 11, 10, 7, 5, 4, 3, 2];
 const HOURLY_SUM = HOURLY.reduce((a, b) => a + b, 0);
+
+/**
+ * The random stream of one site and hour alone (FNV-1a of the seed, the site and the hour's start,
+ * into mulberry32). Seeding again later, or with more days, then makes the same documents, with the
+ * same ids, for every hour the runs share: they come back as duplicates, and no count doubles. Every
+ * draw of a document happens before it may be skipped as later than `now`, so a skipped document
+ * never shifts the draws of the ones after it.
+ */
+export function hourStream(seed: number, siteId: string, hourStart: number): () => number {
+  let h = 0x811c9dc5;
+  for (const ch of `${seed}|${siteId}|${hourStart}`) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193);
+  }
+  return prng(h >>> 0);
+}
 
 /** mulberry32: a small, well-known seeded PRNG. */
 export function prng(seed: number): () => number {
@@ -98,66 +114,96 @@ function* localHours(site: Site, o: SeedOptions): Generator<[number, number]> {
   }
 }
 
+/** Share of a day's traffic in a local hour (0-23). */
+export const hourlyShare = (hour: number): number => (HOURLY[hour] as number) / HOURLY_SUM;
+
+/** The local hour (0-23) of an instant at a site. */
+export const localHour = (site: Site, at: number): number => new Date(at + intlOffset(site.timezone, at)).getUTCHours();
+
+/** Share of entrance crossings that go in: most in the morning, most out in the evening. */
+const inShare = (hour: number) => (hour < 13 ? 0.75 : hour < 17 ? 0.5 : 0.25);
+
+/** One person or vehicle crossing the entrance (people) or the ramp (vehicles) at `timestamp`, in the local `hour`. */
+export function movementEvent(random: () => number, organizationId: string, site: Site, timestamp: number, hour: number): DocumentInput<'movementEvents'> {
+  const label = pick(random, LABELS);
+  const vehicle = label === 'car' || label === 'truck';
+  const camera = vehicle ? 2 : 1;
+  const end = random() < inShare(hour) ? 'A' : 'B';
+  return {
+    organizationId,
+    locationId: site.id,
+    trackingCameraId: `${site.id}-cam-${camera}`,
+    label,
+    timestamp: new Date(timestamp).toISOString(),
+    crossedPaths: random() < 0.9 ? [{ id: vehicle ? 'ramp' : 'entrance', end }] : [],
+    polygons: !vehicle && random() < 0.4 ? [{ id: POLYGONS[Math.floor(random() * POLYGONS.length)] as string, value: Math.round(30 + random() * 900) }] : [],
+  };
+}
+
 /** Movement events: people and vehicles crossing the entrance (in mornings, out in evenings) and the ramp. */
 export function* seedMovementEvents(o: SeedOptions): Generator<DocumentInput<'movementEvents'>> {
-  const random = prng(o.seed ?? 7);
   const perDay = o.eventsPerDay ?? 1500;
   for (const site of sitesFor(o.locations)) {
     for (const [start, hour] of localHours(site, o)) {
-      const count = Math.round((perDay * (HOURLY[hour] as number)) / HOURLY_SUM * (0.8 + 0.4 * random()));
-      const pIn = hour < 13 ? 0.75 : hour < 17 ? 0.5 : 0.25;
+      const random = hourStream(o.seed ?? 7, site.id, start);
+      const count = Math.round(perDay * hourlyShare(hour) * (0.8 + 0.4 * random()));
       for (let i = 0; i < count; i++) {
         const timestamp = start + Math.floor(random() * 3_600_000);
+        const event = movementEvent(random, o.organizationId, site, timestamp, hour);
         if (timestamp > o.now) continue;
-        const label = pick(random, LABELS);
-        const vehicle = label === 'car' || label === 'truck';
-        const camera = vehicle ? 2 : 1;
-        const end = random() < pIn ? 'A' : 'B';
-        yield {
-          organizationId: o.organizationId,
-          locationId: site.id,
-          trackingCameraId: `${site.id}-cam-${camera}`,
-          label,
-          timestamp: new Date(timestamp).toISOString(),
-          crossedPaths: random() < 0.9 ? [{ id: vehicle ? 'ramp' : 'entrance', end }] : [],
-          polygons: !vehicle && random() < 0.4 ? [{ id: POLYGONS[Math.floor(random() * POLYGONS.length)] as string, value: Math.round(30 + random() * 900) }] : [],
-        };
+        yield { id: `${site.id}/${new Date(start).toISOString()}/m${i}`, ...event };
       }
     }
   }
 }
 
+/** Arrivals at a site's lot in a local hour, on average (the seed's rate). */
+export const parkingArrivalsPerHour = (hour: number): number => ((HOURLY[hour] as number) / 11) * 4;
+
+/** A stay in the site's lot that ended at `departure`: log-normal around 45 minutes. */
+export function parkingEvent(random: () => number, organizationId: string, site: Site, departure: number, duration = parkingStay(random)): DocumentInput<'parkingEvents'> {
+  return {
+    organizationId,
+    locationId: site.id,
+    parkingLotId: `${site.id}-lot-1`,
+    cameraId: `${site.id}-cam-2`,
+    spotId: `spot-${String(1 + Math.floor(random() * SPOTS)).padStart(2, '0')}`,
+    duration,
+    startingTimestamp: new Date(departure - duration * 1000).toISOString(),
+    timestamp: new Date(departure).toISOString(),
+  };
+}
+
+/** Seconds of a stay: log-normal around 45 minutes. */
+const parkingStay = (random: () => number) => Math.round(2700 * Math.exp((random() + random() + random() - 1.5) * 1.2));
+
+/** The lot's state at `timestamp` (a quarter hour), fuller at busy hours. */
+export function lotStats(random: () => number, organizationId: string, site: Site, timestamp: number, hour: number): DocumentInput<'parkingLotStats'> {
+  const occupied = Math.min(SPOTS, Math.round(SPOTS * ((HOURLY[hour] as number) / 12) * (0.85 + 0.3 * random())));
+  return { organizationId, locationId: site.id, parkingLotId: `${site.id}-lot-1`, occupied, free: SPOTS - occupied, total: SPOTS, timestamp: new Date(timestamp).toISOString() };
+}
+
 /** Parking events (stays with durations) and lot stats every 15 minutes, one lot per site. */
 export function seedParking(o: SeedOptions): { parkingEvents: DocumentInput<'parkingEvents'>[]; parkingLotStats: DocumentInput<'parkingLotStats'>[] } {
-  const random = prng((o.seed ?? 7) + 1);
   const parkingEvents: DocumentInput<'parkingEvents'>[] = [];
   const parkingLotStats: DocumentInput<'parkingLotStats'>[] = [];
   for (const site of sitesFor(o.locations)) {
-    const lot = `${site.id}-lot-1`;
     for (const [start, hour] of localHours(site, o)) {
-      const arrivals = Math.round(((HOURLY[hour] as number) / 11) * 8 * random());
+      const random = hourStream((o.seed ?? 7) + 1, site.id, start);
+      const arrivals = Math.round(parkingArrivalsPerHour(hour) * 2 * random());
       for (let i = 0; i < arrivals; i++) {
         const arrival = start + Math.floor(random() * 3_600_000);
-        // Log-normal stays around 45 minutes.
-        const duration = Math.round(2700 * Math.exp((random() + random() + random() - 1.5) * 1.2));
+        const duration = parkingStay(random);
         const departure = arrival + duration * 1000;
+        const event = parkingEvent(random, o.organizationId, site, departure, duration);
         if (departure > o.now) continue;
-        parkingEvents.push({
-          organizationId: o.organizationId,
-          locationId: site.id,
-          parkingLotId: lot,
-          cameraId: `${site.id}-cam-2`,
-          spotId: `spot-${String(1 + Math.floor(random() * SPOTS)).padStart(2, '0')}`,
-          duration,
-          startingTimestamp: new Date(arrival).toISOString(),
-          timestamp: new Date(departure).toISOString(),
-        });
+        parkingEvents.push({ id: `${site.id}-lot-1/${new Date(start).toISOString()}/p${i}`, ...event });
       }
+      // The last draws of the hour: skipping a quarter cannot shift another document's.
       for (let quarter = 0; quarter < 4; quarter++) {
         const timestamp = start + quarter * 900_000;
         if (timestamp > o.now) continue;
-        const occupied = Math.min(SPOTS, Math.round(SPOTS * ((HOURLY[hour] as number) / 12) * (0.85 + 0.3 * random())));
-        parkingLotStats.push({ organizationId: o.organizationId, locationId: site.id, parkingLotId: lot, occupied, free: SPOTS - occupied, total: SPOTS, timestamp: new Date(timestamp).toISOString() });
+        parkingLotStats.push({ id: `${site.id}-lot-1/${new Date(timestamp).toISOString()}`, ...lotStats(random, o.organizationId, site, timestamp, hour) });
       }
     }
   }

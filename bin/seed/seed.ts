@@ -6,7 +6,10 @@ import type { DocumentFailure, DocumentTarget } from './targets';
 
 export interface SeedSummary {
   readonly locations: number;
+  /** Documents written by this run, per collection. */
   readonly documents: Readonly<Record<Collection, number>>;
+  /** Documents that were stored already (an earlier seed of the same hours), per collection. */
+  readonly duplicates: Readonly<Record<Collection, number>>;
   readonly failures: readonly DocumentFailure[];
 }
 
@@ -27,7 +30,8 @@ export async function seed(
 ): Promise<SeedSummary> {
   const imported = await applyImport(store, validateImportFile(seedLocations(options)), { now: new Date(options.now), actor: null });
   const counts: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
-  if (!target) return { locations: imported.length, documents: counts, failures: [] };
+  const duplicates: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
+  if (!target) return { locations: imported.length, documents: counts, duplicates, failures: [] };
   const { parkingEvents, parkingLotStats } = seedParking(options);
   const estimate = options.days * options.locations * (options.eventsPerDay ?? 1500) + parkingEvents.length + parkingLotStats.length;
   const failures: DocumentFailure[] = [];
@@ -35,6 +39,7 @@ export async function seed(
   const flush = async (collection: Collection, batch: readonly unknown[]) => {
     const result = await target.write(collection, batch, done + 1);
     counts[collection] += result.written;
+    duplicates[collection] += result.duplicates;
     failures.push(...result.failures);
     done += batch.length;
     progress(done, Math.max(estimate, done));
@@ -51,5 +56,5 @@ export async function seed(
   await flush('parkingEvents', parkingEvents);
   await flush('parkingLotStats', parkingLotStats);
   progress(done, done);
-  return { locations: imported.length, documents: counts, failures };
+  return { locations: imported.length, documents: counts, duplicates, failures };
 }

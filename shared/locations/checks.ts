@@ -1,6 +1,6 @@
 import type { FieldError } from '../errors';
 import { WEEKDAYS, type OpeningHours } from './model';
-import type { ImportFile } from './schema';
+import type { LocationInput } from './schema';
 import { minutesOf } from '../time/local-time';
 
 const WEEK_MINUTES = 7 * 1440;
@@ -9,11 +9,14 @@ const WEEK_MINUTES = 7 * 1440;
  * Checks across values that the zod schemas cannot express: unique location ids per organization,
  * unique sensor group ids per location, each camera's line once per group, and opening intervals
  * that are not empty and do not overlap (overnight intervals included). All errors, not the first.
+ * A hole (undefined) stands for a location the schema refused: the others keep their index in the
+ * file, so their paths are the file's.
  */
-export function checkImportFile(file: ImportFile): FieldError[] {
+export function checkImportFile(locations: readonly (LocationInput | undefined)[]): FieldError[] {
   const errors: FieldError[] = [];
   const seenLocations = new Map<string, number>();
-  file.locations.forEach((location, i) => {
+  locations.forEach((location, i) => {
+    if (location === undefined) return;
     const at = `/locations/${i}`;
     if (location.id !== undefined) {
       const key = `${location.organizationId}\n${location.id}`;

@@ -3,7 +3,7 @@ import { parseOrThrow } from '../validation';
 import { checkImportFile } from './checks';
 import { generatedLocationId } from './ids';
 import { byId, type Location, type SensorGroup } from './model';
-import { ImportFileSchema, type LocationInput } from './schema';
+import { ImportFileSchema, LocationInputSchema, type ImportFile, type LocationInput } from './schema';
 import type { LocationStore } from './store';
 
 /** One location of a validated import file, its id resolved. */
@@ -16,11 +16,21 @@ export interface ImportEntry {
 
 /**
  * The whole file, validated before anything is written: the zod schemas (the same ones the table's
- * data follows), then the checks across values. Any error → one ValidationError listing them all.
+ * data follows), and the checks across values, over every location the schemas accept even when
+ * others are refused. Any error → one ValidationError listing them all, so a file is mended in one
+ * round, not one round for the schema and another for the duplicates.
  */
 export function validateImportFile(json: unknown): ImportEntry[] {
-  const file = parseOrThrow(ImportFileSchema, json);
-  const errors = checkImportFile(file);
+  let file: ImportFile;
+  try {
+    file = parseOrThrow(ImportFileSchema, json);
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    const raw = (json as { locations?: unknown } | null)?.locations;
+    const accepted = Array.isArray(raw) ? raw.map((l) => LocationInputSchema.safeParse(l).data) : [];
+    throw new ValidationError([...e.errors, ...checkImportFile(accepted)]);
+  }
+  const errors = checkImportFile(file.locations);
   if (errors.length > 0) throw new ValidationError(errors);
   const ordinals = new Map<string, number>();
   return file.locations.map((input) => {

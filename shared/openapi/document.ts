@@ -31,7 +31,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       title: 'Location and Reporting Service',
       version: '1.0.0',
       description:
-        'Locations, live occupancy per sensor group, and reporting queries over movement events, parking lot stats and parking events. Every answer carries `X-Request-Id`; answers of 1 KiB or more are compressed (br or gzip) when Accept-Encoding allows.',
+        'Locations, live occupancy per sensor group, and reporting queries over movement events, parking lot stats and parking events. Every answer carries `X-Request-Id`; answers of 1 KiB or more are compressed (br or gzip) when Accept-Encoding allows. Every GET operation also answers HEAD (the headers of GET, no body); another method on a path answers 405 with `Allow`.',
       license: { name: 'Proprietary', url: 'https://lrs.example.com/terms' },
     },
     // Relative: the API is where this document is served from (the local server, or the stack's ApiUrl).

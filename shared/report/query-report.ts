@@ -1,9 +1,11 @@
 import { AppError } from '../errors';
-import { refuseBeyondSplitFloor } from './engines/bucket-limit';
+import { MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor } from './engines/bucket-limit';
 import type { ReportEngine, RunOptions, Scope } from './engines/engine';
 import { buildPlan } from './plan/build-plan';
 import type { ReportPlan } from './plan/plan';
 import { renderJson } from './render/json';
+import { Pacer } from './pace';
+import type { CsvSize } from './render/csv';
 import { shapeReport, type ReportModel } from './shape/model';
 import type { SliceExecutor } from './split/run-split';
 
@@ -33,6 +35,8 @@ export interface AnswerOptions extends RunOptions {
   readonly sliceExecutor?: () => SliceExecutor | Promise<SliceExecutor>;
   /** @default MAX_RESPONSE_BODY_BYTES */
   readonly maxBodyBytes?: number;
+  /** The most buckets a split report's answer may hold. @default MAX_ANSWER_BUCKETS */
+  readonly maxAnswerBuckets?: number;
   /**
    * Bytes a body takes in the response as the edge will send it (compressed and base64 when the
    * caller accepts a content coding: functions/commons/http/content-encoding.ts); the ceiling
@@ -56,15 +60,18 @@ export async function answerReport(
   const plan = buildPlan(body);
   const { deadline } = options;
   const result = plan.splitInterval ? await runSplitReport(plan, scope, engine, options) : await engine.run(plan, scope, deadline ? { deadline } : {});
-  const model = shapeReport(plan, result);
+  // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
+  const pacer = new Pacer(deadline);
+  const model = await shapeReport(plan, result, pacer);
   const headers: Record<string, string> = {
     'Content-Type': mediaType === 'text/csv' ? 'text/csv; charset=utf-8' : 'application/json',
     Vary: 'Accept',
   };
   if (result.truncated) headers['X-Report-Truncated'] = 'true';
   if (plan.deprecatedFields.length > 0) headers.Deprecation = `@${START_DEPRECATED_AT}`;
-  const rendered = mediaType === 'text/csv' ? await renderCsv(model) : renderJson(model);
+  const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer) : await renderJson(model, pacer);
   await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes);
+  deadline?.throwIfExpired();
   return { headers, body: rendered };
 }
 
@@ -79,14 +86,15 @@ async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngi
     import('./split/plan-slices'),
     options.sliceExecutor?.(),
   ]);
-  // Slices pass the per-query floor one by one; the report as a whole must not multiply it.
-  if (engine.maxBuckets !== undefined) refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets);
-  return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), options.deadline ? { deadline: options.deadline } : {});
+  // Slices pass the per-query floor one by one; the report as a whole must not multiply it, and its
+  // answer is bounded before any slice runs (the time and filters buckets the request asks for) and
+  // as the slices' results come back (terms keys).
+  const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
+  refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets, maxAnswerBuckets);
+  return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), { maxAnswerBuckets, ...(options.deadline ? { deadline: options.deadline } : {}) });
 }
 
-async function renderCsv(model: ReportModel): Promise<string> {
-  return (await import('./render/csv')).renderCsv(model);
-}
+const csvWriter = () => import('./render/csv');
 
 /** Never a truncated body: over the limit, a 422 with advice (streaming is not offered by API Gateway). */
 async function checkBodySize(
@@ -98,8 +106,17 @@ async function checkBodySize(
 ): Promise<void> {
   const bytes = await sentBytes(body);
   if (bytes <= maxBytes) return;
-  const csvBytes = mediaType === 'text/csv' ? bytes : await sentBytes(await renderCsv(model));
+  const csvBytes = mediaType === 'text/csv' ? bytes : estimateCsvSentBytes((await csvWriter()).csvSize(model), body, bytes);
   throw new ResponseTooLargeError(bytes, maxBytes, csvBytes <= maxBytes ? csvBytes : undefined);
+}
+
+/**
+ * What the CSV of a report too large as JSON would take as sent, without writing it (that cost as
+ * much as the JSON again): its size as a JSON string, exact when the answer goes plain, scaled by
+ * how much the JSON shrank when it goes compressed (the same rows compress alike).
+ */
+function estimateCsvSentBytes(csv: CsvSize, json: string, jsonSentBytes: number): number {
+  return Math.ceil((csv.jsonStringBytes * jsonSentBytes) / Buffer.byteLength(JSON.stringify(json)));
 }
 
 const jsonStringBytes = async (body: string): Promise<number> => Buffer.byteLength(JSON.stringify(body));

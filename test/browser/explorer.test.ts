@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumPath, launchChromium, noChromium } from './support/chromium';
-import { type LocalService, startLocalService } from '../support/local-service';
+import { type LocalService, startLocalService } from '../../bin/dev/local-service';
 
 /**
  * The report explorer in a real headless Chromium against `npm start`'s own server with its seeded data

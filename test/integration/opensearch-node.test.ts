@@ -4,7 +4,7 @@
  * to provoke a real too_many_buckets_exception.
  */
 import { Client } from '@opensearch-project/opensearch';
-import { OPENSEARCH_VERSION, TEST_MAX_BUCKETS } from '../setup/opensearch-node';
+import { OPENSEARCH_VERSION, TEST_MAX_BUCKETS } from '../../bin/dev/opensearch-node';
 
 const client = new Client({ node: process.env.OPENSEARCH_URL });
 

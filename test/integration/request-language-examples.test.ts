@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { createQueryReportHandler } from '../../functions/query-report';
-import { invoke } from './support/lambda-events';
+import { invoke } from '../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from './support/opensearch';
 import { movementEvents, parkingEvents, parkingLotStats } from './report/fixtures';
 

@@ -6,6 +6,8 @@ import {
   ForbiddenError,
   InternalError,
   MalformedBodyError,
+  MethodNotAllowedError,
+  MisdirectedRequestError,
   NotAcceptableError,
   NotFoundError,
   PayloadTooLargeError,
@@ -24,7 +26,7 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../../funct
 import { SplitInputTooLargeError } from '../../functions/commons/split/step-functions-executor';
 import { createProblemsHandler } from '../../functions/problems';
 import { createQueryReportHandler } from '../../functions/query-report';
-import { invoke } from '../integration/support/lambda-events';
+import { invoke } from '../../bin/dev/lambda-events';
 
 const ROOT = join(__dirname, '../..');
 
@@ -35,6 +37,8 @@ const EVERY_ERROR: readonly AppError[] = [
   new UnauthorizedError(),
   new ForbiddenError('d', 'ingest'),
   new NotFoundError('d'),
+  new MethodNotAllowedError('DELETE', '/locations', ['GET', 'HEAD']),
+  new MisdirectedRequestError('evil.example', ['localhost:3000']),
   new NotAcceptableError(['application/json']),
   new PayloadTooLargeError(1),
   new UnsupportedMediaTypeError(['application/json'], 'r'),
@@ -110,7 +114,7 @@ describe('a deployment that documents its problem types elsewhere (PROBLEM_TYPE_
   });
 
   test('answers problems whose type is that base and the slug, and the default without it', async () => {
-    const report = createQueryReportHandler(() => ({ run: () => Promise.reject(new Error('the engine must not be reached')) }));
+    const report = createQueryReportHandler(() => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }));
     const bad = { body: { aggregations: [] } };
     expect((await invoke(report, bad)).json<{ type: string }>().type).toBe('/problems#validation');
     process.env.PROBLEM_TYPE_BASE = 'https://docs.example.org/lrs/problems#';

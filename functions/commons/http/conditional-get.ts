@@ -20,8 +20,8 @@ const DROPPED_ON_304 = new Set(['content-type', 'content-length', 'content-encod
  * Conditional GET: every 200 gets an ETag computed from its body, and a request whose
  * `If-None-Match` names it (or `*`) is answered 304 with no body and the headers of the 200 it
  * stands for (ETag, Cache-Control, Vary), so a dashboard polling every minute moves no bytes while
- * nothing changed. The comparison is the `fresh` package's (Express's): weak, lists, `*`; a request
- * with `Cache-Control: no-cache` gets the full answer. Use it after contentEncoding, so that the ETag
+ * nothing changed. The comparison is the `fresh` package's (Express's): weak, lists, `*`; a request's
+ * `Cache-Control: no-cache` does not change it (it speaks to caches). Use it after contentEncoding, so that the ETag
  * is computed on the plain body and a 304 is not compressed.
  */
 export function conditionalGet(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
@@ -31,7 +31,12 @@ export function conditionalGet(): middy.MiddlewareObj<APIGatewayProxyEventV2, AP
       if (typeof response !== 'object' || response === null || response.statusCode !== 200 || typeof response.body !== 'string') return;
       const etag = weakEtag(response.body);
       const headers = { ...response.headers, ETag: etag };
-      if (!fresh(request.event.headers ?? {}, { etag })) {
+      // Only If-None-Match is handed over: `fresh` answers "stale" to any request with
+      // `Cache-Control: no-cache`, which fetch (undici, browsers) adds to every request carrying
+      // If-None-Match; that directive is for caches (RFC 9111 §5.2.1.4), while the origin evaluates
+      // the precondition (RFC 9110 §13.2.1).
+      const ifNoneMatch = request.event.headers?.['if-none-match'];
+      if (ifNoneMatch === undefined || !fresh({ 'if-none-match': ifNoneMatch }, { etag })) {
         response.headers = headers;
         return;
       }

@@ -1,10 +1,8 @@
 import type { GenericLogger } from '@aws-lambda-powertools/commons/types';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
 import type { ReportEngine } from '#shared/report/engines/engine';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/service-identity';
 import { logger } from './logger';
-
-/** Namespace when POWERTOOLS_METRICS_NAMESPACE is not set (locally; the stack sets it). */
-export const DEFAULT_METRICS_NAMESPACE = 'LocationReporting';
 
 /**
  * Powertools' own warnings go through our logger (silent in tests, JSON in Lambda). The one about an
@@ -28,8 +26,9 @@ const metricsLogger: GenericLogger = {
  * after every invocation). Disabled by POWERTOOLS_DEV=true or POWERTOOLS_METRICS_DISABLED=true.
  */
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
-  serviceName: 'location-reporting',
+  // The stack sets POWERTOOLS_METRICS_NAMESPACE to the same; locally it is not set.
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
+  serviceName: SERVICE_NAME,
   logger: metricsLogger,
 });
 
@@ -39,7 +38,7 @@ export const metrics = new Metrics({
  */
 export function measuredEngine(engine: ReportEngine): ReportEngine {
   return {
-    ...(engine.maxBuckets === undefined ? {} : { maxBuckets: engine.maxBuckets }),
+    maxBuckets: engine.maxBuckets,
     async run(plan, scope, options) {
       const started = performance.now();
       try {

@@ -1,6 +1,7 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type middy from '@middy/core';
 import { lazy } from '../clients/lazy';
+import { SERVICE_NAME } from '#shared/service-identity';
 
 /**
  * Whether the Powertools tracer would record anything in this process, by its own rule: inside
@@ -23,7 +24,7 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
  * (bench/bundles.ts). Built before the handler body runs, it still captures every HTTPS call (the
  * AWS SDK's and OpenSearch's) as a subsegment.
  */
-const loadTracer = lazy(async () => (await import('./tracer-instance')).createTracer('location-reporting'));
+const loadTracer = lazy(async () => (await import('./tracer-instance')).createTracer(SERVICE_NAME));
 
 /** The tracer, for annotations and subsegments; undefined where tracing is off. */
 export async function tracer(): Promise<Tracer | undefined> {

@@ -1,18 +1,12 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import { isProblemSlug } from '#shared/problem-types';
-import type { EngineResult, RunOptions, Scope } from '#shared/report/engines/engine';
+import type { EngineResult, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { runPool } from '#shared/concurrency';
-import {
-  SLICE_ERROR,
-  STATE_PAYLOAD_LIMIT_BYTES,
-  type SliceOutput,
-  type SliceProblem,
-  type SplitExecutionInput,
-} from '#shared/report/split/contract';
+import { decodeSliceError, STATE_PAYLOAD_LIMIT_BYTES, type SliceOutput, type SplitExecutionInput } from '#shared/report/split/contract';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
-import type { SliceExecutor } from '#shared/report/split/run-split';
+import type { AnswerBudget } from '#shared/report/split/answer-budget';
+import type { SliceExecutor, SliceRunOptions } from '#shared/report/split/run-split';
 import { lazy } from '../clients/lazy';
 import { tracer } from '../powertools/tracer';
 import type { SliceResultStore } from './slice-store';
@@ -57,7 +51,7 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     return this.options.maxSlices;
   }
 
-  async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options: RunOptions = {}): Promise<EngineResult[]> {
+  async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options: SliceRunOptions = {}): Promise<EngineResult[]> {
     const budget = this.options.payloadBudgetBytes ?? Math.floor(0.8 * STATE_PAYLOAD_LIMIT_BYTES);
     const inlineLimitBytes = Math.max(MAX_REF_BYTES, Math.floor(budget / slices.length));
     const execution: SplitExecutionInput = { plan, scope, inlineLimitBytes, slices: slices.map(({ from, to }) => ({ from, to })) };
@@ -67,15 +61,20 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     // stopped (StopExecution is for Standard ones), but each slice worker stops at its own deadline.
     const { deadline } = options;
     const answer = await this.start(input, deadline?.signal).catch((e: unknown) => Promise.reject(deadline?.expired ? deadline.error(e) : e));
-    if (answer.status === 'SUCCEEDED') return this.decode(answer.output ?? '[]', plan, slices.length);
+    if (answer.status === 'SUCCEEDED') return this.decode(answer.output ?? '[]', plan, slices.length, options.budget);
     if (answer.status === 'FAILED') throw failureOf(answer);
     throw new EngineUnavailableError(`The report slices did not finish in time (${answer.status}); try a larger splitInterval or a shorter range.`);
   }
 
-  private async decode(output: string, plan: ReportPlan, expected: number): Promise<EngineResult[]> {
+  /** Each result read back (from the store, 8 at once) and counted against the budget: an answer too large stops the reading. */
+  private async decode(output: string, plan: ReportPlan, expected: number, budget: AnswerBudget | undefined): Promise<EngineResult[]> {
     const outputs = JSON.parse(output) as SliceOutput[];
     if (!Array.isArray(outputs) || outputs.length !== expected) throw new Error(`expected ${expected} slice results, got ${output.slice(0, 200)}`);
-    return runPool(outputs, this.options.fetchConcurrency ?? 8, async (out) => decodeSlice(await this.encoded(out), plan.pipeline));
+    return runPool(outputs, this.options.fetchConcurrency ?? 8, async (out) => {
+      const result = decodeSlice(await this.encoded(out), plan.pipeline);
+      budget?.take(result, expected);
+      return result;
+    });
   }
 
   private async encoded(out: SliceOutput): Promise<EncodedSlice> {
@@ -89,34 +88,14 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
   }
 }
 
-/** The failed slice's AppError (from the SliceError's problem), or 503 for Lambda throttling, else 500. */
+/** The failed slice's AppError (the split contract's codec), or 503 for Lambda throttling, else 500. */
 export function failureOf(execution: SyncExecution): AppError {
-  const problem = problemIn(execution.cause);
-  if (execution.error === SLICE_ERROR && problem) {
-    return new AppError(problem.status, problem.slug, problem.title, problem.detail, {
-      headers: problem.headers ?? {},
-      extensions: problem.extensions ?? {},
-    });
-  }
+  const sliceError = decodeSliceError(execution.error, execution.cause);
+  if (sliceError) return sliceError;
   if (execution.error === 'States.Timeout' || execution.error?.startsWith('Lambda.')) {
     return new EngineUnavailableError('The report slices could not all run; try again shortly.', 5, { cause: new Error(`${execution.error}: ${execution.cause}`) });
   }
   return new InternalError({ cause: new Error(`split execution failed: ${execution.error}: ${execution.cause}`) });
-}
-
-/** The cause is the Lambda error envelope `{ errorType, errorMessage, trace }` (or, run locally, the message itself). */
-function problemIn(cause: string | undefined): SliceProblem | undefined {
-  const parse = (text: string | undefined): unknown => {
-    try {
-      return text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  };
-  let value = parse(cause) as { errorMessage?: string } | SliceProblem | undefined;
-  if (value && 'errorMessage' in value) value = parse(value.errorMessage) as SliceProblem | undefined;
-  const p = value as Partial<SliceProblem> | undefined;
-  return p && typeof p.status === 'number' && typeof p.slug === 'string' && isProblemSlug(p.slug) && typeof p.detail === 'string' ? (p as SliceProblem) : undefined;
 }
 
 /** 422: the split plan alone is too large for the 256 KiB execution input. */

@@ -81,14 +81,28 @@ export function refuseBeyondBucketFloor(pipeline: readonly AggNode[], histogramK
 }
 
 /**
- * Refuses (422 TooManyBucketsError) a split report whose slices together would carry more than
- * EXPANSION_FACTOR times the limit in their empty-bucket templates: every slice is within the
- * per-query floor, but splitting does not shrink the answer, so `filters` stages of 100 × 100 under
- * a year of half hours would otherwise run (and merge) 400 slices of template. Only the template
- * counts here: slices exist to carry more histogram buckets than one query may.
+ * The most buckets one report's answer may hold, split or not, whatever the engine's own limit:
+ * what this service builds, renders and sends in one answer (the slices' results held together,
+ * merged, shaped into rows, rendered as up to tens of MB of JSON, compressed), within a Lambda's and
+ * the local server's memory. EXPANSION_FACTOR × OpenSearch's default limit: 262,140.
  */
-export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number): void {
-  const template = pipeline[0]?.kind === 'dateHistogram' ? emptyTemplateBuckets(pipeline, 1) : 0;
+export const MAX_ANSWER_BUCKETS = EXPANSION_FACTOR * DEFAULT_MAX_BUCKETS;
+
+/**
+ * Refuses (422) a split report, from the request alone, before any slice runs:
+ * - TooManyBucketsError when its slices together would carry more than EXPANSION_FACTOR times the
+ *   engine's limit in their empty-bucket templates: every slice is within the per-query floor, but
+ *   `filters` stages of 100 × 100 under a year of half hours would otherwise run (and merge) 400
+ *   slices of template. Only the template counts here: slices exist to carry more histogram buckets
+ *   than one query may.
+ * - AnswerBucketsError when its answer would hold more than `maxAnswerBuckets`: every time bucket
+ *   with the buckets of its `filters` stages under it (expandedBuckets). A 1 s histogram over 30 days
+ *   is 2,592,000 rows (400 slices of 6,480 each), a body of hundreds of MB to build, render and
+ *   measure, whatever the data.
+ */
+export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number, maxAnswer = MAX_ANSWER_BUCKETS): void {
+  const histogram = pipeline[0]?.kind === 'dateHistogram' ? pipeline[0] : undefined;
+  const template = histogram ? emptyTemplateBuckets(pipeline, 1) : 0;
   if (histogramKeys * template > EXPANSION_FACTOR * maxBuckets) {
     throw new TooManyBucketsError(
       maxBuckets,
@@ -98,7 +112,39 @@ export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKe
         'however the report is split. Use a coarser dateHistogram interval, a shorter time range, or fewer filters buckets.',
     );
   }
+  const answer = expandedBuckets(pipeline, histogramKeys);
+  if (answer <= maxAnswer) return;
+  const under = template > 0 ? `, each with the ${n(template)} buckets of its filters stages under it,` : '';
+  throw new AnswerBucketsError(
+    maxAnswer,
+    `Its ${n(histogramKeys)} time buckets${under} make ${n(answer)} buckets: more than the ${n(maxAnswer)} an answer may hold, however the report is split. ` +
+      `Use a coarser dateHistogram interval or a shorter time range${template > 0 ? ', or fewer filters buckets' : ''}.`,
+    `"${histogram?.interval.text ?? ''}" makes ${n(histogramKeys)} time buckets over the time range; at most ${n(Math.floor(maxAnswer / (1 + template)))} fit in one answer`,
+  );
 }
+
+/** Every bucket a result holds: an empty histogram bucket with its template, a terms bucket with what is under it. */
+export function resultBuckets(root: AggResult): number {
+  return countTree(root);
+}
+
+/**
+ * 422: the whole answer of a (split) report would hold more than its `maxAnswerBuckets`
+ * (MAX_ANSWER_BUCKETS), known from the request (refuseBeyondSplitFloor) or from the slices as they
+ * come back (the keys of `terms` stages). Never retried with a finer cut: slices cannot shrink an
+ * answer. Names the histogram interval as the field to change.
+ */
+export class AnswerBucketsError extends TooManyBucketsError {
+  constructor(maxAnswerBuckets: number, detail: string, intervalMessage: string, options?: ErrorOptions) {
+    super(
+      undefined,
+      { ...options, extensions: { maxAnswerBuckets, errors: [{ path: '/aggregations/0/interval', message: intervalMessage }] } },
+      `This report's answer would be too large. ${detail}`,
+    );
+  }
+}
+
+const n = (x: number): string => x.toLocaleString('en');
 
 /**
  * Buckets of the sub-aggregations of an empty histogram bucket (stage i onwards): the filters

@@ -9,8 +9,12 @@ export interface Scope {
 /** One engine: compiles a plan (pure) and runs it (I/O). OpenSearch in AWS, DuckDB locally. */
 export interface ReportEngine {
   run(plan: ReportPlan, scope: Scope, options?: RunOptions): Promise<EngineResult>;
-  /** The engine's bucket limit (OpenSearch's `search.max_buckets`), where it knows it: bounds a split report as a whole. */
-  readonly maxBuckets?: number;
+  /**
+   * The engine's bucket limit (OpenSearch's `search.max_buckets`): it bounds a split report as a
+   * whole (refuseBeyondSplitFloor). Required, so that a wrapper (a cache, a meter) that forgets to
+   * pass it on does not compile: a wrapper without it once skipped that floor locally (issue 20).
+   */
+  readonly maxBuckets: number;
 }
 
 /** How one run is bounded besides the bucket limit. */

@@ -39,7 +39,7 @@ export const ReportRequestSchema = named(
       z.optional(
         z.string().check(z.regex(SPLIT_INTERVAL, 'must be <n><unit>, n from 1, unit one of s m h d w M q y, or auto')),
       ),
-      'Runs a long time series in slices of this length, merged exactly: `<n><unit>` with unit s, m, h, d, w, M, q or y (`1M`), or `auto`. Only when the first stage is dateHistogram and a timestamp range filter has both `from` and `to`.',
+      'Runs a long time series in slices of this length, merged exactly: `<n><unit>` with unit s, m, h, d, w, M, q or y (`1M`), or `auto`. Only when the first stage is dateHistogram and a timestamp range filter has both `from` and `to`. Slicing does not let an answer grow past what one may hold: at most 262,140 buckets in all (time buckets, the `filters` buckets under each, `terms` keys), else 422 `too-many-buckets` naming the interval, before any slice runs where the request says as much.',
     ),
   }),
   'ReportRequest',

@@ -1,4 +1,5 @@
 import type { EngineResult } from '../engines/engine';
+import { Pacer } from '../pace';
 import type { ReportPlan } from '../plan/plan';
 import { collectSeries, compareSortKeys, type SeriesValue } from './series';
 
@@ -18,12 +19,15 @@ export interface ObjectModel {
 
 export type ReportModel = HistogramModel | ObjectModel;
 
-/** Engine result → response model, the same for every engine. */
-export function shapeReport(plan: ReportPlan, result: EngineResult): ReportModel {
+/**
+ * Engine result → response model, the same for every engine. The rows are shaped in the pacer's
+ * turns (a split answer may hold a few hundred thousand buckets).
+ */
+export async function shapeReport(plan: ReportPlan, result: EngineResult, pacer = new Pacer()): Promise<ReportModel> {
   const root = result.root;
   if (root.kind === 'histogram') {
     const columns = new Map<string, SeriesValue>();
-    const rows = root.buckets.map((b) => {
+    const rows = await pacer.map(root.buckets, (b) => {
       const series = collectSeries(plan.pipeline, 1, b.sub, b.count, { keepZeroCounts: false });
       const values = new Map<string, number>();
       for (const s of series) {
@@ -36,7 +40,7 @@ export function shapeReport(plan: ReportPlan, result: EngineResult): ReportModel
     return {
       kind: 'histogram',
       columns: ordered.map((c) => ({ name: c.name, isStat: c.isStat })),
-      rows: rows.map((r) => ({ timestamp: r.timestamp, values: orderMap(r.values, ordered) })),
+      rows: await pacer.map(rows, (r) => ({ timestamp: r.timestamp, values: orderMap(r.values, ordered) })),
     };
   }
   const series = collectSeries(plan.pipeline, 0, root, 0, { keepZeroCounts: true });

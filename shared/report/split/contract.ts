@@ -2,7 +2,8 @@ import type { Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
 import type { EncodedSlice } from './encoding';
 import type { SliceRange } from './plan-slices';
-import type { ProblemSlug } from '../../problem-types';
+import { AppError } from '../../errors';
+import { isProblemSlug, type ProblemSlug } from '../../problem-types';
 
 /**
  * The wire contract of a split report in AWS, in one place: the query function starts a synchronous
@@ -74,4 +75,37 @@ export interface SliceProblem {
   readonly detail: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly extensions?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A failed slice's error as it crosses the Step Functions boundary: a {@link SLICE_ERROR} whose
+ * message is the AppError's problem (JSON), so that the query answers it as the slice would have.
+ */
+export function encodeSliceError(app: AppError): Error {
+  const problem: SliceProblem = { status: app.status, slug: app.slug, title: app.title, detail: app.detail, headers: app.headers, extensions: app.extensions };
+  const error = new Error(JSON.stringify(problem));
+  error.name = SLICE_ERROR;
+  return error;
+}
+
+/**
+ * The AppError a failed execution carries, or undefined when it is not a slice's: `error` is the
+ * execution's error name, `cause` the Lambda error envelope `{ errorType, errorMessage, trace }` (or,
+ * run locally, the message itself). A problem whose type this service does not know is not trusted.
+ */
+export function decodeSliceError(error: string | undefined, cause: string | undefined): AppError | undefined {
+  if (error !== SLICE_ERROR) return undefined;
+  let value = parseJson(cause) as { errorMessage?: string } | SliceProblem | undefined;
+  if (value && typeof value === 'object' && 'errorMessage' in value) value = parseJson(value.errorMessage) as SliceProblem | undefined;
+  const p = value as Partial<SliceProblem> | undefined;
+  if (!(p && typeof p.status === 'number' && typeof p.slug === 'string' && isProblemSlug(p.slug) && typeof p.detail === 'string')) return undefined;
+  return new AppError(p.status, p.slug, p.title ?? '', p.detail, { headers: p.headers ?? {}, extensions: p.extensions ?? {} });
+}
+
+function parseJson(text: string | undefined): unknown {
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

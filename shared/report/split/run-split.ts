@@ -1,7 +1,9 @@
 import { AppError, InternalError } from '../../errors';
+import { AnswerBucketsError } from '../engines/bucket-limit';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
 import { runPool } from '../../concurrency';
+import { AnswerBudget } from './answer-budget';
 import { mergeResults } from './merge';
 import { DEFAULT_MAX_SLICES, histogramBucketEstimate, planEvenSlices, planSlices, type Slice } from './plan-slices';
 
@@ -15,9 +17,21 @@ export interface SliceExecutor {
   readonly maxSlices?: number | undefined;
   /**
    * Every slice's result, in slice order. Rejects when any slice fails (with the first AppError,
-   * e.g. 422 or 503); never resolves with part of the results.
+   * e.g. 422 or 503); never resolves with part of the results. Each result is handed to
+   * `options.budget` as soon as it is read, so that an answer too large stops the rest.
    */
-  runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options?: RunOptions): Promise<readonly EngineResult[]>;
+  runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options?: SliceRunOptions): Promise<readonly EngineResult[]>;
+}
+
+/** How the slices of one report are bounded: the deadline, and the buckets their results may hold together. */
+export interface SliceRunOptions extends RunOptions {
+  readonly budget?: AnswerBudget;
+}
+
+/** How a split report is bounded as a whole. */
+export interface SplitOptions extends RunOptions {
+  /** The most buckets the slices' results may hold together (MAX_ANSWER_BUCKETS for a report). @default unbounded */
+  readonly maxAnswerBuckets?: number;
 }
 
 /** Slices running at once in the in-process pool, unless configured otherwise. */
@@ -27,7 +41,7 @@ export const DEFAULT_SPLIT_CONCURRENCY = 2;
  * A plan with splitInterval → its slices, run by `executor`, merged exactly. The answer equals the
  * unsplit plan's whenever that one fits in the engine's bucket limit.
  */
-export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: RunOptions = {}): Promise<EngineResult> {
+export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions = {}): Promise<EngineResult> {
   if (plan.splitInterval && 'kind' in plan.splitInterval) return runAutoSplit(plan, scope, executor, options);
   const slices = planSlices(plan, executor.maxSlices === undefined ? {} : { maxSlices: executor.maxSlices });
   try {
@@ -50,7 +64,7 @@ export const AUTO_REFINE_FACTOR = 4;
  * it is learnt from the refusal rather than configured twice. The deadline covers every attempt: one
  * that passes it is a ReportTimeoutError (503), not the 422 of a cut that is still too coarse.
  */
-async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: RunOptions): Promise<EngineResult> {
+async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
   const maxSlices = executor.maxSlices ?? DEFAULT_MAX_SLICES;
   let parts = Math.min(maxSlices, Math.max(1, Math.ceil(histogramBucketEstimate(plan) / AUTO_BUCKETS_PER_SLICE)));
   let slices = planEvenSlices(plan, parts);
@@ -59,7 +73,7 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
     try {
       return await runSlices(plan, slices, scope, executor, options);
     } catch (e) {
-      if (!(e instanceof AppError && e.slug === 'too-many-buckets')) throw explainSliceFailure(e, plan);
+      if (!(e instanceof AppError && e.slug === 'too-many-buckets') || e instanceof AnswerBucketsError) throw explainSliceFailure(e, plan);
       parts = Math.min(maxSlices, parts * AUTO_REFINE_FACTOR);
       const finer = planEvenSlices(plan, parts);
       // Stop at the slice cap, or where cutting finer adds no slice (one bucket per slice already).
@@ -69,9 +83,11 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
   }
 }
 
-async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor, options: RunOptions): Promise<EngineResult> {
+async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
   if (slices.length === 0) return mergeResults([]);
-  const results = await executor.runSlices(plan, slices, scope, options.deadline ? { deadline: options.deadline } : {});
+  const { deadline, maxAnswerBuckets } = options;
+  const budget = maxAnswerBuckets === undefined ? undefined : new AnswerBudget(maxAnswerBuckets);
+  const results = await executor.runSlices(plan, slices, scope, { ...(deadline ? { deadline } : {}), ...(budget ? { budget } : {}) });
   if (results.length !== slices.length) {
     throw new InternalError({ cause: new Error(`${results.length} results for ${slices.length} slices`) });
   }
@@ -85,7 +101,12 @@ export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly
   const concurrency = options.concurrency ?? DEFAULT_SPLIT_CONCURRENCY;
   return {
     maxSlices: options.maxSlices,
-    runSlices: (_plan, slices, scope, options) => runPool(slices, concurrency, (slice) => engine.run(slice.plan, scope, options)),
+    runSlices: (_plan, slices, scope, { budget, ...options } = {}) =>
+      runPool(slices, concurrency, async (slice) => {
+        const result = await engine.run(slice.plan, scope, options);
+        budget?.take(result, slices.length);
+        return result;
+      }),
   };
 }
 
@@ -95,7 +116,7 @@ export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly
  */
 function explainSliceFailure(e: unknown, plan: ReportPlan, slices?: number): AppError {
   if (!(e instanceof AppError)) return new InternalError({ cause: e });
-  if (e.slug !== 'too-many-buckets') return e;
+  if (e.slug !== 'too-many-buckets' || e instanceof AnswerBucketsError) return e;
   const limit = typeof e.extensions.maxBuckets === 'number' ? e.extensions.maxBuckets : undefined;
   return new SliceTooManyBucketsError(limit, plan.splitInterval?.text ?? '', { cause: e, slices });
 }

@@ -3,12 +3,14 @@
  * (plan → engine → shape → render) by OpenSearch and by DuckDB over the same fixture documents
  * (test/fixtures/documents.ts). The answers must be identical byte for byte (status, the headers,
  * the body); errors identical as problem documents. Every case also carries its answer worked out by
- * hand, so that both engines agreeing on a wrong answer does not pass.
+ * hand, so that both engines agreeing on a wrong answer does not pass. DuckDB answers through the
+ * local server's report cache, as under `npm start`.
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { AppError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { answerReport } from '#shared/report/query-report';
+import { CachedReportEngine } from '../../../bin/local/report-cache';
 import { ORG_A } from '../../fixtures/documents';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
@@ -49,8 +51,10 @@ async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer>
   }
 }
 
+/** DuckDB as `npm start` serves it: behind the local report cache, which must not change an answer. */
 function enginesFor(c: ConformanceCase): { opensearch: ReportEngine; duckdb: ReportEngine } {
-  return fixtureEngines(client, prefix, duckdb, c.termsCap === undefined ? undefined : { termsCap: c.termsCap });
+  const engines = fixtureEngines(client, prefix, duckdb, c.termsCap === undefined ? undefined : { termsCap: c.termsCap });
+  return { opensearch: engines.opensearch, duckdb: new CachedReportEngine(engines.duckdb) };
 }
 
 function assessExpected(actual: Answer, expected: Expected, csv: boolean): void {

@@ -4,7 +4,7 @@ import { MAX_RESPONSE_BODY_BYTES } from '#shared/report/query-report';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { ENGINES, type LoadedEngine } from '../split/engines';
 import { movementEvents } from '../report/fixtures';
-import { invoke, type HttpRequest } from '../support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 import type { DocumentInput } from '#shared/report/documents';
 
 /**
@@ -69,6 +69,7 @@ describe.each(ENGINES)('POST /reports:query on $name', (harness) => {
  * person: a split report's worth of buckets, more than one engine query may hold, without loading it.
  */
 class LongHistogramEngine implements ReportEngine {
+  readonly maxBuckets = 65_535;
   constructor(private readonly hours: number) {}
 
   async run(): Promise<EngineResult> {

@@ -8,7 +8,7 @@ import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { tableCheck } from '#commons/clients/dynamo';
 import { createHealthHandler } from '../../../functions/health';
 import { createTestTable, type TestTable } from '../locations/table';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { testClient, uniquePrefix } from '../support/opensearch';
 
 /**
@@ -56,7 +56,7 @@ test('answers 503 naming the engine when OpenSearch does not answer, without say
 });
 
 test('answers 503 naming the table when it does not exist, and the timeout of an engine that hangs', async () => {
-  const hangs: ReportEngine = { run: () => new Promise(() => undefined) };
+  const hangs: ReportEngine = { maxBuckets: 65_535, run: () => new Promise(() => undefined) };
   const missing = new DynamoLocationStore(table.client, `${table.name}-missing`);
   const handler = createHealthHandler({ checks: { engine: engineCheck(async () => hangs), table: () => missing.probe() }, timeoutMs: 200 });
   const response = await invoke(handler, { method: 'GET', path: '/health', org: null });

@@ -6,7 +6,7 @@ import type { ReportEngine } from '#shared/report/engines/engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { logger } from '#commons/powertools/logger';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 
 /**
  * Every answer names its request: `X-Request-Id` (API Gateway's request id), the problem's
@@ -30,6 +30,7 @@ const logLines = () => printed.map((line) => JSON.parse(line) as Record<string, 
 
 /** A bug: the engine reads a property of undefined. */
 const buggy: ReportEngine = {
+  maxBuckets: 65_535,
   run: async () => {
     const settings = undefined as unknown as { limits: { termsCap: number } };
     return { root: { kind: 'terms', buckets: [] }, truncated: settings.limits.termsCap > 0 };
@@ -68,6 +69,7 @@ test('a 400 carries the request id in X-Request-Id, in the problem and in the lo
 test('every log line of a request carries its id as correlation_id, and the next request does not inherit it', async () => {
   // An engine that logs as it runs, as the engine's own code would.
   const chatty: ReportEngine = {
+    maxBuckets: 65_535,
     run: async () => {
       logger.info('engine ran');
       return { root: { kind: 'terms', buckets: [] }, truncated: false };
@@ -90,6 +92,7 @@ test('the failure line names its own request while another runs in the same proc
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   const waitsThenFails: ReportEngine = {
+    maxBuckets: 65_535,
     run: async () => {
       await gate;
       throw new TypeError('a bug');

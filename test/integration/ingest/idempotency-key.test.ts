@@ -17,7 +17,7 @@ import { FileItemTable } from '../../../bin/local/file-table';
 import { createIngestHandler } from '../../../functions/ingest';
 import { createTestTable } from '../locations/table';
 import { ORG_A, ORG_B } from '../report/fixtures';
-import { invoke, type HttpRequest } from '../support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 
 /**
  * `Idempotency-Key` on POST /ingest/{collection}: Powertools' idempotency utility over the service's

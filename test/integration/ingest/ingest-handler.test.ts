@@ -18,7 +18,7 @@ import { createIngestHandler } from '../../../functions/ingest';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createTestTable, type TestTable } from '../locations/table';
 import { ORG_A, ORG_B } from '../report/fixtures';
-import { invoke, type HttpRequest } from '../support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ingestCli } from '../../../bin/ingest-cli';
 import { LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * `npm run ingest -- --api URL --token T file` against `npm start`: a file of more lines than one

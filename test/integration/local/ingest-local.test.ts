@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * POST /ingest/{collection} on `npm start`: the local server writes into its own DuckDB (no second

@@ -136,6 +136,45 @@ describe('the local server', () => {
     expect(await response.json()).toMatchObject({ status: 404, detail: 'No route for GET //x/locations.' });
   });
 
+  test('answers 421 problem+json to a Host that is not its own (DNS rebinding), before reading the token or the explorer', async () => {
+    // Prepare: a page on evil.example resolved to 127.0.0.1 sends its own name as Host.
+    const port = new URL(server.url).port;
+    // Act
+    const answers = await Promise.all(['evil.example', `evil.example:${port}`, 'localhost:1', `localhost.evil.example:${port}`].map((host) => raw('/locations', { headers: { host } })));
+    // Assess
+    for (const answer of answers) {
+      expect([answer.status, answer.headers['content-type']]).toEqual([421, 'application/problem+json']);
+      expect(JSON.parse(answer.bytes.toString())).toMatchObject({ type: '/problems#misdirected-request', status: 421, allowed: [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`] });
+    }
+  });
+
+  test('answers for localhost, 127.0.0.1 and [::1] with its port, in any case', async () => {
+    const port = new URL(server.url).port;
+    const answers = await Promise.all([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LocalHost:${port}`].map((host) => raw('/locations', { headers: { host } })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  test('answers 405 with Allow to another method on a path that exists, after the token as API Gateway does, and 404 where no path is', async () => {
+    const [del, getReport, unauthorized, nowhere] = await Promise.all([
+      call('/locations', { method: 'DELETE' }),
+      call('/reports:query'),
+      call('/locations', { method: 'PUT', token: null }),
+      call('/nowhere', { method: 'DELETE' }),
+    ]);
+    expect([del.status, del.headers.get('allow'), del.headers.get('content-type')]).toEqual([405, 'GET, HEAD', 'application/problem+json']);
+    expect(await del.json()).toMatchObject({ type: '/problems#method-not-allowed', allowed: ['GET', 'HEAD'] });
+    expect([getReport.status, getReport.headers.get('allow')]).toEqual([405, 'POST']);
+    expect([unauthorized.status, nowhere.status]).toEqual([401, 404]);
+  });
+
+  test('answers HEAD on the GET endpoints with the headers of GET and no body', async () => {
+    for (const path of ['/locations', '/health', '/problems', '/openapi.json']) {
+      const [get, head] = [await raw(path), await raw(path, { method: 'HEAD' })];
+      const same = (h: IncomingHttpHeaders) => [h['content-type'], h.etag, h['cache-control'], h.vary];
+      expect({ path, status: head.status, bytes: head.bytes.length, headers: same(head.headers) }).toEqual({ path, status: get.status, bytes: 0, headers: same(get.headers) });
+    }
+  });
+
   test('takes the path of an absolute-form target and refuses the other forms', () => {
     expect(targetUrl('http://localhost:3000/locations?x=1')?.pathname).toBe('/locations');
     expect(targetUrl('//x/locations')?.pathname).toBe('//x/locations');

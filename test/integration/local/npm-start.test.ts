@@ -1,5 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 
 /**
  * `npm start` as a new user runs it: a fresh data folder, first-start seeding, the banner, and the
@@ -50,10 +53,62 @@ describe('npm start', () => {
     expect(csv).toHaveLength(32);
   });
 
+  test('answers the examples the README and docs/local.md mark as runnable on it, with data', () => {
+    const root = join(__dirname, '../../..');
+    const blocks = ['README.md', 'docs/local.md'].flatMap((file) =>
+      [...readFileSync(join(root, file), 'utf8').matchAll(/<!-- runs on npm start -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({ file, script: m[1]! })),
+    );
+    expect(blocks.map((b) => b.file)).toEqual(['README.md', 'docs/local.md']);
+    for (const { file, script } of blocks) {
+      // As a user runs it: the token the banner printed, this server's port; curl fails on an HTTP error.
+      const runnable = script
+        .split('\n')
+        .filter((line) => !line.startsWith('export TOKEN='))
+        .join('\n')
+        .replaceAll('http://localhost:3000', service.url)
+        .replaceAll('curl -s ', 'curl -sS --fail-with-body ');
+      const out = execFileSync('bash', ['-euo', 'pipefail', '-c', runnable], { env: { ...process.env, TOKEN: service.token } }).toString();
+      // Every answer has data: no empty JSON array or object, and the report of days has rows.
+      expect({ file, empty: /^\s*(\[\]|\{\})\s*$/m.test(out), length: out.length > 0 }).toEqual({ file, empty: false, length: true });
+    }
+    const [readme] = blocks;
+    const rows = JSON.parse(execFileSync('bash', ['-euo', 'pipefail', '-c', readme!.script.replaceAll('http://localhost:3000', service.url)], { env: { ...process.env, TOKEN: service.token } }).toString()) as Record<string, unknown>[];
+    // From 00:00 UTC three days ago to now: three whole days, and today unless it has just begun.
+    const day = (d: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - d)).toISOString();
+    expect(rows.map((r) => r.timestamp).slice(0, 3)).toEqual([day(3), day(2), day(1)]);
+    expect(rows.slice(3).map((r) => r.timestamp)).toEqual(rows.length > 3 ? [day(0)] : []);
+    expect(rows.every((r) => Object.keys(r).length > 1)).toBe(true);
+  });
+
   test('answers GET /health without a token: DuckDB and dynalite answer', async () => {
     const response = await fetch(`${service.url}/health`);
     expect([response.status, response.headers.get('x-request-id')?.length]).toEqual([200, 36]);
     expect(await response.json()).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+  });
+
+  test('a second npm start, or a seed, on its port or its data folder says so in one line and exits 1', () => {
+    const run = (script: string, env: Record<string, string>, args: string[] = []) => {
+      const r = spawnSync(process.execPath, [join(__dirname, '../../../node_modules/tsx/dist/cli.mjs'), script, ...args], {
+        cwd: join(__dirname, '../../..'),
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+      return { status: r.status, stderr: r.stderr.trim() };
+    };
+    const port = new URL(service.url).port;
+    const other = mkdtempSync(join(tmpdir(), 'lrs-other-'));
+    try {
+      const samePort = run('bin/local-server.ts', { DATA_DIR: other, PORT: port }, ['--no-seed']);
+      const sameFolder = run('bin/local-server.ts', { DATA_DIR: service.dataDir, PORT: '0' });
+      const seed = run('bin/seed-cli.ts', {}, ['--data-dir', service.dataDir, '--days', '1', '--locations', '1']);
+      expect(samePort).toEqual({ status: 1, stderr: `npm start: port ${port} is in use (another npm start?): stop what holds it, or choose another with --port <n> or PORT=<n>` });
+      const held = (command: string) => new RegExp(`^${command}: the data folder ${service.dataDir} is in use by another process \\(process \\d+\\), a running npm start perhaps: stop it, or use another folder with --data-dir <dir>$`);
+      expect(sameFolder).toEqual({ status: 1, stderr: expect.stringMatching(held('npm start')) });
+      expect(seed).toEqual({ status: 1, stderr: expect.stringMatching(held('seed')) });
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   test('stops cleanly on Ctrl-C (SIGINT) even while a long report runs, and keeps a whole data folder', async () => {

@@ -8,7 +8,7 @@ import { applyImport, validateImportFile } from '#shared/locations/import';
 import { loadOrCreateDevKey } from '../../../bin/local/auth/dev-key';
 import { mintDevToken } from '../../../bin/local/auth/tokens';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
-import { type LocalService, startLocalService } from '../../support/local-service';
+import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
 import { createTestTable, type TestTable } from '../locations/table';
 import { startTlsFront, type TlsFront } from '../stack/aws-endpoints';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';

@@ -1,7 +1,7 @@
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { createTestTable, type TestTable } from './table';
 
 /** GET /locations through the real handler on DynamoDB Local. */

@@ -1,7 +1,7 @@
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { createTestTable, type TestTable } from '../locations/table';
 
 /**

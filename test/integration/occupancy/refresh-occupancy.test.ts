@@ -11,7 +11,7 @@ import {
   FALL_EU_NOW, FALL_US_NOW, ORG_A, ORG_B, SPRING_EU_NOW, SPRING_US_NOW,
   fallEuEvents, fallUsEvents, importFile, springEuEvents, springUsEvents,
 } from '../../fixtures/locations';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
 import { createTestTable, type TestTable } from '../locations/table';
 
@@ -103,6 +103,7 @@ test('removes the entry of a group that has closed since the last run', async ()
 
 /** The real engine, failing for the locations named. */
 class FailingFor implements ReportEngine {
+  readonly maxBuckets = 65_535;
   constructor(private readonly locationIds: readonly string[]) {}
   run(plan: ReportPlan, scope: Scope): Promise<EngineResult> {
     if (plan.locationIds?.some((id) => this.locationIds.includes(id))) return Promise.reject(new Error('engine timed out'));
@@ -125,7 +126,7 @@ test('fails the run when every location failed, so the error is seen', async () 
 test('feeds GET /locations/{id}/insights/live end to end', async () => {
   await refresh(SPRING_EU_NOW);
   const handler = createLiveInsightsHandler({ store: () => table.store, now: () => Date.parse(SPRING_EU_NOW) + 90_000 });
-  const response = await invoke(handler, { method: 'GET', pathParameters: { locationId: 'berlin-mall' }, query: { filter: 'occupancy' }, org: ORG_A });
+  const response = await invoke(handler, { method: 'GET', path: '/locations/berlin-mall/insights/live', pathParameters: { locationId: 'berlin-mall' }, query: { filter: 'occupancy' }, org: ORG_A });
   expect(response.json()).toEqual({
     insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2 }, { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 }] },
   });

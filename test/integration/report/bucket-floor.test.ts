@@ -1,11 +1,12 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { API, Client } from '@opensearch-project/opensearch';
 import { TooManyBucketsError } from '#shared/errors';
+import { AnswerBucketsError } from '#shared/report/engines/bucket-limit';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { answerReport } from '#shared/report/query-report';
 import { ORG_A } from '../../fixtures/documents';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
@@ -97,6 +98,22 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
     if (name === 'opensearch') expect(sent).toEqual([]);
     const rows = JSON.parse((await answerReport(split(30), scope, engines[name], 'application/json')).body) as unknown[];
     expect(rows).toHaveLength(245);
+  });
+
+  test.each([7, 30])('refuses a 1 s histogram by label over %i days split by 2 h before any slice runs: its answer alone is too large', async (days) => {
+    // Prepare: 7 days are 604,800 time buckets, over the 262,140 an answer may hold whatever the engine
+    const body = {
+      source: 'movementEvents',
+      splitInterval: '2h',
+      filters: [{ type: 'range', field: 'timestamp', from: '2024-03-10T00:00:00Z', to: new Date(Date.UTC(2024, 2, 10 + days)).toISOString() }],
+      aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }],
+    };
+    // Act
+    const error = await answerReport(body, scope, engines[name], 'application/json').catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(AnswerBucketsError);
+    expect((error as AnswerBucketsError).toProblem()).toMatchObject({ status: 422, maxAnswerBuckets: 262_140, errors: [{ path: '/aggregations/0/interval' }] });
+    if (name === 'opensearch') expect(sent).toEqual([]);
   });
 
   test('leaves a histogram alone to the engine’s own refusal, without asking for the extent', async () => {

@@ -12,7 +12,7 @@ import { buildPlan } from '#shared/report/plan/build-plan';
 import { answerReport } from '#shared/report/query-report';
 import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../../../functions/query-report';
 import { HEAVY_AGGREGATIONS, HEAVY_ORG, heavyEvent, openHeavyDuckDb } from '../../fixtures/heavy-report';
-import { httpEvent } from '../support/lambda-events';
+import { httpEvent } from '../../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
 
 /**

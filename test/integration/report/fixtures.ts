@@ -1,3 +1,4 @@
+import { DEFAULT_EVENT_ORGANIZATION } from '../../../bin/dev/lambda-events';
 import type { TestDocument } from '../support/opensearch';
 
 /**
@@ -6,7 +7,7 @@ import type { TestDocument } from '../support/opensearch';
  */
 
 /** Organizations org-a and org-b: UUIDs, the form the handlers require of the token's claim. */
-export const ORG_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+export const ORG_A = DEFAULT_EVENT_ORGANIZATION;
 export const ORG_B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
 const cp = (id: string, end: 'A' | 'B') => ({ id, end, start: end === 'A' ? 'B' : 'A' });
 

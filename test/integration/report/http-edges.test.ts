@@ -1,7 +1,7 @@
 import type { DocumentInput } from '#shared/report/documents';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { ENGINES, type EngineHarness, type LoadedEngine } from '../split/engines';
-import { invoke, type HttpRequest } from '../support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 import { ORG_A } from './fixtures';
 
 /**

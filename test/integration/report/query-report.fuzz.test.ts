@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
 import { movementEvents, parkingEvents } from './fixtures';
 

@@ -2,8 +2,8 @@ import { Client } from '@opensearch-project/opensearch';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
 import { openSearchEngineFromEnv } from '#commons/clients/opensearch-engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
-import { invoke, type HttpRequest } from '../support/lambda-events';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';
 import { movementEvents, ORG_B, parkingEvents, parkingLotStats } from './fixtures';
 

@@ -5,7 +5,7 @@ import { CATALOG, nestedPathsOf, type Collection, type FieldKind, type NestedPat
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { ORG_A, ORG_B } from '../../fixtures/documents';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
-import { invoke, type HttpResponse } from '../support/lambda-events';
+import { invoke, type HttpResponse } from '../../../bin/dev/lambda-events';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**

@@ -1,7 +1,7 @@
 import type { DocumentInput } from '#shared/report/documents';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
-import { invoke } from '../support/lambda-events';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { ENGINES, type LoadedEngine } from './engines';
 import { ORG_A } from '../report/fixtures';
 

@@ -4,7 +4,7 @@ import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix, type TestDocument } from '../support/opensearch';
 
 /**

@@ -6,7 +6,7 @@ import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution
 import { createQueryReportHandler } from '../../../functions/query-report';
 import type { SliceEvent, SliceOutput } from '#shared/report/split/contract';
 import { createSliceWorker } from '../../../functions/run-report-slice';
-import { invoke } from '../support/lambda-events';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { ENGINES, type LoadedEngine } from './engines';
 import { localSyncExecution, synthesizeSplit } from './local-state-machine';
 import { ORG_A } from '../report/fixtures';
@@ -104,6 +104,7 @@ describe('the synthesized split state machine', () => {
   test('fails the whole execution when one slice fails, and the query answers that slice’s 503, nothing partial', async () => {
     // Prepare: the engine refuses the slice of 4 March only.
     const failing: ReportEngine = {
+      maxBuckets: 65_535,
       run: (plan, scope) =>
         plan.timeRange?.from === Date.parse('2024-03-04T00:00:00Z') ? Promise.reject(new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.')) : loaded.engine.run(plan, scope),
     };

@@ -10,7 +10,7 @@ import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices'
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
 import { COLLECTIONS, type Collection } from '#shared/report/fields';
 import { FIXTURE_DOCUMENTS } from '../../fixtures/documents';
-import { TEST_MAX_BUCKETS } from '../../setup/opensearch-node';
+import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 
 /**
  * The hand-made documents of test/fixtures/documents.ts (and any `extra`) in both engines: indexed

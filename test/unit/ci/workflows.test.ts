@@ -87,30 +87,28 @@ describe('the pipeline’s own rules', () => {
     for (const [name, shas] of pins) expect({ name, pins: shas.size }).toEqual({ name, pins: 1 });
   });
 
-  it('has Dependabot keep the pins of the workflows and of every composite action current', () => {
-    const [update] = load('dependabot.yml').updates as Json[];
-    expect(update!['package-ecosystem']).toBe('github-actions');
-    expect(update!.directories).toEqual(['/', ...ACTIONS.map((a) => `/${relative(PROJECT_ROOT, dirname(a))}`)]);
+  it('has Dependabot keep the pins of the workflows and of every composite action current, and the npm dependencies', () => {
+    const [actions, npm] = load('dependabot.yml').updates as Json[];
+    expect(actions!['package-ecosystem']).toBe('github-actions');
+    expect(actions!.directories).toEqual(['/', ...ACTIONS.map((a) => `/${relative(PROJECT_ROOT, dirname(a))}`)]);
+    expect(npm).toMatchObject({ 'package-ecosystem': 'npm', directory: '/', schedule: { interval: 'weekly' } });
+    expect(npm!.groups['minor-and-patch']['update-types']).toEqual(['minor', 'patch']);
   });
 
-  it('grants nothing at the top and only contents: read to jobs, plus id-token: write where AWS is called', () => {
-    expect(ci.permissions).toEqual({});
-    expect(deploy.permissions).toEqual({});
-    const granted = (jobs: Json) => Object.fromEntries(Object.entries(jobs).map(([id, job]) => [id, job.permissions]));
-    const aws = { contents: 'read', 'id-token': 'write' };
-    expect(granted(ci.jobs)).toEqual({ actionlint: { contents: 'read' }, test: { contents: 'read' }, synth: { contents: 'read' }, diff: aws, 'deploy-dev': aws, 'deploy-prod': aws });
-    expect(granted(deploy.jobs)).toEqual({ deploy: aws });
-  });
-
-  it('checks out without keeping the token, and installs with npm install, never npm ci', () => {
+  it('checks out without keeping the token, and installs with npm ci on the Node of .nvmrc', () => {
     const steps = [...Object.values(ci.jobs as Json), ...Object.values(deploy.jobs as Json)].flatMap((job: Json) => (job.steps ?? []) as Json[]);
     const checkouts = steps.filter((s: Json) => String(s.uses).startsWith('actions/checkout@'));
     expect(checkouts.length).toBe(5);
     for (const step of checkouts) expect(step.with['persist-credentials']).toBe(false);
     const setup = load('actions/setup-project/action.yml').runs.steps as Json[];
     const scripts = [...steps, ...setup].map((s: Json) => s.run ?? '').join('\n');
-    expect(scripts).not.toMatch(/npm ci\b/);
-    expect(setup.map((s) => s.run).filter(Boolean)).toEqual(['npm install --no-audit --no-fund']);
+    expect(scripts).not.toMatch(/npm install\b/);
+    expect(setup.map((s) => s.run).filter(Boolean)).toEqual(['npm ci --no-audit --no-fund']);
+    expect(setup.find((s) => String(s.uses).startsWith('actions/setup-node@'))!.with['node-version-file']).toBe('.nvmrc');
+    const nvmrc = readFileSync(join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim();
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect({ nvmrc, engines: pkg.engines.node }).toEqual({ nvmrc: '22', engines: '>=22' });
+    expect(readFileSync(join(PROJECT_ROOT, '.ci/run'), 'utf8')).toMatch(/^npm ci --no-audit --no-fund$/m);
   });
 
   it('tests with what the suite needs: Java 17, Maven, Chromium and Python from Debian, then .ci/run (the scanners, then npm test)', () => {

@@ -51,7 +51,7 @@ describe('measuredEngine', () => {
     // Prepare
     const result = { root: { buckets: [] }, truncated: false } as unknown as EngineResult;
     let fail = false;
-    const engine: ReportEngine = { run: async () => (fail ? Promise.reject(new Error('down')) : result) };
+    const engine: ReportEngine = { maxBuckets: 65_535, run: async () => (fail ? Promise.reject(new Error('down')) : result) };
     const plan = {} as ReportPlan;
     // Act
     const ok = await measuredEngine(engine).run(plan, { organizationId: 'o' });

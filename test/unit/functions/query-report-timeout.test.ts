@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../../../functions/query-report';
-import { httpEvent } from '../../integration/support/lambda-events';
+import { httpEvent } from '../../../bin/dev/lambda-events';
 
 /**
  * The last resort: an engine that does not stop at the report's deadline (the real ones do; see
@@ -10,7 +10,7 @@ import { httpEvent } from '../../integration/support/lambda-events';
  */
 test('answers 503 report-timeout when the function runs out of time with the engine still busy', async () => {
   // Prepare: an engine that never answers and ignores its deadline; 300 ms of report time
-  const deaf: ReportEngine = { run: () => new Promise(() => undefined) };
+  const deaf: ReportEngine = { maxBuckets: 65_535, run: () => new Promise(() => undefined) };
   const context = { awsRequestId: 'deaf', functionName: 'query-report', getRemainingTimeInMillis: () => RESPONSE_MARGIN_MS + 300 } as Context;
   // Act
   const response = (await createQueryReportHandler(() => deaf)(httpEvent({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: '0e0e0e0e-0000-4000-8000-00000000beef' }), context)) as APIGatewayProxyStructuredResultV2;

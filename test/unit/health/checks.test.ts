@@ -36,6 +36,7 @@ describe('engineCheck', () => {
   test('runs the probe report, a movement events query of the first millisecond of 1970, for the nil organization', async () => {
     const runs: { plan: ReportPlan; organizationId: string }[] = [];
     const engine: ReportEngine = {
+      maxBuckets: 65_535,
       run: async (plan, scope) => {
         runs.push({ plan, organizationId: scope.organizationId });
         return { root: { kind: 'terms', buckets: [] }, truncated: false };
@@ -49,7 +50,7 @@ describe('engineCheck', () => {
   });
 
   test('fails when the engine fails', async () => {
-    const engine: ReportEngine = { run: async () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const engine: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new Error('connect ECONNREFUSED')) };
     await expect(engineCheck(async () => engine)(new AbortController().signal)).rejects.toThrow('ECONNREFUSED');
   });
 });

@@ -194,9 +194,15 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts behind the JWT authorizer but /health, /problems and the ingest route, the custom method as a path variable', () => {
+    it('routes every route of functions/routes.ts and an ANY route per path (405 and HEAD) behind the JWT authorizer but /health, /problems and the ingest path, the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
       expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
+        ['ANY /health', 'NONE'],
+        ['ANY /ingest/{collection}', 'CUSTOM'],
+        ['ANY /locations', 'JWT'],
+        ['ANY /locations/{locationId}/insights/live', 'JWT'],
+        ['ANY /problems', 'NONE'],
+        ['ANY /{segment1}', 'JWT'],
         ['GET /health', 'NONE'],
         ['GET /locations', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
@@ -206,6 +212,22 @@ describe('the service stack with the default context (cdk.json)', () => {
       ]);
     });
 
+    it('sends the ANY route of each path to the function of its own routes', () => {
+      const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
+      const fnOf = (target: unknown) => {
+        const id = JSON.stringify(target).match(/"Ref":"([^"]+)"/)?.[1] as string;
+        return JSON.stringify((integrations[id]?.Properties as { IntegrationUri: unknown }).IntegrationUri);
+      };
+      const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; Target: unknown });
+      const byKey = new Map(routes.map((r) => [r.RouteKey, fnOf(r.Target)]));
+      for (const [key, fn] of byKey) {
+        const [method, path] = key.split(' ');
+        if (method !== 'ANY') continue;
+        const own = [...byKey].filter(([k]) => k !== key && k.endsWith(` ${path}`)).map(([, f]) => f);
+        expect({ key, same: own.length > 0 && own.every((f) => f === fn) }).toEqual({ key, same: true });
+      }
+    });
+
     it('throttles the report route (10 requests per second, bursts of 20) and the ingest route (20, bursts of 40) apart from the stage, and /health and /problems (5, bursts of 10)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
         RouteSettings: {
@@ -213,6 +235,8 @@ describe('the service stack with the default context (cdk.json)', () => {
           'POST /ingest/{collection}': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
           'GET /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
           'GET /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'ANY /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'ANY /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
         },
       });
     });

@@ -48,3 +48,19 @@ test('writes nothing while another process (npm start) holds the data folder, an
     held.close();
   }
 });
+
+test('imports the documented example file (docs/examples/locations.json) as the docs say', async () => {
+  // Act: the command of docs/locations-and-occupancy.md, into a fresh data folder
+  const example = join(__dirname, '../../../docs/examples/locations.json');
+  const lines: string[] = [];
+  const code = await importLocationsCli(['node', 'import-locations', '--file', example, '--data-dir', join(dir, 'data')], { log: (l) => lines.push(l), error: (l) => lines.push(l) }, {});
+  // Assess: one location with its two groups, the overnight one included
+  expect([code, lines.at(-1)]).toEqual([0, '1 locations: 1 created, 0 updated, 0 unchanged']);
+  const table = FileItemTable.open(join(dir, 'data', 'locations.jsonl'));
+  const found = await new TableLocationStore(table).getLocationWithGroups('7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01', 'hamburg-station');
+  table.close();
+  expect(found?.sensorGroups.map((g) => [g.id, g.name, g.openingHours.friday])).toEqual([
+    [1, 'Main hall', [{ open: '05:00', close: '24:00' }]],
+    [2, 'Night bar (open past midnight)', [{ open: '20:00', close: '03:00' }]],
+  ]);
+});

@@ -58,6 +58,16 @@ describe('validateImportFile', () => {
     ]);
   });
 
+  test('reports schema errors and duplicates in one round, at the paths of the file', () => {
+    // Location 1 breaks the schema; 0 and 2 share an id, and 2 lists a group twice.
+    const errors = errorsOf({ locations: [loc(), loc({ timezone: 'Mars/Olympus' }), loc({ sensorGroups: [group(1), group(1)] })] });
+    expect(errors).toEqual([
+      { path: '/locations/1/timezone', message: expect.stringContaining('IANA time zone') },
+      { path: '/locations/2/id', message: "duplicate location id 'L1' (also at /locations/0)" },
+      { path: '/locations/2/sensorGroups/1/id', message: 'duplicate sensor group id 1 (also at /locations/2/sensorGroups/0)' },
+    ]);
+  });
+
   test('allows the same location id in two organizations', () => {
     expect(validateImportFile({ locations: [loc(), loc({ organizationId: 'b0000000-0000-4000-8000-00000000000b' })] })).toHaveLength(2);
   });

@@ -35,6 +35,7 @@ function result(perCamera: Record<string, Record<string, Record<string, number>>
 }
 
 class RecordingEngine implements ReportEngine {
+  readonly maxBuckets = 65_535;
   readonly plans: ReportPlan[] = [];
   constructor(private readonly answer: (plan: ReportPlan) => AggResult, private readonly truncated = false) {}
   async run(plan: ReportPlan, _scope: Scope): Promise<EngineResult> {

@@ -51,6 +51,7 @@ export class MemoryStore implements Pick<LocationStore, 'listForRefresh' | 'putO
 
 /** Answers every crossings report with `ins` crossings towards A and `outs` towards B per camera line. */
 export class CountingEngine implements ReportEngine {
+  readonly maxBuckets = 65_535;
   readonly calls: { plan: ReportPlan; scope: Scope }[] = [];
   constructor(
     private readonly ins: number,

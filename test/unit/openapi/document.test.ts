@@ -188,11 +188,11 @@ const resolve = (response: Response): Response => (response.$ref ? doc.component
 describe('what the OpenAPI document says of the answers', () => {
   test('lists every status each operation answers, API Gateway’s own (429, and 401, 500, 503 deployed) included', () => {
     expect(Object.fromEntries(operations.map((o) => [o.operationId, Object.keys(o.responses).sort()]))).toEqual({
-      listLocations: ['200', '304', '401', '406', '429', '500', '503'],
-      getLiveInsights: ['200', '304', '400', '401', '404', '406', '429', '500', '503'],
-      queryReport: ['200', '400', '401', '406', '413', '415', '422', '429', '500', '503'],
-      getHealth: ['200', '429', '500', '503'],
-      getProblemTypes: ['200', '304', '429', '500'],
+      listLocations: ['200', '304', '401', '405', '406', '421', '429', '500', '503'],
+      getLiveInsights: ['200', '304', '400', '401', '404', '405', '406', '421', '429', '500', '503'],
+      queryReport: ['200', '400', '401', '405', '406', '413', '415', '421', '422', '429', '500', '503'],
+      getHealth: ['200', '405', '421', '429', '500', '503'],
+      getProblemTypes: ['200', '304', '405', '421', '429', '500'],
     });
   });
 

@@ -6,7 +6,7 @@ import { mapOpenSearchError } from '#shared/report/engines/opensearch/errors';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { createQueryReportHandler } from '../../../functions/query-report';
-import { invoke, type HttpRequest } from '../../integration/support/lambda-events';
+import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 
 /**
  * The OpenAPI document's problem examples are the service's real answers: each is asked of the real
@@ -28,7 +28,7 @@ function example(path: string, method: string, status: string, name: string, typ
   return content[type]!.examples[name]!.value;
 }
 
-const unused: ReportEngine = { run: () => Promise.reject(new Error('the engine must not be reached')) };
+const unused: ReportEngine = { maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) };
 const report = (engine: ReportEngine = unused) => createQueryReportHandler(() => engine);
 const live = createLiveInsightsHandler({ store: () => ({ getLiveView: async () => undefined }) });
 const list = createListLocationsHandler({ store: () => ({ listLocations: async () => [] }) });
@@ -42,8 +42,9 @@ const cases: [string, ReturnType<typeof report>, HttpRequest, unknown][] = [
   ['queryReport 406', report(), { body: terms, headers: { accept: 'application/xml' } }, example('/reports:query', 'post', '406', 'notAcceptable')],
   ['queryReport 413', report(), { rawBody: JSON.stringify({ ...terms, pad: 'x'.repeat(65_536) }) }, example('/reports:query', 'post', '413', 'tooLarge')],
   ['queryReport 415', report(), { body: terms, headers: { 'content-type': 'text/plain' } }, example('/reports:query', 'post', '415', 'otherType')],
-  ['queryReport 500', report({ run: async () => (undefined as unknown as { x: () => never }).x() }), { body: terms }, example('/reports:query', 'post', '500', 'bug')],
-  ['queryReport 503', report({ run: () => Promise.reject(mapOpenSearchError(new errors.TimeoutError('Request timed out', {} as never))) }), { body: terms }, example('/reports:query', 'post', '503', 'engineUnavailable')],
+  ['queryReport 500', report({ maxBuckets: 65_535, run: async () => (undefined as unknown as { x: () => never }).x() }), { body: terms }, example('/reports:query', 'post', '500', 'bug')],
+  ['queryReport 503', report({ maxBuckets: 65_535, run: () => Promise.reject(mapOpenSearchError(new errors.TimeoutError('Request timed out', {} as never))) }), { body: terms }, example('/reports:query', 'post', '503', 'engineUnavailable')],
+  ['listLocations 405', list, { method: 'DELETE', path: '/locations' }, example('/locations', 'get', '405', 'deleteLocations')],
   ['getLiveInsights 400', live, liveRequest('dwell'), example('/locations/{locationId}/insights/live', 'get', '400', 'unknownKind')],
   ['getLiveInsights 404', live, liveRequest('occupancy'), example('/locations/{locationId}/insights/live', 'get', '404', 'unknownLocation')],
   ['listLocations 406', list, { method: 'GET', path: '/locations', headers: { accept: 'text/csv' } }, example('/locations', 'get', '406', 'notAcceptable')],

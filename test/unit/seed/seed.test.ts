@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TableLocationStore } from '#shared/locations/table-store';
 import type { Collection } from '#shared/report/fields';
+import { TABLES } from '#shared/report/engines/duckdb/storage/schema';
 import { FileItemTable } from '../../../bin/local/file-table';
 import { seed } from '../../../bin/seed/seed';
-import type { DocumentTarget } from '../../../bin/seed/targets';
+import { duckDbTarget, type DocumentTarget } from '../../../bin/seed/targets';
 
 const ORG = '7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01';
 
@@ -54,7 +55,41 @@ describe('seeding', () => {
   test('writes the locations only when given no target', async () => {
     const store = new TableLocationStore(table);
     const summary = await seed(undefined, store, { organizationId: ORG, days: 2, locations: 2, now: Date.parse('2024-03-06T15:00:00Z') });
-    expect(summary).toEqual({ locations: 2, documents: { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 }, failures: [] });
+    const none = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
+    expect(summary).toEqual({ locations: 2, documents: none, duplicates: none, failures: [] });
     expect((await store.listLocations(ORG)).map((l) => l.id)).toEqual(['berlin-mall', 'nyc-garage']);
+  });
+
+  test('is idempotent: seeding again, an hour later, writes only the new hour (a real DuckDB)', async () => {
+    // Prepare: a DuckDB file; 1 location (Berlin), 2 days up to 15:00Z, then up to 16:00Z (same local date).
+    const target = await duckDbTarget(join(dir, 'reports.duckdb'));
+    const store = new TableLocationStore(table);
+    const at = (iso: string) => ({ organizationId: ORG, days: 2, locations: 1, eventsPerDay: 200, now: Date.parse(iso) });
+    const total = (r: Record<Collection, number>) => r.movementEvents + r.parkingEvents + r.parkingLotStats;
+    const stored = async () => {
+      const reader = await target.instance.connect();
+      try {
+        const counts = Object.values(TABLES).map((t) => `(SELECT count(*) FROM ${t.root})`);
+        const rows = await reader.runAndReadAll(`SELECT ${counts.join(' + ')} AS n`);
+        return Number(rows.getRowObjects()[0]!.n);
+      } finally {
+        reader.closeSync();
+      }
+    };
+    try {
+      // Act
+      const first = await seed(target, store, at('2024-03-06T15:00:00Z'));
+      const same = await seed(target, store, at('2024-03-06T15:00:00Z'));
+      const later = await seed(target, store, at('2024-03-06T16:00:00Z'));
+      // Assess: the same run again writes nothing; an hour later, everything of the first run comes
+      // back as a duplicate and only documents after 15:00Z (the new hour, and stays that ended in it) are written.
+      expect(total(first.documents)).toBeGreaterThan(0);
+      expect({ written: total(same.documents), duplicates: total(same.duplicates) }).toEqual({ written: 0, duplicates: total(first.documents) });
+      expect(total(later.duplicates)).toBe(total(first.documents));
+      expect(total(later.documents)).toBeGreaterThan(0);
+      expect(await stored()).toBe(total(first.documents) + total(later.documents));
+    } finally {
+      await target.close();
+    }
   });
 });

@@ -79,11 +79,11 @@ describe('a merged report, shaped and rendered', () => {
     splitInterval: '1h',
   });
 
-  test('derives avg as merged sum ÷ merged count (21 ÷ 5 = 4.2), never the average of slice averages (4.5)', () => {
+  test('derives avg as merged sum ÷ merged count (21 ÷ 5 = 4.2), never the average of slice averages (4.5)', async () => {
     // Prepare: one daily bucket shared by two slices (as if a cut had fallen inside it): values 3, 9 | 1, 3, 5.
     const slices = [result(hist({ key: 0, count: 2, sub: stats(2, 3, 9, 12) })), result(hist({ key: 0, count: 3, sub: stats(3, 1, 5, 9) }))];
     // Act
-    const csv = renderCsv(shapeReport(plan, mergeResults(slices)));
+    const csv = await renderCsv(await shapeReport(plan, mergeResults(slices)));
     // Assess: slice averages are 6 and 3, whose mean 4.5 would be wrong.
     expect(csv).toBe('timestamp,min,max,avg,sum,count\r\n1970-01-01T00:00:00.000Z,1,9,4.2,21,5\r\n');
   });

@@ -14,6 +14,7 @@ const scope: Scope = { organizationId: 'org-a' };
  * hour of the plan's bounds, labels counted. Enough to see slices run and merge without a node.
  */
 class HourlyLabelEngine implements ReportEngine {
+  readonly maxBuckets = 65_535;
   readonly plans: ReportPlan[] = [];
   constructor(private readonly docs: readonly { t: number; label: string }[]) {}
 
@@ -110,7 +111,7 @@ describe('runSplit with the in-process executor', () => {
   });
 
   test('answers 422 naming the split interval when one slice alone is over the bucket limit', async () => {
-    const refusing: ReportEngine = { run: async () => Promise.reject(new TooManyBucketsError(2000)) };
+    const refusing: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new TooManyBucketsError(2000)) };
     const attempt = runSplit(buildPlan(body('1d')), scope, inProcessSliceExecutor(refusing));
     await expect(attempt).rejects.toBeInstanceOf(SliceTooManyBucketsError);
     await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxBuckets: 2000, splitInterval: '1d' } });
@@ -118,7 +119,7 @@ describe('runSplit with the in-process executor', () => {
   });
 
   test('answers 500 without internals when a slice fails with something that is not an AppError', async () => {
-    const broken: ReportEngine = { run: async () => Promise.reject(new TypeError('x is undefined')) };
+    const broken: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new TypeError('x is undefined')) };
     await expect(runSplit(buildPlan(body('1h')), scope, inProcessSliceExecutor(broken))).rejects.toMatchObject({ status: 500, detail: 'An unexpected error occurred.' });
   });
 });
@@ -172,7 +173,7 @@ describe('runSplit with splitInterval "auto"', () => {
 
   test('passes other failures through unchanged, without retrying', async () => {
     let runs = 0;
-    const busy: ReportEngine = { run: async () => (runs++, Promise.reject(new EngineUnavailableError('busy'))) };
+    const busy: ReportEngine = { maxBuckets: 65_535, run: async () => (runs++, Promise.reject(new EngineUnavailableError('busy'))) };
     await expect(runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(busy))).rejects.toMatchObject({ status: 503 });
     expect(runs).toBe(1);
   });

@@ -18,6 +18,7 @@ const slices = planSlices(plan);
 
 /** Every hour of the slice: `car` counted as the hour of the day + 1 (1..24). */
 const engine: ReportEngine = {
+  maxBuckets: 65_535,
   run: async (p): Promise<EngineResult> => {
     const buckets = [];
     for (let key = p.timeRange?.from ?? 0; key < (p.timeRange?.to ?? 0); key += H) {
@@ -70,7 +71,7 @@ describe('StepFunctionsSliceExecutor with the slice worker', () => {
   });
 
   test('fails with the failed slice’s own problem (422 with its limit), carried in the Lambda error envelope', async () => {
-    const refusing: ReportEngine = { run: async () => Promise.reject(new TooManyBucketsError(2000)) };
+    const refusing: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new TooManyBucketsError(2000)) };
     const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker(() => refusing, () => undefined)), undefined);
     const attempt = executor.runSlices(plan, slices, scope);
     await expect(attempt).rejects.toBeInstanceOf(AppError);

@@ -315,6 +315,29 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
     expected: { status: 422, type: '/problems#too-many-buckets' },
   },
   {
+    name: 'refuses a split report whose slices together carry more than 4 × the bucket limit in filters templates',
+    // Issue 20: 200 under `npm start` (its report cache hid the engine's bucket limit), 422 on OpenSearch.
+    // The issue's 1-year `1h` report against 65,535 scaled to this node's 2000: 366 days of 2024 (a
+    // leap year) × 40 filters buckets = 14,640 > 4 × 2000; each monthly slice (≤ 31 × 41 = 1271) passes alone.
+    body: {
+      splitInterval: '1M',
+      filters: [ts('2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z')],
+      aggregations: [hist('1d'), { type: 'filters', filters: Object.fromEntries(Array.from({ length: 40 }, (_, j) => [`b${j}`, terms('label', ['car'])])) }],
+    },
+    expected: {
+      status: 422,
+      body: {
+        type: '/problems#too-many-buckets',
+        title: 'Too many buckets',
+        status: 422,
+        detail:
+          'Each of its 366 time buckets would carry the 40 buckets of its filters stages, 14640 in all: more than 8000 (4 × the bucket limit of 2000), ' +
+          'however the report is split. Use a coarser dateHistogram interval, a shorter time range, or fewer filters buckets.',
+        maxBuckets: 2000,
+      },
+    },
+  },
+  {
     name: 'merges monthly slices of a splitInterval report into the unsplit answer',
     body: { splitInterval: '1M', filters: [ts('2024-03-01T00:00:00+01:00', '2024-05-01T00:00:00+02:00')], aggregations: [hist('1d', 'Europe/Berlin'), label] },
     // The 61 Berlin days of March and April; me-07 (Apr 1) has no label, so its day is timestamp-only.

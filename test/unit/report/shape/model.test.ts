@@ -7,8 +7,8 @@ import { shapeReport } from '#shared/report/shape/model';
 const T0 = Date.UTC(2024, 2, 1);
 const T1 = Date.UTC(2024, 2, 2);
 const result = (root: AggResult): EngineResult => ({ root, truncated: false });
-const json = (body: unknown, root: AggResult) => JSON.parse(renderJson(shapeReport(buildPlan(body), result(root))));
-const csv = (body: unknown, root: AggResult) => renderCsv(shapeReport(buildPlan(body), result(root)));
+const json = async (body: unknown, root: AggResult): Promise<unknown> => JSON.parse(await renderJson(await shapeReport(buildPlan(body), result(root))));
+const csv = async (body: unknown, root: AggResult): Promise<string> => renderCsv(await shapeReport(buildPlan(body), result(root)));
 
 const nestedDirections = {
   aggregations: [
@@ -42,9 +42,9 @@ const directionsTree: AggResult = {
 };
 
 describe('shapeReport: histogram shape', () => {
-  test('names series by their key parts with the direction last, joined by each part’s keyJoiner', () => {
+  test('names series by their key parts with the direction last, joined by each part’s keyJoiner', async () => {
     // Prepare / Act
-    const rows = json(nestedDirections, directionsTree);
+    const rows = await json(nestedDirections, directionsTree);
     // Assess: direction A sorts before B; within A, north before south; "north" + "_" + "A".
     expect(rows).toEqual([
       { timestamp: '2024-03-01T00:00:00.000Z', north_A: 2, south_A: 4, north_B: 1 },
@@ -52,20 +52,20 @@ describe('shapeReport: histogram shape', () => {
     ]);
   });
 
-  test('writes CSV with every series as a column and absent counts as 0', () => {
-    expect(csv(nestedDirections, directionsTree)).toBe(
+  test('writes CSV with every series as a column and absent counts as 0', async () => {
+    expect(await csv(nestedDirections, directionsTree)).toBe(
       'timestamp,north_A,south_A,north_B\r\n2024-03-01T00:00:00.000Z,2,4,1\r\n2024-03-02T00:00:00.000Z,0,0,0\r\n',
     );
   });
 
-  test('names the only series count when nothing below the histogram makes a part', () => {
+  test('names the only series count when nothing below the histogram makes a part', async () => {
     const body = { source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1d' }] };
     const tree: AggResult = { kind: 'histogram', buckets: [{ key: T0, count: 3 }, { key: T1, count: 0 }] };
-    expect(json(body, tree)).toEqual([{ timestamp: '2024-03-01T00:00:00.000Z', count: 3 }, { timestamp: '2024-03-02T00:00:00.000Z' }]);
-    expect(csv(body, tree)).toBe('timestamp,count\r\n2024-03-01T00:00:00.000Z,3\r\n2024-03-02T00:00:00.000Z,0\r\n');
+    expect(await json(body, tree)).toEqual([{ timestamp: '2024-03-01T00:00:00.000Z', count: 3 }, { timestamp: '2024-03-02T00:00:00.000Z' }]);
+    expect(await csv(body, tree)).toBe('timestamp,count\r\n2024-03-01T00:00:00.000Z,3\r\n2024-03-02T00:00:00.000Z,0\r\n');
   });
 
-  test('leaves an absent stat empty in CSV, and leaves out an average of nothing', () => {
+  test('leaves an absent stat empty in CSV, and leaves out an average of nothing', async () => {
     const body = {
       aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', sum: true }],
     };
@@ -76,16 +76,16 @@ describe('shapeReport: histogram shape', () => {
         { key: T1, count: 0, sub: { kind: 'single', count: 0, sub: { kind: 'stats', count: 0, min: null, max: null, sum: 0 } } },
       ],
     };
-    expect(json(body, tree)).toEqual([
+    expect(await json(body, tree)).toEqual([
       { timestamp: '2024-03-01T00:00:00.000Z', avg: 2.5, sum: 10 },
       { timestamp: '2024-03-02T00:00:00.000Z', sum: 0 },
     ]);
-    expect(csv(body, tree)).toBe('timestamp,avg,sum\r\n2024-03-01T00:00:00.000Z,2.5,10\r\n2024-03-02T00:00:00.000Z,,0\r\n');
+    expect(await csv(body, tree)).toBe('timestamp,avg,sum\r\n2024-03-01T00:00:00.000Z,2.5,10\r\n2024-03-02T00:00:00.000Z,,0\r\n');
   });
 });
 
 describe('shapeReport: object shape', () => {
-  test('names stats by key part then stat, in the spec’s stat order', () => {
+  test('names stats by key part then stat, in the spec’s stat order', async () => {
     const body = { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id', keyJoiner: ':' }, { type: 'stats', field: 'polygons.value', sum: true, min: true }] };
     const tree: AggResult = {
       kind: 'single',
@@ -98,25 +98,25 @@ describe('shapeReport: object shape', () => {
         ],
       },
     };
-    const body2 = renderJson(shapeReport(buildPlan(body), result(tree)));
+    const body2 = await renderJson(await shapeReport(buildPlan(body), result(tree)));
     expect(body2).toBe('{"zoneA:min":1,"zoneA:avg":1.5,"zoneA:sum":3,"zoneB:min":7,"zoneB:avg":7,"zoneB:sum":7}');
-    expect(csv(body, tree)).toBe('zoneA:min,zoneA:avg,zoneA:sum,zoneB:min,zoneB:avg,zoneB:sum\r\n1,1.5,3,7,7,7\r\n');
+    expect(await csv(body, tree)).toBe('zoneA:min,zoneA:avg,zoneA:sum,zoneB:min,zoneB:avg,zoneB:sum\r\n1,1.5,3,7,7,7\r\n');
   });
 
-  test('keeps filters buckets in request order, with zero counts', () => {
+  test('keeps filters buckets in request order, with zero counts', async () => {
     const body = {
       aggregations: [{ type: 'filters', filters: { trucks: { type: 'terms', field: 'label', values: ['truck'] }, cars: { type: 'terms', field: 'label', values: ['car'] } } }],
     };
     const tree: AggResult = { kind: 'filters', buckets: [{ key: 'trucks', count: 0 }, { key: 'cars', count: 4 }] };
-    expect(renderJson(shapeReport(buildPlan(body), result(tree)))).toBe('{"trucks":0,"cars":4}');
+    expect(await renderJson(await shapeReport(buildPlan(body), result(tree)))).toBe('{"trucks":0,"cars":4}');
   });
 
-  test('names a lone count and a lone stat by themselves', () => {
-    expect(json({ source: 'movementEvents', aggregations: [{ type: 'filter', filter: { type: 'terms', field: 'label', values: ['car'] } }] }, { kind: 'single', count: 9 })).toEqual({ count: 9 });
-    expect(json({ aggregations: [{ type: 'stats', field: 'duration', max: true }] }, { kind: 'stats', count: 2, min: 3, max: 8, sum: 11 })).toEqual({ max: 8, avg: 5.5 });
+  test('names a lone count and a lone stat by themselves', async () => {
+    expect(await json({ source: 'movementEvents', aggregations: [{ type: 'filter', filter: { type: 'terms', field: 'label', values: ['car'] } }] }, { kind: 'single', count: 9 })).toEqual({ count: 9 });
+    expect(await json({ aggregations: [{ type: 'stats', field: 'duration', max: true }] }, { kind: 'stats', count: 2, min: 3, max: 8, sum: 11 })).toEqual({ max: 8, avg: 5.5 });
   });
 
-  test('adds up counts of series whose names collide', () => {
+  test('adds up counts of series whose names collide', async () => {
     const body = { aggregations: [{ type: 'terms', field: 'label', keyJoiner: '' }, { type: 'terms', field: 'trackingCameraId' }] };
     const tree: AggResult = {
       kind: 'terms',
@@ -125,14 +125,14 @@ describe('shapeReport: object shape', () => {
         { key: 'ab', count: 2, sub: { kind: 'terms', buckets: [{ key: 'c', count: 2 }] } },
       ],
     };
-    expect(json(body, tree)).toEqual({ abc: 3 });
+    expect(await json(body, tree)).toEqual({ abc: 3 });
   });
 });
 
 describe('renderCsv', () => {
-  test('quotes names holding commas, quotes or line breaks (RFC 4180)', () => {
+  test('quotes names holding commas, quotes or line breaks (RFC 4180)', async () => {
     const body = { aggregations: [{ type: 'terms', field: 'label' }] };
     const tree: AggResult = { kind: 'terms', buckets: [{ key: 'a,b', count: 1 }, { key: 'say "hi"', count: 2 }] };
-    expect(csv(body, tree)).toBe('"a,b","say ""hi"""\r\n1,2\r\n');
+    expect(await csv(body, tree)).toBe('"a,b","say ""hi"""\r\n1,2\r\n');
   });
 });

@@ -1,5 +1,10 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ORG_A } from '../report/fixtures';
+
+/**
+ * The organization an event's token names when the request says none: the first organization of
+ * the report tests' fixtures (test/integration/report/fixtures.ts takes it from here).
+ */
+export const DEFAULT_EVENT_ORGANIZATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
 export interface HttpRequest {
   readonly method?: string;
@@ -38,7 +43,7 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
   const headers = Object.fromEntries(
     Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter((h): h is [string, string] => h[1] !== undefined),
   );
-  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? ORG_A, sub: 'user-1' };
+  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? DEFAULT_EVENT_ORGANIZATION, sub: 'user-1' };
   return {
     version: '2.0',
     routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
