@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
-import { ROUTES } from '../../../functions/routes';
+import { GATEWAY_ROUTES } from '../../../functions/routes';
 import { gatewayRoutePath } from '../../../lib/api';
 import { HANDLERS, handlerPath } from '../../../lib/stack';
 import { importLocationsCli } from '../../../bin/import-locations';
@@ -95,7 +95,7 @@ const report = (extra: Json = {}) =>
 /** Every handler module of the service; an asset must contain exactly one of them, its own. */
 const HANDLER_MODULES = new Set(HANDLERS.map(handlerPath));
 /** The handler module each function must be built from, by how the template reaches it. */
-const HANDLER_OF_ROUTE = Object.fromEntries(ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
+const HANDLER_OF_ROUTE = Object.fromEntries(GATEWAY_ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
 
 let assembly: CloudAssembly;
 let resolver: Resolver;
@@ -279,8 +279,15 @@ describe('the cloud assembly', () => {
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
-    const open = ['GET /health', 'GET /problems'];
+    const open = ['GET /health', 'GET /problems', 'ANY /health', 'ANY /problems'];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
+      // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
+      ['ANY /health', 'NONE', '2.0'],
+      ['ANY /ingest/{collection}', 'CUSTOM', '2.0'],
+      ['ANY /locations', 'JWT', '2.0'],
+      ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
+      ['ANY /problems', 'NONE', '2.0'],
+      ['ANY /{segment1}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],

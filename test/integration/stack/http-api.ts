@@ -139,8 +139,10 @@ export class HttpApi {
   }
 
   private match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | undefined {
-    // Literal routes win over routes with path variables (API Gateway picks the most specific match).
-    const ordered = [...this.routes].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
+    // Literal routes win over routes with path variables, and a route's own method over ANY (API
+    // Gateway picks the most specific match).
+    const rank = (r: ApiRoute) => 2 * Number(r.path.includes('{')) + Number(r.method === 'ANY');
+    const ordered = [...this.routes].sort((a, b) => rank(a) - rank(b));
     for (const route of ordered) {
       if (route.method !== method && route.method !== 'ANY') continue;
       const names: string[] = [];
