@@ -34,6 +34,11 @@ export interface ServiceConfig {
     readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
     /** The token claim that carries the caller's organization. */
     readonly organizationClaim: string;
+    /**
+     * Prefix of the user pool's domain, whose token endpoint machine clients use.
+     * @default - `<stack name, lower case>-<account id>`
+     */
+    readonly cognitoDomainPrefix?: string;
   };
   readonly split: { readonly maxConcurrency: number; readonly logExecutionData: boolean };
   /**
@@ -106,6 +111,8 @@ export function readConfig(node: Ctx): ServiceConfig {
   const problemTypeBase = optionalText(node, 'problemTypeBase');
   const baseError = problemTypeBase && problemTypeBaseError(problemTypeBase);
   if (baseError) throw new Error(`Context "problemTypeBase" ${baseError}.`);
+  const domainPrefix = optionalText(node, 'cognitoDomainPrefix');
+  if (domainPrefix && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) throw new Error(`Context "cognitoDomainPrefix" must be lower-case letters, digits and hyphens (at most 63), got "${domainPrefix}".`);
   const account = optionalText(node, 'account');
   const region = optionalText(node, 'region');
   return {
@@ -130,6 +137,7 @@ export function readConfig(node: Ctx): ServiceConfig {
       corsOrigins: list(node, 'corsOrigins'),
       ...(issuer ? { jwt: { issuer, audience } } : {}),
       organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),
+      ...(domainPrefix ? { cognitoDomainPrefix: domainPrefix } : {}),
     },
     split: {
       maxConcurrency: int(node, 'splitMaxConcurrency', 10, 1),
