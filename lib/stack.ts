@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
 import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
@@ -104,6 +105,7 @@ export class ServiceStack extends Stack {
       masterNodeInstanceType: config.openSearch.masterInstanceType,
       volumeGiB: config.openSearch.volumeGiB,
       indexPrefix: config.openSearch.indexPrefix,
+      engineVersion: EngineVersion.openSearch(config.openSearch.engineVersion),
       removalPolicy,
       logRetention,
     });
