@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
 import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
@@ -11,6 +12,7 @@ import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
 import { Explorer } from './explorer';
+import { MachineClients } from './machine-clients';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
@@ -18,7 +20,7 @@ import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -26,6 +28,8 @@ export const HANDLERS: readonly HandlerName[] = [
   'refresh-occupancy',
   'run-report-slice',
   'setup-indices',
+  'pre-token-generation',
+  'authorize-ingest',
 ];
 
 const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
@@ -78,6 +82,8 @@ export class ServiceStack extends Stack {
   public readonly split: Split;
   public readonly observability: Observability;
   public readonly explorer: Explorer;
+  /** Created with the user pool (not with an external issuer). */
+  public readonly machineClients?: MachineClients;
   /** One function per route handler of functions/routes.ts. */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
@@ -99,6 +105,7 @@ export class ServiceStack extends Stack {
       masterNodeInstanceType: config.openSearch.masterInstanceType,
       volumeGiB: config.openSearch.volumeGiB,
       indexPrefix: config.openSearch.indexPrefix,
+      engineVersion: EngineVersion.openSearch(config.openSearch.engineVersion),
       removalPolicy,
       logRetention,
     });
@@ -133,6 +140,17 @@ export class ServiceStack extends Stack {
       logRetention,
       removalPolicy,
     });
+    if (this.api.userPool) {
+      this.machineClients = new MachineClients(this, 'MachineClients', {
+        userPool: this.api.userPool,
+        table: this.occupancy.table,
+        preTokenGenerationEntry: entries['pre-token-generation'],
+        authorizerEntry: entries['authorize-ingest'],
+        domainPrefix: config.api.cognitoDomainPrefix ?? `${this.stackName.toLowerCase()}-${Aws.ACCOUNT_ID}`,
+        organizationClaim: config.api.organizationClaim,
+        logRetention,
+      });
+    }
     const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
     for (const route of ROUTES) {
       const id = pascalCase(route.handler);
@@ -151,7 +169,10 @@ export class ServiceStack extends Stack {
       const id = pascalCase(route.handler);
       const publicBecause = route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
       if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
-      this.api.addRoute(HttpMethod[route.method], route.path, endpoints[route.handler]!, `${id}${route.method}`, publicBecause ? { publicBecause } : {});
+      // Machine clients' tokens are checked by their own authorizer (lib/machine-clients.ts) when the
+      // stack has the user pool, on every route of the ingest path (its ANY route answers 405 to them).
+      const authorizer = route.handler === 'ingest' ? this.machineClients?.authorizer : undefined;
+      this.api.addRoute(HttpMethod[route.method], route.path, endpoints[route.handler]!, `${id}${route.method}`, publicBecause ? { publicBecause } : authorizer ? { authorizer } : {});
       // Anyone may call a public route: its own small rate bounds what it costs.
       if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }
@@ -179,6 +200,7 @@ export class ServiceStack extends Stack {
       functions: {
         ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
         RunReportSlice: this.split.worker,
+        ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
       },
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
       splitStateMachine: this.split.stateMachine,
@@ -201,6 +223,7 @@ export class ServiceStack extends Stack {
       out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
       out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');
     }
+    if (this.machineClients) out('TokenUrl', this.machineClients.tokenUrl, 'Token endpoint of machine clients (client credentials, scope lrs/ingest)');
     out('OpenSearchEndpoint', `https://${this.reporting.domain.domainEndpoint}`, 'OpenSearch domain endpoint (SigV4, service es)');
     out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');
     out('TableName', this.occupancy.table.tableName, 'DynamoDB table of locations, sensor groups and occupancy');
