@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { problemTypeBaseError } from '../shared/problem-uri';
+import { DEFAULT_RETENTION_MONTHS, MAX_RETENTION_MONTHS } from '../shared/report/retention';
 
 /**
  * Everything a deployment may vary, read from CDK context (`cdk.json` holds the defaults; override
@@ -42,6 +43,8 @@ export interface ServiceConfig {
   readonly reservedConcurrency: { readonly query: number; readonly sliceWorker: number };
   readonly reportTermsCap: number;
   readonly logRetentionDays: number;
+  /** Months of report data kept besides the current one (shared/report/retention.ts); 0 keeps everything. */
+  readonly retentionMonths: number;
   /** Subscribes this address to the alarm topic when set. */
   readonly alarmEmail?: string;
   /**
@@ -87,6 +90,12 @@ const list = (node: Ctx, key: string): string[] => {
   return items.map((s) => s.trim()).filter((s) => s.length > 0);
 };
 
+function retention(node: Ctx): number {
+  const months = int(node, 'retentionMonths', DEFAULT_RETENTION_MONTHS, 0);
+  if (months > MAX_RETENTION_MONTHS) throw new Error(`Context "retentionMonths" must be at most ${MAX_RETENTION_MONTHS}, got ${months}.`);
+  return months;
+}
+
 export function readConfig(node: Ctx): ServiceConfig {
   const stage = text(node, 'stage', 'dev');
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new Error(`Context "stage" must match [a-z][a-z0-9-]{0,19}, got "${stage}".`);
@@ -128,6 +137,7 @@ export function readConfig(node: Ctx): ServiceConfig {
     reservedConcurrency: { query: int(node, 'queryReservedConcurrency', 0, 0), sliceWorker: int(node, 'sliceWorkerReservedConcurrency', 0, 0) },
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
+    retentionMonths: retention(node),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(problemTypeBase ? { problemTypeBase } : {}),
   };

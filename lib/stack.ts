@@ -14,11 +14,12 @@ import { Explorer } from './explorer';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
+import { Retention } from './retention';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'apply-retention';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -26,6 +27,7 @@ export const HANDLERS: readonly HandlerName[] = [
   'refresh-occupancy',
   'run-report-slice',
   'setup-indices',
+  'apply-retention',
 ];
 
 const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
@@ -78,6 +80,8 @@ export class ServiceStack extends Stack {
   public readonly split: Split;
   public readonly observability: Observability;
   public readonly explorer: Explorer;
+  /** The daily retention job; absent when `retentionMonths` is 0. */
+  public readonly retention?: Retention;
   /** One function per route handler of functions/routes.ts. */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
@@ -101,8 +105,18 @@ export class ServiceStack extends Stack {
       indexPrefix: config.openSearch.indexPrefix,
       removalPolicy,
       logRetention,
+      retentionMonths: config.retentionMonths,
     });
     const query = this.reporting.queryBinding;
+    if (config.retentionMonths > 0) {
+      this.retention = new Retention(this, 'Retention', {
+        entry: entries['apply-retention'],
+        domain: this.reporting.domain,
+        indexPrefix: config.openSearch.indexPrefix,
+        months: config.retentionMonths,
+        logRetention,
+      });
+    }
 
     this.occupancy = new Occupancy(this, 'Occupancy', {
       refreshEntry: entries['refresh-occupancy'],
