@@ -104,3 +104,27 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     },
   },
 ];
+
+/** A report of issue 20 over the last `days` whole UTC days before `now` (the seeded data of `npm start` ends now). */
+export interface FineHistogramCase {
+  readonly name: string;
+  readonly body: (now: number) => Record<string, unknown>;
+}
+
+/**
+ * Issue 20's reproducer (225 bytes): `dateHistogram 1s` × `terms label`, `splitInterval: "2h"`, over
+ * 7, 14 and 30 days (604,800 to 2,592,000 rows, over the 262,140 buckets an answer may hold), and one
+ * day (86,400 rows) as the control that is answered.
+ */
+export const FINE_HISTOGRAM_CASES: readonly FineHistogramCase[] = [1, 7, 14, 30].map((days) => ({
+  name: `${days === 1 ? 'control: ' : ''}1 s × label over ${days} day${days === 1 ? '' : 's'}, split by 2 h`,
+  body: (now) => {
+    const to = Math.floor(now / 86_400_000) * 86_400_000;
+    return {
+      source: 'movementEvents',
+      splitInterval: '2h',
+      filters: [{ type: 'range', field: 'timestamp', from: iso(to - days * 86_400_000), to: iso(to) }],
+      aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }],
+    };
+  },
+}));

@@ -20,7 +20,7 @@ export interface HealthDeps {
  */
 export function createHealthHandler(deps: HealthDeps = { checks: { engine: engineCheck(reportEngine), table: tableCheck } }) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
-    .use(httpEdge())
+    .use(httpEdge({ route: 'health' }))
     .handler(async () => {
       const onProblem = (check: string, error: unknown) => logger.error('health check failed', { check, error: error as Error });
       const report = await runChecks(deps.checks, { onProblem, ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }) });

@@ -13,9 +13,7 @@ import { httpEdge } from '#commons/http/edge';
 import { organizationOf } from '#commons/http/identity';
 import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
 import { ndjsonBody } from '#commons/http/ndjson-body';
-import { routeGuard } from '#commons/http/route-guard';
 import { metrics } from '#commons/powertools/metrics';
-import { ROUTES } from './routes';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 
@@ -35,8 +33,7 @@ export interface IngestHandlerDeps {
  */
 export function createIngestHandler(deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable }) {
   return middy<Event, APIGatewayProxyResultV2>()
-    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
-    .use(routeGuard(ROUTES.find((r) => r.handler === 'ingest')!))
+    .use(httpEdge({ route: 'ingest', availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(jsonOnly())
     .use({
       before: async ({ event }) => {

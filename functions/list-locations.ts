@@ -16,7 +16,7 @@ export interface ListLocationsDeps {
 /** GET /locations: the caller's organization's locations, ordered by id, in the spec's shape. */
 export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
+    .use(httpEdge({ route: 'list-locations', availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(conditionalGet())
     .use(jsonOnly())
     .handler(async (event) => {

@@ -18,7 +18,7 @@ export interface LiveInsightsDeps {
 /** GET /locations/{locationId}/insights/live?filter=occupancy, from the occupancy cache. */
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
-    .use(httpEdge({ availableMediaTypes: JSON_MEDIA_TYPES }))
+    .use(httpEdge({ route: 'live-insights', availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(conditionalGet())
     .use(jsonOnly())
     .handler(async (event) => {

@@ -13,7 +13,7 @@ import { httpEdge } from '#commons/http/edge';
 export function createProblemsHandler() {
   const page = problemsHtml();
   return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
-    .use(httpEdge())
+    .use(httpEdge({ route: 'problems' }))
     .use(conditionalGet())
     .handler(async () => ({
       statusCode: 200,

@@ -15,8 +15,6 @@ import { measuredEngine, metrics } from '#commons/powertools/metrics';
 import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
 import { httpEdge } from '#commons/http/edge';
 import { sentBytesOf } from '#commons/http/content-encoding';
-import { routeGuard } from '#commons/http/route-guard';
-import { ROUTES } from './routes';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 
@@ -48,8 +46,7 @@ export function createQueryReportHandler(
       throw new ReportTimeoutError();
     },
   })
-    .use(httpEdge({ availableMediaTypes: REPORT_MEDIA_TYPES }))
-    .use(routeGuard(ROUTES.find((r) => r.handler === 'query-report')!))
+    .use(httpEdge({ route: 'query-report', availableMediaTypes: REPORT_MEDIA_TYPES }))
     .use(negotiateMediaType(REPORT_MEDIA_TYPES))
     .use(bodyLimit(MAX_BODY_BYTES))
     .use(jsonBody())

@@ -57,6 +57,11 @@ export interface AddRouteOptions {
    * @default - behind the JWT authorizer
    */
   readonly publicBecause?: string;
+  /**
+   * The authorizer of this route, in place of the API's default.
+   * @default - the API's JWT authorizer
+   */
+  readonly authorizer?: IHttpRouteAuthorizer;
 }
 
 export interface ApiProps {
@@ -185,7 +190,7 @@ export class Api extends Construct {
       path: gatewayRoutePath(path),
       methods: [method],
       integration: new HttpLambdaIntegration(`${id}Integration`, fn),
-      ...(options.publicBecause === undefined ? {} : { authorizer: new HttpNoneAuthorizer() }),
+      ...(options.publicBecause === undefined ? (options.authorizer ? { authorizer: options.authorizer } : {}) : { authorizer: new HttpNoneAuthorizer() }),
     });
     if (options.publicBecause === undefined) return;
     for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: options.publicBecause });

@@ -19,6 +19,8 @@ export interface ServiceConfig {
     readonly masterInstanceType: string;
     readonly volumeGiB: number;
     readonly indexPrefix: string;
+    /** OpenSearch engine version, `major.minor` (e.g. `2.19`); a change is an in-place blue/green upgrade. */
+    readonly engineVersion: string;
   };
   readonly lambdaMemoryMiB: number;
   readonly api: {
@@ -33,6 +35,11 @@ export interface ServiceConfig {
     readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
     /** The token claim that carries the caller's organization. */
     readonly organizationClaim: string;
+    /**
+     * Prefix of the user pool's domain, whose token endpoint machine clients use.
+     * @default - `<stack name, lower case>-<account id>`
+     */
+    readonly cognitoDomainPrefix?: string;
   };
   readonly split: { readonly maxConcurrency: number; readonly logExecutionData: boolean };
   /**
@@ -96,6 +103,13 @@ function retention(node: Ctx): number {
   return months;
 }
 
+/** `major.minor` as Amazon OpenSearch Service names its OpenSearch versions (`OpenSearch_2.19`). */
+const engineVersion = (node: Ctx): string => {
+  const v = text(node, 'openSearchEngineVersion', '2.19');
+  if (!/^[1-9][0-9]?\.[0-9]{1,2}$/.test(v)) throw new Error(`Context "openSearchEngineVersion" must be an OpenSearch version major.minor such as 2.19, got "${v}".`);
+  return v;
+};
+
 export function readConfig(node: Ctx): ServiceConfig {
   const stage = text(node, 'stage', 'dev');
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new Error(`Context "stage" must match [a-z][a-z0-9-]{0,19}, got "${stage}".`);
@@ -106,6 +120,8 @@ export function readConfig(node: Ctx): ServiceConfig {
   const problemTypeBase = optionalText(node, 'problemTypeBase');
   const baseError = problemTypeBase && problemTypeBaseError(problemTypeBase);
   if (baseError) throw new Error(`Context "problemTypeBase" ${baseError}.`);
+  const domainPrefix = optionalText(node, 'cognitoDomainPrefix');
+  if (domainPrefix && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) throw new Error(`Context "cognitoDomainPrefix" must be lower-case letters, digits and hyphens (at most 63), got "${domainPrefix}".`);
   const account = optionalText(node, 'account');
   const region = optionalText(node, 'region');
   return {
@@ -119,6 +135,7 @@ export function readConfig(node: Ctx): ServiceConfig {
       masterInstanceType: text(node, 'openSearchMasterInstanceType', 'm7g.large.search'),
       volumeGiB: int(node, 'openSearchVolumeGiB', 10, 10),
       indexPrefix: text(node, 'openSearchIndexPrefix', ''),
+      engineVersion: engineVersion(node),
     },
     lambdaMemoryMiB: int(node, 'lambdaMemoryMiB', 1024, 128),
     api: {
@@ -129,6 +146,7 @@ export function readConfig(node: Ctx): ServiceConfig {
       corsOrigins: list(node, 'corsOrigins'),
       ...(issuer ? { jwt: { issuer, audience } } : {}),
       organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),
+      ...(domainPrefix ? { cognitoDomainPrefix: domainPrefix } : {}),
     },
     split: {
       maxConcurrency: int(node, 'splitMaxConcurrency', 10, 1),

@@ -132,6 +132,10 @@ export class Reporting extends Construct {
       // name an index other than the path's, so a grant on `<index>/_bulk` holds for what is written.
       // https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html#ac-advanced
       advancedOptions: { 'rest.action.multi.allow_explicit_index': 'false' },
+      // Without this update policy CloudFormation replaces the domain when EngineVersion changes: a new,
+      // empty domain (and, retained, the old one orphaned). With it, the version change is an in-place
+      // blue/green upgrade of the same domain. docs/operations.md#upgrading-opensearch
+      enableVersionUpgrade: true,
       removalPolicy,
     });
     this.domain.node.addDependency(logsPolicy);

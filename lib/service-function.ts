@@ -171,7 +171,11 @@ export class ServiceFunction extends NodejsFunction {
    * `<index pattern>/_search` of the binding's patterns) and one GetItem on the table, and where both are.
    */
   public bindHealthChecks(binding: OpenSearchBinding, table: ITable): this {
-    this.bindOpenSearch(binding);
+    return this.bindOpenSearch(binding).bindTableItemReads(table);
+  }
+
+  /** GetItem on the table and nothing else (one item by its keys), and its name in TABLE_NAME. */
+  public bindTableItemReads(table: ITable): this {
     table.grant(this, 'dynamodb:GetItem');
     this.addEnvironment(ENV.tableName, table.tableName);
     return this;

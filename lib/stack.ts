@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Aspects, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
-import { type Route, ROUTES } from '../functions/routes';
+import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
 import { Api, gatewayRoutePath } from './api';
 import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
 import { Explorer } from './explorer';
+import { MachineClients } from './machine-clients';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
@@ -19,7 +21,7 @@ import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'apply-retention';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -27,6 +29,8 @@ export const HANDLERS: readonly HandlerName[] = [
   'refresh-occupancy',
   'run-report-slice',
   'setup-indices',
+  'pre-token-generation',
+  'authorize-ingest',
   'apply-retention',
 ];
 
@@ -80,6 +84,8 @@ export class ServiceStack extends Stack {
   public readonly split: Split;
   public readonly observability: Observability;
   public readonly explorer: Explorer;
+  /** Created with the user pool (not with an external issuer). */
+  public readonly machineClients?: MachineClients;
   /** The daily retention job; absent when `retentionMonths` is 0. */
   public readonly retention?: Retention;
   /** One function per route handler of functions/routes.ts. */
@@ -103,6 +109,7 @@ export class ServiceStack extends Stack {
       masterNodeInstanceType: config.openSearch.masterInstanceType,
       volumeGiB: config.openSearch.volumeGiB,
       indexPrefix: config.openSearch.indexPrefix,
+      engineVersion: EngineVersion.openSearch(config.openSearch.engineVersion),
       removalPolicy,
       logRetention,
       retentionMonths: config.retentionMonths,
@@ -147,20 +154,39 @@ export class ServiceStack extends Stack {
       logRetention,
       removalPolicy,
     });
+    if (this.api.userPool) {
+      this.machineClients = new MachineClients(this, 'MachineClients', {
+        userPool: this.api.userPool,
+        table: this.occupancy.table,
+        preTokenGenerationEntry: entries['pre-token-generation'],
+        authorizerEntry: entries['authorize-ingest'],
+        domainPrefix: config.api.cognitoDomainPrefix ?? `${this.stackName.toLowerCase()}-${Aws.ACCOUNT_ID}`,
+        organizationClaim: config.api.organizationClaim,
+        logRetention,
+      });
+    }
     const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
     for (const route of ROUTES) {
       const id = pascalCase(route.handler);
-      const fn = (endpoints[route.handler] ??= new ServiceFunction(this, id, {
+      endpoints[route.handler] ??= new ServiceFunction(this, id, {
         entry: entries[route.handler],
         description: `${route.method} ${route.path}`,
         memorySize: config.lambdaMemoryMiB,
         logRetention,
         environment: { [ENV.organizationClaim]: config.api.organizationClaim, ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}) },
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
-      }));
+      });
+    }
+    // Every route, and an ANY route per path to the same function (whose route guard answers HEAD
+    // and 405 with Allow): see GATEWAY_ROUTES.
+    for (const route of GATEWAY_ROUTES) {
+      const id = pascalCase(route.handler);
       const publicBecause = route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
       if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
-      this.api.addRoute(HttpMethod[route.method], route.path, fn, `${id}${route.method}`, publicBecause ? { publicBecause } : {});
+      // Machine clients' tokens are checked by their own authorizer (lib/machine-clients.ts) when the
+      // stack has the user pool, on every route of the ingest path (its ANY route answers 405 to them).
+      const authorizer = route.handler === 'ingest' ? this.machineClients?.authorizer : undefined;
+      this.api.addRoute(HttpMethod[route.method], route.path, endpoints[route.handler]!, `${id}${route.method}`, publicBecause ? { publicBecause } : authorizer ? { authorizer } : {});
       // Anyone may call a public route: its own small rate bounds what it costs.
       if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }
@@ -188,6 +214,7 @@ export class ServiceStack extends Stack {
       functions: {
         ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
         RunReportSlice: this.split.worker,
+        ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
       },
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
       splitStateMachine: this.split.stateMachine,
@@ -210,6 +237,7 @@ export class ServiceStack extends Stack {
       out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
       out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');
     }
+    if (this.machineClients) out('TokenUrl', this.machineClients.tokenUrl, 'Token endpoint of machine clients (client credentials, scope lrs/ingest)');
     out('OpenSearchEndpoint', `https://${this.reporting.domain.domainEndpoint}`, 'OpenSearch domain endpoint (SigV4, service es)');
     out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');
     out('TableName', this.occupancy.table.tableName, 'DynamoDB table of locations, sensor groups and occupancy');

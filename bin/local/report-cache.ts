@@ -1,11 +1,10 @@
 import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
-import { deepFreeze } from './deep-freeze';
 
 export interface ReportCacheOptions {
   /** Most results kept. @default 256 */
   readonly maxEntries?: number;
-  /** Most bytes of results kept (as JSON); a larger result is answered but not kept. @default 64 MiB */
+  /** Most bytes of results kept, counted as they are held (UTF-8 JSON); a result over a quarter of it is answered but not kept. @default 64 MiB */
   readonly maxBytes?: number;
 }
 
@@ -18,9 +17,12 @@ export interface ReportCacheOptions {
  * ({@link CachedReportEngine.forget}), so a result stays exact as long as the process runs.
  * A dashboard or the explorer asking the same report again then costs no query; a report asked by
  * several clients at once runs once. Least recently used results go first; failures are not kept.
+ * A result is held as its JSON in a Buffer, and every later ask gets its own parse: the bound then
+ * counts what is really held (a tree of result objects held ~11 times its JSON size in the heap),
+ * and no caller can change the result another one gets.
  */
 export class CachedReportEngine implements ReportEngine {
-  private readonly entries = new Map<string, { result: Promise<EngineResult>; bytes: number; organizationId: string }>();
+  private readonly entries = new Map<string, { json: Promise<Buffer>; bytes: number; organizationId: string }>();
   private bytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -36,24 +38,33 @@ export class CachedReportEngine implements ReportEngine {
     this.maxBuckets = engine.maxBuckets;
   }
 
+  /** Bytes of results held now. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
   run(...args: Parameters<ReportEngine['run']>): Promise<EngineResult> {
-    const [plan, scope] = args;
+    const [plan, scope, options] = args;
+    if (options?.uncached) return this.engine.run(...args);
     const key = JSON.stringify([plan, scope], (_, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
     const hit = this.entries.get(key);
     if (hit) {
       // Most recently used last.
       this.entries.delete(key);
       this.entries.set(key, hit);
-      return hit.result;
+      return hit.json.then(parse);
     }
-    const entry = { result: this.engine.run(...args).then(deepFreeze), bytes: 0, organizationId: scope.organizationId };
+    // The first caller gets the engine's own result; everyone after it a parse of the JSON kept.
+    const result = this.engine.run(...args);
+    const entry = { json: result.then((r) => Buffer.from(JSON.stringify(r), 'utf8')), bytes: 0, organizationId: scope.organizationId };
     this.entries.set(key, entry);
-    entry.result.then(
-      (result) => this.admit(key, entry, Buffer.byteLength(JSON.stringify(result))),
+    entry.json.then(
+      (json) => this.admit(key, entry, json.length),
       () => this.forget(key, entry),
     );
     this.evict();
-    return entry.result;
+    // After admit (registered first), so that the caller's next ask finds the entry settled.
+    return entry.json.then(() => result, () => result);
   }
 
   /** Forgets every result of the organization's reports: its documents changed. */
@@ -83,6 +94,8 @@ export class CachedReportEngine implements ReportEngine {
     }
   }
 }
+
+const parse = (json: Buffer): EngineResult => JSON.parse(json.toString('utf8')) as EngineResult;
 
 /** `writer`, making `cache` forget the results of every organization a write added documents to. */
 export function forgettingWriter(writer: DocumentWriter, cache: CachedReportEngine): DocumentWriter {

@@ -1,35 +1,26 @@
 import { ValidationError } from '#shared/errors';
-import { ROUTES, type Route } from '../../functions/routes';
+import { GATEWAY_ROUTES, routePattern, type GatewayRoute } from '../../functions/routes';
 
 export interface RouteMatch {
-  readonly route: Route;
+  readonly route: GatewayRoute;
   readonly routeKey: string;
   readonly pathParameters: Record<string, string>;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-
-const compiled = ROUTES.map((route) => {
-  const names: string[] = [];
-  const pattern = route.path
-    .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith('{') ? (names.push(part.slice(1, -1)), '([^/]+)') : escape(part)))
-    .join('');
-  return { route, names, regex: new RegExp(`^${pattern}$`) };
-});
+const compiled = GATEWAY_ROUTES.map((route) => ({ route, ...routePattern(route.path) }));
 
 /**
- * The route for a method and path, with its path parameters (decoded), as API Gateway matches them.
- * A parameter that is not percent-encoded UTF-8 (`%E0`, `%zz`) is a 400 naming it, never a 500.
+ * The route for a method and path, with its path parameters (decoded), as API Gateway matches them:
+ * the route of the request's method, else the path's `ANY` route (whose function answers HEAD as GET
+ * and another method 405). A parameter that is not percent-encoded UTF-8 (`%E0`, `%zz`) is a 400
+ * naming it, never a 500.
  */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
-  for (const { route, names, regex } of compiled) {
-    const m = regex.exec(path);
-    if (!m || route.method !== method) continue;
-    const pathParameters = Object.fromEntries(names.map((n, i) => [n, decodePathParameter(n, m[i + 1] as string)]));
-    return { route, routeKey: `${route.method} ${route.path}`, pathParameters };
-  }
-  return undefined;
+  const onPath = compiled.map((c) => ({ ...c, m: c.regex.exec(path) })).filter((c) => c.m !== null);
+  const found = onPath.find((c) => c.route.method === method) ?? onPath.find((c) => c.route.method === 'ANY');
+  if (!found) return undefined;
+  const pathParameters = Object.fromEntries(found.names.map((n, i) => [n, decodePathParameter(n, found.m![i + 1] as string)]));
+  return { route: found.route, routeKey: `${found.route.method} ${found.route.path}`, pathParameters };
 }
 
 function decodePathParameter(name: string, raw: string): string {

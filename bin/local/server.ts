@@ -69,7 +69,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if (!isOwnHost(req.headers.host, hosts)) return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
       const request = await readRequest(req, MAX_PAYLOAD_BYTES);
       if (request === 'too-large') return writeProblem(new PayloadTooLargeError(MAX_PAYLOAD_BYTES));
-      if (request.method === 'GET' && request.url.pathname === '/openapi.json') {
+      if ((request.method === 'GET' || request.method === 'HEAD') && request.url.pathname === '/openapi.json') {
         return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
       }
       if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;

@@ -16,6 +16,8 @@ export const ENV = {
   openSearchMaxBuckets: 'OPENSEARCH_MAX_BUCKETS',
   /** Most keys one terms aggregation returns. */
   reportTermsCap: 'REPORT_TERMS_CAP',
+  /** Issuer (`iss`) of machine clients' access tokens: the Cognito user pool's provider URL; its JWKS is `<issuer>/.well-known/jwks.json`. */
+  jwtIssuer: 'JWT_ISSUER',
   /** The token claim that carries the caller's organization. */
   organizationClaim: 'ORGANIZATION_CLAIM',
   /** The one DynamoDB table: locations, sensor groups, occupancy cache. */

@@ -68,6 +68,6 @@ const PROBE_SCOPE: Scope = { organizationId: '00000000-0000-0000-0000-0000000000
 export function engineCheck(engine: () => Promise<ReportEngine>): HealthCheck {
   const plan = planFromRequest(PROBE_REQUEST);
   return async () => {
-    await (await engine()).run(plan, PROBE_SCOPE);
+    await (await engine()).run(plan, PROBE_SCOPE, { uncached: true });
   };
 }

@@ -16,7 +16,7 @@ import type { Location, SensorGroup } from './model';
  * organization's items. Every item carries `kind`; occupancy entries carry `expiresAt` (TTL).
  */
 export type Item = Record<string, unknown> & { PK: string; SK: string; kind: ItemKind };
-export type ItemKind = 'location' | 'sensorGroup' | 'occupancy' | 'idempotency';
+export type ItemKind = 'location' | 'sensorGroup' | 'occupancy' | 'idempotency' | 'machineClient';
 
 /** Entries expire (DynamoDB TTL on `expiresAt`) a day after their refresh, e.g. of removed locations. */
 export const ENTRY_TTL_SECONDS = 24 * 3600;

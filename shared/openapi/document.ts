@@ -1,3 +1,4 @@
+import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
 import { health, problemsPage } from './public-operations';
 import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
 import { componentSchemas } from './schemas';
@@ -31,7 +32,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       title: 'Location and Reporting Service',
       version: '1.0.0',
       description:
-        'Locations, live occupancy per sensor group, and reporting queries over movement events, parking lot stats and parking events. Every answer carries `X-Request-Id`; answers of 1 KiB or more are compressed (br or gzip) when Accept-Encoding allows.',
+        'Locations, live occupancy per sensor group, and reporting queries over movement events, parking lot stats and parking events. Every answer carries `X-Request-Id`; answers of 1 KiB or more are compressed (br or gzip) when Accept-Encoding allows. Every GET operation also answers HEAD (the headers of GET, no body); another method on a path answers 405 with `Allow`.',
       license: { name: 'Proprietary', url: 'https://lrs.example.com/terms' },
     },
     // Relative: the API is where this document is served from (the local server, or the stack's ApiUrl).
@@ -40,6 +41,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     tags: [
       { name: 'locations', description: 'Locations and their live occupancy.' },
       { name: 'reports', description: 'Reporting queries.' },
+      { name: 'ingest', description: 'Documents in: what gateways and the backfill send.' },
       { name: 'operations', description: 'For monitors and load balancers.' },
       { name: 'documentation', description: 'The pages the answers point to.' },
     ],
@@ -47,15 +49,16 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       '/locations': { get: listLocations() },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
       '/reports:query': { post: queryReport(problem) },
+      '/ingest/{collection}': { post: ingestDocuments(problem) },
       '/health': { get: health() },
       '/problems': { get: problemsPage() },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An ID token whose `custom:organizationId` claim names the caller's organization." } },
-      headers,
-      parameters,
+      headers: { ...headers, ...ingestHeaders },
+      parameters: { ...parameters, ...ingestParameters },
       responses: sharedResponses(problem),
-      schemas: componentSchemas(options.problemTypeBase),
+      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas },
     },
   };
 }

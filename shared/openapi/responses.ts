@@ -58,6 +58,11 @@ export const headers: Record<string, Json> = {
   'X-Report-Truncated': { description: '`true` when a terms aggregation had more keys than the cap and kept the smallest.', schema: { type: 'string', enum: ['true'] }, example: 'true' },
   Deprecation: { description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' }, example: '@1795305600' },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' }, example: 5 },
+  Allow: {
+    description: 'The methods the path answers (RFC 9110, 10.2.1): `GET, HEAD` or `POST`.',
+    schema: { type: 'string' },
+    example: 'GET, HEAD',
+  },
   'WWW-Authenticate': {
     description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
     schema: { type: 'string' },
@@ -105,6 +110,15 @@ export const sharedResponses = (problem: ProblemExample): Record<string, Json> =
   NotAcceptableJson: problemResponse('Accept does not allow application/json.', {
     notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json.', { allowed: ['application/json'] }),
   }),
+  MethodNotAllowed: problemResponse(
+    'The path exists, but not with this method (`DELETE /locations`, `GET /reports:query`): `Allow` and `allowed` list its methods. Every path with GET also answers HEAD, with the headers of GET and no body. Deployed, a path behind the JWT authorizer answers 401 first without a valid token.',
+    { deleteLocations: problem('method-not-allowed', '/locations does not answer DELETE; it answers GET, HEAD.', { allowed: ['GET', 'HEAD'] }) },
+    { Allow: header('Allow') },
+  ),
+  MisdirectedRequest: problemResponse(
+    "The local server (`npm start`) only: `Host` is not one of its own names (localhost, 127.0.0.1, [::1] with its port), as a page of another site rebound to 127.0.0.1 (DNS rebinding) would send. Use http://localhost:<port>.",
+    { otherHost: problem('misdirected-request', 'This server does not answer for the host "evil.example"; use localhost:3000.', { allowed: ['localhost:3000', '127.0.0.1:3000', '[::1]:3000'] }) },
+  ),
   TooManyRequests: {
     description: "API Gateway's throttling (deployed): the stage's rate or the route's own was exceeded. Retry later, with backoff.",
     content: { 'application/json': { schema: gatewaySchema, examples: { throttled: { value: { message: 'Too Many Requests' } } } } },
@@ -134,7 +148,12 @@ const getHeaders = (cacheControlHeader: Json) => ({
   'X-Request-Id': header('X-Request-Id'),
 });
 
-/** The statuses every operation may get from API Gateway or a bug. */
-const common = { '429': ref('responses', 'TooManyRequests'), '500': ref('responses', 'InternalError') };
+/** The statuses every operation may get: another method on its path, another Host locally, API Gateway's throttling, a bug. */
+const common = {
+  '405': ref('responses', 'MethodNotAllowed'),
+  '421': ref('responses', 'MisdirectedRequest'),
+  '429': ref('responses', 'TooManyRequests'),
+  '500': ref('responses', 'InternalError'),
+};
 
 export { cacheControl, common, getHeaders, header, problemResponse, ref };

@@ -30,7 +30,7 @@ export type Purpose = 'read' | 'ingest';
  * such a token may do nothing else.
  */
 export function organizationOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>, purpose: Purpose = 'read'): string {
-  const claims = event.requestContext?.authorizer?.jwt?.claims ?? {};
+  const claims = claimsOf(event);
   const org = claims[organizationClaim()];
   if (org === undefined || org === '') throw new UnauthorizedError('The token carries no organization.');
   if (!isOrganizationId(org)) throw new UnauthorizedError(`The token's organization claim (${organizationClaim()}) must be a UUID.`);
@@ -47,6 +47,19 @@ export function organizationOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthoriz
 export function scopesOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>): string[] {
   const jwt = event.requestContext?.authorizer?.jwt;
   if (jwt?.scopes && jwt.scopes.length > 0) return [...jwt.scopes];
-  const claim = jwt?.claims?.scope;
+  const claim = claimsOf(event).scope;
   return typeof claim === 'string' ? claim.split(' ').filter(Boolean) : [];
+}
+
+/** What a Lambda authorizer (simple response) passes on: its `context`, under `authorizer.lambda`. */
+type WithLambdaAuthorizer = { readonly lambda?: Readonly<Record<string, unknown>> };
+
+/**
+ * The verified token's claims: the JWT authorizer's (`authorizer.jwt.claims`), or the context of the
+ * ingest route's Lambda authorizer (functions/authorize-ingest.ts), which passes the claims it checked
+ * under the same names (`authorizer.lambda`).
+ */
+function claimsOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>): Readonly<Record<string, unknown>> {
+  const authorizer = event.requestContext?.authorizer as (APIGatewayProxyEventV2WithJWTAuthorizer['requestContext']['authorizer'] & WithLambdaAuthorizer) | undefined;
+  return authorizer?.jwt?.claims ?? authorizer?.lambda ?? {};
 }

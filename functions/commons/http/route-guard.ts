@@ -1,26 +1,52 @@
 import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { NotFoundError } from '#shared/errors';
-import type { Route } from '../../routes';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { MethodNotAllowedError, NotFoundError } from '#shared/errors';
+import { allowedMethods, ROUTES, routePattern, type Route } from '../../routes';
+
+const PATTERNS = ROUTES.map((route) => ({ route, regex: routePattern(route.path).regex }));
 
 /**
- * 404 problem+json unless the request's path is the route's own. API Gateway may deliver more than
- * the route: a custom-method segment (`/reports:query`) is deployed as a path variable
- * (lib/api.ts, gatewayRoutePath), so `POST /anything` reaches the function too, which checks the
- * literal segment here. Percent-encoded paths are compared decoded (`/reports%3Aquery` is the route).
+ * The request's route among functions/routes.ts, checked in the function: API Gateway delivers more
+ * than a function's own route. A custom-method segment (`/reports:query`) is deployed as a path
+ * variable (lib/api.ts, gatewayRoutePath), so `POST /anything` reaches the query function; and every
+ * path has an `ANY` route (GATEWAY_ROUTES), so `DELETE /locations` reaches the locations function.
+ * A path no route has: 404. A path with other methods: 405 with `Allow` (RFC 9110 §15.5.6). `HEAD`
+ * where the path has GET: answered as GET, without the body (see {@link headWithoutBody}).
+ * Percent-encoded paths are compared decoded (`/reports%3Aquery` is the route).
  */
-export function routeGuard(route: Pick<Route, 'path'>): middy.MiddlewareObj<APIGatewayProxyEventV2> {
-  const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`^${route.path.split('/').map((s) => (s.startsWith('{') ? '[^/]+' : escape(s))).join('/')}$`);
+export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGatewayProxyEventV2> {
   return {
     before: async ({ event }) => {
-      let path: string;
-      try {
-        path = decodeURIComponent(event.rawPath ?? '');
-      } catch {
-        path = event.rawPath ?? '';
-      }
-      if (!pattern.test(path)) throw new NotFoundError(`There is no route for ${event.rawPath}; the OpenAPI document lists the routes.`);
+      const path = decodedPath(event.rawPath ?? '');
+      const method = methodOf(event);
+      const here = PATTERNS.filter((p) => p.regex.test(path)).map((p) => p.route);
+      const allowed = allowedMethods(here);
+      const own = here.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
+      if (here.length > 0 && !allowed.includes(method)) throw new MethodNotAllowedError(method, event.rawPath, allowed);
+      if (own?.handler !== handler) throw new NotFoundError(`There is no route for ${event.rawPath}; the OpenAPI document lists the routes.`);
     },
   };
+}
+
+/**
+ * A HEAD request's answer: that of GET, headers and all (ETag, Content-Encoding), with no body
+ * (RFC 9110 §9.3.2). Put outermost (first), so that it runs after every other `after` and `onError`.
+ */
+export function headWithoutBody(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
+  const strip = async (request: { event: APIGatewayProxyEventV2; response: APIGatewayProxyResultV2 | null | undefined }) => {
+    const { response } = request;
+    if (methodOf(request.event) !== 'HEAD' || typeof response !== 'object' || response === null || response.body === undefined) return;
+    request.response = { ...response, body: '', isBase64Encoded: false };
+  };
+  return { after: strip, onError: strip };
+}
+
+const methodOf = (event: APIGatewayProxyEventV2): string => (event.requestContext?.http?.method ?? 'GET').toUpperCase();
+
+function decodedPath(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }

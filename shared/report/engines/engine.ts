@@ -24,6 +24,12 @@ export interface RunOptions {
    * and rejects with ReportTimeoutError (503). @default none: unbounded (jobs with their own timeout)
    */
   readonly deadline?: Deadline;
+  /**
+   * The run must reach the engine itself: a cache in front of it (bin/local/report-cache.ts) passes
+   * it on, so that the health probe tells whether the engine answers, not whether it once did.
+   * @default false
+   */
+  readonly uncached?: boolean;
 }
 
 export interface EngineResult {

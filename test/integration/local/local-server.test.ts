@@ -154,6 +154,27 @@ describe('the local server', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
   });
 
+  test('answers 405 with Allow to another method on a path that exists, after the token as API Gateway does, and 404 where no path is', async () => {
+    const [del, getReport, unauthorized, nowhere] = await Promise.all([
+      call('/locations', { method: 'DELETE' }),
+      call('/reports:query'),
+      call('/locations', { method: 'PUT', token: null }),
+      call('/nowhere', { method: 'DELETE' }),
+    ]);
+    expect([del.status, del.headers.get('allow'), del.headers.get('content-type')]).toEqual([405, 'GET, HEAD', 'application/problem+json']);
+    expect(await del.json()).toMatchObject({ type: '/problems#method-not-allowed', allowed: ['GET', 'HEAD'] });
+    expect([getReport.status, getReport.headers.get('allow')]).toEqual([405, 'POST']);
+    expect([unauthorized.status, nowhere.status]).toEqual([401, 404]);
+  });
+
+  test('answers HEAD on the GET endpoints with the headers of GET and no body', async () => {
+    for (const path of ['/locations', '/health', '/problems', '/openapi.json']) {
+      const [get, head] = [await raw(path), await raw(path, { method: 'HEAD' })];
+      const same = (h: IncomingHttpHeaders) => [h['content-type'], h.etag, h['cache-control'], h.vary];
+      expect({ path, status: head.status, bytes: head.bytes.length, headers: same(head.headers) }).toEqual({ path, status: get.status, bytes: 0, headers: same(get.headers) });
+    }
+  });
+
   test('takes the path of an absolute-form target and refuses the other forms', () => {
     expect(targetUrl('http://localhost:3000/locations?x=1')?.pathname).toBe('/locations');
     expect(targetUrl('//x/locations')?.pathname).toBe('//x/locations');

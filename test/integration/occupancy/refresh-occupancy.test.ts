@@ -126,7 +126,7 @@ test('fails the run when every location failed, so the error is seen', async () 
 test('feeds GET /locations/{id}/insights/live end to end', async () => {
   await refresh(SPRING_EU_NOW);
   const handler = createLiveInsightsHandler({ store: () => table.store, now: () => Date.parse(SPRING_EU_NOW) + 90_000 });
-  const response = await invoke(handler, { method: 'GET', pathParameters: { locationId: 'berlin-mall' }, query: { filter: 'occupancy' }, org: ORG_A });
+  const response = await invoke(handler, { method: 'GET', path: '/locations/berlin-mall/insights/live', pathParameters: { locationId: 'berlin-mall' }, query: { filter: 'occupancy' }, org: ORG_A });
   expect(response.json()).toEqual({
     insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2 }, { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 }] },
   });

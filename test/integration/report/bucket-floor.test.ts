@@ -116,6 +116,27 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
     if (name === 'opensearch') expect(sent).toEqual([]);
   });
 
+  test('stops a split report once its slices hold more terms keys than the answer may, and answers it at the bound', async () => {
+    // Prepare: March to October are 245 days; org A's labelled events fall on 8 of them, 14 (day, label)
+    // keys: Mar 10 car, truck; Mar 29 car; Mar 30 car, person; Mar 31 car, person, truck; Apr 2 truck;
+    // Apr 8 person; Oct 26 car; Oct 27 car, person, truck. The answer holds 245 + 14 = 259 buckets.
+    const body = {
+      source: 'movementEvents',
+      splitInterval: '1w',
+      filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-11-01T00:00:00Z' }],
+      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+    };
+    // Act
+    const refused = await answerReport(body, scope, engines[name], 'application/json', { maxAnswerBuckets: 258 }).catch((e: unknown) => e);
+    const answered = await answerReport(body, scope, engines[name], 'application/json', { maxAnswerBuckets: 259 });
+    // Assess
+    expect(refused).toBeInstanceOf(AnswerBucketsError);
+    expect((refused as AnswerBucketsError).toProblem()).toMatchObject({ status: 422, maxAnswerBuckets: 258, errors: [{ path: '/aggregations/0/interval' }] });
+    const rows = JSON.parse(answered.body) as Record<string, unknown>[];
+    expect(rows).toHaveLength(245);
+    expect(rows.reduce((keys, row) => keys + Object.keys(row).length - 1, 0)).toBe(14);
+  });
+
   test('leaves a histogram alone to the engine’s own refusal, without asking for the extent', async () => {
     const error = await answerReport({ source: 'movementEvents', aggregations: [hourly] }, scope, engines[name], 'application/json').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TooManyBucketsError);

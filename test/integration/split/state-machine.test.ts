@@ -119,6 +119,18 @@ describe('the synthesized split state machine', () => {
     expect(response.json()).toMatchObject({ status: 503, type: expect.stringMatching(/engine-unavailable$/), detail: 'The search engine is busy or unavailable; try again shortly.' });
   });
 
+  test('refuses a 1 s histogram over the 10 days with 422 naming the interval, before any execution starts', async () => {
+    // Prepare: 864,000 time buckets, over the 262,140 an answer may hold however it is split
+    const body = { ...report('2h'), aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }] };
+    const { query, executions } = awsPath(createSliceWorker(() => loaded.engine, () => undefined));
+    // Act
+    const response = await query(body, 'application/json');
+    // Assess
+    expect(response.status).toBe(422);
+    expect(response.json()).toMatchObject({ type: expect.stringMatching(/too-many-buckets$/), maxAnswerBuckets: 262_140, errors: [{ path: '/aggregations/0/interval' }] });
+    expect(executions).toEqual([]);
+  });
+
   test('fails with 422 naming the split interval when a slice is over the bucket limit', async () => {
     // Prepare: a minute histogram with a 1y split: one slice of 10 days × 1,440 = 14,400 buckets, over 2,000.
     const body = { ...report('1y'), aggregations: [{ type: 'dateHistogram', interval: '1m' }, { type: 'terms', field: 'label' }] };

@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
-import { ROUTES } from '../../../functions/routes';
+import { GATEWAY_ROUTES } from '../../../functions/routes';
 import { gatewayRoutePath } from '../../../lib/api';
 import { HANDLERS, handlerPath } from '../../../lib/stack';
 import { importLocationsCli } from '../../../bin/import-locations';
@@ -15,6 +15,8 @@ import { testClient } from '../support/opensearch';
 import { type CloudAssembly, idsOf, type Json, Resolver, type Resource, synthesizeApp } from './assembly';
 import { startStepFunctions, startTlsFront, type StepFunctionsEndpoint, type TlsFront } from './aws-endpoints';
 import { HttpApi } from './http-api';
+import { type LocalIssuer, startLocalIssuer } from './cognito';
+import { machineClientTests } from './machine-clients';
 import { LambdaFunction } from './lambda-function';
 
 /**
@@ -35,6 +37,7 @@ const OTHER_ORG = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d';
 const PREFIX = `stack${process.pid}-`;
 const TABLE = `stack-${process.pid}`;
 const REGION = 'us-east-1';
+const USER_POOL_ID = `${REGION}_stacktest`;
 const ALL_DAY = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
 
 const LOCATIONS = {
@@ -92,12 +95,13 @@ const report = (extra: Json = {}) =>
 /** Every handler module of the service; an asset must contain exactly one of them, its own. */
 const HANDLER_MODULES = new Set(HANDLERS.map(handlerPath));
 /** The handler module each function must be built from, by how the template reaches it. */
-const HANDLER_OF_ROUTE = Object.fromEntries(ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
+const HANDLER_OF_ROUTE = Object.fromEntries(GATEWAY_ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
 
 let assembly: CloudAssembly;
 let resolver: Resolver;
 let api: HttpApi;
 let tls: TlsFront;
+let cognitoIssuer: LocalIssuer;
 let stepFunctions: StepFunctionsEndpoint;
 let xray: Socket;
 const traces: string[] = [];
@@ -135,7 +139,8 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
     case 'AWS::S3::Bucket':
       return attribute ? undefined : `${id.toLowerCase()}-bucket`;
     case 'AWS::Cognito::UserPool':
-      return attribute ? undefined : `${REGION}_stacktest`;
+      // ProviderURL is the issuer of the pool's tokens (https://cognito-idp.<region>.amazonaws.com/<id>): here, the local one.
+      return attribute === 'ProviderURL' ? cognitoIssuer.issuer : attribute ? undefined : USER_POOL_ID;
     case 'AWS::Cognito::UserPoolClient':
     case 'AWS::ApiGatewayV2::Integration':
     case 'AWS::ApiGatewayV2::Authorizer':
@@ -211,6 +216,10 @@ beforeAll(async () => {
   // A prefix of our own keeps this stack's index templates apart from the other test files' on the shared node.
   assembly = synthesizeApp({ openSearchIndexPrefix: PREFIX });
   tls = await startTlsFront('opensearch', process.env.OPENSEARCH_URL!);
+  cognitoIssuer = await startLocalIssuer(USER_POOL_ID);
+  // Lambda trusts the public CAs; the functions here trust the two test certificates of the stand-ins.
+  const caFile = join(tmpdir(), `stack-ca-${process.pid}.pem`);
+  writeFileSync(caFile, readFileSync(tls.caFile, 'utf8') + readFileSync(cognitoIssuer.tls.caFile, 'utf8'));
   resolver = new Resolver(assembly, physicalValue);
   xray = createSocket('udp4');
   xray.on('message', (m) => traces.push(m.toString('utf8')));
@@ -223,7 +232,7 @@ beforeAll(async () => {
       invoke: (functionArn, input) => fn(functionIdOfArn(functionArn)).invoke(input),
     },
   ]);
-  const endpoints = { sfn: stepFunctions.url, caFile: tls.caFile, xray: `127.0.0.1:${xray.address().port}` };
+  const endpoints = { sfn: stepFunctions.url, caFile, xray: `127.0.0.1:${xray.address().port}` };
   for (const id of serviceFunctionIds()) {
     const p = props(id);
     functions.set(id, new LambdaFunction({ name: id, codeDir: assembly.assetDirOf(id), handler: String(p.Handler), environment: lambdaEnvironment(id, endpoints), timeoutSeconds: Number(p.Timeout ?? 3), arn: resolver.text({ 'Fn::GetAtt': [id, 'Arn'] }), nodePath }));
@@ -234,7 +243,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([...functions.values()].map((f) => f.stop()));
-  await Promise.all([tls?.close(), stepFunctions?.close(), new Promise<void>((r) => (xray ? xray.close(() => r()) : r()))]);
+  rmSync(join(tmpdir(), `stack-ca-${process.pid}.pem`), { force: true });
+  await Promise.all([tls?.close(), cognitoIssuer?.close(), stepFunctions?.close(), new Promise<void>((r) => (xray ? xray.close(() => r()) : r()))]);
   await dynamo.send(new DeleteTableCommand({ TableName: TABLE })).catch(() => undefined);
   await openSearch.indices.delete({ index: `${PREFIX}*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
   await openSearch.indices.deleteIndexTemplate({ name: `${PREFIX}*` }).catch(() => undefined);
@@ -253,7 +263,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(10);
+    expect(serviceFunctionIds()).toHaveLength(12);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -265,25 +275,34 @@ describe('the cloud assembly', () => {
       [setupIndicesFunctionId()]: 'functions/setup-indices.ts',
       [retentionFunctionId()]: 'functions/apply-retention.ts',
       [workerFunctionId()]: 'functions/run-report-slice.ts',
+      [preTokenFunctionId()]: 'functions/pre-token-generation.ts',
+      [api.routes.find((r) => r.lambdaAuthorizer)!.lambdaAuthorizer!.functionId]: 'functions/authorize-ingest.ts',
     };
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(10);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(12);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
-    const open = ['GET /health', 'GET /problems'];
+    const open = ['GET /health', 'GET /problems', 'ANY /health', 'ANY /problems'];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
+      // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
+      ['ANY /health', 'NONE', '2.0'],
+      ['ANY /ingest/{collection}', 'CUSTOM', '2.0'],
+      ['ANY /locations', 'JWT', '2.0'],
+      ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
+      ['ANY /problems', 'NONE', '2.0'],
+      ['ANY /{segment1}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
-      ['POST /ingest/{collection}', 'JWT', '2.0'],
+      ['POST /ingest/{collection}', 'CUSTOM', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
     ]);
-    for (const route of api.routes.filter((r) => !open.includes(r.routeKey))) expect(route.authorizer?.identitySource).toEqual(['$request.header.Authorization']);
+    for (const route of api.routes.filter((r) => !open.includes(r.routeKey))) expect((route.authorizer ?? route.lambdaAuthorizer)?.identitySource).toEqual(['$request.header.Authorization']);
     for (const key of open) expect(api.routes.find((r) => r.routeKey === key)?.authorizer).toBeUndefined();
   });
 });
@@ -444,12 +463,36 @@ describe('the deployed service, run from its assets', () => {
     expect([other.status, other.headers['content-type'], (JSON.parse(other.body) as Json).status]).toEqual([404, 'application/problem+json', 404]);
   });
 
+  machineClientTests({
+    api: () => api,
+    fn,
+    issuer: () => cognitoIssuer,
+    preTokenFunctionId,
+    refreshOccupancy: () => fn(refreshFunctionId()).invoke({ version: '0', id: 'e2', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [], detail: {} }),
+    call,
+    refreshIndices: async () => void (await openSearch.indices.refresh({ index: `${PREFIX}*` })),
+    table: TABLE,
+    region: REGION,
+    userPoolId: USER_POOL_ID,
+    org: ORG,
+    otherOrg: OTHER_ORG,
+    crossing,
+    today,
+  });
+
   it('traces the calls the functions make: X-Ray subsegments of DynamoDB, Step Functions and the domain', () => {
     // Each UDP datagram is a header line, then one segment or subsegment document.
     const names = new Set(traces.map((t) => (JSON.parse(t.split('\n')[1] ?? '{}') as { name?: string }).name));
     expect([...names].filter((n) => ['DynamoDB', 'SFN', new URL(tls.url).hostname].includes(n!)).sort()).toEqual(['DynamoDB', 'SFN', new URL(tls.url).hostname].sort());
   });
 });
+
+/** The function the user pool calls before it issues a token. */
+function preTokenFunctionId(): string {
+  const config = (props(theOne('AWS::Cognito::UserPool')).LambdaConfig as { PreTokenGenerationConfig: { LambdaArn: unknown; LambdaVersion: string } }).PreTokenGenerationConfig;
+  expect(config.LambdaVersion).toBe('V3_0');
+  return functionIdOfArn(config.LambdaArn);
+}
 
 /** The function the state machine's Map task invokes. */
 function workerFunctionId(): string {

@@ -12,6 +12,8 @@ export interface ApiRoute {
   readonly authorizationType: string;
   /** The JWT authorizer's configuration: issuer and audiences, resolved. */
   readonly authorizer?: { readonly issuer: string; readonly audience: readonly string[]; readonly identitySource: readonly string[] };
+  /** The Lambda (REQUEST) authorizer of a `CUSTOM` route: its function, identity source and response format. */
+  readonly lambdaAuthorizer?: { readonly functionId: string; readonly identitySource: readonly string[]; readonly simpleResponses: boolean };
   /** Logical id of the integration's function. */
   readonly functionId: string;
   readonly payloadFormatVersion: string;
@@ -24,7 +26,7 @@ export interface ApiRequest {
   readonly query?: Readonly<Record<string, string>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** The verified token's claims, as the JWT authorizer hands them on (strings). */
+  /** The verified token's claims, as the JWT authorizer hands them on (strings); unused on a route with a Lambda authorizer, which reads the headers. */
   readonly claims: Readonly<Record<string, string>>;
 }
 
@@ -66,6 +68,10 @@ export class HttpApi {
       if (!functionId) throw new Error(`route ${String(route.RouteKey)}: its integration calls ${functionArn}, not a function of the stack`);
       const authorizer = route.AuthorizerId ? (assembly.resources[resolver.text(route.AuthorizerId)]?.Properties as Json | undefined) : undefined;
       const jwt = authorizer?.JwtConfiguration as { Issuer?: unknown; Audience?: unknown[] } | undefined;
+      // AuthorizerUri: arn:aws:apigateway:<region>:lambda:path/2015-03-31/functions/<function ARN>/invocations
+      const lambdaUri = authorizer?.AuthorizerType === 'REQUEST' ? resolver.text(authorizer.AuthorizerUri) : undefined;
+      const lambdaFunctionId = lambdaUri ? functionByArn.get(/functions\/(.+)\/invocations$/.exec(lambdaUri)?.[1] ?? '') : undefined;
+      if (lambdaUri && !lambdaFunctionId) throw new Error(`route ${String(route.RouteKey)}: its authorizer calls ${lambdaUri}, not a function of the stack`);
       const [method, path] = String(route.RouteKey).split(' ') as [string, string];
       return {
         routeKey: String(route.RouteKey),
@@ -74,6 +80,9 @@ export class HttpApi {
         authorizationType: String(route.AuthorizationType ?? 'NONE'),
         ...(jwt
           ? { authorizer: { issuer: resolver.text(jwt.Issuer), audience: (jwt.Audience ?? []).map((a) => resolver.text(a)), identitySource: (authorizer?.IdentitySource as string[]) ?? [] } }
+          : {}),
+        ...(lambdaFunctionId
+          ? { lambdaAuthorizer: { functionId: lambdaFunctionId, identitySource: (authorizer?.IdentitySource as string[]) ?? [], simpleResponses: authorizer?.EnableSimpleResponses === true } }
           : {}),
         functionId,
         payloadFormatVersion: String(integration.PayloadFormatVersion),
@@ -87,6 +96,11 @@ export class HttpApi {
     if (!match) return text(404, { 'content-type': 'application/json' }, '{"message":"Not Found"}');
     const event = this.event(req, match.route, match.params);
     const { requestId } = event.requestContext;
+    if (match.route.lambdaAuthorizer) {
+      const context = await this.authorize(match.route, event);
+      if (typeof context === 'number') return { ...text(context, { 'content-type': 'application/json' }, context === 401 ? '{"message":"Unauthorized"}' : '{"message":"Forbidden"}'), requestId };
+      (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: context };
+    }
     const result = await this.functions(match.route.functionId).invoke<APIGatewayProxyStructuredResultV2 | string>(event);
     // Payload format 2.0: a result without statusCode is a 200 JSON body (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html).
     if (typeof result !== 'object' || result === null || result.statusCode === undefined) {
@@ -97,9 +111,38 @@ export class HttpApi {
     return { status: result.statusCode, headers, body: bytes.toString('utf8'), bytes, requestId };
   }
 
+  /**
+   * A Lambda authorizer's verdict, as API Gateway reaches it: 401 without the identity source (the
+   * authorizer is not called), else the authorizer's REQUEST event (payload 2.0) and, with simple
+   * responses, `isAuthorized` false → 403, true → its context, handed to the integration.
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-lambda-authorizer.html
+   */
+  private async authorize(route: ApiRoute, event: APIGatewayProxyEventV2WithJWTAuthorizer): Promise<number | Record<string, unknown>> {
+    const { functionId, identitySource, simpleResponses } = route.lambdaAuthorizer!;
+    if (!simpleResponses) throw new Error(`route ${route.routeKey}: only simple responses are stood in for`);
+    const sources = identitySource.map((s) => event.headers[s.replace(/^\$request\.header\./, '').toLowerCase()]);
+    if (sources.some((s) => s === undefined || s === '')) return 401;
+    const { authorizer: _, ...requestContext } = event.requestContext;
+    const verdict = await this.functions(functionId).invoke<{ isAuthorized: boolean; context?: Record<string, unknown> }>({
+      version: '2.0',
+      type: 'REQUEST',
+      routeArn: `arn:aws:execute-api:us-east-1:123456789012:localapi/$default/${route.method}${event.rawPath}`,
+      identitySource: sources,
+      routeKey: event.routeKey,
+      rawPath: event.rawPath,
+      rawQueryString: event.rawQueryString,
+      headers: event.headers,
+      ...(event.pathParameters ? { pathParameters: event.pathParameters } : {}),
+      requestContext,
+    });
+    return verdict.isAuthorized ? (verdict.context ?? {}) : 403;
+  }
+
   private match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | undefined {
-    // Literal routes win over routes with path variables (API Gateway picks the most specific match).
-    const ordered = [...this.routes].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
+    // Literal routes win over routes with path variables, and a route's own method over ANY (API
+    // Gateway picks the most specific match).
+    const rank = (r: ApiRoute) => 2 * Number(r.path.includes('{')) + Number(r.method === 'ANY');
+    const ordered = [...this.routes].sort((a, b) => rank(a) - rank(b));
     for (const route of ordered) {
       if (route.method !== method && route.method !== 'ANY') continue;
       const names: string[] = [];

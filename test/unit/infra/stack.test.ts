@@ -57,8 +57,7 @@ describe('the service stack with the default context (cdk.json)', () => {
       const ours = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
         (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
-      // One per route, the refresh, the slice worker, the index setup and the retention job.
-      expect(ours).toHaveLength(ROUTES.length + 4);
+      expect(ours).toHaveLength(ROUTES.length + 6); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job
       for (const fn of ours) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -202,16 +201,38 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts behind the JWT authorizer but /health and /problems, the custom method as a path variable', () => {
+    it('routes every route of functions/routes.ts and an ANY route per path (405 and HEAD) behind the JWT authorizer but /health, /problems and the ingest path, the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
       expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
+        ['ANY /health', 'NONE'],
+        ['ANY /ingest/{collection}', 'CUSTOM'],
+        ['ANY /locations', 'JWT'],
+        ['ANY /locations/{locationId}/insights/live', 'JWT'],
+        ['ANY /problems', 'NONE'],
+        ['ANY /{segment1}', 'JWT'],
         ['GET /health', 'NONE'],
         ['GET /locations', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
         ['GET /problems', 'NONE'],
-        ['POST /ingest/{collection}', 'JWT'],
+        ['POST /ingest/{collection}', 'CUSTOM'],
         ['POST /{segment1}', 'JWT'],
       ]);
+    });
+
+    it('sends the ANY route of each path to the function of its own routes', () => {
+      const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
+      const fnOf = (target: unknown) => {
+        const id = JSON.stringify(target).match(/"Ref":"([^"]+)"/)?.[1] as string;
+        return JSON.stringify((integrations[id]?.Properties as { IntegrationUri: unknown }).IntegrationUri);
+      };
+      const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; Target: unknown });
+      const byKey = new Map(routes.map((r) => [r.RouteKey, fnOf(r.Target)]));
+      for (const [key, fn] of byKey) {
+        const [method, path] = key.split(' ');
+        if (method !== 'ANY') continue;
+        const own = [...byKey].filter(([k]) => k !== key && k.endsWith(` ${path}`)).map(([, f]) => f);
+        expect({ key, same: own.length > 0 && own.every((f) => f === fn) }).toEqual({ key, same: true });
+      }
     });
 
     it('throttles the report route (10 requests per second, bursts of 20) and the ingest route (20, bursts of 40) apart from the stage, and /health and /problems (5, bursts of 10)', () => {
@@ -221,6 +242,8 @@ describe('the service stack with the default context (cdk.json)', () => {
           'POST /ingest/{collection}': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
           'GET /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
           'GET /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'ANY /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'ANY /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
         },
       });
     });
@@ -247,6 +270,41 @@ describe('the service stack with the default context (cdk.json)', () => {
         WriteAttributes: ['email'],
         ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']),
       });
+    });
+
+    it('has the resource server lrs with the scope ingest, a domain for its token endpoint, and outputs the token URL', () => {
+      template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', { Identifier: 'lrs', Scopes: [Match.objectLike({ ScopeName: 'ingest' })] });
+      template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: { 'Fn::Join': ['', ['locationreporting-dev-', { Ref: 'AWS::AccountId' }]] } });
+      const domainId = Object.keys(resourcesOf(template, 'AWS::Cognito::UserPoolDomain'))[0]!;
+      const outputs = (template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs;
+      expect(render(outputs.TokenUrl!.Value)).toBe(`https://${domainId}.auth.AWS::Region.amazoncognito.com/oauth2/token`);
+      // No machine client in the template: each is created at run time (bin/ingest-client.ts).
+      expect(Object.values(resourcesOf(template, 'AWS::Cognito::UserPoolClient')).filter((c) => JSON.stringify(c).includes('client_credentials'))).toEqual([]);
+    });
+
+    it('runs the pre-token-generation trigger with the V3_0 event on the Essentials plan, reading one item of the table', () => {
+      const trigger = functionId(template, /^Adds the organization of a machine client/);
+      template.hasResourceProperties('AWS::Cognito::UserPool', {
+        UserPoolTier: 'ESSENTIALS',
+        LambdaConfig: { PreTokenGenerationConfig: { LambdaArn: { 'Fn::GetAtt': [trigger, 'Arn'] }, LambdaVersion: 'V3_0' } },
+      });
+      template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Adds the organization'), Timeout: 5, Environment: { Variables: Match.objectLike({ ORGANIZATION_CLAIM: 'custom:organizationId', TABLE_NAME: Match.anyValue() }) } });
+      expect(ownActions(template, /^Adds the organization of a machine client/)).toEqual(['dynamodb:GetItem']);
+    });
+
+    it('authorizes the ingest route with its Lambda authorizer (simple responses, cached 5 minutes per token), which reads one item and knows the issuer', () => {
+      const authorizerFn = functionId(template, /^Authorizes POST \/ingest/);
+      template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+        AuthorizerType: 'REQUEST',
+        AuthorizerPayloadFormatVersion: '2.0',
+        EnableSimpleResponses: true,
+        IdentitySource: ['$request.header.Authorization'],
+        AuthorizerResultTtlInSeconds: 300,
+        AuthorizerUri: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ 'Fn::GetAtt': [authorizerFn, 'Arn'] }])]) }),
+      });
+      const pool = Object.keys(resourcesOf(template, 'AWS::Cognito::UserPool'))[0]!;
+      template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Authorizes POST'), Environment: { Variables: Match.objectLike({ JWT_ISSUER: { 'Fn::GetAtt': [pool, 'ProviderURL'] } }) } });
+      expect(ownActions(template, /^Authorizes POST \/ingest/)).toEqual(['dynamodb:GetItem']);
     });
 
     it('throttles the stage and writes JSON access logs', () => {
@@ -491,8 +549,8 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 1);
-      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 2);
+      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 2); // the routes', the worker's, the ingest authorizer's
+      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 3);
     });
 
     it('alarms when refreshes fail or land in the dead-letter queue', () => {
@@ -577,6 +635,8 @@ describe('the service stack with other context', () => {
   it('trusts an external issuer instead of creating a user pool', () => {
     const { template } = synthService({ context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a,api-b', organizationClaim: 'org' } });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    // Without the pool, the ingest route stays behind the issuer's JWT authorizer (its tokens carry scope and organization).
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /ingest/{collection}', AuthorizationType: 'JWT' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://login.example.com/', Audience: ['api-a', 'api-b'] },
     });

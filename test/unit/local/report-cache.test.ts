@@ -1,7 +1,13 @@
 import type { EngineResult, KeyedResult, ReportEngine, Scope } from '#shared/report/engines/engine';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { buildPlan } from '#shared/report/plan/build-plan';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { engineCheck } from '#shared/health/checks';
 import { CachedReportEngine } from '../../../bin/local/report-cache';
+
+const ROOT = join(__dirname, '../../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 /** An engine that counts its runs and answers each with a fresh tree naming the run. */
 class CountingEngine implements ReportEngine {
@@ -85,9 +91,33 @@ describe('the local server’s report cache', () => {
 
   test('hands out results no caller can change for the next', async () => {
     const cache = new CachedReportEngine(new CountingEngine());
-    const result = await cache.run(planFor('car'), ORG);
-    expect(() => {
-      (result.root as unknown as { buckets: { count: number }[] }).buckets[0]!.count = 99;
-    }).toThrow(TypeError);
+    const first = await cache.run(planFor('car'), ORG);
+    (first.root as unknown as { buckets: { count: number }[] }).buckets[0]!.count = 99;
+    const again = await cache.run(planFor('car'), ORG);
+    (again.root as unknown as { buckets: { count: number }[] }).buckets[0]!.count = 98;
+    expect(((await cache.run(planFor('car'), ORG)).root as KeyedResult).buckets[0]!.count).toBe(1);
+  });
+
+  test('passes a run that must reach the engine (the health probe) on, whatever it holds', async () => {
+    // Prepare: the probe once answered; then the engine breaks.
+    const engine = new CountingEngine();
+    const cache = new CachedReportEngine(engine);
+    const probe = engineCheck(async () => cache);
+    await probe(new AbortController().signal);
+    engine.fail = true;
+    // Act, Assess
+    await expect(probe(new AbortController().signal)).rejects.toThrow('engine down');
+  });
+
+  test('holds no more memory than its bound: it counts the bytes it keeps, not an estimate', () => {
+    // Prepare, Act: 28 MB of results into a cache of 8 MiB, in a process of its own (see the script).
+    // A tree of result objects took 2.4 times its JSON on these results, ~11 times on the explorer's.
+    const maxBytes = 8 * 1024 * 1024;
+    const out = execFileSync(process.execPath, [TSX, join(__dirname, 'fixtures/cache-memory.ts'), String(maxBytes)], { cwd: ROOT }).toString();
+    const { grown, heldBytes } = JSON.parse(out) as { grown: number; heldBytes: number };
+    // Assess
+    expect(heldBytes).toBeLessThanOrEqual(maxBytes);
+    expect(heldBytes).toBeGreaterThan(maxBytes / 2);
+    expect(grown).toBeLessThan(1.75 * maxBytes);
   });
 });

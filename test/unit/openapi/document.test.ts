@@ -188,11 +188,12 @@ const resolve = (response: Response): Response => (response.$ref ? doc.component
 describe('what the OpenAPI document says of the answers', () => {
   test('lists every status each operation answers, API Gateway’s own (429, and 401, 500, 503 deployed) included', () => {
     expect(Object.fromEntries(operations.map((o) => [o.operationId, Object.keys(o.responses).sort()]))).toEqual({
-      listLocations: ['200', '304', '401', '406', '429', '500', '503'],
-      getLiveInsights: ['200', '304', '400', '401', '404', '406', '429', '500', '503'],
-      queryReport: ['200', '400', '401', '406', '413', '415', '422', '429', '500', '503'],
-      getHealth: ['200', '429', '500', '503'],
-      getProblemTypes: ['200', '304', '429', '500'],
+      listLocations: ['200', '304', '401', '405', '406', '421', '429', '500', '503'],
+      getLiveInsights: ['200', '304', '400', '401', '404', '405', '406', '421', '429', '500', '503'],
+      queryReport: ['200', '400', '401', '405', '406', '413', '415', '421', '422', '429', '500', '503'],
+      ingestDocuments: ['200', '400', '401', '403', '404', '405', '406', '409', '413', '415', '421', '422', '429', '500', '503'],
+      getHealth: ['200', '405', '421', '429', '500', '503'],
+      getProblemTypes: ['200', '304', '405', '421', '429', '500'],
     });
   });
 
@@ -216,6 +217,9 @@ describe('what the OpenAPI document says of the answers', () => {
     expect(headersOf('queryReport', '503')).toEqual(['Retry-After', 'X-Request-Id']);
     expect(headersOf('getLiveInsights', '200')).toEqual(['Cache-Control', 'Content-Encoding', 'ETag', 'Vary', 'X-Request-Id']);
     expect(headersOf('getLiveInsights', '304')).toEqual(['Cache-Control', 'ETag', 'Vary', 'X-Request-Id']);
+    expect(headersOf('ingestDocuments', '200')).toEqual(['Cache-Control', 'Idempotent-Replayed', 'Vary', 'X-Request-Id']);
+    expect(headersOf('ingestDocuments', '409')).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(headersOf('ingestDocuments', '503')).toEqual(['Retry-After', 'X-Request-Id']);
   });
 
   test('lets /health and /problems be called without a token, and every other operation only with one', () => {

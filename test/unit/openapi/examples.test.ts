@@ -6,6 +6,14 @@ import { mapOpenSearchError } from '#shared/report/engines/opensearch/errors';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { createQueryReportHandler } from '../../../functions/query-report';
+import { createIngestHandler } from '../../../functions/ingest';
+import { INGEST_SCOPE } from '#commons/http/identity';
+import { REPLAYED_HEADER } from '#commons/idempotency/idempotency-key';
+import { INGEST_EXAMPLE_BODY } from '#shared/openapi/ingest-operation';
+import { FileItemTable } from '../../../bin/local/file-table';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
 
 /**
@@ -35,7 +43,7 @@ const list = createListLocationsHandler({ store: () => ({ listLocations: async (
 const liveRequest = (filter: string): HttpRequest => ({ method: 'GET', path: '/locations/berlin-mall/insights/live', pathParameters: { locationId: 'berlin-mall' }, query: { filter } });
 const terms = { aggregations: [{ type: 'terms', field: 'label' }] };
 
-const cases: [string, ReturnType<typeof report>, HttpRequest, unknown][] = [
+const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
   ['queryReport 400 invalidInterval', report(), { body: { aggregations: [{ type: 'dateHistogram', interval: '15 minutes' }] } }, example('/reports:query', 'post', '400', 'invalidInterval')],
   ['queryReport 400 notJson', report(), { rawBody: '{"aggregations":' }, example('/reports:query', 'post', '400', 'notJson')],
   ['queryReport 401 noOrganization', report(), { body: terms, org: null }, example('/reports:query', 'post', '401', 'noOrganization')],
@@ -44,10 +52,53 @@ const cases: [string, ReturnType<typeof report>, HttpRequest, unknown][] = [
   ['queryReport 415', report(), { body: terms, headers: { 'content-type': 'text/plain' } }, example('/reports:query', 'post', '415', 'otherType')],
   ['queryReport 500', report({ maxBuckets: 65_535, run: async () => (undefined as unknown as { x: () => never }).x() }), { body: terms }, example('/reports:query', 'post', '500', 'bug')],
   ['queryReport 503', report({ maxBuckets: 65_535, run: () => Promise.reject(mapOpenSearchError(new errors.TimeoutError('Request timed out', {} as never))) }), { body: terms }, example('/reports:query', 'post', '503', 'engineUnavailable')],
+  ['listLocations 405', list, { method: 'DELETE', path: '/locations' }, example('/locations', 'get', '405', 'deleteLocations')],
   ['getLiveInsights 400', live, liveRequest('dwell'), example('/locations/{locationId}/insights/live', 'get', '400', 'unknownKind')],
   ['getLiveInsights 404', live, liveRequest('occupancy'), example('/locations/{locationId}/insights/live', 'get', '404', 'unknownLocation')],
   ['listLocations 406', list, { method: 'GET', path: '/locations', headers: { accept: 'text/csv' } }, example('/locations', 'get', '406', 'notAcceptable')],
 ];
+
+// Ingest: a writer that writes everything, one location, and an embedded table for Idempotency-Keys.
+const tableDir = mkdtempSync(join(tmpdir(), 'lrs-openapi-examples-'));
+const keys = FileItemTable.open(join(tableDir, 'table.jsonl'));
+afterAll(async () => {
+  await keys.close();
+  rmSync(tableDir, { recursive: true, force: true });
+});
+const ingest = createIngestHandler({
+  writer: () => ({ write: async (_c, documents) => documents.map(() => ({ kind: 'written' as const })) }),
+  store: () => ({ listLocations: async () => [{ id: 'berlin-mall' }] as never }),
+  table: () => keys,
+});
+const ingestRequest = (request: HttpRequest = {}): HttpRequest => ({
+  method: 'POST',
+  path: '/ingest/movementEvents',
+  pathParameters: { collection: 'movementEvents' },
+  scopes: [INGEST_SCOPE],
+  rawBody: INGEST_EXAMPLE_BODY,
+  ...request,
+  headers: { 'content-type': 'application/x-ndjson', ...request.headers },
+});
+const ingestExample = (status: string, name: string) => example('/ingest/{collection}', 'post', status, name);
+cases.push(
+  ['ingestDocuments 400 noBody', ingest, ingestRequest({ rawBody: '' }), ingestExample('400', 'noBody')],
+  ['ingestDocuments 400 badKey', ingest, ingestRequest({ headers: { 'idempotency-key': 'a b' } }), ingestExample('400', 'badKey')],
+  ['ingestDocuments 403', ingest, ingestRequest({ scopes: [] }), ingestExample('403', 'readingToken')],
+  ['ingestDocuments 404', ingest, ingestRequest({ path: '/ingest/events', pathParameters: { collection: 'events' } }), ingestExample('404', 'unknownCollection')],
+  ['ingestDocuments 413', ingest, ingestRequest({ rawBody: 'x\n'.repeat(10_001) }), ingestExample('413', 'tooManyLines')],
+  ['ingestDocuments 415 otherType', ingest, ingestRequest({ headers: { 'content-type': 'application/json' } }), ingestExample('415', 'otherType')],
+  ['ingestDocuments 415 otherCoding', ingest, ingestRequest({ headers: { 'content-encoding': 'br' } }), ingestExample('415', 'otherCoding')],
+);
+
+test('the 200 example of ingestDocuments is what the handler answers to the request example, and the same key with another body is the 422 example', async () => {
+  const first = await invoke(ingest, { ...ingestRequest({ headers: { 'idempotency-key': 'k1' } }), requestId: EXAMPLE_REQUEST_ID });
+  const replayed = await invoke(ingest, { ...ingestRequest({ headers: { 'idempotency-key': 'k1' } }), requestId: EXAMPLE_REQUEST_ID });
+  const reused = await invoke(ingest, { ...ingestRequest({ headers: { 'idempotency-key': 'k1' }, rawBody: `${INGEST_EXAMPLE_BODY}\n` }), requestId: EXAMPLE_REQUEST_ID });
+  expect(JSON.parse(first.body)).toEqual(example('/ingest/{collection}', 'post', '200', 'oneRejected', 'application/json'));
+  expect([replayed.headers[REPLAYED_HEADER.toLowerCase()], replayed.body]).toEqual(['true', first.body]);
+  expect((doc as unknown as { components: { headers: Record<string, unknown> } }).components.headers[REPLAYED_HEADER]).toBeDefined();
+  expect(reused.body).toBe(JSON.stringify(ingestExample('422', 'keyReused')));
+});
 
 test.each(cases)('the example of %s is what the handler answers', async (_name, handler, request, expected) => {
   const response = await invoke(handler, { ...request, requestId: EXAMPLE_REQUEST_ID });
