@@ -117,6 +117,7 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
   allowed: { type: 'array', items: { type: 'string' } },
   scope: { type: 'string' },
   maxBuckets: { type: 'integer' },
+  maxDepth: { type: 'integer' },
   maxAnswerBuckets: { type: 'integer' },
   splitInterval: { type: 'string' },
   bytes: { type: 'integer' },
