@@ -48,6 +48,8 @@ export interface ServiceConfig {
    */
   readonly reservedConcurrency: { readonly query: number; readonly sliceWorker: number };
   readonly reportTermsCap: number;
+  /** Days of daily manual OpenSearch snapshots kept (lib/backups.ts). */
+  readonly snapshotKeepDays: number;
   readonly logRetentionDays: number;
   /** Subscribes this address to the alarm topic when set. */
   readonly alarmEmail?: string;
@@ -145,6 +147,7 @@ export function readConfig(node: Ctx): ServiceConfig {
     },
     reservedConcurrency: { query: int(node, 'queryReservedConcurrency', 0, 0), sliceWorker: int(node, 'sliceWorkerReservedConcurrency', 0, 0) },
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
+    snapshotKeepDays: int(node, 'snapshotKeepDays', 30, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(problemTypeBase ? { problemTypeBase } : {}),
