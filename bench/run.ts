@@ -3,6 +3,7 @@ import { benchBundleSizesCli, benchBundlesCli } from './bundles';
 import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchHostile } from './hostile';
+import { benchIngest } from './ingest';
 import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<void>> = {
   hostile: benchHostile,
   'local-throughput': benchLocalThroughput,
   compression: benchCompression,
+  ingest: benchIngest,
 };
 
 const program = new Command()

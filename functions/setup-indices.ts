@@ -11,6 +11,8 @@ interface IndexSetupProperties {
   readonly Replicas?: string;
   /** Changes whenever the templates do, so that CloudFormation calls us again. */
   readonly TemplatesHash?: string;
+  /** The retention (months, 0 = off) whose ISM safety-net policy to install; none: ISM is left alone. */
+  readonly RetentionMonths?: string;
 }
 
 /** The answer the CDK custom resource provider framework expects. */
@@ -45,15 +47,17 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     logger.info('ensuring index templates', { requestType: event.RequestType, prefix, ...settings });
     // Loaded on use, not at import: the OpenSearch client and the SDK credential chain are most of
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
-    const [{ createOpenSearchClient }, { ensureIndexTemplates }] = await Promise.all([
+    const [{ createOpenSearchClient }, { ensureIndexTemplates }, { ensureIsmPolicy }] = await Promise.all([
       import('#commons/clients/opensearch-client'),
       import('#shared/report/engines/opensearch/indices'),
+      import('#shared/report/engines/opensearch/ism'),
     ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.
     const client = createOpenSearchClient({ ...process.env, OPENSEARCH_URL: props.Endpoint, OPENSEARCH_AUTH: 'sigv4' });
     for (let attempt = 1; ; attempt++) {
       try {
         await ensureIndexTemplates(client, prefix, settings);
+        if (props.RetentionMonths !== undefined) await installIsm(() => ensureIsmPolicy(client, prefix, Number(props.RetentionMonths)));
         break;
       } catch (error) {
         if (attempt >= attempts) throw error;
@@ -63,6 +67,24 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     }
     return { PhysicalResourceId: `index-templates:${prefix || '(none)'}`, Data: { IndexPrefix: prefix } };
   };
+}
+
+/**
+ * Installs the ISM policy; a cluster without the ISM plugin (every Amazon OpenSearch Service domain
+ * has it; the integ-test distribution the tests run does not) is logged and passed over, as the
+ * retention function works without it.
+ */
+async function installIsm(install: () => Promise<{ outcome: string; seqNo?: number }>): Promise<void> {
+  try {
+    logger.info('retention ISM policy', await install());
+  } catch (e) {
+    const body = (e as { meta?: { statusCode?: number; body?: unknown } }).meta;
+    if (body?.statusCode === 400 && /no handler found for uri/.test(JSON.stringify(body.body))) {
+      logger.warn('this cluster has no Index State Management plugin: no retention safety net');
+      return;
+    }
+    throw e;
+  }
 }
 
 export const handler = middy(createSetupIndicesHandler())

@@ -104,8 +104,8 @@ export class Backups extends Construct {
     acknowledgeWildcards(this.snapshotFunction.role!, props.domain, paths, 'The snapshots of the one repository, named by date: the job lists, creates and deletes them.');
 
     this.schedule = new Rule(this, 'Schedule', {
-      description: 'Daily manual OpenSearch snapshot at 03:15 UTC',
-      schedule: Schedule.cron({ hour: '3', minute: '15' }),
+      description: 'Daily manual OpenSearch snapshot at 04:15 UTC, after the retention job (03:15), so that no index is deleted while it is copied',
+      schedule: Schedule.cron({ hour: '4', minute: '15' }),
       targets: [new LambdaFunction(this.snapshotFunction, { retryAttempts: 0 })],
     });
   }

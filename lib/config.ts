@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { problemTypeBaseError } from '../shared/problem-uri';
+import { DEFAULT_RETENTION_MONTHS, MAX_RETENTION_MONTHS } from '../shared/report/retention';
 
 /**
  * Everything a deployment may vary, read from CDK context (`cdk.json` holds the defaults; override
@@ -51,6 +52,8 @@ export interface ServiceConfig {
   /** Days of daily manual OpenSearch snapshots kept (lib/backups.ts). */
   readonly snapshotKeepDays: number;
   readonly logRetentionDays: number;
+  /** Months of report data kept besides the current one (shared/report/retention.ts); 0 keeps everything. */
+  readonly retentionMonths: number;
   /** Subscribes this address to the alarm topic when set. */
   readonly alarmEmail?: string;
   /**
@@ -95,6 +98,12 @@ const list = (node: Ctx, key: string): string[] => {
   const items = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : [];
   return items.map((s) => s.trim()).filter((s) => s.length > 0);
 };
+
+function retention(node: Ctx): number {
+  const months = int(node, 'retentionMonths', DEFAULT_RETENTION_MONTHS, 0);
+  if (months > MAX_RETENTION_MONTHS) throw new Error(`Context "retentionMonths" must be at most ${MAX_RETENTION_MONTHS}, got ${months}.`);
+  return months;
+}
 
 /** `major.minor` as Amazon OpenSearch Service names its OpenSearch versions (`OpenSearch_2.19`). */
 const engineVersion = (node: Ctx): string => {
@@ -149,6 +158,7 @@ export function readConfig(node: Ctx): ServiceConfig {
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
     snapshotKeepDays: int(node, 'snapshotKeepDays', 30, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
+    retentionMonths: retention(node),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(problemTypeBase ? { problemTypeBase } : {}),
   };

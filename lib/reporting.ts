@@ -8,6 +8,8 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { PROBE_REQUEST } from '../shared/health/checks';
 import { INDEX_BASE, indexTemplates } from '../shared/report/engines/opensearch/indices';
+import { ismPolicyId } from '../shared/report/engines/opensearch/ism';
+import { DEFAULT_RETENTION_MONTHS } from '../shared/report/retention';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
 
 export interface ReportingProps {
@@ -50,6 +52,12 @@ export interface ReportingProps {
   readonly removalPolicy?: RemovalPolicy;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * Months of report data kept (shared/report/retention.ts): the index-setup custom resource installs
+   * the ISM safety-net policy for it (shared/report/engines/opensearch/ism.ts), or removes it for 0.
+   * @default DEFAULT_RETENTION_MONTHS (25)
+   */
+  readonly retentionMonths?: number;
 }
 
 /**
@@ -148,6 +156,7 @@ export class Reporting extends Construct {
       }),
     );
     acknowledgeWildcards(this.setupIndices.role!, this.domain, [`_index_template/${this.indexPrefix}*`], 'One index template per collection, all named with the index prefix; the pattern grants exactly those.');
+    this.grantIsmInstallation();
 
     const provider = new Provider(this, 'SetupIndicesProvider', {
       onEventHandler: this.setupIndices,
@@ -166,8 +175,22 @@ export class Reporting extends Construct {
         Shards: '1',
         Replicas: String(replicas),
         TemplatesHash: createHash('sha256').update(JSON.stringify(templates)).digest('hex').slice(0, 16),
+        RetentionMonths: String(props.retentionMonths ?? DEFAULT_RETENTION_MONTHS),
       },
     });
+  }
+
+  /**
+   * What installing the ISM policy sends (shared/report/engines/opensearch/ism.ts): GET, PUT and DELETE
+   * of the one policy, `add` and `remove` on the monthly indices of each collection.
+   */
+  private grantIsmInstallation(): void {
+    const policy = `_plugins/_ism/policies/${ismPolicyId(this.indexPrefix)}`;
+    const patterns = Object.values(INDEX_BASE).map((base) => `${this.indexPrefix}${base}-*`);
+    const attach = patterns.flatMap((p) => [`_plugins/_ism/add/${p}`, `_plugins/_ism/remove/${p}`]);
+    this.setupIndices.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpGet', 'es:ESHttpPut', 'es:ESHttpDelete'], resources: [`${this.domain.domainArn}/${policy}`] }));
+    this.setupIndices.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: attach.map((p) => `${this.domain.domainArn}/${p}`) }));
+    acknowledgeWildcards(this.setupIndices.role!, this.domain, attach, 'The ISM policy is added to (or removed from) the monthly indices of each collection by pattern; nothing else.');
   }
 
   /** Read access for report queries: the monthly indices of every collection. */

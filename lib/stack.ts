@@ -17,11 +17,12 @@ import { MachineClients } from './machine-clients';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
+import { Retention } from './retention';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'take-snapshot';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention' | 'take-snapshot';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -31,6 +32,7 @@ export const HANDLERS: readonly HandlerName[] = [
   'setup-indices',
   'pre-token-generation',
   'authorize-ingest',
+  'apply-retention',
   'take-snapshot',
 ];
 
@@ -87,6 +89,8 @@ export class ServiceStack extends Stack {
   public readonly backups: Backups;
   /** Created with the user pool (not with an external issuer). */
   public readonly machineClients?: MachineClients;
+  /** The daily retention job; absent when `retentionMonths` is 0. */
+  public readonly retention?: Retention;
   /** One function per route handler of functions/routes.ts. */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
@@ -111,6 +115,7 @@ export class ServiceStack extends Stack {
       engineVersion: EngineVersion.openSearch(config.openSearch.engineVersion),
       removalPolicy,
       logRetention,
+      retentionMonths: config.retentionMonths,
     });
     const query = this.reporting.queryBinding;
     this.backups = new Backups(this, 'Backups', {
@@ -121,6 +126,15 @@ export class ServiceStack extends Stack {
       removalPolicy,
       logRetention,
     });
+    if (config.retentionMonths > 0) {
+      this.retention = new Retention(this, 'Retention', {
+        entry: entries['apply-retention'],
+        domain: this.reporting.domain,
+        indexPrefix: config.openSearch.indexPrefix,
+        months: config.retentionMonths,
+        logRetention,
+      });
+    }
 
     this.occupancy = new Occupancy(this, 'Occupancy', {
       refreshEntry: entries['refresh-occupancy'],

@@ -9,6 +9,9 @@
 # Why this distribution: no Docker and no general internet here, but Maven Central is reachable and
 # carries org.opensearch.distribution.integ-test-zip (the JDK-less zip OpenSearch's own test
 # clusters use: core server + transport-netty4 only, no security plugin, no other modules).
+# The reindex module (`_delete_by_query`, which erasing an organization uses; the full distribution
+# ships it, the integ-test-zip does not) is put together from Maven Central's reindex-client jar and
+# its dependencies, less those the server already has in lib/, with the module's descriptor.
 # The zip is fetched with mvn and unpacked into a temporary directory that is renamed into place,
 # so an interrupted download or unzip never leaves a half-written tree behind. A lock (flock, where
 # available) serialises concurrent callers, e.g. jest and the benchmark starting at the same time.
@@ -69,6 +72,43 @@ unpack() {
   rm -rf "$tmp"
 }
 
+# Adds modules/reindex to the unpacked distribution (see the top of this file).
+add_reindex_module() {
+  command -v mvn >/dev/null || { log "mvn is required to download the reindex module"; exit 1; }
+  local tmp jar
+  tmp="$(mktemp -d "$cache/.download.XXXXXX")"
+  log "downloading the reindex module $version with mvn"
+  cat >"$tmp/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <groupId>lrs</groupId><artifactId>reindex-module</artifactId><version>1</version><packaging>pom</packaging>
+  <dependencies><dependency><groupId>org.opensearch.plugin</groupId><artifactId>reindex-client</artifactId><version>$version</version></dependency></dependencies>
+</project>
+POM
+  if ! (cd "$tmp" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/jars" >"$tmp/mvn.log" 2>&1); then
+    cat "$tmp/mvn.log" >&2
+    rm -rf "$tmp"
+    log "mvn could not fetch the reindex module"
+    exit 1
+  fi
+  mkdir "$tmp/reindex"
+  for jar in "$tmp/jars/"*.jar; do
+    # A jar the server has already (same name) would be loaded twice: OpenSearch refuses that ("jar hell").
+    [ -e "$home/lib/$(basename "$jar")" ] || mv "$jar" "$tmp/reindex/"
+  done
+  cat >"$tmp/reindex/plugin-descriptor.properties" <<DESC
+description=Adds _reindex, _update_by_query and _delete_by_query.
+version=$version
+name=reindex
+classname=org.opensearch.index.reindex.ReindexPlugin
+java.version=11
+opensearch.version=$version
+extended.plugins=
+has.native.controller=false
+DESC
+  mv "$tmp/reindex" "$home/modules/reindex"
+  rm -rf "$tmp"
+}
+
 mkdir -p "$cache"
 cache="$(cd "$cache" && pwd)" # absolute: extract() changes directory
 zip="$cache/opensearch-$version.zip"
@@ -84,4 +124,5 @@ fi
 
 [ -f "$zip" ] || download
 [ -x "$home/bin/opensearch" ] || unpack
+[ -f "$home/modules/reindex/plugin-descriptor.properties" ] || add_reindex_module
 echo "$home"

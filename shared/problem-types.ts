@@ -27,7 +27,8 @@ export const PROBLEM_TYPES = {
   'malformed-body': {
     title: 'Malformed request body',
     status: 400,
-    description: 'The body is not JSON (or NDJSON, for ingest), or there is none where one is needed. `detail` says what the parser found.',
+    description: 'The body is not JSON (or NDJSON, for ingest), or there is none where one is needed, or it nests arrays and objects more than 64 levels deep (`maxDepth`). `detail` says what the parser found.',
+    members: { maxDepth: 'The deepest nesting a JSON body may have, when that is what was exceeded.' },
   },
   unauthorized: {
     title: 'Unauthorized',
@@ -78,7 +79,7 @@ export const PROBLEM_TYPES = {
     title: 'Unsupported media type',
     status: 415,
     description:
-      'The body is not declared as the media type the endpoint takes (`application/json` for a report, `application/x-ndjson` for ingest): no `Content-Type`, another media type, or a `charset` other than UTF-8; or, for ingest, a `Content-Encoding` other than gzip. The `Accept` header of the answer names the media type the body may have.',
+      'The body is not declared as the media type the endpoint takes (`application/json` for a report, `application/x-ndjson` for ingest): no `Content-Type`, another media type, or a `charset` other than UTF-8; or a `Content-Encoding` other than gzip for ingest, or any for a report (`Accept-Encoding` then names what is taken). The `Accept` header of the answer names the media type the body may have.',
     members: { allowed: 'The media types a body may have.' },
   },
   'too-many-buckets': {

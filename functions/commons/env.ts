@@ -32,6 +32,8 @@ export const ENV = {
   splitConcurrency: 'REPORT_SPLIT_CONCURRENCY',
   /** Most slices one split report may have. */
   maxSlices: 'REPORT_MAX_SLICES',
+  /** Months of documents kept (shared/report/retention.ts): the current month and this many before it; 0 keeps all. */
+  retentionMonths: 'RETENTION_MONTHS',
   /** Where the problem types are documented: the `type` of a problem is this and its slug; unset: `/problems#`. */
   problemTypeBase: 'PROBLEM_TYPE_BASE',
   /** Name of the manual snapshot repository (lib/backups.ts). */

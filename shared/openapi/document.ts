@@ -193,7 +193,7 @@ function queryReport(problem: ProblemExample): Json {
           },
         },
       },
-      '400': problemResponse('The body breaks the request language (every error with its JSON Pointer in `errors`), or is not JSON.', {
+      '400': problemResponse('The body breaks the request language (every error with its JSON Pointer in `errors`), or is not JSON, or nests arrays and objects more than 64 levels deep.', {
         invalidInterval: problem('validation', '/aggregations/0/interval: must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)', {
           errors: [{ path: '/aggregations/0/interval', message: 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)' }],
         }),
@@ -205,7 +205,7 @@ function queryReport(problem: ProblemExample): Json {
       }),
       '413': problemResponse('Body larger than 64 KiB.', { tooLarge: problem('payload-too-large', 'The body must be at most 65536 bytes.') }),
       '415': problemResponse(
-        'Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8); `allowed` names application/json.',
+        'Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8), or sent with a Content-Encoding (send it as it is: `Accept-Encoding: identity` says so); `allowed` names application/json.',
         {
           otherType: problem('unsupported-media-type', 'Content-Type text/plain is not supported; the body must be application/json.', { allowed: ['application/json'] }),
         },

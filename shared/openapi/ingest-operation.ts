@@ -6,6 +6,12 @@ import { common, header, problemResponse, ref, type ProblemExample } from './res
 
 type Json = Record<string, unknown>;
 
+/** A response that API Gateway may also give itself, as `{"message":"Forbidden"}` (its Lambda authorizer said no). */
+const withGatewayForbidden = (response: Json & { content: Json }): Json => ({
+  ...response,
+  content: { ...response.content, 'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { authorizer: { summary: "The ingest route's Lambda authorizer (deployed)", value: { message: 'Forbidden' } } } } },
+});
+
 const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
 const GOOD = '{"id":"cam-1:000123","locationId":"berlin-mall","trackingCameraId":"berlin-mall-cam-1","label":"person","timestamp":"2024-05-01T08:00:00Z","crossedPaths":[{"id":"entrance","end":"A"}]}';
 /** The request body of the examples: two documents and a line naming a location the organization does not have (line 2). */
@@ -118,10 +124,12 @@ export function ingestDocuments(problem: ProblemExample): Json {
         }),
       }),
       '401': ref('responses', 'Unauthorized'),
-      '403': problemResponse(
-        'The token has no ingest scope (a user\'s token reads, and cannot write).',
-        { readingToken: problem('forbidden', "Writing documents needs a token with the scope lrs/ingest (a machine client's).", { scope: 'lrs/ingest' }) },
-        { 'WWW-Authenticate': { description: 'The scope the request needs.', schema: { type: 'string' }, example: 'Bearer error="insufficient_scope", scope="lrs/ingest"' } },
+      '403': withGatewayForbidden(
+        problemResponse(
+          "The token has no ingest scope (a user's token reads, and cannot write). Deployed with the stack's user pool, the route's Lambda authorizer refuses such a token before the service sees it, and a revoked machine client's too: API Gateway answers `{\"message\":\"Forbidden\"}` as application/json (docs/aws.md, Machine clients). The local server answers problem+json.",
+          { readingToken: problem('forbidden', "Writing documents needs a token with the scope lrs/ingest (a machine client's).", { scope: 'lrs/ingest' }) },
+          { 'WWW-Authenticate': { description: 'The scope the request needs.', schema: { type: 'string' }, example: 'Bearer error="insufficient_scope", scope="lrs/ingest"' } },
+        ),
       ),
       '404': problemResponse('No such collection.', {
         unknownCollection: problem('not-found', "There is no collection 'events'; documents go to /ingest/movementEvents, /ingest/parkingLotStats, /ingest/parkingEvents."),

@@ -96,9 +96,9 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
     CheckStatus: { type: 'string', enum: ['ok', 'fail', 'timeout'], description: 'How a health check went.' },
     GatewayMessage: {
       type: 'object',
-      description: "API Gateway's own answer (deployed only), before or instead of the function: the JWT authorizer's 401, throttling's 429, a function that failed (500) or did not answer in time (503).",
+      description: "API Gateway's own answer (deployed only), before or instead of the function: the JWT authorizer's 401, the ingest route's Lambda authorizer's 403, throttling's 429, a function that failed (500) or did not answer in time (503).",
       required: ['message'],
-      properties: { message: { type: 'string', enum: ['Unauthorized', 'Too Many Requests', 'Internal Server Error', 'Service Unavailable'], description: "API Gateway's reason." } },
+      properties: { message: { type: 'string', enum: ['Unauthorized', 'Forbidden', 'Too Many Requests', 'Internal Server Error', 'Service Unavailable'], description: "API Gateway's reason." } },
     },
     Problem: problemSchema(problemTypeBase),
   };
@@ -117,6 +117,7 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
   allowed: { type: 'array', items: { type: 'string' } },
   scope: { type: 'string' },
   maxBuckets: { type: 'integer' },
+  maxDepth: { type: 'integer' },
   maxAnswerBuckets: { type: 'integer' },
   splitInterval: { type: 'string' },
   bytes: { type: 'integer' },

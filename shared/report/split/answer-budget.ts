@@ -12,7 +12,6 @@ import type { EngineResult } from '../engines/engine';
  */
 export class AnswerBudget {
   private held = 0;
-  private slices = 0;
 
   /** `max`: the most buckets the results may hold together (MAX_ANSWER_BUCKETS for a report). */
   constructor(readonly max: number) {}
@@ -20,12 +19,13 @@ export class AnswerBudget {
   /** Counts one slice's result (of `of` slices); a 422 AnswerBucketsError once the results together hold more than `max`. */
   take(result: EngineResult, of: number): void {
     this.held += resultBuckets(result.root);
-    this.slices++;
     if (this.held <= this.max) return;
     const fmt = (x: number): string => x.toLocaleString('en');
+    // Not how many slices had come back: that depends on which finished first, and the same report
+    // must be answered alike on every engine and every run.
     throw new AnswerBucketsError(
       this.max,
-      `${this.slices} of its ${fmt(of)} slices already hold ${fmt(this.held)} buckets: more than the ${fmt(this.max)} an answer may hold, however the report is split. ` +
+      `Its ${fmt(of)} slices hold more buckets together than the ${fmt(this.max)} an answer may hold, however the report is split. ` +
         'Use a coarser dateHistogram interval, a shorter time range, or fewer series.',
       `too fine for the series of this report: its slices hold more than ${fmt(this.max)} buckets together`,
     );

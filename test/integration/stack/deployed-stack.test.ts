@@ -199,7 +199,13 @@ const theOne = (type: string, test: (p: Json) => boolean = () => true): string =
 };
 const functionIdOfArn = (arn: unknown): string => resolver.text(arn).split(':').pop()!;
 
-const refreshFunctionId = () => functionIdOfArn((props(theOne('AWS::Events::Rule')).Targets as { Arn: unknown }[])[0]!.Arn);
+/** The rule of a schedule, by its cron expression: the occupancy refresh's or the retention's. */
+const ruleOf = (schedule: string) => theOne('AWS::Events::Rule', (p) => p.ScheduleExpression === schedule);
+const REFRESH_SCHEDULE = 'cron(0/5 * * * ? *)';
+const RETENTION_SCHEDULE = 'cron(15 3 * * ? *)';
+const targetOf = (rule: string) => functionIdOfArn((props(rule).Targets as { Arn: unknown }[])[0]!.Arn);
+const refreshFunctionId = () => targetOf(ruleOf(REFRESH_SCHEDULE));
+const retentionFunctionId = () => targetOf(ruleOf(RETENTION_SCHEDULE));
 const setupIndicesFunctionId = () => {
   const framework = theOne('AWS::Lambda::Function', (p) => (p.Environment as { Variables?: Json } | undefined)?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined);
   return functionIdOfArn((props(framework).Environment as { Variables: Json }).Variables.USER_ON_EVENT_FUNCTION_ARN);
@@ -257,7 +263,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(11);
+    expect(serviceFunctionIds()).toHaveLength(12);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -267,6 +273,7 @@ describe('the cloud assembly', () => {
       ...Object.fromEntries(api.routes.map((r) => [r.functionId, HANDLER_OF_ROUTE[r.routeKey]!])),
       [refreshFunctionId()]: 'functions/refresh-occupancy.ts',
       [setupIndicesFunctionId()]: 'functions/setup-indices.ts',
+      [retentionFunctionId()]: 'functions/apply-retention.ts',
       [workerFunctionId()]: 'functions/run-report-slice.ts',
       [preTokenFunctionId()]: 'functions/pre-token-generation.ts',
       [api.routes.find((r) => r.lambdaAuthorizer)!.lambdaAuthorizer!.functionId]: 'functions/authorize-ingest.ts',
@@ -274,7 +281,7 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(11);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(12);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
@@ -352,15 +359,24 @@ describe('the deployed service, run from its assets', () => {
   });
 
   it('answers live occupancy after the EventBridge rule\'s target ran: 3 in, 1 out', async () => {
-    const rule = props(theOne('AWS::Events::Rule'));
+    const rule = props(ruleOf(REFRESH_SCHEDULE));
     expect(rule.ScheduleExpression).toBe('cron(0/5 * * * ? *)');
     const before = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(JSON.parse(before.body)).toEqual({ insights: { occupancy: [] } });
-    const summary = await fn(refreshFunctionId()).invoke({ version: '0', id: 'e1', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [theOne('AWS::Events::Rule'), 'Arn'] })], detail: {} });
+    const summary = await fn(refreshFunctionId()).invoke({ version: '0', id: 'e1', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(REFRESH_SCHEDULE), 'Arn'] })], detail: {} });
     expect(summary).toMatchObject({ locations: 2, refreshedLocations: 2, failedLocations: 0 }); // both organizations' locations
     const after = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(after.status).toBe(200);
     expect(JSON.parse(after.body)).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] } });
+  });
+
+  it('deletes, from the retention rule\'s target, a monthly index older than 25 months and keeps the others', async () => {
+    const old = `${PREFIX}movement-events-2019.01`;
+    await openSearch.indices.create({ index: old });
+    const summary = await fn(retentionFunctionId()).invoke<{ months: number; deleted: string[]; kept: number }>({ version: '0', id: 'e2', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(RETENTION_SCHEDULE), 'Arn'] })], detail: {} });
+    expect(summary.months).toBe(25);
+    expect(summary.deleted).toContain(old);
+    expect((await openSearch.indices.exists({ index: old })).body).toBe(false);
   });
 
   it('answers a report as JSON and as CSV', async () => {

@@ -58,7 +58,7 @@ describe('the manual snapshot repository and its daily job', () => {
   it('runs the job once a day, without retries, told where the repository and its role are', () => {
     const fn = functionId(template, SNAPSHOT_JOB);
     template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'cron(15 3 * * ? *)',
+      ScheduleExpression: 'cron(15 4 * * ? *)',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
     });
     template.hasResourceProperties('AWS::Lambda::Function', {

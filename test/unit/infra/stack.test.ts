@@ -57,7 +57,7 @@ describe('the service stack with the default context (cdk.json)', () => {
       const ours = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
         (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
-      expect(ours).toHaveLength(ROUTES.length + 6); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, snapshot job
+      expect(ours).toHaveLength(ROUTES.length + 7); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job
       for (const fn of ours) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -177,9 +177,16 @@ describe('the service stack with the default context (cdk.json)', () => {
       expect(resourcesFor(template, WORKER, 's3:')).toEqual([`${bucketId(template)}.Arn/*`]);
     });
 
-    it('lets the index setup put index templates only', () => {
-      expect(ownActions(template, SETUP)).toEqual(['es:ESHttpPost', 'es:ESHttpPut']);
-      expect(resourcesFor(template, SETUP, 'es:')).toEqual([`${domainId(template)}.Arn/_index_template/*`]);
+    it('lets the index setup put index templates and install the retention ISM policy only', () => {
+      expect(ownActions(template, SETUP)).toEqual(['es:ESHttpDelete', 'es:ESHttpGet', 'es:ESHttpPost', 'es:ESHttpPut']);
+      const domain = `${domainId(template)}.Arn`;
+      expect(resourcesFor(template, SETUP, 'es:')).toEqual(
+        [
+          `${domain}/_index_template/*`,
+          `${domain}/_plugins/_ism/policies/retention`,
+          ...INDEX_PATTERNS.flatMap((p) => [`${domain}/_plugins/_ism/add/${p}`, `${domain}/_plugins/_ism/remove/${p}`]),
+        ].sort(),
+      );
     });
 
     it('lets the state machine invoke the slice worker and nothing else but its logs and traces', () => {
@@ -366,6 +373,7 @@ describe('the service stack with the default context (cdk.json)', () => {
         Shards: '1',
         Replicas: '0',
         TemplatesHash: Match.stringLikeRegexp('^[0-9a-f]{16}$'),
+        RetentionMonths: '25',
       });
     });
   });

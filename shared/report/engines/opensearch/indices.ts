@@ -1,5 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { CATALOG, COLLECTIONS, type Collection, type FieldDef } from '../../fields';
+import { formatMonth, monthOf } from '../../retention';
 
 /**
  * Index design as code. Each collection lives in monthly indices (`<prefix>movement-events-2024.05`)
@@ -16,8 +17,18 @@ export const indexPattern = (prefix: string, c: Collection): string => `${prefix
 
 /** The monthly index a document with this timestamp (epoch ms) is written to. */
 export function indexNameFor(prefix: string, c: Collection, timestampMs: number): string {
-  const d = new Date(timestampMs);
-  return `${prefix}${INDEX_BASE[c]}-${d.getUTCFullYear()}.${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+  return `${prefix}${INDEX_BASE[c]}-${formatMonth(monthOf(timestampMs))}`;
+}
+
+/**
+ * The month (YYYYMM) of a monthly index of the collection, read from its name; undefined for a name
+ * that is not one (another collection's, a longer base such as `movement-events-old-2024.05`).
+ */
+export function monthOfIndex(prefix: string, c: Collection, name: string): number | undefined {
+  const head = `${prefix}${INDEX_BASE[c]}-`;
+  if (!name.startsWith(head)) return undefined;
+  const match = /^(\d{4})\.(0[1-9]|1[0-2])$/.exec(name.slice(head.length));
+  return match ? Number(match[1]) * 100 + Number(match[2]) : undefined;
 }
 
 export interface IndexSettings {

@@ -10,10 +10,10 @@ import { tablePlan, type ChildPlan } from './table-plan';
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** Writes are serialized per database: row ids are handed out from max(row_id). */
+/** Writes are serialized per database: row ids are handed out from max(row_id). Deletions (./delete-rows.ts) take the same turn. */
 const writeLocks = new WeakMap<DuckDBInstance, Promise<unknown>>();
 
-function serialized<T>(instance: DuckDBInstance, work: () => Promise<T>): Promise<T> {
+export function serialized<T>(instance: DuckDBInstance, work: () => Promise<T>): Promise<T> {
   const previous = writeLocks.get(instance) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(work);
   writeLocks.set(instance, run);

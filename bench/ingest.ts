@@ -1,0 +1,222 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { Client } from '@opensearch-project/opensearch';
+import { runPool } from '#shared/concurrency';
+import { parseDocument } from '#shared/report/documents';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
+import { startOpenSearch } from '../bin/dev/opensearch-node';
+import { startLocalService, type LocalService } from '../bin/dev/local-service';
+import { ndjsonBatches, type Batch } from '../bin/ingest/batches';
+import { createSender } from '../bin/ingest/send';
+import { loadOrCreateDevKey } from '../bin/local/auth/dev-key';
+import { mintDevToken } from '../bin/local/auth/tokens';
+import { dataPaths, LOCAL_ORGANIZATION_ID } from '../bin/local/config';
+import { openLocationStore } from '../bin/local/stores';
+import { seedMovementEvents } from '../bin/seed/generate';
+import { seed } from '../bin/seed/seed';
+import { duckDbTarget, openSearchTarget, type DocumentTarget } from '../bin/seed/targets';
+import { machine, median } from './stats';
+
+/**
+ * `npm run bench -- ingest` (issue 21): documents/s of POST /ingest/{collection} on `npm start`
+ * (batches of 10,000 lines, gzip, 4 requests at once, as the backfill CLI sends them) against the
+ * direct writer (`npm run ingest` without --api: the same validation and writer, in-process), on
+ * DuckDB (goals: ≥ 0.5× direct, ≥ 50,000 documents/s) and on OpenSearch, where raw `_bulk` of the
+ * same documents (`index`, the event's id as `_id`, 4 at once) is the baseline (goal ≥ 0.8×). Then the cost of duplicate
+ * detection on DuckDB with STORED documents already there: new documents written with identity
+ * (look-up, keys) ÷ without (goal ≤ 1.5×). Each pair alternates, ROUNDS times, on new documents
+ * each round; medians. Gzip bodies are made before the clock starts (the client's cost, not the
+ * endpoint's). BENCH_INGEST_DOCS (default 200,000 per round), BENCH_INGEST_STORED (default 2,000,000).
+ */
+const DOCS = Number(process.env.BENCH_INGEST_DOCS ?? 200_000);
+const STORED = Number(process.env.BENCH_INGEST_STORED ?? 2_000_000);
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 2);
+const CONCURRENCY = 4;
+/** Corpus rounds (31 days apart, so no two share a document): the throughput runs', then the stored documents' (a million each), then identity's. */
+const STORED_FIRST = 10;
+const STORED_ROUNDS = STORED_FIRST + Math.ceil(STORED / 1_000_000);
+const ORG = LOCAL_ORGANIZATION_ID;
+const NOW = Date.UTC(2024, 5, 1);
+
+/** `count` seeded movement events (the local organization's 3 locations over 30 days), a different set for each `round`. */
+function corpus(round: number, count: number): Record<string, unknown>[] {
+  const docs: Record<string, unknown>[] = [];
+  for (const d of seedMovementEvents({ organizationId: ORG, days: 30, locations: 3, now: NOW - round * 31 * 86_400_000, eventsPerDay: Math.ceil((count / 90) * 1.3), seed: 100 + round })) {
+    if (docs.length === count) break;
+    docs.push(d as unknown as Record<string, unknown>);
+  }
+  return docs;
+}
+
+async function gzipBatches(docs: readonly Record<string, unknown>[]): Promise<Batch[]> {
+  const out: Batch[] = [];
+  for await (const b of ndjsonBatches(Readable.from([docs.map((d) => JSON.stringify(d)).join('\n')]))) out.push(b);
+  return out;
+}
+
+/** Seconds to post every batch through the endpoint, `CONCURRENCY` at once; throws unless every line was written. */
+async function viaEndpoint(service: LocalService, token: string, batches: readonly Batch[], expected: number): Promise<number> {
+  const sender = createSender(service.url, token);
+  const t = performance.now();
+  const outcomes = await runPool(batches, CONCURRENCY, (b) => sender.send('movementEvents', b.body));
+  const seconds = (performance.now() - t) / 1000;
+  // A document the seed happens to make twice (same millisecond and content) is one: a duplicate.
+  const done = outcomes.reduce((n, o) => n + (o.kind === 'answered' ? o.result.accepted + o.result.duplicates : 0), 0);
+  if (done !== expected) throw new Error(`endpoint: ${done} of ${expected} written: ${JSON.stringify(outcomes.find((o) => o.kind === 'failed' || o.result.rejected.length > 0))}`);
+  return seconds;
+}
+
+/** Seconds for the direct writer (as `npm run ingest` without --api): parse, validate, write, in batches of 10,000. */
+async function viaDirect(target: DocumentTarget, lines: readonly string[], expected: number): Promise<number> {
+  const t = performance.now();
+  let written = 0;
+  for (let i = 0; i < lines.length; i += 10_000) {
+    const result = await target.write('movementEvents', lines.slice(i, i + 10_000).map((l) => JSON.parse(l) as unknown), i + 1);
+    written += result.written + result.duplicates;
+  }
+  const seconds = (performance.now() - t) / 1000;
+  if (written !== expected) throw new Error(`direct: ${written} of ${expected} written`);
+  return seconds;
+}
+
+/** A data folder with the seeded locations only (no documents), and an ingest token for it. */
+async function locationsOnly(): Promise<{ dir: string; token: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'lrs-bench-ingest-'));
+  const paths = dataPaths(dir);
+  const opened = await openLocationStore({ localFile: paths.locations });
+  await seed(undefined, opened.store, { organizationId: ORG, days: 1, locations: 3, now: NOW });
+  await opened.close();
+  const token = await mintDevToken(await loadOrCreateDevKey(paths.devKey), { organizationId: ORG, claimName: organizationClaim(), scopes: [INGEST_SCOPE], ttlSeconds: 86_400 });
+  return { dir, token };
+}
+
+const rate = (docs: number, seconds: number) => Math.round(docs / seconds);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function duckdbRow(lines: string[][]): Promise<string[]> {
+  const { dir, token } = await locationsOnly();
+  const direct = await duckDbTarget(join(dir, 'direct.duckdb'));
+  const service = await startLocalService({}, ['--no-seed'], { dataDir: dir });
+  try {
+    const batches = await Promise.all(lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))));
+    const d: number[] = [];
+    const e: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      d.push(rate(DOCS, await viaDirect(direct, lines[r] as string[], DOCS)));
+      e.push(rate(DOCS, await viaEndpoint(service, token, batches[r] as Batch[], DOCS)));
+    }
+    const [dr, er] = [median(d), median(e)];
+    return [
+      `| DuckDB | direct writer | ${fmt(dr)} | 1.00× | |`,
+      `| DuckDB | POST /ingest (npm start) | ${fmt(er)} | ${(er / dr).toFixed(2)}× | ≥ 0.5× and ≥ 50,000/s: ${er >= 0.5 * dr && er >= 50_000 ? 'met' : 'not met'} |`,
+    ];
+  } finally {
+    await service.stop();
+    await direct.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function openSearchRow(lines: string[][]): Promise<string[]> {
+  const node = await startOpenSearch({ heap: '1g' });
+  const { dir, token } = await locationsOnly();
+  const client = new Client({ node: node.url, requestTimeout: 120_000 });
+  const service = await startLocalService({}, ['--no-seed', '--opensearch-url', node.url, '--index-prefix', 'api-'], { dataDir: dir });
+  const direct = await openSearchTarget({ url: node.url, auth: 'none' }, 'direct-');
+  try {
+    // The same templates (mappings, no replica) for every prefix; the server's writer assumes them, as the stack's custom resource puts them.
+    for (const prefix of ['raw-', 'api-']) await ensureIndexTemplates(client, prefix, { replicas: 0 });
+    const batches = await Promise.all(lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))));
+    const raw = async (docs: string[]) => {
+      const t = performance.now();
+      const chunks = Array.from({ length: Math.ceil(docs.length / 10_000) }, (_, i) => docs.slice(i * 10_000, (i + 1) * 10_000));
+      await runPool(chunks, CONCURRENCY, async (chunk) => {
+        // The document's own id (the seed's event id) as `_id`, as a loader that keeps ids would send it.
+        const body = chunk.flatMap((l) => {
+          const { id, ...doc } = JSON.parse(l) as { id?: string; timestamp: string };
+          return [{ index: { _index: indexNameFor('raw-', 'movementEvents', Date.parse(doc.timestamp)), ...(id ? { _id: id } : {}) } }, doc];
+        });
+        const response = await client.bulk({ body: body as never });
+        if ((response.body as { errors: boolean }).errors) throw new Error('raw _bulk: errors');
+      });
+      return (performance.now() - t) / 1000;
+    };
+    const rw: number[] = [];
+    const d: number[] = [];
+    const e: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      rw.push(rate(DOCS, await raw(lines[r] as string[])));
+      d.push(rate(DOCS, await viaDirect(direct, lines[r] as string[], DOCS)));
+      e.push(rate(DOCS, await viaEndpoint(service, token, batches[r] as Batch[], DOCS)));
+    }
+    const [rr, dr, er] = [median(rw), median(d), median(e)];
+    return [
+      `| OpenSearch | raw \`_bulk\` (index, the event id as \`_id\`) | ${fmt(rr)} | 1.00× | |`,
+      `| OpenSearch | direct writer (create, identity \`_id\`) | ${fmt(dr)} | ${(dr / rr).toFixed(2)}× | |`,
+      `| OpenSearch | POST /ingest (npm start) | ${fmt(er)} | ${(er / rr).toFixed(2)}× | ≥ 0.8× raw: ${er >= 0.8 * rr ? 'met' : 'not met'} |`,
+    ];
+  } finally {
+    await service.stop();
+    await direct.close();
+    await client.close();
+    await node.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** New documents written with identity ÷ without, into a DuckDB file holding STORED documents already. */
+async function identityRows(): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'lrs-bench-identity-'));
+  const db = await openDuckDb(join(dir, 'identity.duckdb'));
+  try {
+    const parse = (docs: Record<string, unknown>[]) => docs.map((d) => parseDocument('movementEvents', d));
+    let t = performance.now();
+    for (let done = 0, round = STORED_FIRST; done < STORED; round++) {
+      const docs = parse(corpus(round, Math.min(1_000_000, STORED - done)));
+      for (let i = 0; i < docs.length; i += 100_000) await ingestDocuments(db, 'movementEvents', docs.slice(i, i + 100_000));
+      done += docs.length;
+    }
+    const loadS = (performance.now() - t) / 1000;
+    const off: number[] = [];
+    const on: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const [a, b] = [parse(corpus(STORED_ROUNDS + 2 * r, DOCS)), parse(corpus(STORED_ROUNDS + 2 * r + 1, DOCS))];
+      t = performance.now();
+      for (let i = 0; i < a.length; i += 10_000) await ingestDocuments(db, 'movementEvents', a.slice(i, i + 10_000), { identity: false });
+      off.push((performance.now() - t) / 1000);
+      t = performance.now();
+      for (let i = 0; i < b.length; i += 10_000) await ingestDocuments(db, 'movementEvents', b.slice(i, i + 10_000));
+      on.push((performance.now() - t) / 1000);
+    }
+    const [o, n] = [median(off), median(on)];
+    return [
+      `- ${fmt(STORED)} stored documents loaded with identity in ${loadS.toFixed(0)} s (${fmt(rate(STORED, loadS))}/s, 100,000 a transaction)`,
+      `- ${fmt(DOCS)} new documents in transactions of 10,000 (one request's worth): without identity ${fmt(rate(DOCS, o))}/s, with ${fmt(rate(DOCS, n))}/s: ` +
+        `with ÷ without = ${(n / o).toFixed(2)}× the time; goal ≤ 1.5×: ${n / o <= 1.5 ? 'met' : 'not met'}`,
+    ];
+  } finally {
+    db.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchIngest(): Promise<void> {
+  console.log(`machine: ${await machine()}`);
+  console.log(`load before: ${load()}`);
+  const lines = Array.from({ length: ROUNDS }, (_, r) => corpus(r, DOCS).map((d) => JSON.stringify(d)));
+  const rows = [...(await duckdbRow(lines)), ...(await openSearchRow(lines))];
+  console.log(`\n${fmt(DOCS)} movement events per round, ${ROUNDS} rounds alternating, medians; ${CONCURRENCY} requests at once`);
+  console.log('| engine | path | documents/s | ÷ baseline | goal |\n|---|---|---:|---:|---|');
+  for (const row of rows) console.log(row);
+  console.log(`load after the throughput runs: ${load()}\n`);
+  for (const line of await identityRows()) console.log(line);
+  console.log(`load after: ${load()}`);
+}
+
+const load = () => execFileSync('uptime', { encoding: 'utf8' }).trim();

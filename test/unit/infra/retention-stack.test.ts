@@ -1,0 +1,58 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { actionsOf, functionId, removeSynthOutputs, resourcesOf, resourcesOfStatement, statementsOfFunction, synthService } from './synth';
+
+const RETENTION = /^Deletes the monthly report indices older than/;
+const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-events-*'];
+const OWN = (a: string) => a.startsWith('es:');
+
+afterAll(removeSynthOutputs);
+
+const domainId = (template: Template) => Object.keys(resourcesOf(template, 'AWS::OpenSearchService::Domain'))[0]!;
+
+describe('the retention of the service stack', () => {
+  describe('with the default context (25 months)', () => {
+    let template: Template;
+    beforeAll(() => {
+      ({ template } = synthService());
+    });
+
+    it('runs the retention function every day at 03:15 UTC', () => {
+      const fn = functionId(template, RETENTION);
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'cron(15 3 * * ? *)',
+        State: 'ENABLED',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2 } })],
+      });
+    });
+
+    it('tells the function the retention, the domain and the index prefix', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: Match.stringLikeRegexp('older than 25 months'),
+        Environment: { Variables: Match.objectLike({ RETENTION_MONTHS: '25', OPENSEARCH_AUTH: 'sigv4', OPENSEARCH_INDEX_PREFIX: '', OPENSEARCH_URL: Match.anyValue() }) },
+      });
+    });
+
+    it('lets the function list the monthly indices and DELETE them, on the index patterns only', () => {
+      const statements = statementsOfFunction(template, functionId(template, RETENTION)).filter((s) => actionsOf([s]).some(OWN));
+      const domain = `${domainId(template)}.Arn`;
+      const grants = Object.fromEntries(statements.map((s) => [actionsOf([s]).join(','), resourcesOfStatement(s).sort()]));
+      expect(grants).toEqual({
+        'es:ESHttpDelete': INDEX_PATTERNS.map((p) => `${domain}/${p}`).sort(),
+        'es:ESHttpGet': INDEX_PATTERNS.map((p) => `${domain}/_cat/indices/${p}`).sort(),
+      });
+    });
+  });
+
+  describe('with retentionMonths 0 (off)', () => {
+    let template: Template;
+    beforeAll(() => {
+      ({ template } = synthService({ context: { retentionMonths: 0 } }));
+    });
+
+    it('has no retention function and no schedule but the occupancy refresh, and tells the setup to remove the ISM policy', () => {
+      expect(() => functionId(template, RETENTION)).toThrow();
+      expect(Object.values(resourcesOf(template, 'AWS::Events::Rule')).map((r) => (r.Properties as { ScheduleExpression: string }).ScheduleExpression)).toEqual(['cron(0/5 * * * ? *)']);
+      template.hasResourceProperties('Custom::OpenSearchIndexTemplates', { RetentionMonths: '0' });
+    });
+  });
+});
