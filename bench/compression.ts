@@ -51,7 +51,7 @@ export async function benchCompression(): Promise<void> {
   const db = await openDuckDb(':memory:');
   const docs = [...seedMovementEvents({ organizationId: ORG, days: DAYS, locations: 3, now: NOW })].map((d) => parseDocument('movementEvents', d));
   await ingestDocuments(db, 'movementEvents', docs);
-  const handler = createQueryReportHandler(() => new DuckDbEngine(db));
+  const handler = createQueryReportHandler({ engine: () => new DuckDbEngine(db) });
   console.log(`${docs.length} movement events; ${RUNS} alternating runs per coding, medians\n`);
   console.log('| report | plain | gzip | br | handler, plain | gzip ÷ plain | br ÷ plain |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');

@@ -173,7 +173,7 @@ async function alternate(measurements: readonly (() => Promise<number>)[], runs 
 export async function benchDuckDb(): Promise<void> {
   const { instance, figures, reused } = await ingest();
   try {
-    const handler = createQueryReportHandler(() => new DuckDbEngine(instance));
+    const handler = createQueryReportHandler({ engine: () => new DuckDbEngine(instance) });
     const viaHandler = (body: unknown) => async () => {
       const t = performance.now();
       const response = await invoke(handler, { body, org: ORG });

@@ -218,7 +218,7 @@ async function benchOpenSearch(lines: string[], events: number): Promise<void> {
       }
     };
     await ensureBenchEvents(client, PREFIX, indexed, documents);
-    const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: PREFIX, requestCache: false }));
+    const handler = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: PREFIX, requestCache: false }) });
     const context = (): Context => {
       const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
       return { awsRequestId: 'bench', functionName: 'query-report', getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) } as Context;

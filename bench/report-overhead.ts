@@ -37,7 +37,7 @@ const body = {
 
 async function measure(client: Client, prefix: string): Promise<{ handler: number; raw: number }> {
   const engine = new OpenSearchEngine(client, { indexPrefix: prefix, requestCache: false });
-  const handler = createQueryReportHandler(() => engine);
+  const handler = createQueryReportHandler({ engine: () => engine });
   const raw = compileSearch(buildPlan(body), { organizationId: ORG }, { indexPrefix: prefix, limits: DEFAULT_LIMITS, requestCache: false });
   const viaHandler = async () => {
     const t = performance.now();

@@ -15,6 +15,7 @@ import { measuredEngine, metrics } from '#commons/powertools/metrics';
 import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
 import { httpEdge } from '#commons/http/edge';
 import { sentBytesOf } from '#commons/http/content-encoding';
+import { reportHeaders } from '#commons/http/report-headers';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 
@@ -31,14 +32,20 @@ export const RESPONSE_MARGIN_MS = 2_000;
 /** Who runs this process's split reports (commons/split/slice-executor.ts, loaded on the first split report). */
 const sliceExecutorFor = async (engine: ReportEngine): Promise<SliceExecutor> => (await import('#commons/split/slice-executor')).sliceExecutor(engine);
 
+export interface QueryReportDeps {
+  /** The report engine (OpenSearch in Lambda, DuckDB locally). */
+  readonly engine: Provider<ReportEngine>;
+  /** Who runs a split report's slices on that engine. */
+  readonly slices: (engine: ReportEngine) => SliceExecutor | Promise<SliceExecutor>;
+}
+
 /**
- * POST /reports:query. Dependencies are injectable so tests run this very handler on a test engine.
- * The split code, the Step Functions and S3 clients of a split report load on its first use, not at start.
+ * POST /reports:query. Dependencies are injectable (one object, given in part) so tests run this
+ * very handler on a test engine. The split code, the Step Functions and S3 clients of a split report
+ * load on its first use, not at start.
  */
-export function createQueryReportHandler(
-  engine: Provider<ReportEngine> = reportEngine,
-  slices: (engine: ReportEngine) => SliceExecutor | Promise<SliceExecutor> = sliceExecutorFor,
-) {
+export function createQueryReportHandler(given: Partial<QueryReportDeps> = {}) {
+  const deps: QueryReportDeps = { engine: reportEngine, slices: sliceExecutorFor, ...given };
   // The report's deadline answers first; should anything else outlast the function, middy's own
   // timeout answers this 503 rather than its TimeoutError (a 500).
   return middy<Event, APIGatewayProxyResultV2>({
@@ -54,10 +61,10 @@ export function createQueryReportHandler(
       const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
-      const reports = measuredEngine(await engine());
-      const { headers, body } = await answerReport(event.body, scope, reports, mediaType, { deadline, sliceExecutor: () => slices(reports), sentBytes: sentBytesOf(context) });
-      metrics.addMetric('ReportTruncated', MetricUnit.Count, headers['X-Report-Truncated'] ? 1 : 0);
-      return { statusCode: 200, headers, body };
+      const reports = measuredEngine(await deps.engine());
+      const answer = await answerReport(event.body, scope, reports, mediaType, { deadline, sliceExecutor: () => deps.slices(reports), sentBytes: sentBytesOf(context) });
+      metrics.addMetric('ReportTruncated', MetricUnit.Count, answer.truncated ? 1 : 0);
+      return { statusCode: 200, headers: reportHeaders(answer), body: answer.body };
     });
 }
 

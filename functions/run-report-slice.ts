@@ -18,11 +18,16 @@ import { sliceStoreFromEnv, type SliceResultStore } from '#commons/split/slice-s
  * SliceOutput, or throws a `SliceError` whose message is the problem as JSON, so that the query
  * function can answer the same 422 or 503 the engine gave.
  */
-/** The worker with its dependencies injected (tests bind it to a test engine and a memory store). */
-export function createSliceWorker(
-  engine: Provider<ReportEngine> = reportEngine,
-  store: () => SliceResultStore | undefined = sliceStoreFromEnv,
-): (event: SliceEvent, context?: Context) => Promise<SliceOutput> {
+export interface SliceWorkerDeps {
+  /** The report engine the slice runs on. */
+  readonly engine: Provider<ReportEngine>;
+  /** Where a result too large for the state payload goes (S3 in AWS); undefined: nowhere. */
+  readonly store: () => SliceResultStore | undefined;
+}
+
+/** The worker with its dependencies injected, one object given in part (tests bind a test engine and a memory store). */
+export function createSliceWorker(given: Partial<SliceWorkerDeps> = {}): (event: SliceEvent, context?: Context) => Promise<SliceOutput> {
+  const { engine, store }: SliceWorkerDeps = { engine: reportEngine, store: sliceStoreFromEnv, ...given };
   return async (event) => {
     try {
       checkEvent(event);

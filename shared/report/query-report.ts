@@ -12,12 +12,20 @@ import type { SliceExecutor } from './split/run-split';
 export const REPORT_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 export type ReportMediaType = (typeof REPORT_MEDIA_TYPES)[number];
 
-/** RFC 9745 Deprecation date for crossedPaths.start (the day this service first flagged it). */
+/** RFC 9745 Deprecation date for crossedPaths.start (the day this service first flagged it), epoch seconds. */
 const START_DEPRECATED_AT = Date.UTC(2026, 10, 22) / 1000;
 
+/**
+ * A report's answer as facts; the edge turns them into HTTP (functions/commons/http/report-headers.ts),
+ * so the domain says what is true of the answer and never how a protocol spells it.
+ */
 export interface ReportAnswer {
-  readonly headers: Record<string, string>;
+  readonly mediaType: ReportMediaType;
   readonly body: string;
+  /** A terms stage kept only its top keys (the engine's terms cap). */
+  readonly truncated: boolean;
+  /** The request used a deprecated field: since when it is deprecated (epoch seconds). */
+  readonly deprecatedSince?: number;
 }
 
 /**
@@ -63,16 +71,15 @@ export async function answerReport(
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);
   const model = await shapeReport(plan, result, pacer);
-  const headers: Record<string, string> = {
-    'Content-Type': mediaType === 'text/csv' ? 'text/csv; charset=utf-8' : 'application/json',
-    Vary: 'Accept',
-  };
-  if (result.truncated) headers['X-Report-Truncated'] = 'true';
-  if (plan.deprecatedFields.length > 0) headers.Deprecation = `@${START_DEPRECATED_AT}`;
   const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer) : await renderJson(model, pacer);
   await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes);
   deadline?.throwIfExpired();
-  return { headers, body: rendered };
+  return {
+    mediaType,
+    body: rendered,
+    truncated: result.truncated === true,
+    ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
+  };
 }
 
 /*

@@ -40,7 +40,7 @@ const docs = ['docs/request-language.md', 'README.md'].map((file) => ({ file, te
 const examples = docs.flatMap(({ file, text }) => readExamples(text).map((e) => ({ ...e, file })));
 const client = testClient();
 const prefix = uniquePrefix('readme');
-const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix }));
+const handler = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix }) });
 
 beforeAll(() => indexDocuments(client, prefix, { movementEvents, parkingEvents, parkingLotStats }));
 afterAll(() => deleteIndices(client, prefix));

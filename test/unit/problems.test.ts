@@ -114,7 +114,7 @@ describe('a deployment that documents its problem types elsewhere (PROBLEM_TYPE_
   });
 
   test('answers problems whose type is that base and the slug, and the default without it', async () => {
-    const report = createQueryReportHandler(() => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }));
+    const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
     const bad = { body: { aggregations: [] } };
     expect((await invoke(report, bad)).json<{ type: string }>().type).toBe('/problems#validation');
     process.env.PROBLEM_TYPE_BASE = 'https://docs.example.org/lrs/problems#';

@@ -9,6 +9,7 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { AppError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
+import { reportHeaders } from '#commons/http/report-headers';
 import { answerReport } from '#shared/report/query-report';
 import { CachedReportEngine } from '../../../bin/local/report-cache';
 import { ORG_A } from '../../fixtures/documents';
@@ -43,8 +44,9 @@ interface Answer {
 
 async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer> {
   try {
-    const { headers, body } = await answerReport(c.body, { organizationId: c.organizationId ?? ORG_A }, engine, c.accept ?? 'application/json');
-    return { status: 200, headers, body };
+    // The answer's facts as the edge sends them (the query function's own header mapping).
+    const answer = await answerReport(c.body, { organizationId: c.organizationId ?? ORG_A }, engine, c.accept ?? 'application/json');
+    return { status: 200, headers: reportHeaders(answer), body: answer.body };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     return { status: e.status, headers: { ...e.headers }, body: JSON.stringify(e.toProblem()) };

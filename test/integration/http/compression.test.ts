@@ -33,7 +33,7 @@ describe.each(ENGINES)('POST /reports:query on $name', (harness) => {
     loaded = await harness.load(docs);
   });
   afterAll(() => loaded.drop());
-  const query = (req: HttpRequest) => invoke(createQueryReportHandler(() => loaded.engine), req);
+  const query = (req: HttpRequest) => invoke(createQueryReportHandler({ engine: () => loaded.engine }), req);
 
   test('answers gzip to Accept-Encoding: gzip, in base64 for API Gateway, the very JSON once decoded', async () => {
     const response = await query({ body: hourly, headers: { 'accept-encoding': 'gzip' } });
@@ -85,7 +85,7 @@ class LongHistogramEngine implements ReportEngine {
 describe('the response ceiling, on the body as it is sent', () => {
   // 120,000 hours, ~13.7 years: rows like {"timestamp":"2024-01-01T00:00:00.000Z","car":0,"person":0}
   // of about 60 bytes, so about 7 MB of JSON, more as the JSON string the Lambda response carries it in.
-  const handler = createQueryReportHandler(() => new LongHistogramEngine(120_000));
+  const handler = createQueryReportHandler({ engine: () => new LongHistogramEngine(120_000) });
   const body = { source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }] };
 
   test('answers 200 gzip for a report whose JSON is over the ceiling and whose gzip is under it', async () => {

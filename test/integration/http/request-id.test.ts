@@ -38,7 +38,7 @@ const buggy: ReportEngine = {
 };
 
 test('a 500 from a bug carries the request id in X-Request-Id, in the problem and in the error log line, and no internals', async () => {
-  const response = await invoke(createQueryReportHandler(() => buggy), { body: { aggregations: [{ type: 'terms', field: 'label' }] }, requestId: 'Jq3q5j9xIAMEbAg=' });
+  const response = await invoke(createQueryReportHandler({ engine: () => buggy }), { body: { aggregations: [{ type: 'terms', field: 'label' }] }, requestId: 'Jq3q5j9xIAMEbAg=' });
 
   expect(response.status).toBe(500);
   expect(response.headers['x-request-id']).toBe('Jq3q5j9xIAMEbAg=');
@@ -56,7 +56,7 @@ test('a 500 from a bug carries the request id in X-Request-Id, in the problem an
 
 test('a 400 carries the request id in X-Request-Id, in the problem and in the log line of the refusal', async () => {
   const engine = new DuckDbEngine(duckDb);
-  const response = await invoke(createQueryReportHandler(() => engine), { body: { aggregations: [] }, requestId: 'KZ7dyhs2IAMEV0w=' });
+  const response = await invoke(createQueryReportHandler({ engine: () => engine }), { body: { aggregations: [] }, requestId: 'KZ7dyhs2IAMEV0w=' });
 
   expect(response.status).toBe(400);
   expect(response.headers['x-request-id']).toBe('KZ7dyhs2IAMEV0w=');
@@ -75,7 +75,7 @@ test('every log line of a request carries its id as correlation_id, and the next
       return { root: { kind: 'terms', buckets: [] }, truncated: false };
     },
   };
-  const handler = createQueryReportHandler(() => chatty);
+  const handler = createQueryReportHandler({ engine: () => chatty });
   await invoke(handler, { body: { aggregations: [{ type: 'terms', field: 'label' }] }, requestId: 'first=' });
   logger.info('between requests');
   await invoke(handler, { body: { aggregations: [{ type: 'terms', field: 'label' }] }, requestId: 'second=' });
@@ -98,7 +98,7 @@ test('the failure line names its own request while another runs in the same proc
       throw new TypeError('a bug');
     },
   };
-  const handler = createQueryReportHandler(() => waitsThenFails);
+  const handler = createQueryReportHandler({ engine: () => waitsThenFails });
   const body = { aggregations: [{ type: 'terms', field: 'label' }] };
   const a = invoke(handler, { body, requestId: 'A=' });
   const b = invoke(handler, { body, requestId: 'B=' });

@@ -98,7 +98,7 @@ describe('OpenSearch at the deadline', () => {
 describe.each(['OpenSearch', 'DuckDB'] as const)('%s: a report that reaches the deadline', (name) => {
   test('is answered 503 problem+json with Retry-After by the Lambda handler, never 500', async () => {
     // Prepare: a function with 300 ms left for the report after the response margin
-    const handler = createQueryReportHandler(() => engines[name]);
+    const handler = createQueryReportHandler({ engine: () => engines[name] });
     const context = { awsRequestId: 'deadline', functionName: 'query-report', getRemainingTimeInMillis: () => RESPONSE_MARGIN_MS + 300 } as Context;
     // Act
     const response = (await handler(httpEvent({ body: heavy, org: HEAVY_ORG }), context)) as APIGatewayProxyStructuredResultV2;

@@ -42,7 +42,7 @@ describe.each(ENGINES)('on $name', (harness) => {
     loaded = await harness.load(DOCS);
   });
   afterAll(() => loaded.drop());
-  const query = (req: HttpRequest) => invoke(createQueryReportHandler(() => loaded.engine), req);
+  const query = (req: HttpRequest) => invoke(createQueryReportHandler({ engine: () => loaded.engine }), req);
   const csv = async (body: unknown) => {
     const response = await query({ body, headers: { accept: 'text/csv' } });
     expect(response.status).toBe(200);
@@ -112,7 +112,7 @@ describe('media types of POST /reports:query', () => {
     loaded = await (ENGINES.find((e) => e.name === 'DuckDB') as EngineHarness).load(DOCS);
   });
   afterAll(() => loaded.drop());
-  const query = (req: HttpRequest) => invoke(createQueryReportHandler(() => loaded.engine), req);
+  const query = (req: HttpRequest) => invoke(createQueryReportHandler({ engine: () => loaded.engine }), req);
   const report = { filters: labels('plain', '-5'), aggregations: byLabel };
 
   test('answers 415 problem+json naming application/json to a JSON body without Content-Type', async () => {

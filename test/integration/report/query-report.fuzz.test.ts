@@ -12,7 +12,7 @@ import { movementEvents, parkingEvents } from './fixtures';
  */
 const client = testClient();
 const prefix = uniquePrefix('fuzz');
-const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix }));
+const handler = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix }) });
 
 beforeAll(() => indexDocuments(client, prefix, { movementEvents, parkingEvents }));
 afterAll(() => deleteIndices(client, prefix));

@@ -13,7 +13,7 @@ import { movementEvents, ORG_B, parkingEvents, parkingLotStats } from './fixture
  */
 const client = testClient();
 const prefix = uniquePrefix('report');
-const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix }));
+const handler = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix }) });
 const query = (req: HttpRequest) => invoke(handler, req);
 
 beforeAll(async () => {
@@ -202,7 +202,7 @@ describe('tenancy and truncation', () => {
 
   test('says when terms keys were cut at the cap, never silently', async () => {
     // Prepare: cap 2 → car and person kept (smallest keys), truck cut.
-    const capped = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix, limits: { termsCap: 2 } }));
+    const capped = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix, limits: { termsCap: 2 } }) });
     const response = await invoke(capped, { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
     expect(response.json()).toEqual({ car: 3, person: 1 });
     expect(response.headers['x-report-truncated']).toBe('true');
@@ -215,7 +215,7 @@ describe('tenancy and truncation', () => {
     const env = { OPENSEARCH_URL: process.env.OPENSEARCH_URL, OPENSEARCH_AUTH: 'none', OPENSEARCH_INDEX_PREFIX: prefix, REPORT_TERMS_CAP: '2' };
     const engine = openSearchEngineFromEnv(env);
     // Act
-    const response = await invoke(createQueryReportHandler(() => engine), { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
+    const response = await invoke(createQueryReportHandler({ engine: () => engine }), { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
     // Assess
     expect(response.json()).toEqual({ car: 3, person: 1 });
     expect(response.headers['x-report-truncated']).toBe('true');
@@ -291,7 +291,7 @@ describe('errors', () => {
 
   test('answers 503 with Retry-After when the engine cannot be reached', async () => {
     const down = new Client({ node: 'http://127.0.0.1:9', maxRetries: 0, requestTimeout: 2000 });
-    const unreachable = createQueryReportHandler(() => new OpenSearchEngine(down, { indexPrefix: prefix }));
+    const unreachable = createQueryReportHandler({ engine: () => new OpenSearchEngine(down, { indexPrefix: prefix }) });
     const response = await invoke(unreachable, { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('5');

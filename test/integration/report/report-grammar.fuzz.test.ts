@@ -49,7 +49,7 @@ let handlers: Record<'OpenSearch' | 'DuckDB', ReturnType<typeof createQueryRepor
 beforeAll(async () => {
   duckdb = await loadFixtureEngines(client, prefix, { movementEvents: EXTRA_EVENTS });
   const engines = fixtureEngines(client, prefix, duckdb);
-  const handlerOn = (engine: ReportEngine) => createQueryReportHandler(() => engine);
+  const handlerOn = (engine: ReportEngine) => createQueryReportHandler({ engine: () => engine });
   handlers = { OpenSearch: handlerOn(engines.opensearch), DuckDB: handlerOn(engines.duckdb) };
 });
 

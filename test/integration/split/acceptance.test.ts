@@ -49,7 +49,7 @@ const docs = yearOfLabels();
 
 describe.each(ENGINES)('one year of quarter hours by label on $name', (harness) => {
   let loaded: LoadedEngine;
-  const query = (body: unknown, accept = 'application/json') => invoke(createQueryReportHandler(() => loaded.engine), { body, headers: { accept } });
+  const query = (body: unknown, accept = 'application/json') => invoke(createQueryReportHandler({ engine: () => loaded.engine }), { body, headers: { accept } });
 
   beforeAll(async () => {
     expect(docs).toHaveLength(36_308);

@@ -51,7 +51,7 @@ function awsPath(worker: (e: SliceEvent) => Promise<SliceOutput>, options: { pay
     return execution;
   };
   const executor = new StepFunctionsSliceExecutor(start, store, options);
-  const handler = createQueryReportHandler(() => loaded.engine, () => executor);
+  const handler = createQueryReportHandler({ engine: () => loaded.engine, slices: () => executor });
   return { query: (body: unknown, accept = 'text/csv') => invoke(handler, { body, headers: { accept } }), executions, store };
 }
 
@@ -64,7 +64,7 @@ describe('the synthesized split state machine', () => {
     // Prepare: 10 daily slices, each 24 hourly buckets, at most MaxConcurrency (cdk.json) workers at once.
     let running = 0;
     let most = 0;
-    const worker = createSliceWorker(() => loaded.engine, () => undefined);
+    const worker = createSliceWorker({ engine: () => loaded.engine, store: () => undefined });
     const counting = async (event: SliceEvent) => {
       most = Math.max(most, ++running);
       try {
@@ -76,7 +76,7 @@ describe('the synthesized split state machine', () => {
     const { query, executions } = awsPath(counting);
     // Act
     const splitAnswer = await query(report('1d'));
-    const unsplit = await invoke(createQueryReportHandler(() => loaded.engine), { body: report(), headers: { accept: 'text/csv' } });
+    const unsplit = await invoke(createQueryReportHandler({ engine: () => loaded.engine }), { body: report(), headers: { accept: 'text/csv' } });
     // Assess
     expect(splitAnswer.status).toBe(200);
     expect(splitAnswer.body).toBe(unsplit.body);
@@ -90,7 +90,7 @@ describe('the synthesized split state machine', () => {
   test('carries results over their share of the payload budget through the store, by reference', async () => {
     // Prepare: a 1,000-byte budget gives each of 10 slices 100 bytes (raised to 200), less than a day's encoding.
     const store = memorySliceStore();
-    const { query, executions } = awsPath(createSliceWorker(() => loaded.engine, () => store), { payloadBudgetBytes: 1_000 }, store);
+    const { query, executions } = awsPath(createSliceWorker({ engine: () => loaded.engine, store: () => store }), { payloadBudgetBytes: 1_000 }, store);
     // Act
     const response = await query(report('1d'));
     // Assess
@@ -98,7 +98,7 @@ describe('the synthesized split state machine', () => {
     expect(store.objects.size).toBe(10);
     const outputs = JSON.parse(executions[0]?.output ?? '[]') as SliceOutput[];
     expect(outputs.every((o) => 'stored' in o)).toBe(true);
-    expect(response.body).toBe((await invoke(createQueryReportHandler(() => loaded.engine), { body: report(), headers: { accept: 'text/csv' } })).body);
+    expect(response.body).toBe((await invoke(createQueryReportHandler({ engine: () => loaded.engine }), { body: report(), headers: { accept: 'text/csv' } })).body);
   });
 
   test('fails the whole execution when one slice fails, and the query answers that slice’s 503, nothing partial', async () => {
@@ -108,7 +108,7 @@ describe('the synthesized split state machine', () => {
       run: (plan, scope) =>
         plan.timeRange?.from === Date.parse('2024-03-04T00:00:00Z') ? Promise.reject(new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.')) : loaded.engine.run(plan, scope),
     };
-    const { query, executions } = awsPath(createSliceWorker(() => failing, () => undefined));
+    const { query, executions } = awsPath(createSliceWorker({ engine: () => failing, store: () => undefined }));
     // Act
     const response = await query(report('1d'), 'application/json');
     // Assess
@@ -122,7 +122,7 @@ describe('the synthesized split state machine', () => {
   test('refuses a 1 s histogram over the 10 days with 422 naming the interval, before any execution starts', async () => {
     // Prepare: 864,000 time buckets, over the 262,140 an answer may hold however it is split
     const body = { ...report('2h'), aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }] };
-    const { query, executions } = awsPath(createSliceWorker(() => loaded.engine, () => undefined));
+    const { query, executions } = awsPath(createSliceWorker({ engine: () => loaded.engine, store: () => undefined }));
     // Act
     const response = await query(body, 'application/json');
     // Assess
@@ -134,7 +134,7 @@ describe('the synthesized split state machine', () => {
   test('fails with 422 naming the split interval when a slice is over the bucket limit', async () => {
     // Prepare: a minute histogram with a 1y split: one slice of 10 days × 1,440 = 14,400 buckets, over 2,000.
     const body = { ...report('1y'), aggregations: [{ type: 'dateHistogram', interval: '1m' }, { type: 'terms', field: 'label' }] };
-    const { query, executions } = awsPath(createSliceWorker(() => loaded.engine, () => undefined));
+    const { query, executions } = awsPath(createSliceWorker({ engine: () => loaded.engine, store: () => undefined }));
     const response = await query(body, 'application/json');
     expect(executions.map((e) => [e.status, e.error])).toEqual([['FAILED', 'SliceError']]);
     expect(response.status).toBe(422);

@@ -3,7 +3,7 @@ import { createQueryReportHandler } from '../../../functions/query-report';
 import { invoke } from '../../../bin/dev/lambda-events';
 
 /** What a report body may not be, refused at the edge with the status and the limit named: never a 500. */
-const report = createQueryReportHandler(() => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }));
+const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
 const terms = '"aggregations":[{"type":"terms","field":"label"}]';
 
 describe('a JSON request body', () => {

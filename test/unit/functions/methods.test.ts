@@ -11,7 +11,7 @@ import { invoke } from '../../../bin/dev/lambda-events';
 // Ten locations: over the 1 KiB from which answers are compressed.
 const locations = Array.from({ length: 10 }, (_, i) => ({ id: `mall-${i}`, organizationId: 'o', type: 'shopping-mall', timezone: 'Europe/Berlin', createdAt: '2024-03-01T09:30:00.000Z', updatedAt: '2024-03-01T09:30:00.000Z' }));
 const list = createListLocationsHandler({ store: () => ({ listLocations: async () => locations as never }) });
-const report = createQueryReportHandler(() => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }));
+const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
 
 describe('another method on a path that exists', () => {
   test('answers 405 problem+json with Allow naming GET and HEAD on /locations', async () => {

@@ -37,7 +37,7 @@ function example(path: string, method: string, status: string, name: string, typ
 }
 
 const unused: ReportEngine = { maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) };
-const report = (engine: ReportEngine = unused) => createQueryReportHandler(() => engine);
+const report = (engine: ReportEngine = unused) => createQueryReportHandler({ engine: () => engine });
 const live = createLiveInsightsHandler({ store: () => ({ getLiveView: async () => undefined }) });
 const list = createListLocationsHandler({ store: () => ({ listLocations: async () => [] }) });
 const liveRequest = (filter: string): HttpRequest => ({ method: 'GET', path: '/locations/berlin-mall/insights/live', pathParameters: { locationId: 'berlin-mall' }, query: { filter } });

@@ -116,7 +116,7 @@ describe('the whole-answer budget, as the slices come back', () => {
     // Prepare: every result stored (a budget of 1 byte), read back one at a time
     const engine = new LabelsEngine(10);
     const store = memorySliceStore();
-    const worker = createSliceWorker(() => engine, () => store);
+    const worker = createSliceWorker({ engine: () => engine, store: () => store });
     const start: StartSyncExecution = async (input) => {
       const { slices, ...shared } = JSON.parse(input) as { slices: { from: number; to: number }[]; plan: ReportPlan; scope: Scope; inlineLimitBytes: number };
       return { status: 'SUCCEEDED', output: JSON.stringify(await Promise.all(slices.map((slice) => worker({ ...shared, slice })))) };

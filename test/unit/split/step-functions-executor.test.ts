@@ -50,7 +50,7 @@ function mapState(worker: (e: SliceEvent) => Promise<SliceOutput>, inputs: unkno
 describe('StepFunctionsSliceExecutor with the slice worker', () => {
   test('sends the plan once with the slice ranges, and each slice an equal share of the payload budget', async () => {
     const inputs: unknown[] = [];
-    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker(() => engine, () => undefined), inputs), undefined, { payloadBudgetBytes: 30_000 });
+    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker({ engine: () => engine, store: () => undefined }), inputs), undefined, { payloadBudgetBytes: 30_000 });
     await executor.runSlices(plan, slices, scope);
     expect(inputs).toEqual([{ plan: JSON.parse(JSON.stringify(plan)), scope, inlineLimitBytes: 10_000, slices: slices.map(({ from, to }) => ({ from, to })) }]);
   });
@@ -59,7 +59,7 @@ describe('StepFunctionsSliceExecutor with the slice worker', () => {
     // Prepare: a day of 24 hourly counts 1..24 encodes to 209 bytes. A 300-byte budget gives each of the
     // 3 slices 100 bytes, raised to the 200 a stored reference may take: still too small, so all are stored.
     const store = memorySliceStore();
-    const worker = createSliceWorker(() => engine, () => store);
+    const worker = createSliceWorker({ engine: () => engine, store: () => store });
     const inline = new StepFunctionsSliceExecutor(mapState(worker), store);
     const stored = new StepFunctionsSliceExecutor(mapState(worker), store, { payloadBudgetBytes: 300 });
     const expected = await Promise.all(slices.map((s) => engine.run(s.plan, scope)));
@@ -72,7 +72,7 @@ describe('StepFunctionsSliceExecutor with the slice worker', () => {
 
   test('fails with the failed slice’s own problem (422 with its limit), carried in the Lambda error envelope', async () => {
     const refusing: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new TooManyBucketsError(2000)) };
-    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker(() => refusing, () => undefined)), undefined);
+    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker({ engine: () => refusing, store: () => undefined })), undefined);
     const attempt = executor.runSlices(plan, slices, scope);
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxBuckets: 2000 } });
@@ -80,7 +80,7 @@ describe('StepFunctionsSliceExecutor with the slice worker', () => {
 
   test('fails with 503 when a large result cannot be stored', async () => {
     const broken = { put: async () => Promise.reject(new Error('AccessDenied')), get: async () => '' };
-    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker(() => engine, () => broken)), broken, { payloadBudgetBytes: 1 });
+    const executor = new StepFunctionsSliceExecutor(mapState(createSliceWorker({ engine: () => engine, store: () => broken })), broken, { payloadBudgetBytes: 1 });
     await expect(executor.runSlices(plan, slices, scope)).rejects.toMatchObject({ status: 503, slug: 'engine-unavailable' });
   });
 
