@@ -22,7 +22,7 @@ import { movementEvents, parkingEvents } from '../report/fixtures';
 const client = testClient();
 const prefix = uniquePrefix('restore');
 const repository = { name: prefix.slice(0, -1), type: 'fs' as const, settings: { location: prefix.slice(0, -1) } };
-const handler = createQueryReportHandler(() => new OpenSearchEngine(client, { indexPrefix: prefix }));
+const handler = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix }) });
 const report = async (body: object) => {
   const response = await invoke(handler, { body });
   expect(response.status).toBe(200);
