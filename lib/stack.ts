@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
 import { Api, gatewayRoutePath } from './api';
+import { Backups } from './backups';
 import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
@@ -21,7 +22,7 @@ import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention' | 'take-snapshot';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -32,6 +33,7 @@ export const HANDLERS: readonly HandlerName[] = [
   'pre-token-generation',
   'authorize-ingest',
   'apply-retention',
+  'take-snapshot',
 ];
 
 const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
@@ -84,6 +86,7 @@ export class ServiceStack extends Stack {
   public readonly split: Split;
   public readonly observability: Observability;
   public readonly explorer: Explorer;
+  public readonly backups: Backups;
   /** Created with the user pool (not with an external issuer). */
   public readonly machineClients?: MachineClients;
   /** The daily retention job; absent when `retentionMonths` is 0. */
@@ -115,6 +118,14 @@ export class ServiceStack extends Stack {
       retentionMonths: config.retentionMonths,
     });
     const query = this.reporting.queryBinding;
+    this.backups = new Backups(this, 'Backups', {
+      snapshotEntry: entries['take-snapshot'],
+      domain: this.reporting.domain,
+      indexPrefix: config.openSearch.indexPrefix,
+      keepDays: config.snapshotKeepDays,
+      removalPolicy,
+      logRetention,
+    });
     if (config.retentionMonths > 0) {
       this.retention = new Retention(this, 'Retention', {
         entry: entries['apply-retention'],
@@ -214,6 +225,7 @@ export class ServiceStack extends Stack {
       functions: {
         ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
         RunReportSlice: this.split.worker,
+        TakeSnapshot: this.backups.snapshotFunction,
         ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
       },
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
@@ -242,6 +254,8 @@ export class ServiceStack extends Stack {
     out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');
     out('TableName', this.occupancy.table.tableName, 'DynamoDB table of locations, sensor groups and occupancy');
     out('SplitStateMachineArn', this.split.stateMachine.stateMachineArn, 'Express state machine of split reports');
+    out('SnapshotBucket', this.backups.bucket.bucketName, 'S3 bucket of the manual OpenSearch snapshot repository');
+    out('SnapshotRoleArn', this.backups.snapshotRole.roleArn, 'Role OpenSearch assumes to use the snapshot bucket (pass it when registering the repository)');
     out('AlarmTopicArn', this.observability.topic.topicArn, 'SNS topic every alarm notifies');
   }
 }
