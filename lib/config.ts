@@ -49,6 +49,8 @@ export interface ServiceConfig {
    */
   readonly reservedConcurrency: { readonly query: number; readonly sliceWorker: number };
   readonly reportTermsCap: number;
+  /** Days of daily manual OpenSearch snapshots kept (lib/backups.ts). */
+  readonly snapshotKeepDays: number;
   readonly logRetentionDays: number;
   /** Months of report data kept besides the current one (shared/report/retention.ts); 0 keeps everything. */
   readonly retentionMonths: number;
@@ -154,6 +156,7 @@ export function readConfig(node: Ctx): ServiceConfig {
     },
     reservedConcurrency: { query: int(node, 'queryReservedConcurrency', 0, 0), sliceWorker: int(node, 'sliceWorkerReservedConcurrency', 0, 0) },
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
+    snapshotKeepDays: int(node, 'snapshotKeepDays', 30, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
     retentionMonths: retention(node),
     ...(alarmEmail ? { alarmEmail } : {}),

@@ -8,6 +8,8 @@ import type { Construct } from 'constructs';
 import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
 import { Api, gatewayRoutePath } from './api';
+import { Backups } from './backups';
+import { OperationsDashboard } from './dashboard';
 import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
@@ -21,7 +23,7 @@ import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention' | 'take-snapshot';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -32,6 +34,7 @@ export const HANDLERS: readonly HandlerName[] = [
   'pre-token-generation',
   'authorize-ingest',
   'apply-retention',
+  'take-snapshot',
 ];
 
 const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
@@ -84,6 +87,9 @@ export class ServiceStack extends Stack {
   public readonly split: Split;
   public readonly observability: Observability;
   public readonly explorer: Explorer;
+  public readonly backups: Backups;
+  /** The CloudWatch dashboard `<stack>-operations` (docs/operations.md#dashboard). */
+  public readonly dashboard: OperationsDashboard;
   /** Created with the user pool (not with an external issuer). */
   public readonly machineClients?: MachineClients;
   /** The daily retention job; absent when `retentionMonths` is 0. */
@@ -115,6 +121,14 @@ export class ServiceStack extends Stack {
       retentionMonths: config.retentionMonths,
     });
     const query = this.reporting.queryBinding;
+    this.backups = new Backups(this, 'Backups', {
+      snapshotEntry: entries['take-snapshot'],
+      domain: this.reporting.domain,
+      indexPrefix: config.openSearch.indexPrefix,
+      keepDays: config.snapshotKeepDays,
+      removalPolicy,
+      logRetention,
+    });
     if (config.retentionMonths > 0) {
       this.retention = new Retention(this, 'Retention', {
         entry: entries['apply-retention'],
@@ -208,20 +222,30 @@ export class ServiceStack extends Stack {
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
     this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
 
+    const watched = {
+      ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
+      RunReportSlice: this.split.worker,
+      TakeSnapshot: this.backups.snapshotFunction,
+      ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
+    };
     this.observability = new Observability(this, 'Observability', {
       api: this.api.httpApi,
       accessLogs: this.api.accessLogs,
-      functions: {
-        ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
-        RunReportSlice: this.split.worker,
-        ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
-      },
+      functions: watched,
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
       splitStateMachine: this.split.stateMachine,
       domain: this.reporting.domain,
       ingest: { collections: COLLECTIONS, routeKey: `${INGEST_ROUTE.method} ${gatewayRoutePath(INGEST_ROUTE.path)}` },
       volumeGiB: config.openSearch.volumeGiB,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
+    this.dashboard = new OperationsDashboard(this, 'Operations', {
+      api: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
+      functions: { ...watched, RefreshOccupancy: this.occupancy.refresh, ...(this.retention ? { ApplyRetention: this.retention.fn } : {}) },
+      splitStateMachine: this.split.stateMachine,
+      domain: this.reporting.domain,
+      ingestCollections: COLLECTIONS,
     });
 
     this.outputs(config);
@@ -242,6 +266,8 @@ export class ServiceStack extends Stack {
     out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');
     out('TableName', this.occupancy.table.tableName, 'DynamoDB table of locations, sensor groups and occupancy');
     out('SplitStateMachineArn', this.split.stateMachine.stateMachineArn, 'Express state machine of split reports');
+    out('SnapshotBucket', this.backups.bucket.bucketName, 'S3 bucket of the manual OpenSearch snapshot repository');
+    out('SnapshotRoleArn', this.backups.snapshotRole.roleArn, 'Role OpenSearch assumes to use the snapshot bucket (pass it when registering the repository)');
     out('AlarmTopicArn', this.observability.topic.topicArn, 'SNS topic every alarm notifies');
   }
 }

@@ -135,6 +135,8 @@ async function startOnce(opts: StartOpenSearchOptions): Promise<OpenSearchNode> 
   const [httpPort, transportPort] = await pickPorts(opts.port);
   const runDir = createRunDir(distHome, runAs);
   const dataDir = prepareDataDir(opts.dataDir ?? join(runDir, 'data'), runAs);
+  // File-system snapshot repositories must live under path.repo (the restore runbook's test uses one).
+  const snapshotDir = prepareDataDir(join(runDir, 'snapshots'), runAs);
   const logFile = join(runDir, 'logs', 'console.log');
   const disposable = !opts.keepData;
   const removeRunDir = (): void => {
@@ -156,6 +158,7 @@ async function startOnce(opts: StartOpenSearchOptions): Promise<OpenSearchNode> 
       'transport.port': transportPort,
       'path.data': dataDir,
       'path.logs': join(runDir, 'logs'),
+      'path.repo': snapshotDir,
       'cluster.routing.allocation.disk.threshold_enabled': false,
       ...(opts.maxBuckets === undefined ? {} : { 'search.max_buckets': opts.maxBuckets }),
       ...opts.settings,

@@ -36,4 +36,12 @@ export const ENV = {
   retentionMonths: 'RETENTION_MONTHS',
   /** Where the problem types are documented: the `type` of a problem is this and its slug; unset: `/problems#`. */
   problemTypeBase: 'PROBLEM_TYPE_BASE',
+  /** Name of the manual snapshot repository (lib/backups.ts). */
+  snapshotRepository: 'SNAPSHOT_REPOSITORY',
+  /** S3 bucket of the manual snapshot repository. */
+  snapshotBucket: 'SNAPSHOT_BUCKET',
+  /** Role OpenSearch assumes to write the bucket (passed when registering the repository). */
+  snapshotRoleArn: 'SNAPSHOT_ROLE_ARN',
+  /** Days of daily snapshots kept. */
+  snapshotKeepDays: 'SNAPSHOT_KEEP_DAYS',
 } as const;

@@ -57,7 +57,7 @@ describe('the service stack with the default context (cdk.json)', () => {
       const ours = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
         (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
-      expect(ours).toHaveLength(ROUTES.length + 6); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job
+      expect(ours).toHaveLength(ROUTES.length + 7); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job
       for (const fn of ours) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -549,7 +549,7 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 2); // the routes', the worker's, the ingest authorizer's
+      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 3); // the routes', the worker's, the ingest authorizer's, the snapshot job's
       expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 3);
     });
 
@@ -701,8 +701,11 @@ const domainId = (t: Template) => logicalIdOfType(t, 'AWS::OpenSearchService::Do
 const tableId = (t: Template) => logicalIdOfType(t, 'AWS::DynamoDB::Table');
 /** The slice results bucket: the one whose objects expire (the explorer's holds the page). */
 const bucketId = (t: Template) => {
-  const ids = Object.entries(resourcesOf(t, 'AWS::S3::Bucket')).filter(([, r]) => (r.Properties as { LifecycleConfiguration?: unknown }).LifecycleConfiguration);
-  if (ids.length !== 1) throw new Error(`expected one bucket with a lifecycle, found ${ids.length}`);
+  // The slice results bucket: the one whose objects expire (the snapshot bucket's never do).
+  const ids = Object.entries(resourcesOf(t, 'AWS::S3::Bucket')).filter(([, r]) =>
+    ((r.Properties as { LifecycleConfiguration?: { Rules: { ExpirationInDays?: number }[] } }).LifecycleConfiguration?.Rules ?? []).some((rule) => rule.ExpirationInDays),
+  );
+  if (ids.length !== 1) throw new Error(`expected one bucket whose objects expire, found ${ids.length}`);
   return ids[0]![0];
 };
 const stateMachineId = (t: Template) => logicalIdOfType(t, 'AWS::StepFunctions::StateMachine');
