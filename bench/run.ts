@@ -3,7 +3,7 @@ import { benchBundleSizesCli, benchBundlesCli } from './bundles';
 import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchHostile } from './hostile';
-import { benchIngest } from './ingest';
+import { benchIngest, benchIngestIdentity } from './ingest';
 import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
 import { benchSplit } from './split';
@@ -18,6 +18,7 @@ const benches: Record<string, () => Promise<void>> = {
   'local-throughput': benchLocalThroughput,
   compression: benchCompression,
   ingest: benchIngest,
+  'ingest-identity': benchIngestIdentity,
 };
 
 const program = new Command()

@@ -149,13 +149,18 @@ async function revoke(flags: Flags, table: ItemTable, cognito: CognitoIdentityPr
   if (!client) return fail(out, `${clientId} is not a registered machine client (see list)`);
   // The item first: from here on the trigger issues no token and the authorizer takes none.
   if (client.revokedAt === null) await putMachineClient(table, { ...client, revokedAt: now().toISOString() });
+  await deleteAppClient(cognito, flags.userPoolId, clientId);
+  out.log(`revoked ${clientId} (${client.name}, organization ${client.organizationId})`);
+  return 0;
+}
+
+/** Deletes a machine client's Cognito app client; one already gone is no error (revoke and erase-organization run again). */
+export async function deleteAppClient(cognito: CognitoIdentityProviderClient, userPoolId: string, clientId: string): Promise<void> {
   try {
-    await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: flags.userPoolId, ClientId: clientId }));
+    await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: userPoolId, ClientId: clientId }));
   } catch (e) {
     if (!(e instanceof ResourceNotFoundException)) throw e;
   }
-  out.log(`revoked ${clientId} (${client.name}, organization ${client.organizationId})`);
-  return 0;
 }
 
 function fail(out: CliOutput, message: string): number {

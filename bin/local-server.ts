@@ -157,7 +157,7 @@ async function main(argv: readonly string[]): Promise<void> {
     }, 10_000).unref();
     clearInterval(timer);
     await simulation?.stop();
-    // Running reports are interrupted (they answer 503), so nothing holds the database below.
+    // Running reports are interrupted and answer 503 (the server waits for those answers), so nothing holds the database below.
     await Promise.all([duckdb?.close(), server.close()]);
     if (db) {
       // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.

@@ -9,6 +9,7 @@
  * The token's organization needs at least one location. Responses are checked against the
  * OpenAPI document's schemas (shared/openapi/document.ts), the service's one contract.
  */
+import { stripVTControlCharacters } from 'node:util';
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { openApiDocument } from '#shared/openapi/document';
@@ -48,7 +49,36 @@ function contract() {
 interface Answer {
   readonly status: number;
   readonly contentType: string;
+  /** The body, or its first MAX_BODY_BYTES when `cut`. */
   readonly text: string;
+  /** The body went on past MAX_BODY_BYTES; the rest was not read. */
+  readonly cut: boolean;
+}
+
+/**
+ * The most of a body the smoke test reads: far more than any answer it checks, and a bound on what
+ * a server that sends without end (a broken proxy, a hostile one) can make it hold.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The body's first `max` bytes as text; the rest is cancelled unread. */
+async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<{ text: string; cut: boolean }> {
+  if (!body) return { text: '', cut: false };
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: text + decoder.decode(), cut: false };
+    const take = value.subarray(0, max - bytes);
+    text += decoder.decode(take, { stream: true });
+    bytes += take.length;
+    if (take.length < value.length) {
+      await reader.cancel();
+      return { text, cut: true };
+    }
+  }
 }
 
 /** The runner: one request at a time, each bounded by the timeout. */
@@ -59,20 +89,19 @@ function client(options: SmokeOptions) {
     const headers: Record<string, string> = { accept: init.accept ?? 'application/json' };
     if (token !== null) headers.authorization = `Bearer ${token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
     try {
-      response = await fetch(base + path, {
+      const response = await fetch(base + path, {
         method: init.method ?? 'GET',
         headers,
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
         signal: AbortSignal.timeout(options.timeoutMs),
       });
+      return { status: response.status, contentType: response.headers.get('content-type') ?? '', ...(await readBounded(response.body, MAX_BODY_BYTES)) };
     } catch (e) {
       const error = e as Error & { cause?: { code?: string; message?: string } };
       const why = error.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : (error.cause?.code ?? error.cause?.message ?? error.message);
       throw new CheckFailed(`could not reach ${base + path}: ${why}`);
     }
-    return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
   };
 }
 
@@ -84,6 +113,7 @@ function expectStatus(answer: Answer, status: number, hint = ''): void {
 
 function parseWith<T>(answer: Answer, schema: z.ZodType<T>, what: string): T {
   if (!answer.contentType.startsWith('application/json')) throw new CheckFailed(`expected application/json, got "${answer.contentType}"`);
+  if (answer.cut) throw new CheckFailed(`the body goes on past ${MAX_BODY_BYTES / 1024 / 1024} MiB, more than any answer checked here: ${excerpt(answer.text)}`);
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -101,10 +131,12 @@ function parseWith<T>(answer: Answer, schema: z.ZodType<T>, what: string): T {
 const UNAUTHORIZED_HINT = ' (is the token an unexpired ID token for this API?)';
 
 /**
- * Runs the checks in order, calling `print` with one line per check; resolves true when all pass.
+ * Runs the checks in order, calling `printLine` with one line per check (server text made printable); resolves true when all pass.
  * A failure stops the run: the later checks need what the earlier ones found.
  */
-export async function runSmoke(options: SmokeOptions, print: (line: string) => void): Promise<boolean> {
+export async function runSmoke(options: SmokeOptions, printLine: (line: string) => void): Promise<boolean> {
+  // Lines quote what the server sent: none of its escapes reach the terminal.
+  const print = (line: string): void => printLine(printable(line));
   const call = client(options);
   const schemas = contract();
   const hourEnd = Math.floor((options.now ?? new Date()).getTime() / HOUR_MS) * HOUR_MS;
@@ -165,6 +197,7 @@ export async function runSmoke(options: SmokeOptions, print: (line: string) => v
         const answer = await call('/reports:query', { method: 'POST', body: hourlyReport(first, from, to), accept: 'text/csv' });
         expectStatus(answer, 200);
         if (!answer.contentType.startsWith('text/csv')) throw new CheckFailed(`expected text/csv, got "${answer.contentType}"`);
+        if (answer.cut) throw new CheckFailed(`the CSV goes on past ${MAX_BODY_BYTES / 1024 / 1024} MiB: ${excerpt(answer.text)}`);
         const [header, ...rows] = answer.text.split('\r\n').filter((line) => line !== '');
         const columns = (header ?? '').split(',');
         if (columns[0] !== 'timestamp') throw new CheckFailed(`expected a header row starting with timestamp, got "${header ?? ''}"`);
@@ -192,6 +225,15 @@ export async function runSmoke(options: SmokeOptions, print: (line: string) => v
   }
   print(`smoke: all ${checks.length} checks passed`);
   return true;
+}
+
+/**
+ * `text` without terminal escape sequences (ANSI CSI and OSC, which can recolour, retitle or clear a
+ * terminal, or hide text) and without the other control characters, C0 but the newline and tab, DEL
+ * and C1 (U+009B is a CSI of its own).
+ */
+export function printable(text: string): string {
+  return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
 /** Movement events per hour at one location: an answer of known shape whatever the data. */

@@ -18,6 +18,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/service-identity';
+import { runbookOf } from './runbooks';
 
 export interface ObservabilityProps {
   readonly api: IHttpApi;
@@ -259,7 +260,7 @@ export class Observability extends Construct {
       o.comparison ??
       (o.exclusive === false ? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD : ComparisonOperator.GREATER_THAN_THRESHOLD);
     const alarm = new Alarm(this, id, {
-      alarmDescription: description,
+      alarmDescription: `${description}. Runbook: ${runbookOf(id)}`,
       metric: o.metric,
       threshold: o.threshold,
       comparisonOperator,

@@ -9,6 +9,7 @@ import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
 import { COLLECTIONS } from '../shared/report/fields';
 import { Api, gatewayRoutePath } from './api';
 import { Backups } from './backups';
+import { OperationsDashboard } from './dashboard';
 import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
@@ -87,6 +88,8 @@ export class ServiceStack extends Stack {
   public readonly observability: Observability;
   public readonly explorer: Explorer;
   public readonly backups: Backups;
+  /** The CloudWatch dashboard `<stack>-operations` (docs/operations.md#dashboard). */
+  public readonly dashboard: OperationsDashboard;
   /** Created with the user pool (not with an external issuer). */
   public readonly machineClients?: MachineClients;
   /** The daily retention job; absent when `retentionMonths` is 0. */
@@ -219,21 +222,30 @@ export class ServiceStack extends Stack {
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
     this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
 
+    const watched = {
+      ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
+      RunReportSlice: this.split.worker,
+      TakeSnapshot: this.backups.snapshotFunction,
+      ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
+    };
     this.observability = new Observability(this, 'Observability', {
       api: this.api.httpApi,
       accessLogs: this.api.accessLogs,
-      functions: {
-        ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
-        RunReportSlice: this.split.worker,
-        TakeSnapshot: this.backups.snapshotFunction,
-        ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
-      },
+      functions: watched,
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
       splitStateMachine: this.split.stateMachine,
       domain: this.reporting.domain,
       ingest: { collections: COLLECTIONS, routeKey: `${INGEST_ROUTE.method} ${gatewayRoutePath(INGEST_ROUTE.path)}` },
       volumeGiB: config.openSearch.volumeGiB,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
+    this.dashboard = new OperationsDashboard(this, 'Operations', {
+      api: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
+      functions: { ...watched, RefreshOccupancy: this.occupancy.refresh, ...(this.retention ? { ApplyRetention: this.retention.fn } : {}) },
+      splitStateMachine: this.split.stateMachine,
+      domain: this.reporting.domain,
+      ingestCollections: COLLECTIONS,
     });
 
     this.outputs(config);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { DevKey } from './auth/dev-key';
@@ -48,8 +49,19 @@ export interface LocalServerOptions {
 
 export interface LocalServer {
   readonly url: string;
+  /**
+   * Stops taking connections, lets the answers being worked on be written (a report the engine's
+   * close interrupted answers 503) for up to CLOSE_GRACE_MS, then closes every connection.
+   */
   close(): Promise<void>;
 }
+
+/**
+ * How long close() waits for answers in progress. A report on DuckDB answers within milliseconds
+ * of its interrupt; one the interrupt does not reach (on OpenSearch) is cut after this, well inside
+ * npm start's 10 s bound on stopping.
+ */
+export const CLOSE_GRACE_MS = 5_000;
 
 /**
  * Plays API Gateway locally: routes (functions/routes.ts), a JWT authorizer with the development key,
@@ -59,8 +71,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const log = options.log ?? (() => undefined);
   const bindHost = options.host ?? '127.0.0.1';
   let hosts: string[] = [];
+  /** Answers not yet written in full: close() waits for them. */
+  const unanswered = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     const started = performance.now();
+    unanswered.add(res);
+    res.once('close', () => unanswered.delete(res));
     // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -94,7 +110,17 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   hosts = ownHosts(port, bindHost);
   return {
     url: `http://localhost:${port}`,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const answered = Promise.all([...unanswered].map((res) => once(res, 'close').catch(() => undefined)));
+      await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(timer);
+      // Keep-alive connections the answers left open, and whatever outlasted the grace.
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }
 

@@ -63,7 +63,7 @@ export interface KeyedRequest {
  * sent again with it.
  */
 export async function oncePerKey<T>(request: KeyedRequest, table: ItemTable, context: Context, work: () => Promise<T>): Promise<{ answer: T; replayed: boolean }> {
-  const persistenceStore = new TablePersistenceLayer(table);
+  const persistenceStore = new TablePersistenceLayer(table, request.organizationId);
   const config = new IdempotencyConfig({
     eventKeyJmesPath: '[organizationId, operation, key]',
     payloadValidationJmesPath: 'bodyDigest',

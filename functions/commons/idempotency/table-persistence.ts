@@ -13,10 +13,15 @@ const partition = (idempotencyKey: string) => `IDEMPOTENCY#${idempotencyKey}`;
  * table locally, one logic for both. A record is claimed with the condition Powertools' own DynamoDB
  * layer uses (absent, expired, or an in-progress claim that ran out), and expires with the table's
  * TTL attribute `expiresAt`. Each record has a partition of its own (the key's hash), so no
- * partition is hot however many requests carry keys.
+ * partition is hot however many requests carry keys. A record carries the organization whose
+ * request it answers (the key is a hash, which names none), so that erasing an organization
+ * (shared/erasure/) finds its records; records written before it did expire within a day anyway.
  */
 export class TablePersistenceLayer extends BasePersistenceLayer {
-  constructor(private readonly table: ItemTable) {
+  constructor(
+    private readonly table: ItemTable,
+    private readonly organizationId: string,
+  ) {
     super();
   }
 
@@ -27,13 +32,13 @@ export class TablePersistenceLayer extends BasePersistenceLayer {
   }
 
   protected async _putRecord(record: IdempotencyRecord): Promise<void> {
-    if (!(await this.table.put(toItem(record), { claimableAt: Date.now() }))) {
+    if (!(await this.table.put(toItem(record, this.organizationId), { claimableAt: Date.now() }))) {
       throw new IdempotencyItemAlreadyExistsError(`Failed to put record for already existing idempotency key: ${record.idempotencyKey}`);
     }
   }
 
   protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
-    await this.table.put(toItem(record));
+    await this.table.put(toItem(record, this.organizationId));
   }
 
   protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
@@ -41,13 +46,14 @@ export class TablePersistenceLayer extends BasePersistenceLayer {
   }
 }
 
-function toItem(record: IdempotencyRecord): Item {
+function toItem(record: IdempotencyRecord, organizationId: string): Item {
   const { status, expiresAt, inProgressExpiresAt } = CLAIM_ATTRIBUTES;
   return {
     PK: partition(record.idempotencyKey),
     SK: SORT_KEY,
     kind: 'idempotency',
     idempotencyKey: record.idempotencyKey,
+    organizationId,
     [status]: record.getStatus(),
     ...(record.expiryTimestamp === undefined ? {} : { [expiresAt]: record.expiryTimestamp }),
     ...(record.inProgressExpiryTimestamp === undefined ? {} : { [inProgressExpiresAt]: record.inProgressExpiryTimestamp }),

@@ -111,21 +111,44 @@ describe('npm start', () => {
     }
   });
 
-  test('stops cleanly on Ctrl-C (SIGINT) even while a long report runs, and keeps a whole data folder', async () => {
-    // Prepare: a report that would run for minutes (every polygon summed in 27,000 overlapping buckets)
+  /** A report that would run for minutes on the seeded data: every polygon summed in 27,000 overlapping buckets. */
+  const longReport = (url: string, token: string) => {
     const buckets = (s: number) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`s${s}b${j}`, { type: 'range', field: 'polygons.value', from: j }])) });
-    const report = fetch(`${service.url}/reports:query`, {
+    return fetch(`${url}/reports:query`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ aggregations: [{ type: 'nested', path: 'polygons' }, buckets(0), buckets(1), buckets(2), { type: 'stats', field: 'polygons.value', sum: true }] }),
-    }).then((r) => r.status, () => 'connection closed');
+    }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), slug: ((await r.json()) as { type?: string }).type }), (e: unknown) => ({ error: String(e) }));
+  };
+  const interrupted = { status: 503, type: 'application/problem+json', slug: '/problems#engine-unavailable' };
+
+  test('stops cleanly on Ctrl-C (SIGINT) even while a long report runs, which answers 503, and keeps a whole data folder', async () => {
+    // Prepare
+    const report = longReport(service.url, service.token);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     // Act
     const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGINT');
-    // Assess: it exits at once, checkpointed, the running report interrupted or cut
+    // Assess: it exits at once, checkpointed, the running report interrupted and answered
     expect(await exited).toBe(0);
     expect(service.output()).toContain('stopped cleanly.');
-    expect([503, 'connection closed']).toContain(await report);
+    expect(await report).toEqual(interrupted);
+  });
+
+  test('on SIGTERM, a running report is answered 503 problem+json before the connection closes', async () => {
+    // Prepare: npm start again on the data folder the previous test left whole (nothing to seed)
+    const again = await startLocalService({}, [], { dataDir: service.dataDir });
+    try {
+      const report = longReport(again.url, again.token);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Act
+      const exited = new Promise<number | null>((resolve) => again.child.once('exit', resolve));
+      again.child.kill('SIGTERM');
+      // Assess
+      expect(await exited).toBe(0);
+      expect(await report).toEqual(interrupted);
+    } finally {
+      await again.stop();
+    }
   });
 });

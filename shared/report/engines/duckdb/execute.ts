@@ -1,4 +1,5 @@
 import { BIGINT, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBInstance, type DuckDBType } from '@duckdb/node-api';
+import { onAbort } from '../../../abort';
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { DateHistogramAggNode, ReportPlan, TimeRange } from '../../plan/plan';
@@ -94,8 +95,7 @@ export class DuckDbEngine implements ReportEngine {
   private async work(plan: ReportPlan, scope: Scope, signals: readonly AbortSignal[]): Promise<EngineResult> {
     const stopped = () => signals.some((signal) => signal.aborted);
     const connection = await this.instance.connect();
-    const interrupt = (): void => connection.interrupt();
-    for (const signal of signals) signal.addEventListener('abort', interrupt, { once: true });
+    const forget = signals.map((signal) => onAbort(signal, () => connection.interrupt()));
     try {
       // A signal that fired while connecting found no connection to interrupt.
       if (stopped()) throw new Error('stopped while connecting');
@@ -103,7 +103,7 @@ export class DuckDbEngine implements ReportEngine {
         if (stopped()) throw new Error('stopped between statements');
       });
     } finally {
-      for (const signal of signals) signal.removeEventListener('abort', interrupt);
+      for (const f of forget) f();
       connection.closeSync();
     }
   }
@@ -187,16 +187,13 @@ const noop = (): void => undefined;
 function untilStopped<T>(work: Promise<T>, signals: readonly AbortSignal[], graceMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    const onAbort = (): void => {
+    const stopping = (): void => {
       timer ??= setTimeout(() => reject(new Error(`stopped; the query had not noticed its interrupt within ${graceMs} ms`)), graceMs);
     };
-    for (const signal of signals) {
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    }
+    const forget = signals.map((signal) => onAbort(signal, stopping));
     work.then(resolve, reject).finally(() => {
       clearTimeout(timer);
-      for (const signal of signals) signal.removeEventListener('abort', onAbort);
+      for (const f of forget) f();
     });
   });
 }

@@ -1,4 +1,5 @@
 import type { API, Client } from '@opensearch-project/opensearch';
+import { onAbort } from '../../../abort';
 import { EngineUnavailableError } from '../../../errors';
 import { refuseBeyondBucketFloor } from '../bucket-limit';
 import type { Deadline } from '../../deadline';
@@ -83,10 +84,7 @@ export class OpenSearchEngine implements ReportEngine {
     // connection also cancels the search task on the node (rest request cancellation). The listener
     // returns nothing: Node rethrows the rejection of a thenable an event listener returns, and
     // abort() returns the (now rejecting) request.
-    const abort = (): void => {
-      pending.abort();
-    };
-    deadline?.signal.addEventListener('abort', abort, { once: true });
+    const forget = deadline ? onAbort(deadline.signal, () => void pending.abort()) : undefined;
     try {
       const response = await pending;
       // Partial results are refused, so a timeout should fail the search; should a node answer timed_out anyway, it is no answer.
@@ -99,7 +97,7 @@ export class OpenSearchEngine implements ReportEngine {
       if (deadline && mapped.slug !== 'too-many-buckets' && (deadline.expired || isSearchTimeout(e))) throw deadline.error(e);
       throw mapped;
     } finally {
-      deadline?.signal.removeEventListener('abort', abort);
+      forget?.();
     }
   }
 }

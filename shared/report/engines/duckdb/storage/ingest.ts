@@ -6,6 +6,7 @@ import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type Wr
 import { mapDuckDbError } from '../errors';
 import { CONTENT, DOC_ID, ident, KEY, ROW_ID, SCOPE, SHARD, shardOf, TABLES } from './schema';
 import { TableChunks } from './table-chunks';
+import { storedKeys, type StoredKeys } from './stored-keys';
 import { tablePlan, type ChildPlan } from './table-plan';
 
 type Row = Readonly<Record<string, unknown>>;
@@ -22,7 +23,8 @@ export function serialized<T>(instance: DuckDBInstance, work: () => Promise<T>):
 
 /**
  * Writes each document that is not stored yet, exactly once (DocumentWriter): in one transaction,
- * the documents' `_key`s are looked up, the new ones appended with DuckDB's Appender, so a batch is
+ * the documents' `_key`s are looked up (./stored-keys.ts, then the table for those that may be
+ * stored), the new ones appended with DuckDB's Appender, so a batch is
  * written whole or not at all and a process killed mid-batch leaves nothing of it. Outcomes in input
  * order; the documents must have distinct identities.
  */
@@ -80,7 +82,8 @@ async function write<C extends Collection>(instance: DuckDBInstance, collection:
     connection = await instance.connect();
     await connection.run('BEGIN TRANSACTION');
     try {
-      const outcomes = await outcomesOf(connection, collection, entries);
+      const known = entries.some((e) => e.identity) ? await storedKeys(instance, connection, collection) : undefined;
+      const outcomes = await outcomesOf(connection, collection, entries, known);
       const fresh = entries.filter((_, i) => outcomes[i] === WRITTEN);
       if (fresh.length > 0) {
         const docs = fresh.map((e) => e.document as unknown as Row);
@@ -89,6 +92,7 @@ async function write<C extends Collection>(instance: DuckDBInstance, collection:
         await appendAll(connection, collection, fresh, first, scopes);
       }
       await connection.run('COMMIT');
+      known?.add(fresh.flatMap((e) => (e.identity ? [e.identity.key] : [])));
       return outcomes;
     } catch (e) {
       await connection.run('ROLLBACK');
@@ -102,13 +106,14 @@ async function write<C extends Collection>(instance: DuckDBInstance, collection:
 }
 
 /**
- * What becomes of each entry: the stored rows of the entries' keys are read (one semi-join over the
- * root table's `_key` column); a stored key with the same content is a duplicate, with other content a
- * conflict when the document names its `id`, and for a document without one two different readings
- * whose 64-bit keys collide (their contents differ), so it is written.
+ * What becomes of each entry: a key `known` does not hold is not stored; the stored rows of the
+ * others are read (one semi-join over the root table's `_key` column: a retried batch pays it, a new
+ * one does not); a stored key with the same content is a duplicate, with other content a conflict
+ * when the document names its `id`, and for a document without one two different readings whose
+ * 64-bit keys collide (their contents differ), so it is written.
  */
-async function outcomesOf<C extends Collection>(connection: DuckDBConnection, collection: C, entries: readonly Entry<C>[]): Promise<WriteOutcome[]> {
-  const keys = entries.flatMap((e) => (e.identity ? [e.identity.key] : []));
+async function outcomesOf<C extends Collection>(connection: DuckDBConnection, collection: C, entries: readonly Entry<C>[], known: StoredKeys | undefined): Promise<WriteOutcome[]> {
+  const keys = entries.flatMap((e) => (e.identity && known?.has(e.identity.key) ? [e.identity.key] : []));
   if (keys.length === 0) return entries.map(() => WRITTEN);
   const reader = await connection.runAndReadAll(
     `SELECT ${ident(KEY)}, ${ident(CONTENT)} FROM ${ident(TABLES[collection].root)} WHERE ${ident(KEY)} IN (SELECT unnest($1))`,
