@@ -138,6 +138,9 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
       return attribute === 'Arn' ? `arn:aws:events:${REGION}:123456789012:rule/${id}` : undefined;
     case 'AWS::S3::Bucket':
       return attribute ? undefined : `${id.toLowerCase()}-bucket`;
+    case 'AWS::IAM::Role':
+      // The role OpenSearch assumes to write snapshots: the snapshot function passes its ARN.
+      return attribute === 'Arn' ? `arn:aws:iam::123456789012:role/${id}` : attribute ? undefined : id;
     case 'AWS::Cognito::UserPool':
       // ProviderURL is the issuer of the pool's tokens (https://cognito-idp.<region>.amazonaws.com/<id>): here, the local one.
       return attribute === 'ProviderURL' ? cognitoIssuer.issuer : attribute ? undefined : USER_POOL_ID;
@@ -203,9 +206,11 @@ const functionIdOfArn = (arn: unknown): string => resolver.text(arn).split(':').
 const ruleOf = (schedule: string) => theOne('AWS::Events::Rule', (p) => p.ScheduleExpression === schedule);
 const REFRESH_SCHEDULE = 'cron(0/5 * * * ? *)';
 const RETENTION_SCHEDULE = 'cron(15 3 * * ? *)';
+const SNAPSHOT_SCHEDULE = 'cron(15 4 * * ? *)';
 const targetOf = (rule: string) => functionIdOfArn((props(rule).Targets as { Arn: unknown }[])[0]!.Arn);
 const refreshFunctionId = () => targetOf(ruleOf(REFRESH_SCHEDULE));
 const retentionFunctionId = () => targetOf(ruleOf(RETENTION_SCHEDULE));
+const snapshotFunctionId = () => targetOf(ruleOf(SNAPSHOT_SCHEDULE));
 const setupIndicesFunctionId = () => {
   const framework = theOne('AWS::Lambda::Function', (p) => (p.Environment as { Variables?: Json } | undefined)?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined);
   return functionIdOfArn((props(framework).Environment as { Variables: Json }).Variables.USER_ON_EVENT_FUNCTION_ARN);
@@ -263,7 +268,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(12);
+    expect(serviceFunctionIds()).toHaveLength(13);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -274,6 +279,7 @@ describe('the cloud assembly', () => {
       [refreshFunctionId()]: 'functions/refresh-occupancy.ts',
       [setupIndicesFunctionId()]: 'functions/setup-indices.ts',
       [retentionFunctionId()]: 'functions/apply-retention.ts',
+      [snapshotFunctionId()]: 'functions/take-snapshot.ts',
       [workerFunctionId()]: 'functions/run-report-slice.ts',
       [preTokenFunctionId()]: 'functions/pre-token-generation.ts',
       [api.routes.find((r) => r.lambdaAuthorizer)!.lambdaAuthorizer!.functionId]: 'functions/authorize-ingest.ts',
@@ -281,7 +287,7 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(12);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(13);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
