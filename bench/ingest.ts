@@ -31,8 +31,8 @@ import { machine, median } from './stats';
  * direct writer (`npm run ingest` without --api: the same validation and writer, in-process), on
  * DuckDB (goals: ≥ 0.5× direct, ≥ 50,000 documents/s) and on OpenSearch, where raw `_bulk` of the
  * same documents (`index`, the event's id as `_id`, 4 at once) is the baseline (goal ≥ 0.8×). Then the cost of duplicate
- * detection on DuckDB with STORED documents already there: new documents written with identity
- * (look-up, keys) ÷ without (goal ≤ 1.5×). Each pair alternates, ROUNDS times, on new documents
+ * detection on DuckDB at each of STORED_LEVELS documents already stored: new documents written with
+ * identity (hash, look-up, keys) ÷ without (goal ≤ 1.5×). Each pair alternates, ROUNDS times, on new documents
  * each round; medians. Gzip bodies are made before the clock starts (the client's cost, not the
  * endpoint's). BENCH_INGEST_DOCS (default 200,000 per round); the duplicate-detection part's below.
  */
