@@ -9,9 +9,10 @@
 # Why this distribution: no Docker and no general internet here, but Maven Central is reachable and
 # carries org.opensearch.distribution.integ-test-zip (the JDK-less zip OpenSearch's own test
 # clusters use: core server + transport-netty4 only, no security plugin, no other modules).
-# The reindex module (`_delete_by_query`, which erasing an organization uses; the full distribution
-# ships it, the integ-test-zip does not) is put together from Maven Central's reindex-client jar and
-# its dependencies, less those the server already has in lib/, with the module's descriptor.
+# The reindex module (`_delete_by_query`, which erasing an organization uses) and the lang-painless
+# module (the scripts of report `profile` stages; Amazon OpenSearch Service has both, as the full
+# distribution does, the integ-test-zip neither) are put together from Maven Central's jars and their
+# dependencies, less those the server already has in lib/, with each module's descriptor.
 # The zip is fetched with mvn and unpacked into a temporary directory that is renamed into place,
 # so an interrupted download or unzip never leaves a half-written tree behind. A lock (flock, where
 # available) serialises concurrent callers, e.g. jest and the benchmark starting at the same time.
@@ -72,42 +73,52 @@ unpack() {
   rm -rf "$tmp"
 }
 
-# Adds modules/reindex to the unpacked distribution (see the top of this file).
-add_reindex_module() {
-  command -v mvn >/dev/null || { log "mvn is required to download the reindex module"; exit 1; }
+# Adds modules/$1 to the unpacked distribution: the runtime jars of Maven Central's artifact
+# org.opensearch.plugin:$2 (less those the server has in lib/), a descriptor naming the plugin class
+# $3 and describing it as $4, and the security policy $5 (may be empty).
+add_module() {
+  local name="$1" artifact="$2" classname="$3" description="$4" policy="$5"
+  command -v mvn >/dev/null || { log "mvn is required to download the $name module"; exit 1; }
   local tmp jar
   tmp="$(mktemp -d "$cache/.download.XXXXXX")"
-  log "downloading the reindex module $version with mvn"
+  log "downloading the $name module $version with mvn"
   cat >"$tmp/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
-  <groupId>lrs</groupId><artifactId>reindex-module</artifactId><version>1</version><packaging>pom</packaging>
-  <dependencies><dependency><groupId>org.opensearch.plugin</groupId><artifactId>reindex-client</artifactId><version>$version</version></dependency></dependencies>
+  <groupId>lrs</groupId><artifactId>$name-module</artifactId><version>1</version><packaging>pom</packaging>
+  <dependencies><dependency><groupId>org.opensearch.plugin</groupId><artifactId>$artifact</artifactId><version>$version</version></dependency></dependencies>
 </project>
 POM
   if ! (cd "$tmp" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/jars" >"$tmp/mvn.log" 2>&1); then
     cat "$tmp/mvn.log" >&2
     rm -rf "$tmp"
-    log "mvn could not fetch the reindex module"
+    log "mvn could not fetch the $name module"
     exit 1
   fi
-  mkdir "$tmp/reindex"
+  mkdir "$tmp/$name"
   for jar in "$tmp/jars/"*.jar; do
     # A jar the server has already (same name) would be loaded twice: OpenSearch refuses that ("jar hell").
-    [ -e "$home/lib/$(basename "$jar")" ] || mv "$jar" "$tmp/reindex/"
+    [ -e "$home/lib/$(basename "$jar")" ] || mv "$jar" "$tmp/$name/"
   done
-  cat >"$tmp/reindex/plugin-descriptor.properties" <<DESC
-description=Adds _reindex, _update_by_query and _delete_by_query.
+  cat >"$tmp/$name/plugin-descriptor.properties" <<DESC
+description=$description
 version=$version
-name=reindex
-classname=org.opensearch.index.reindex.ReindexPlugin
+name=$name
+classname=$classname
 java.version=11
 opensearch.version=$version
 extended.plugins=
 has.native.controller=false
 DESC
-  mv "$tmp/reindex" "$home/modules/reindex"
+  [ -z "$policy" ] || printf '%s\n' "$policy" >"$tmp/$name/plugin-security.policy"
+  mv "$tmp/$name" "$home/modules/$name"
   rm -rf "$tmp"
 }
+
+# Painless generates classes at run time: the module's own policy (modules/lang-painless in OpenSearch).
+PAINLESS_POLICY='grant {
+  permission java.lang.RuntimePermission "createClassLoader";
+  permission java.lang.RuntimePermission "getClassLoader";
+};'
 
 mkdir -p "$cache"
 cache="$(cd "$cache" && pwd)" # absolute: extract() changes directory
@@ -124,5 +135,8 @@ fi
 
 [ -f "$zip" ] || download
 [ -x "$home/bin/opensearch" ] || unpack
-[ -f "$home/modules/reindex/plugin-descriptor.properties" ] || add_reindex_module
+[ -f "$home/modules/reindex/plugin-descriptor.properties" ] ||
+  add_module reindex reindex-client org.opensearch.index.reindex.ReindexPlugin 'Adds _reindex, _update_by_query and _delete_by_query.' ''
+[ -f "$home/modules/lang-painless/plugin-descriptor.properties" ] ||
+  add_module lang-painless lang-painless org.opensearch.painless.PainlessPlugin 'The Painless scripting language (terms scripts of profile stages).' "$PAINLESS_POLICY"
 echo "$home"

@@ -153,6 +153,17 @@ function queryReport(problem: ProblemExample): Json {
               summary: 'Time spent per polygon',
               value: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', max: true, sum: true }] },
             },
+            busiestHour: {
+              summary: 'A weekly profile: events of 2024 by weekday and local hour in Berlin (series `monday 08:00`, …)',
+              value: {
+                source: 'movementEvents',
+                filters: [{ type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }],
+                aggregations: [
+                  { type: 'profile', unit: 'weekday', timeZone: 'Europe/Berlin' },
+                  { type: 'profile', unit: 'hour', timeZone: 'Europe/Berlin' },
+                ],
+              },
+            },
             split: {
               summary: 'A year of 15-minute buckets, in monthly slices',
               value: {

@@ -1,5 +1,5 @@
 import { ValidationError, type FieldError } from '../../errors';
-import type { Collection, NestedPath } from '../fields';
+import { CATALOG, type Collection, type NestedPath } from '../fields';
 import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
 import type { ReportRequest } from '../schema/request';
@@ -140,6 +140,15 @@ class PlanBuilder {
         const stats = STAT_NAMES.filter((s) => asked[s]);
         if (stats.length === 0) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count set to true');
         return field && stats.length > 0 ? { kind: 'stats', field, stats } : undefined;
+      }
+      case 'profile': {
+        const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
+        if (!timeZone) this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
+        // OpenSearch's nested items carry no timestamp of their own: a profile counts documents.
+        if (context !== null) this.check.error(`${path}/type`, `profile counts documents, not ${context} items; put it before the nested aggregation or after a reverseNested`);
+        const field = CATALOG[this.source].get('timestamp');
+        if (!timeZone || context !== null || !field) return undefined;
+        return { kind: 'terms', field, joiner, profile: { unit: agg.unit, timeZone } };
       }
       case 'dateHistogram': {
         if (agg.field !== undefined && agg.field !== 'timestamp') this.check.error(`${path}/field`, "must be 'timestamp' (the only allowed value)");

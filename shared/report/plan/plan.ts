@@ -86,11 +86,32 @@ export type AggNode =
   | NestedAggNode
   | ReverseNestedAggNode;
 
+/**
+ * A terms stage; with `profile`, over a key computed from `timestamp` (the request's `profile`
+ * stage) instead of a keyword field's value. In the plan a profile is a terms stage so that every
+ * step after the compilers (result reading, splitting and merging, the bucket count, truncation)
+ * treats it as one; only the compilers and the order of its keys (clock order) differ.
+ */
 export interface TermsAggNode {
   readonly kind: 'terms';
   readonly field: FieldDef;
   readonly joiner: string;
+  readonly profile?: Profile;
 }
+
+export type ProfileUnit = 'hour' | 'weekday';
+
+/** Group by the local hour of day or day of week of each document's timestamp in `timeZone`. */
+export interface Profile {
+  readonly unit: ProfileUnit;
+  readonly timeZone: string;
+}
+
+/** The keys of a profile unit, in the order answers list them (ISO weekdays: Monday first). */
+export const PROFILE_KEYS: Readonly<Record<ProfileUnit, readonly string[]>> = {
+  hour: Array.from({ length: 24 }, (_, h) => `${String(h).padStart(2, '0')}:00`),
+  weekday: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+};
 
 export interface StatsAggNode {
   readonly kind: 'stats';

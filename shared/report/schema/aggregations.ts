@@ -66,6 +66,26 @@ export const DateHistogramAggregationSchema = named(
   'Time buckets, only as the first stage: the answer is then an array of buckets (shape 1). With a timestamp range filter the buckets span the whole range.',
 );
 
+/** The units of a profile stage, and the keys each makes (in the order answers list them). */
+export const PROFILE_UNITS = ['hour', 'weekday'] as const;
+
+export const ProfileAggregationSchema = named(
+  z.strictObject({
+    type: kind('profile'),
+    unit: described(
+      z.enum(PROFILE_UNITS),
+      'What to group by: `hour`, the local hour of day (keys `00:00` to `23:00`), or `weekday`, the local day of the week (keys `monday` to `sunday`).',
+    ),
+    timeZone: described(
+      z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      "The IANA time zone whose wall clock gives each document's hour or weekday (`Europe/Berlin`); `UTC` by default.",
+    ),
+    keyJoiner,
+  }),
+  'ProfileAggregation',
+  'One bucket per local hour of day or day of week that has documents (a daily or weekly profile); the hour (`00:00`..`23:00`) or weekday (`monday`..`sunday`) is a name part, listed in clock order. Only on documents, not inside a `nested` stage.',
+);
+
 export const FilterAggregationSchema = named(
   z.strictObject({
     type: kind('filter'),
@@ -131,6 +151,7 @@ export const AggregationSchema = named(
     TermsAggregationSchema,
     StatsAggregationSchema,
     DateHistogramAggregationSchema,
+    ProfileAggregationSchema,
     FilterAggregationSchema,
     FiltersAggregationSchema,
     NestedAggregationSchema,

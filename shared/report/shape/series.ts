@@ -1,5 +1,5 @@
 import type { AggResult } from '../engines/engine';
-import type { AggNode } from '../plan/plan';
+import { PROFILE_KEYS, type AggNode } from '../plan/plan';
 
 /**
  * Series naming (spec shapes 3 and 4). Each terms or filters bucket contributes its key as a name
@@ -61,10 +61,13 @@ function walk(
     case 'filters': {
       const joiner = node.kind === 'terms' || node.kind === 'filters' ? node.joiner : ' ';
       const direction = node.kind === 'terms' && node.field.direction === true;
-      const buckets = result.kind === 'terms' ? [...result.buckets].sort((a, b) => compareKeys(a.key, b.key)) : result.buckets;
+      // A profile's keys go in clock order (monday before friday), other terms keys in code-unit order.
+      const profileKeys = node.kind === 'terms' && node.profile ? PROFILE_KEYS[node.profile.unit] : undefined;
+      const sortKeyOf = (key: string): string | number => (profileKeys ? profileKeys.indexOf(key) : key);
+      const buckets = result.kind === 'terms' ? [...result.buckets].sort((a, b) => compareKeys(sortKeyOf(a.key), sortKeyOf(b.key))) : result.buckets;
       buckets.forEach((b, index) => {
         const part = { text: b.key, joiner, direction };
-        const key = result.kind === 'terms' ? b.key : index;
+        const key = result.kind === 'terms' ? sortKeyOf(b.key) : index;
         walk(pipeline, i + 1, b.sub, b.count, [...parts, part], [...sortKey, key], options, out);
       });
       return;

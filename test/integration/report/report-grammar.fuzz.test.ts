@@ -10,7 +10,7 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
  * Random reports over the whole request grammar (every aggregation kind, several `filters` and
- * `reverseNested` stages, nested filters, histograms in several time zones, splits, CSV), built so
+ * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, nested filters, histograms in several time zones, splits, CSV), built so
  * that nearly all of them are valid and reach the engines. Each goes through the real handler on
  * both engines over test/fixtures/documents.ts, and must:
  *  - never answer 5xx: a report that cannot be answered is a 4xx problem+json (422 for too many
@@ -76,12 +76,15 @@ const NUMBERS = [0, 0.15, 0.5, 1, 2.25, 10, 100, 1000];
 /** In time order. */
 const DATES = ['2024-03-01T00:00:00Z', '2024-03-30T12:00:00+01:00', '2024-03-31T01:00:00Z', '2024-04-02T00:00:00Z', '2024-04-10T00:00:00-04:00', '2024-10-27T00:00:00Z', '2024-11-03T06:00:00Z'];
 
+/** Profile zones: DST in both hemispheres, a :30 and a :45 offset. */
+const PROFILE_ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Adelaide', 'Asia/Kathmandu'];
+
 /** Random choices; `build` turns them into a request that is valid where the grammar is context-free. */
 const pick = fc.nat({ max: 1_000 });
 const filterChoice = fc.record({ field: pick, values: fc.subarray([0, 1, 2, 3], { minLength: 1 }), bounds: fc.tuple(pick, pick, fc.constantFrom('both', 'from', 'to')) });
 type FilterChoice = typeof filterChoice extends fc.Arbitrary<infer T> ? T : never;
 const stageChoice_ = {
-  kind: fc.constantFrom<'terms' | 'filters' | 'filter' | 'nested' | 'reverseNested'>('terms', 'filters', 'filters', 'filters', 'filter', 'nested', 'reverseNested', 'reverseNested'),
+  kind: fc.constantFrom<'terms' | 'filters' | 'filter' | 'nested' | 'reverseNested' | 'profile'>('terms', 'filters', 'filters', 'filters', 'filter', 'nested', 'reverseNested', 'reverseNested', 'profile'),
   field: pick,
   buckets: fc.array(filterChoice, { minLength: 1, maxLength: 6 }),
   joiner: fc.option(fc.constantFrom('', '-', ' | ', ':'), { nil: undefined }),
@@ -136,6 +139,9 @@ function build(c: Choices): Record<string, unknown> {
     if ((s.kind === 'nested' || s.kind === 'reverseNested') && paths.length > 0) {
       if (at === undefined) pipeline.push({ type: 'nested', path: (at = paths[s.field % paths.length]) });
       else (pipeline.push({ type: 'reverseNested' }), (at = undefined));
+    } else if (s.kind === 'profile' && at === undefined) {
+      // Documents only (a profile of nested items is a 400 the conformance corpus covers)
+      pipeline.push({ type: 'profile', unit: s.field % 2 === 0 ? 'hour' : 'weekday', timeZone: PROFILE_ZONES[s.field % PROFILE_ZONES.length], ...joiner });
     } else if (s.kind === 'filters' || s.kind === 'filter') {
       const made = s.buckets.map((b) => filterAt(c.collection, at, b)).filter((f) => f !== undefined);
       if (made.length === 0) continue;
@@ -177,7 +183,7 @@ async function ask(engine: keyof typeof handlers, body: unknown, c: Choices): Pr
 
 test('random reports over the whole grammar: never 5xx, within the function time, alike on both engines', async () => {
   const runs = 200;
-  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0 };
+  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0, profile: 0 };
   await fc.assert(
     fc.asyncProperty(choices, async (c) => {
       const body = build(c);
@@ -200,6 +206,7 @@ test('random reports over the whole grammar: never 5xx, within the function time
       else seen.refused++;
       if (kinds.filter((k) => k === 'filters').length >= 2) seen.multiFilters++;
       if (kinds.includes('reverseNested')) seen.reverseNested++;
+      if (kinds.includes('profile')) seen.profile++;
     }),
     // A failing run may take the whole function time: report the first one rather than shrink it.
     // FUZZ_SEED and FUZZ_PATH replay a failure with the seed and path fast-check printed.
@@ -209,4 +216,5 @@ test('random reports over the whole grammar: never 5xx, within the function time
   expect(seen.ok).toBeGreaterThan(0.6 * runs);
   expect(seen.multiFilters).toBeGreaterThan(0.1 * runs);
   expect(seen.reverseNested).toBeGreaterThan(0.05 * runs);
+  expect(seen.profile).toBeGreaterThan(0.05 * runs);
 }, 300_000);

@@ -28,7 +28,7 @@ const scan = (template: unknown): CheckovReport => {
   writeFileSync(file, JSON.stringify(template));
   // checkov exits 1 when a check fails; the JSON report is on stdout either way. It tries to fetch
   // guidelines from a Prisma Cloud API at start, which this network refuses (a logged warning).
-  const run = spawnSync(CHECKOV!, ['-f', file, '--framework', 'cloudformation', '--compact', '-o', 'json'], { encoding: 'utf8', timeout: 180_000 });
+  const run = spawnSync(CHECKOV!, ['-f', file, '--framework', 'cloudformation', '--compact', '-o', 'json'], { encoding: 'utf8', timeout: 180_000, maxBuffer: 256 * 1024 * 1024 });
   return JSON.parse(run.stdout) as CheckovReport;
 };
 

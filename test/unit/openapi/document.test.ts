@@ -86,7 +86,7 @@ describe('the OpenAPI document', () => {
     expect(request).toMatchObject({ type: 'object', required: ['aggregations'], additionalProperties: false });
     const kinds = (union: string) => Object.keys((schemas[union]!.discriminator as { mapping: object }).mapping);
     expect(kinds('Filter')).toEqual(['terms', 'range']);
-    expect(kinds('Aggregation')).toEqual(['terms', 'stats', 'dateHistogram', 'filter', 'filters', 'nested', 'reverseNested']);
+    expect(kinds('Aggregation')).toEqual(['terms', 'stats', 'dateHistogram', 'profile', 'filter', 'filters', 'nested', 'reverseNested']);
   });
 });
 
@@ -100,7 +100,7 @@ describe('the typed request vocabulary of the OpenAPI document', () => {
       oneOf: [{ $ref: '#/components/schemas/TermsFilter' }, { $ref: '#/components/schemas/RangeFilter' }],
       discriminator: { propertyName: 'type', mapping: { terms: '#/components/schemas/TermsFilter', range: '#/components/schemas/RangeFilter' } },
     });
-    const aggregations = ['TermsAggregation', 'StatsAggregation', 'DateHistogramAggregation', 'FilterAggregation', 'FiltersAggregation', 'NestedAggregation', 'ReverseNestedAggregation'];
+    const aggregations = ['TermsAggregation', 'StatsAggregation', 'DateHistogramAggregation', 'ProfileAggregation', 'FilterAggregation', 'FiltersAggregation', 'NestedAggregation', 'ReverseNestedAggregation'];
     expect(schemas.Aggregation!.oneOf).toEqual(aggregations.map((name) => ({ $ref: `#/components/schemas/${name}` })));
     expect(schemas.Aggregation!.discriminator).toEqual({
       propertyName: 'type',
@@ -118,6 +118,7 @@ describe('the typed request vocabulary of the OpenAPI document', () => {
     const field = { $ref: '#/components/schemas/FieldName', description: expect.any(String) };
     for (const [kind, name] of [['TermsFilter', 'field'], ['RangeFilter', 'field'], ['TermsAggregation', 'field'], ['StatsAggregation', 'field']] as const) expect(property(kind, name)).toEqual(field);
     expect(property('DateHistogramAggregation', 'field')).toMatchObject({ type: 'string', const: 'timestamp' });
+    expect(property('ProfileAggregation', 'unit')).toMatchObject({ type: 'string', enum: ['hour', 'weekday'] });
   });
 
   test('names nested paths, collections, timestamps and range bounds', () => {

@@ -2,7 +2,7 @@ import { BIGINT, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBInstance, ty
 import { onAbort } from '../../../abort';
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
 import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
-import type { DateHistogramAggNode, ReportPlan } from '../../plan/plan';
+import type { DateHistogramAggNode, ReportPlan, TimeRange } from '../../plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS, refuseBeyondBucketFloor } from '../bucket-limit';
 import { histogramKeys } from '../../histogram/keys';
 import { keySegments, type KeySegment } from './sql/buckets';
@@ -13,6 +13,7 @@ import { readResult } from './reduce/read';
 import { toResultRow } from './result-row';
 import { createRounding } from '../../histogram/rounding';
 import type { SqlQuery, SqlType } from './sql/sql-params';
+import { ZoneOffsets, type OffsetPeriod } from '../../../time/zone-offsets';
 
 export interface DuckDbEngineOptions {
   /** @default DEFAULT_LIMITS (the same as the OpenSearch engine's) */
@@ -116,7 +117,13 @@ export class DuckDbEngine implements ReportEngine {
     refuseBeyondBucketFloor(plan.pipeline, histogram?.keys.length ?? 0, this.maxBuckets);
     if (histogram && histogram.keys.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
     check();
-    const options = { limits: this.limits, stageByStage: this.stageByStage, ...(histogram ? { histogramSegments: histogram.segments } : {}) };
+    const profileOffsets = await this.profileOffsets(connection, plan, scope);
+    const options = {
+      limits: this.limits,
+      stageByStage: this.stageByStage,
+      ...(histogram ? { histogramSegments: histogram.segments } : {}),
+      ...(profileOffsets ? { profileOffsets } : {}),
+    };
     const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
     check();
     const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
@@ -126,6 +133,16 @@ export class DuckDbEngine implements ReportEngine {
     return result;
   }
 
+  /** The offset periods of each profile stage's zone over the report's range (or its documents' extent). */
+  private async profileOffsets(connection: DuckDBConnection, plan: ReportPlan, scope: Scope): Promise<Map<string, readonly OffsetPeriod[]> | undefined> {
+    const zones = new Set(plan.pipeline.flatMap((n) => (n.kind === 'terms' && n.profile ? [n.profile.timeZone] : [])));
+    if (zones.size === 0) return undefined;
+    const { lo, hi } = await spanOf(connection, plan, scope, plan.timeRange);
+    // No documents (or a range that holds none): any period will do, no row reads it.
+    const [from, to] = lo === undefined || hi === undefined || lo > hi ? [0, 0] : [lo, hi];
+    return new Map([...zones].map((zone) => [zone, ZoneOffsets.scan(zone, from, to).periods]));
+  }
+
   /** Bucket keys and key segments over the bounds, or over the documents' extent where a bound is missing. */
   private async histogram(
     connection: DuckDBConnection,
@@ -133,17 +150,23 @@ export class DuckDbEngine implements ReportEngine {
     scope: Scope,
     node: DateHistogramAggNode,
   ): Promise<{ keys: number[]; segments: KeySegment[] }> {
-    let lo = node.bounds?.from;
-    let hi = node.bounds?.to === undefined ? undefined : node.bounds.to - 1;
-    if (lo === undefined || hi === undefined) {
-      const [row] = await select(connection, compileTimeExtent(plan, scope));
-      lo ??= toNumberOrUndefined(row?.[0]);
-      hi ??= toNumberOrUndefined(row?.[1]);
-    }
+    const { lo, hi } = await spanOf(connection, plan, scope, node.bounds);
     if (lo === undefined || hi === undefined || lo > hi) return { keys: [], segments: [] };
     const rounding = createRounding(node.interval, node.timeZone, lo, hi);
     return { keys: histogramKeys(rounding, lo, hi, this.maxBuckets), segments: keySegments(rounding, lo, hi) };
   }
+}
+
+/** [lo, hi] (UTC ms, both inclusive) of a half-open range, each missing end read from the documents' extent. */
+async function spanOf(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, range?: TimeRange): Promise<{ lo?: number; hi?: number }> {
+  let lo = range?.from;
+  let hi = range?.to === undefined ? undefined : range.to - 1;
+  if (lo === undefined || hi === undefined) {
+    const [row] = await select(connection, compileTimeExtent(plan, scope));
+    lo ??= toNumberOrUndefined(row?.[0]);
+    hi ??= toNumberOrUndefined(row?.[1]);
+  }
+  return { ...(lo === undefined ? {} : { lo }), ...(hi === undefined ? {} : { hi }) };
 }
 
 const TYPES: Readonly<Record<SqlType, DuckDBType>> = { VARCHAR, DOUBLE, BIGINT };

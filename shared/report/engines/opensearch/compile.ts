@@ -1,6 +1,6 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { EngineLimits, Scope } from '../engine';
-import type { AggNode, FilterNode, ReportPlan } from '../../plan/plan';
+import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan } from '../../plan/plan';
 import { indexPattern } from './indices';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
@@ -78,10 +78,12 @@ function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLim
   switch (node.kind) {
     case 'dateHistogram':
       return withNext({ date_histogram: compileHistogram(node) } as Agg);
-    case 'terms':
+    case 'terms': {
+      const source = node.profile ? { script: profileScript(node.profile) } : { field: node.field.name };
       return withNext({
-        terms: { field: node.field.name, size: limits.termsCap, min_doc_count: 1, order: { _key: 'asc' } },
+        terms: { ...source, size: limits.termsCap, min_doc_count: 1, order: { _key: 'asc' } },
       } as Agg);
+    }
     case 'stats':
       return { stats: { field: node.field.name } };
     case 'filter':
@@ -99,6 +101,19 @@ function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLim
     case 'reverseNested':
       return withNext({ reverse_nested: {} });
   }
+}
+
+/**
+ * The key of a profile stage, per document: a terms script rather than a runtime field (the engine's
+ * own derived fields are newer than the OpenSearch versions this service supports). The source is
+ * constant and the zone and key names are parameters, so the node compiles it once and caches it;
+ * what it costs is a script run per matching document and no global ordinals, unlike terms on a
+ * keyword field. The keys are those of PROFILE_KEYS.
+ */
+function profileScript(profile: Profile): Types.Common.Script {
+  const local = "ZonedDateTime t = doc['timestamp'].value.withZoneSameInstant(ZoneId.of(params.tz));";
+  const key = profile.unit === 'hour' ? 'params.keys[t.getHour()]' : 'params.keys[t.getDayOfWeek().getValue() - 1]';
+  return { lang: 'painless', source: `${local} return ${key};`, params: { tz: profile.timeZone, keys: [...PROFILE_KEYS[profile.unit]] } };
 }
 
 type DateHistogram = Types.Common_Aggregations.DateHistogramAggregationFields;

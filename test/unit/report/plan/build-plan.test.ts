@@ -66,7 +66,7 @@ describe('buildPlan: structure', () => {
 
   test('names the allowed aggregation kinds for an unknown type', () => {
     expect(errorsOf({ aggregations: [{ type: 'histogram' }] })).toEqual([
-      { path: '/aggregations/0/type', message: 'must be one of: terms, stats, dateHistogram, filter, filters, nested, reverseNested' },
+      { path: '/aggregations/0/type', message: 'must be one of: terms, stats, dateHistogram, profile, filter, filters, nested, reverseNested' },
     ]);
   });
 

@@ -1,8 +1,10 @@
 import type { EngineLimits } from '../../engine';
-import type { AggNode, ReportPlan } from '../../../plan/plan';
+import type { AggNode, Profile, ReportPlan } from '../../../plan/plan';
+import type { OffsetPeriod } from '../../../../time/zone-offsets';
 import { resultColumns, type ResultColumnsSql } from '../result-row';
 import type { KeySegment } from './buckets';
 import { histogramKeySql } from './histogram-sql';
+import { profileKeySql } from './profile-sql';
 import type { SqlParams } from './sql-params';
 
 /** What the compilers are given besides the plan and the scope. */
@@ -10,6 +12,8 @@ export interface CompileOptions {
   readonly limits: EngineLimits;
   /** Key segments of the dateHistogram (first stage), from buckets.ts. */
   readonly histogramSegments?: readonly KeySegment[];
+  /** UTC offset periods over the report's time range, per time zone of a profile stage (profile-sql.ts). */
+  readonly profileOffsets?: ReadonlyMap<string, readonly OffsetPeriod[]>;
   /** Compile stage by stage even where the grouped compilation applies (tests compare the two). */
   readonly stageByStage?: boolean;
   /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
@@ -46,6 +50,13 @@ export abstract class Compiler {
     const segments = this.options.histogramSegments;
     if (!segments) throw new Error('dateHistogram needs key segments');
     return histogramKeySql((this.plan.pipeline[0] as AggNode & { kind: 'dateHistogram' }).interval, segments, column, this.params);
+  }
+
+  /** The key of a profile stage (a terms stage with `profile`) over a timestamp column. */
+  protected profileKey(profile: Profile, column: string): string {
+    const periods = this.options.profileOffsets?.get(profile.timeZone);
+    if (!periods) throw new Error(`a profile in ${profile.timeZone} needs its offset periods`);
+    return profileKeySql(profile, periods, column, this.params);
   }
 
   /** The `n` rows of stage i: the rows of `rel` (`count` of each) per key tuple and shard. */

@@ -1,5 +1,5 @@
 import type { Scope } from '../../engine';
-import type { AggNode } from '../../../plan/plan';
+import type { AggNode, Profile } from '../../../plan/plan';
 import { compileFilters, compileScopeCondition } from './compile-scope';
 import { addsKey, Compiler } from './compiler';
 import { groupable, readsItemsAlone } from './groupable';
@@ -185,7 +185,7 @@ export class GroupedCompiler extends Compiler {
   private columnsOf(stages: readonly number[], parent: string, item: string): StageColumns {
     const { pipeline } = this.plan;
     const twoLevel = !(pipeline.at(-1)?.kind === 'stats' && !this.rowStats);
-    const context = { pipeline, params: this.params, twoLevel, keyOf: this.keyOf, histogramKey: (c: string) => this.histogramKey(c), valuesOf: (f: string) => this.valuesOf(f) };
+    const context = { pipeline, params: this.params, twoLevel, keyOf: this.keyOf, histogramKey: (c: string) => this.histogramKey(c), profileKey: (p: Profile, c: string) => this.profileKey(p, c), valuesOf: (f: string) => this.valuesOf(f) };
     return stageColumns(context, stages, parent, item);
   }
 

@@ -22,7 +22,7 @@ export class PipelineCompiler extends Compiler {
       case 'dateHistogram':
         return this.next(i, out, `SELECT s.*, ${this.histogramKey(`s.${ident('timestamp')}`)} AS ${k} FROM ${this.rel} s`, [...this.keys, k]);
       case 'terms':
-        return this.terms(i, out, ident(columnOf(node.field)), i === this.plan.pipeline.length - 1);
+        return this.terms(i, out, node.profile ? this.profileKey(node.profile, `s.${ident('timestamp')}`) : `s.${ident(columnOf(node.field))}`, i === this.plan.pipeline.length - 1);
       case 'filters': {
         const branches = node.buckets.map(
           (b, index) => `SELECT s.*, ${index} AS ${k} FROM ${this.rel} s WHERE ${compileFilter(b.filter, 's', this.params)}`,
@@ -54,15 +54,16 @@ export class PipelineCompiler extends Compiler {
   }
 
   /** terms: one grouped pass `g<i>` counts per (key, shard); the rows of the kept keys go on. */
-  private terms(i: number, out: string, column: string, last: boolean): void {
+  /** `key`: the SQL of the key over the alias `s` (a column, or a profile's expression). */
+  private terms(i: number, out: string, key: string, last: boolean): void {
     const parentKeys = this.keys;
     const k = `k${parentKeys.length}`;
-    const selectKeys = [...parentKeys.map((key) => `s.${key}`), `s.${column} AS ${k}`].join(', ');
-    this.ctes.push(`g${i} AS (SELECT ${selectKeys}, s._shard, count(*) AS n FROM ${this.rel} s WHERE s.${column} IS NOT NULL GROUP BY ALL)`);
+    const selectKeys = [...parentKeys.map((pk) => `s.${pk}`), `${key} AS ${k}`].join(', ');
+    this.ctes.push(`g${i} AS (SELECT ${selectKeys}, s._shard, count(*) AS n FROM ${this.rel} s WHERE ${key} IS NOT NULL GROUP BY ALL)`);
     const cap = this.rankTerms(i, parentKeys, k);
     if (!last) {
-      const join = `JOIN r${i} r ON ${[...parentKeys.map((key) => `s.${key} = r.${key}`), `s.${column} = r.${k}`].join(' AND ')}`;
-      this.ctes.push(`${out} AS (SELECT s.*, s.${column} AS ${k} FROM ${this.rel} s ${join} WHERE r.rn <= ${cap})`);
+      const join = `JOIN r${i} r ON ${[...parentKeys.map((pk) => `s.${pk} = r.${pk}`), `${key} = r.${k}`].join(' AND ')}`;
+      this.ctes.push(`${out} AS (SELECT s.*, ${key} AS ${k} FROM ${this.rel} s ${join} WHERE r.rn <= ${cap})`);
     }
     this.rel = out;
     this.keys = [...parentKeys, k];

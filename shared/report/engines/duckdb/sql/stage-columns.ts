@@ -1,4 +1,4 @@
-import type { AggNode, FilterNode } from '../../../plan/plan';
+import type { AggNode, FilterNode, Profile } from '../../../plan/plan';
 import { columnOf, ident } from '../storage/schema';
 import { compileCondition, compileFilter } from './compile-scope';
 import type { SqlParams } from './sql-params';
@@ -26,6 +26,8 @@ export interface ColumnContext {
   readonly keyOf: readonly number[];
   /** The bucket key of the histogram over a timestamp column. */
   readonly histogramKey: (column: string) => string;
+  /** The key of a profile stage over a timestamp column. */
+  readonly profileKey: (profile: Profile, column: string) => string;
   /** The level-1 column of a keyword field's values (`v<n>`), the same in every relation. */
   readonly valuesOf: (field: string) => string;
 }
@@ -112,6 +114,7 @@ class ColumnBuilder implements Columns {
       case 'dateHistogram':
         return this.pass(k, this.context.histogramKey(`${this.parent}.${ident('timestamp')}`));
       case 'terms':
+        if (node.profile) return this.pass(k, this.context.profileKey(node.profile, `${this.parent}.${ident('timestamp')}`));
         return this.pass(k, `${this.aliasOf(node.field)}.${ident(columnOf(node.field))}`);
       case 'filter':
         return this.filter(`f${i}`, node.filter);

@@ -8,6 +8,8 @@ import type { ReportPlan } from '#shared/report/plan/plan';
 import { planEvenSlices, planSlices } from '#shared/report/split/plan-slices';
 import { AGGREGATION_CASES } from '../../../../integration/conformance/corpus/aggregations';
 import { HISTOGRAM_CASES } from '../../../../integration/conformance/corpus/histograms';
+import { PROFILE_CASES } from '../../../../integration/conformance/corpus/profiles';
+import { ZoneOffsets } from '#shared/time/zone-offsets';
 
 /**
  * Pins the SQL the DuckDB engine emits, byte for byte, with its parameters, for a broad set of
@@ -85,6 +87,15 @@ const EXTRA: Readonly<Record<string, unknown>> = {
     splitInterval: '1M',
     aggregations: [{ type: 'dateHistogram', interval: '1q', timeZone: 'Europe/Berlin' }, { type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'free', max: true }],
   },
+  'Berlin weekly × weekday profile, split by week': {
+    source: 'movementEvents',
+    filters: [march],
+    splitInterval: '1w',
+    aggregations: [{ type: 'dateHistogram', interval: '1w', timeZone: 'Europe/Berlin' }, { type: 'profile', unit: 'weekday', timeZone: 'Europe/Berlin' }, { type: 'terms', field: 'label' }],
+  },
+  'label × Adelaide hour profile × nested polygons × stats (items joined)': {
+    aggregations: [{ type: 'terms', field: 'label' }, { type: 'profile', unit: 'hour', timeZone: 'Australia/Adelaide', keyJoiner: '|' }, { type: 'nested', path: 'polygons' }, polygonStats],
+  },
   'hourly × nested, split auto': { filters: [march], splitInterval: 'auto', aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }] },
 };
 
@@ -98,6 +109,15 @@ function segmentsOf(plan: ReportPlan): KeySegment[] | undefined {
   return keySegments(createRounding(first.interval, first.timeZone, lo, hi), lo, hi);
 }
 
+/** The offset periods of every profile stage's zone, as the engine works them out (the range, else the extent). */
+function profileOffsetsOf(plan: ReportPlan): Map<string, ZoneOffsets['periods']> | undefined {
+  const zones = new Set(plan.pipeline.flatMap((n) => (n.kind === 'terms' && n.profile ? [n.profile.timeZone] : [])));
+  if (zones.size === 0) return undefined;
+  const lo = plan.timeRange?.from ?? EXTENT.lo;
+  const hi = plan.timeRange?.to === undefined ? EXTENT.hi : plan.timeRange.to - 1;
+  return new Map([...zones].map((zone) => [zone, ZoneOffsets.scan(zone, lo, Math.max(lo, hi)).periods]));
+}
+
 const text = ({ sql, params }: SqlQuery): string =>
   [sql, ...params.map((p, i) => `-- $${i + 1} ${p.type} ${typeof p.value === 'string' ? JSON.stringify(p.value) : String(p.value)}`)].join('\n');
 
@@ -105,7 +125,8 @@ const text = ({ sql, params }: SqlQuery): string =>
 function statements(plan: ReportPlan): Record<string, string> {
   const histogramSegments = segmentsOf(plan);
   if (plan.pipeline[0]?.kind === 'dateHistogram' && !histogramSegments) return { 'time extent': text(compileTimeExtent(plan, scope)) };
-  const options = { limits, ...(histogramSegments ? { histogramSegments } : {}) };
+  const profileOffsets = profileOffsetsOf(plan);
+  const options = { limits, ...(histogramSegments ? { histogramSegments } : {}), ...(profileOffsets ? { profileOffsets } : {}) };
   const out: Record<string, string> = { 'time extent': text(compileTimeExtent(plan, scope)) };
   if (groupable(plan)) {
     const alone = readsItemsAlone(plan);
@@ -139,12 +160,13 @@ const valid = (body: unknown): boolean => {
   }
 };
 
-const CORPUS = [...HISTOGRAM_CASES, ...AGGREGATION_CASES].filter((c) => valid(c.body)).map((c) => [`corpus: ${c.name}`, c.body] as const);
+const CORPUS = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES].filter((c) => valid(c.body)).map((c) => [`corpus: ${c.name}`, c.body] as const);
 const REPORTS = [...CORPUS, ...Object.entries(EXTRA)];
 
 test('the pinned set covers every aggregation and filter kind, every collection, split and not', () => {
   const plans = REPORTS.map(([, body]) => buildPlan(body));
   expect(new Set(plans.flatMap((p) => p.pipeline.map((n) => n.kind)))).toEqual(new Set(['dateHistogram', 'terms', 'stats', 'filter', 'filters', 'nested', 'reverseNested']));
+  expect(plans.some((p) => p.pipeline.some((n) => n.kind === 'terms' && n.profile))).toBe(true);
   expect(new Set(plans.flatMap((p) => [...p.filters, ...p.nestedFilters.flatMap((n) => n.filters)].map((f) => f.kind)))).toEqual(new Set(['terms', 'range']));
   expect(new Set(plans.map((p) => p.source))).toEqual(new Set(['movementEvents', 'parkingLotStats', 'parkingEvents']));
   expect(plans.some((p) => p.splitInterval && 'kind' in p.splitInterval)).toBe(true);
