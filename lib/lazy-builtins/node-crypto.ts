@@ -9,6 +9,7 @@ import { lazyExport } from './lazy-export';
  */
 export const createHash = lazyExport<typeof crypto.createHash>('node:crypto', 'createHash');
 export const createHmac = lazyExport<typeof crypto.createHmac>('node:crypto', 'createHmac');
+export const hash = lazyExport<typeof crypto.hash>('node:crypto', 'hash');
 export const getRandomValues = lazyExport<typeof crypto.getRandomValues>('node:crypto', 'getRandomValues');
 export const randomInt = lazyExport<typeof crypto.randomInt>('node:crypto', 'randomInt');
 export const randomUUID = lazyExport<typeof crypto.randomUUID>('node:crypto', 'randomUUID');
