@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,7 +10,9 @@ import { join } from 'node:path';
  * Each runs as a user runs it: a process of its own, through tsx.
  */
 const ROOT = join(__dirname, '../../..');
-const CLIS = ['local-server', 'seed-cli', 'ingest-cli', 'import-locations', 'mint-token', 'write-openapi', 'smoke', 'ci-access', 'app'];
+/** Every npm script that runs a command of bin/ (so a new one cannot be forgotten), and the two CDK apps. */
+const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const CLIS = [...Object.values(SCRIPTS).flatMap((line) => /^tsx bin\/([\w-]+)\.ts$/.exec(line)?.[1] ?? []), 'ci-access', 'app'];
 
 let sandbox: string;
 beforeAll(() => {
@@ -26,6 +28,10 @@ function run(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ cod
     );
   });
 }
+
+test('covers every command of package.json', () => {
+  expect(CLIS).toEqual(expect.arrayContaining(['local-server', 'seed-cli', 'ingest-cli', 'ingest-client', 'retention-cli', 'erase-organization', 'smoke']));
+});
 
 describe.each(CLIS)('bin/%s.ts --help', (script) => {
   test('prints its usage and exits 0, writing nothing', async () => {
