@@ -49,9 +49,10 @@ describe('the retention of the service stack', () => {
       ({ template } = synthService({ context: { retentionMonths: 0 } }));
     });
 
-    it('has no retention function and no schedule but the occupancy refresh, and tells the setup to remove the ISM policy', () => {
+    it('has no retention function and no retention schedule (the refresh and the snapshot stay), and tells the setup to remove the ISM policy', () => {
       expect(() => functionId(template, RETENTION)).toThrow();
-      expect(Object.values(resourcesOf(template, 'AWS::Events::Rule')).map((r) => (r.Properties as { ScheduleExpression: string }).ScheduleExpression)).toEqual(['cron(0/5 * * * ? *)']);
+      // The other schedules stay: the occupancy refresh and the daily snapshot (lib/backups.ts).
+      expect(Object.values(resourcesOf(template, 'AWS::Events::Rule')).map((r) => (r.Properties as { ScheduleExpression: string }).ScheduleExpression).sort()).toEqual(['cron(0/5 * * * ? *)', 'cron(15 4 * * ? *)']);
       template.hasResourceProperties('Custom::OpenSearchIndexTemplates', { RetentionMonths: '0' });
     });
   });
