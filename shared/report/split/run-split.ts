@@ -2,6 +2,7 @@ import { AppError, InternalError } from '../../errors';
 import { AnswerBucketsError } from '../engines/bucket-limit';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '../engines/engine';
 import type { ReportPlan } from '../plan/plan';
+import type { Deadline } from '../deadline';
 import { runPool } from '../../concurrency';
 import { AnswerBudget } from './answer-budget';
 import { mergeResults } from './merge';
@@ -47,7 +48,7 @@ export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceEx
   try {
     return await runSlices(plan, slices, scope, executor, options);
   } catch (e) {
-    throw explainSliceFailure(e, plan);
+    throw explainSliceFailure(e, plan, undefined, options.deadline);
   }
 }
 
@@ -73,7 +74,7 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
     try {
       return await runSlices(plan, slices, scope, executor, options);
     } catch (e) {
-      if (!(e instanceof AppError && e.slug === 'too-many-buckets') || e instanceof AnswerBucketsError) throw explainSliceFailure(e, plan);
+      if (!(e instanceof AppError && e.slug === 'too-many-buckets') || e instanceof AnswerBucketsError) throw explainSliceFailure(e, plan, undefined, options.deadline);
       parts = Math.min(maxSlices, parts * AUTO_REFINE_FACTOR);
       const finer = planEvenSlices(plan, parts);
       // Stop at the slice cap, or where cutting finer adds no slice (one bucket per slice already).
@@ -112,9 +113,12 @@ export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly
 
 /**
  * A too_many_buckets refusal of one slice means the split interval is still too coarse: say so.
- * Other AppErrors pass unchanged; anything else is a bug (500, cause logged, never sent).
+ * Other AppErrors pass unchanged; anything else is a bug (500, cause logged, never sent). Once the
+ * deadline has passed, a failure that is not the client's (a 4xx stands) is the deadline's 503: the
+ * slices it stopped fail in whatever way their engine stops, as the engines themselves answer.
  */
-function explainSliceFailure(e: unknown, plan: ReportPlan, slices?: number): AppError {
+function explainSliceFailure(e: unknown, plan: ReportPlan, slices?: number, deadline?: Deadline): AppError {
+  if (deadline?.expired && !(e instanceof AppError && e.status < 500)) return e instanceof AppError && e.slug === 'report-timeout' ? e : deadline.error(e);
   if (!(e instanceof AppError)) return new InternalError({ cause: e });
   if (e.slug !== 'too-many-buckets' || e instanceof AnswerBucketsError) return e;
   const limit = typeof e.extensions.maxBuckets === 'number' ? e.extensions.maxBuckets : undefined;
