@@ -13,7 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -99,21 +99,7 @@ export class Observability extends Construct {
       threshold: p99.toMilliseconds(),
       evaluationPeriods: 3,
     });
-    // HTTP APIs publish no throttle metric (a throttled request is one of the 4xx); the access log
-    // has the status of each, so a metric filter counts the 429s.
-    const throttled = new MetricFilter(this, 'ApiThrottledFilter', {
-      logGroup: props.accessLogs,
-      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
-      metricNamespace: METRICS_NAMESPACE,
-      metricName: 'ApiThrottledRequests',
-      metricValue: '1',
-      defaultValue: 0,
-    });
-    this.alarm('ApiThrottled', 'API Gateway throttled at least 10 requests within 5 minutes (429 Too Many Requests)', {
-      metric: throttled.metric({ period: fiveMinutes, statistic: 'Sum' }),
-      threshold: 10,
-      exclusive: false,
-    });
+    this.throttleAlarm('ApiThrottled', props.accessLogs, FilterPattern.stringValue('$.status', '=', '429'), 'API Gateway throttled at least 10 requests within 5 minutes (429 Too Many Requests)');
 
     if (props.ingest) this.ingestAlarms(props.ingest, props.accessLogs, props.ingestRejectedShare ?? 0.05);
 
@@ -229,16 +215,30 @@ export class Observability extends Construct {
         evaluationPeriods: 3,
       });
     }
-    const throttled = new MetricFilter(this, 'IngestThrottledFilter', {
+    this.throttleAlarm(
+      'IngestThrottled',
+      accessLogs,
+      FilterPattern.all(FilterPattern.stringValue('$.status', '=', '429'), FilterPattern.stringValue('$.route', '=', ingest.routeKey)),
+      'API Gateway throttled at least 10 ingest requests within 5 minutes (the ingest route\'s own budget is spent)',
+    );
+  }
+
+  /**
+   * HTTP APIs publish no throttle metric (a throttled request is one of the 4xx); the access log has
+   * the status of each, so a metric filter counts the 429s `pattern` selects, and the alarm fires at
+   * 10 within 5 minutes. `id` names the alarm, its filter (`<id>Filter`) and metric (`<id>Requests`).
+   */
+  private throttleAlarm(id: string, accessLogs: ILogGroup, pattern: IFilterPattern, description: string): void {
+    const throttled = new MetricFilter(this, `${id}Filter`, {
       logGroup: accessLogs,
-      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.status', '=', '429'), FilterPattern.stringValue('$.route', '=', ingest.routeKey)),
+      filterPattern: pattern,
       metricNamespace: METRICS_NAMESPACE,
-      metricName: 'IngestThrottledRequests',
+      metricName: `${id}Requests`,
       metricValue: '1',
       defaultValue: 0,
     });
-    this.alarm('IngestThrottled', 'API Gateway throttled at least 10 ingest requests within 5 minutes (the ingest route\'s own budget is spent)', {
-      metric: throttled.metric({ period: fiveMinutes, statistic: 'Sum' }),
+    this.alarm(id, description, {
+      metric: throttled.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
       threshold: 10,
       exclusive: false,
     });
