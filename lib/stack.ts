@@ -226,6 +226,7 @@ export class ServiceStack extends Stack {
       ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
       RunReportSlice: this.split.worker,
       TakeSnapshot: this.backups.snapshotFunction,
+      ...(this.retention ? { ApplyRetention: this.retention.fn } : {}),
       ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
     };
     this.observability = new Observability(this, 'Observability', {
@@ -242,7 +243,7 @@ export class ServiceStack extends Stack {
     this.dashboard = new OperationsDashboard(this, 'Operations', {
       api: this.api.httpApi,
       accessLogs: this.api.accessLogs,
-      functions: { ...watched, RefreshOccupancy: this.occupancy.refresh, ...(this.retention ? { ApplyRetention: this.retention.fn } : {}) },
+      functions: { ...watched, RefreshOccupancy: this.occupancy.refresh },
       splitStateMachine: this.split.stateMachine,
       domain: this.reporting.domain,
       ingestCollections: COLLECTIONS,
