@@ -1,6 +1,7 @@
 import type { Collection } from '#shared/report/fields';
 import './explorer.css';
 import { type Chart, type ChartKind, drawChart } from './chart';
+import { sessionToken, startSignIn } from './auth';
 import { checkedLocations, clearErrors, controls, fillCollectionChoices, fillLocations, initControls, readForm, showProblem } from './form';
 import { livePanel } from './live';
 import { type Answer, readAnswer } from './model/answer';
@@ -36,7 +37,7 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-const api = new ExplorerApi(() => controls.token.value);
+const api = new ExplorerApi(() => sessionToken() || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
 const liveLocation = byId('live-location') as HTMLSelectElement;
 
@@ -293,5 +294,21 @@ controls.interval.value = '1h';
 controls.breakdown.value = 'label';
 controls.token.value = initialToken();
 wire();
-if (controls.token.value) void loadLocations();
-else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+void start();
+
+/** The development token the local server filled in, else the sign-in (lib/sign-in.ts), else a pasted token. */
+async function start(): Promise<void> {
+  if (!document.querySelector<HTMLMetaElement>('meta[name="lrs-token"]')?.content) {
+    try {
+      const signsIn = await startSignIn({ onSignedIn: () => void loadLocations(), onSignedOut: (message) => void (controls.locationList.textContent = message) });
+      if (signsIn) {
+        controls.token.value = '';
+        return void ((controls.token.closest('.field') as HTMLElement).hidden = true);
+      }
+    } catch (e) {
+      return showProblem({ summary: `The sign-in could not start: ${e instanceof Error ? e.message : String(e)}`, atControls: new Map() }, false);
+    }
+  }
+  if (controls.token.value) void loadLocations();
+  else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+}
