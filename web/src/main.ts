@@ -1,6 +1,7 @@
 import type { Collection } from '#shared/report/fields';
 import './explorer.css';
 import { type Chart, type ChartKind, drawChart } from './chart';
+import { sessionToken, startSignIn } from './auth';
 import { checkedLocations, clearErrors, controls, fillCollectionChoices, fillLocations, initControls, readForm, showProblem } from './form';
 import { livePanel } from './live';
 import { type Answer, readAnswer } from './model/answer';
@@ -10,6 +11,7 @@ import { placeProblem } from './model/problems';
 import { type BuiltRequest, buildRequest, estimateBuckets, SPLIT_OFFER_BUCKETS } from './model/request';
 import { shiftDay, startOfDay, todayIn } from './model/time';
 import { drawTable } from './table';
+import { emptyReason, failureNote, withoutFuture } from './model/honest';
 
 const TOKEN_KEY = 'lrs-explorer-token';
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
@@ -32,7 +34,7 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-const api = new ExplorerApi(() => controls.token.value);
+const api = new ExplorerApi(() => sessionToken() || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
 const liveLocation = byId('live-location') as HTMLSelectElement;
 
@@ -86,9 +88,27 @@ function chartKind(): ChartKind {
   return (document.querySelector<HTMLInputElement>('input[name="kind"]:checked')?.value as ChartKind) ?? 'lines';
 }
 
+/** Takes the previous result off the page, so a failed or running report never shows an older one as its own. */
+function clearResult(): void {
+  state.chart?.destroy();
+  state.chart = undefined;
+  state.answer = undefined;
+  byId('chart-area').hidden = true;
+  byId('table-area').hidden = true;
+  byId('truncated').hidden = true;
+  byId('empty').hidden = true;
+}
+
+/** On one column (phones, narrow windows) the result is below the form and the request: bring it into view. */
+function bringResultIntoView(): void {
+  if (window.matchMedia('(max-width: 63.99rem)').matches) byId('result').scrollIntoView({ block: 'start' });
+}
+
 function draw(): void {
   if (!state.answer) return;
   state.chart?.destroy();
+  const empty = byId('empty');
+  if (!empty.hidden) return;
   byId('chart-area').hidden = false;
   byId('table-area').hidden = false;
   state.chart = drawChart({ chart: byId('chart'), legend: byId('legend'), cursor: byId('cursor') }, state.answer, {
@@ -113,19 +133,29 @@ async function run(): Promise<void> {
   controls.run.disabled = true;
   result.setAttribute('aria-busy', 'true');
   status.textContent = 'Running the report…';
+  clearResult();
   const started = performance.now();
   try {
     const { body, truncated } = await api.report(built.request);
     state.tooManyBuckets = false;
-    state.answer = readAnswer(body, built.stats ? 'gap' : 'zero');
+    const now = Date.now();
+    const { answer, future } = withoutFuture(readAnswer(body, built.stats ? 'gap' : 'zero'), now);
+    state.answer = answer;
     state.answerZone = read.form.timeZone;
     byId('truncated').hidden = !truncated;
+    const { firstDay, lastDay, timeZone } = read.form;
+    const why = emptyReason(answer, { from: startOfDay(firstDay, timeZone), to: startOfDay(shiftDay(lastDay, 1), timeZone) }, now);
+    const empty = byId('empty');
+    empty.textContent = why ?? '';
+    empty.hidden = why === undefined;
     draw();
-    const size = state.answer.kind === 'timeSeries' ? `${state.answer.times.length.toLocaleString()} buckets × ${state.answer.series.length} series` : `${state.answer.entries.length} values`;
-    status.textContent = `Answered in ${Math.round(performance.now() - started).toLocaleString()} ms: ${size}.`;
+    const size = answer.kind === 'timeSeries' ? `${answer.times.length.toLocaleString()} buckets × ${answer.series.length} series` : `${answer.entries.length} values`;
+    const later = future > 0 ? ` ${future.toLocaleString()} ${future === 1 ? 'bucket starts' : 'buckets start'} after now and ${future === 1 ? 'is' : 'are'} left empty, not drawn as 0.` : '';
+    status.textContent = `Answered in ${Math.round(performance.now() - started).toLocaleString()} ms: ${size}.${later}`;
     refreshRequest();
+    bringResultIntoView();
   } catch (e) {
-    status.textContent = 'The report failed; see the message in the form.';
+    status.textContent = failureNote(e instanceof ProblemError ? e.problem.status : undefined);
     failure(e);
   } finally {
     controls.run.disabled = false;
@@ -233,5 +263,21 @@ controls.interval.value = '1h';
 controls.breakdown.value = 'label';
 controls.token.value = initialToken();
 wire();
-if (controls.token.value) void loadLocations();
-else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+void start();
+
+/** The development token the local server filled in, else the sign-in (lib/sign-in.ts), else a pasted token. */
+async function start(): Promise<void> {
+  if (!document.querySelector<HTMLMetaElement>('meta[name="lrs-token"]')?.content) {
+    try {
+      const signsIn = await startSignIn({ onSignedIn: () => void loadLocations(), onSignedOut: (message) => void (controls.locationList.textContent = message) });
+      if (signsIn) {
+        controls.token.value = '';
+        return void ((controls.token.closest('.field') as HTMLElement).hidden = true);
+      }
+    } catch (e) {
+      return showProblem({ summary: `The sign-in could not start: ${e instanceof Error ? e.message : String(e)}`, atControls: new Map() }, false);
+    }
+  }
+  if (controls.token.value) void loadLocations();
+  else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+}
