@@ -231,6 +231,9 @@ export class ServiceStack extends Stack {
     this.endpoints.ingest.bindIngestWrites(query).bindTable(this.occupancy.table, 'readWrite');
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+    // The history reads the location's groups and counts crossings through the report engine.
+    this.endpoints['occupancy-history'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
+    this.endpoints['occupancy-history'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
 
     const watched = {
       ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),

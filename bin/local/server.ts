@@ -25,6 +25,7 @@ type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context
 const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = {
   'list-locations': lazy(() => import('../../functions/list-locations')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
+  'occupancy-history': lazy(() => import('../../functions/occupancy-history')),
   'query-report': lazy(() => import('../../functions/query-report')),
   ingest: lazy(() => import('../../functions/ingest')),
   health: lazy(() => import('../../functions/health')),
