@@ -1,3 +1,4 @@
+import { historySchema, occupancyHistory } from './history-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
 import { health, problemsPage } from './public-operations';
 import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
@@ -48,6 +49,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     paths: {
       '/locations': { get: listLocations() },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
+      '/locations/{locationId}/insights/history': { get: occupancyHistory(problem) },
       '/reports:query': { post: queryReport(problem) },
       '/ingest/{collection}': { post: ingestDocuments(problem) },
       '/health': { get: health() },
@@ -58,7 +60,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       headers: { ...headers, ...ingestHeaders },
       parameters: { ...parameters, ...ingestParameters },
       responses: sharedResponses(problem),
-      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas },
+      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, OccupancyHistory: historySchema },
     },
   };
 }
@@ -153,6 +155,10 @@ function queryReport(problem: ProblemExample): Json {
               summary: 'Time spent per polygon',
               value: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', max: true, sum: true }] },
             },
+            parkingPercentiles: {
+              summary: 'Median and 90th percentile of parking time per lot (series `lot-1 median`, `lot-1 p90`, …)',
+              value: { source: 'parkingEvents', aggregations: [{ type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'duration', count: true, median: true, percentiles: [90] }] },
+            },
             busiestHour: {
               summary: 'A weekly profile: events of 2024 by weekday and local hour in Berlin (series `monday 08:00`, …)',
               value: {
@@ -196,6 +202,10 @@ function queryReport(problem: ProblemExample): Json {
                 value: [{ timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 }, { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }],
               },
               polygonStats: { summary: 'Shape 2, the answer to polygonStats', value: { 'z1 max': 10, 'z1 avg': 5, 'z1 sum': 15, 'z2 max': 6, 'z2 avg': 4, 'z2 sum': 8 } },
+              parkingPercentiles: {
+                summary: 'Shape 2, the answer to parkingPercentiles: a lot whose events have no duration has a count of 0 and no percentiles',
+                value: { 'lot-1 count': 3, 'lot-1 median': 600.5, 'lot-1 p90': 1200, 'lot-2 count': 0 },
+              },
             },
           },
           'text/csv': {

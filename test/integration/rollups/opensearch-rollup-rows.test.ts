@@ -89,6 +89,12 @@ describe('rollup rows on OpenSearch', () => {
     expect(day?.sub).toEqual({ kind: 'single', count: 3, sub: { kind: 'stats', count: 3, min: 3, max: 7, sum: 15 } });
   });
 
+  test('read percentiles from the documents: they do not add up per grain', async () => {
+    const result = await run([daily, { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', count: true, median: true }]);
+    expect(result.source).toBe('raw');
+    expect(result.root).toMatchObject({ buckets: [{ sub: { sub: { count: 3, percentiles: [5] } } }] });
+  });
+
   test('read a grain written since the last rebuild raw, and a non-integer sum from the documents alone', async () => {
     await indexDocuments(client, 'movementEvents', [event('2024-03-05T10:05:00Z', { polygons: [{ id: 'z1', value: 0.5 }] })], { indexPrefix: prefix, refresh: true });
     expect((await readRollupState(client, prefix, 'movementEvents')).watermark).toBe(Date.parse('2024-03-05T10:00:00Z'));

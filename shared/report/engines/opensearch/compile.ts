@@ -1,7 +1,8 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { EngineLimits, Scope } from '../engine';
 import type { NestedPath } from '../../fields';
-import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan } from '../../plan/plan';
+import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan, type StatsAggNode } from '../../plan/plan';
+import { PERCENTILES_COMPRESSION } from '../../percentiles/hazen';
 import { indexPattern } from './indices';
 import { itemCount, rollupSplit, rollupStatsAggs, type RollupRead } from './rollup/read';
 
@@ -27,6 +28,8 @@ export interface CompileOptions {
 /** Name of the aggregation of pipeline stage i (and of the item filter under a nested stage). */
 export const stageName = (i: number): string => `s${i}`;
 export const itemFilterName = (i: number): string => `s${i}i`;
+/** Name of the percentiles beside the stats of stage i (a metric aggregation has no sub-aggregations). */
+export const percentilesName = (i: number): string => `s${i}p`;
 
 /** Plan → one `_search` request. Pure. */
 export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
@@ -76,15 +79,28 @@ export function compileFilter(f: FilterNode): Query {
 }
 
 /**
- * The aggregations of stage i under one bucket: `s<i>`, and with rollups (`rollup`) what a rollup
- * row needs besides: the item count under every bucket at or below a nested stage (a root bucket
- * counts a row as its `_doc_count`), a stats stage's measures beside it.
+ * The aggregations of stage i under one bucket by name: the stage's own, its percentiles beside a
+ * stats stage, and with rollups (`rollup`) what a rollup row needs besides: the item count under
+ * every bucket at or below a nested stage (a root bucket counts a row as its `_doc_count`), a stats
+ * stage's measures beside it (matchRollup leaves percentiles to raw).
  */
 function compileStages(pipeline: readonly AggNode[], i: number, limits: EngineLimits, rollup: boolean, path?: NestedPath): Record<string, Agg> {
   const node = pipeline[i] as AggNode;
   if (rollup && node.kind === 'stats') return rollupStatsAggs(stageName(i), node.field);
   const itemsPath = node.kind === 'nested' ? node.path : path;
-  return { [stageName(i)]: compileStage(pipeline, i, limits, rollup, itemsPath) };
+  const own = { [stageName(i)]: compileStage(pipeline, i, limits, rollup, itemsPath) };
+  return node.kind === 'stats' && node.percentiles ? { ...own, [percentilesName(i)]: compilePercentiles(node) } : own;
+}
+
+/**
+ * The t-digest of OpenSearch's `percentiles`, with a compression that keeps it exact up to
+ * EXACT_PERCENTILE_VALUES values per bucket (../../percentiles/hazen.ts says why); `keyed: false`
+ * answers a list of {key, value}, by ascending key (execute.ts matches them by key).
+ */
+function compilePercentiles(node: StatsAggNode): Agg {
+  return {
+    percentiles: { field: node.field.name, percents: (node.percentiles ?? []).map((p) => p.percent), keyed: false, tdigest: { compression: PERCENTILES_COMPRESSION } },
+  } as Agg;
 }
 
 function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLimits, rollup: boolean, path: NestedPath | undefined): Agg {

@@ -10,6 +10,8 @@ import { grainsOf, markGrains, markReady, readRollupState } from './marks';
  * deletes (erasure, retention), and the backfill. Returns the grains marked.
  */
 export async function markGrainsOfDocuments(client: Client, prefix: string, c: Collection, index: string, query: object, grainMs: number = ROLLUP_GRAIN_MS): Promise<number> {
+  // A search with aggregations over no index at all fails on OpenSearch 2.19 (array_index_out_of_bounds).
+  if (!(await client.indices.exists({ index })).body) return 0;
   await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   let after: Record<string, unknown> | undefined;
   let marked = 0;
@@ -23,7 +25,14 @@ export async function markGrainsOfDocuments(client: Client, prefix: string, c: C
         size: 0,
         track_total_hits: false,
         query: { bool: { filter: [query, { range: { timestamp: { gte: ROLLUP_WINDOW.from, lt: ROLLUP_WINDOW.to, format: 'epoch_millis' } } }] } },
-        aggs: { grains: { composite: { size: 1000, sources: [{ g: { date_histogram: { field: 'timestamp', fixed_interval: `${grainMs}ms` } } }], ...(after ? { after } : {}) } } },
+        aggs: {
+          grains: {
+            composite: { size: 1000, sources: [{ g: { date_histogram: { field: 'timestamp', fixed_interval: `${grainMs}ms` } } }], ...(after ? { after } : {}) },
+            // A sub-aggregation keeps OpenSearch 2.19 from its filter-rewrite shortcut for a lone date
+            // source, which fails on some segments (ArrayIndexOutOfBoundsException in filterrewrite.Ranges).
+            aggs: { last: { max: { field: 'timestamp' } } },
+          },
+        },
       } as never,
     });
     const grains = (body as { aggregations?: { grains: { buckets: { key: { g: number } }[]; after_key?: Record<string, unknown> } } }).aggregations?.grains;
