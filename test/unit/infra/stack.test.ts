@@ -207,11 +207,13 @@ describe('the service stack with the default context (cdk.json)', () => {
         ['ANY /health', 'NONE'],
         ['ANY /ingest/{collection}', 'CUSTOM'],
         ['ANY /locations', 'JWT'],
+        ['ANY /locations/{locationId}/insights/history', 'JWT'],
         ['ANY /locations/{locationId}/insights/live', 'JWT'],
         ['ANY /problems', 'NONE'],
         ['ANY /{segment1}', 'JWT'],
         ['GET /health', 'NONE'],
         ['GET /locations', 'JWT'],
+        ['GET /locations/{locationId}/insights/history', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
         ['GET /problems', 'NONE'],
         ['POST /ingest/{collection}', 'CUSTOM'],
@@ -248,12 +250,12 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
-    it('trusts ID tokens of the stack’s Cognito user pool and app client', () => {
+    it('trusts ID tokens of the stack’s Cognito user pool and its app clients (the first, the explorer’s)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
         AuthorizerType: 'JWT',
         IdentitySource: ['$request.header.Authorization'],
         JwtConfiguration: {
-          Audience: [{ Ref: Match.stringLikeRegexp('UserPoolClient') }],
+          Audience: [{ Ref: Match.stringLikeRegexp('UserPoolClient') }, { Ref: Match.stringLikeRegexp('UserPoolExplorerClient') }],
           Issuer: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('https://cognito-idp\\.')])]) }),
         },
       });
@@ -549,8 +551,8 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 3); // the routes', the worker's, the ingest authorizer's, the snapshot job's
-      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 3);
+      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 4); // the routes', the worker's, the ingest authorizer's, the snapshot and retention jobs'
+      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 4);
     });
 
     it('alarms when refreshes fail or land in the dead-letter queue', () => {
