@@ -11,6 +11,7 @@ import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
 import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { provideReportEngine } from '#commons/clients/engine';
 import { provideDocumentWriter } from '#commons/clients/document-writer';
+import { provideLineChecker } from '#commons/clients/line-checker';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { provideItemTable } from '#commons/clients/dynamo';
 import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
@@ -22,6 +23,7 @@ import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
+import { appendOnlyWriter, startLineCheckers } from './local/line-checkers';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
@@ -125,10 +127,16 @@ async function main(argv: readonly string[]): Promise<void> {
   // ours alone, and our own writes make the cache forget what they change.
   const cache = !opensearch && flags.reportCache ? new CachedReportEngine(engine) : undefined;
   provideReportEngine(cache ?? engine);
+  // Benchmark only (bench/ingest.ts): the baseline duplicate detection is measured against; no flag, as a user never wants it.
+  const withoutIdentity = process.env.BENCH_INGEST_WITHOUT_IDENTITY === '1' && !opensearch;
   const writer = opensearch
     ? (await import('#commons/clients/opensearch-writer')).openSearchWriterFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
-    : new DuckDbDocumentWriter(db!);
+    : withoutIdentity
+      ? appendOnlyWriter(db!)
+      : new DuckDbDocumentWriter(db!);
   provideDocumentWriter(cache ? forgettingWriter(writer, cache) : writer);
+  const checkers = startLineCheckers({ withoutIdentity });
+  provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
@@ -176,6 +184,7 @@ async function main(argv: readonly string[]): Promise<void> {
     await simulation?.stop();
     // Running reports are interrupted and answer 503 (the server waits for those answers), so nothing holds the database below.
     await Promise.all([duckdb?.close(), server.close()]);
+    await checkers.close();
     if (db) {
       // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.
       const connection = await db.connect();

@@ -29,7 +29,11 @@ export interface DocumentIdentity {
 }
 
 export function documentIdentity(collection: Collection, doc: ReportDocument): DocumentIdentity {
-  const content = canonicalJson(doc);
+  return identityOfContent(collection, doc, canonicalJson(doc));
+}
+
+/** documentIdentity, for a caller that has the document's canonicalJson already (and uses it besides). */
+export function identityOfContent(collection: Collection, doc: ReportDocument, content: string): DocumentIdentity {
   // One-shot digests: a Hash object per digest cost about as much as the hashing (bench/README.md).
   const identity = hash('sha256', `${doc.organizationId}\u0000${collection}\u0000${doc.id === undefined ? `content\u0000${content}` : `id\u0000${doc.id}`}`, 'buffer');
   const digest = hash('sha256', `content\u0000${collection}\u0000${content}`, 'buffer');
