@@ -54,6 +54,12 @@ export interface ServiceConfig {
   readonly logRetentionDays: number;
   /** Months of report data kept besides the current one (shared/report/retention.ts); 0 keeps everything. */
   readonly retentionMonths: number;
+  /**
+   * Reports read the rollups where the matcher proves the answer the same, kept by a rebuild every
+   * minute (docs/rollups.md). Context `rollups`; false: every report reads the documents and no
+   * rebuild runs (writes still mark their grains, so turning it on later stays exact). @default true
+   */
+  readonly rollups: boolean;
   /** Subscribes this address to the alarm topic when set. */
   readonly alarmEmail?: string;
   /**
@@ -159,6 +165,7 @@ export function readConfig(node: Ctx): ServiceConfig {
     snapshotKeepDays: int(node, 'snapshotKeepDays', 30, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),
     retentionMonths: retention(node),
+    rollups: bool(node, 'rollups', true),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(problemTypeBase ? { problemTypeBase } : {}),
   };

@@ -6,6 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import { INDEX_BASE } from '../shared/report/engines/opensearch/indices';
+import { grantDomainPaths, rollupIndexPaths } from './rollups';
 import { acknowledgeWildcards, ENV, ServiceFunction } from './service-function';
 
 export interface RetentionProps {
@@ -49,6 +50,14 @@ export class Retention extends Construct {
     this.fn.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpGet'], resources: list.map((p) => `${props.domain.domainArn}/${p}`) }));
     this.fn.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpDelete'], resources: patterns.map((p) => `${props.domain.domainArn}/${p}`) }));
     acknowledgeWildcards(this.fn.role!, props.domain, [...list, ...patterns], 'The retention job lists and deletes the monthly indices (`<collection>-YYYY.MM`) by pattern; no other index and no other request is granted.');
+    // The rollups' grains of an expired month are marked before and after its deletion (docs/rollups.md).
+    const { monthly, rows, dirty } = rollupIndexPaths(props.indexPrefix);
+    grantDomainPaths(
+      this.fn,
+      props.domain,
+      { Head: [...monthly, ...rows], Post: [...monthly, ...rows].flatMap((p) => [`${p}/_search`, `${p}/_refresh`]), Put: [`${dirty}/_bulk`] },
+      'The retention job reads the grains of the monthly indices it deletes and of their rollup rows, and marks them in the rollup bookkeeping index.',
+    );
 
     this.schedule = new Rule(this, 'Schedule', {
       description: `Delete report indices older than ${props.months} months, daily`,

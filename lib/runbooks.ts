@@ -10,6 +10,7 @@ const RULES: readonly (readonly [RegExp, string])[] = [
   [/^Ingest.+Rejected$/, 'ingest-rejected'],
   [/^TakeSnapshotErrors$/, 'snapshot-failed'],
   [/^ApplyRetentionErrors$/, 'retention-failed'],
+  [/^RebuildRollupsErrors$/, 'rollups-behind'],
   [/^Refresh/, 'refresh-failures'],
   [/^SplitFailures$/, 'split-failures'],
   [/^DomainRed$/, 'domain-red'],

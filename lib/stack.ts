@@ -20,11 +20,12 @@ import { Observability } from './observability';
 import { Occupancy } from './occupancy';
 import { Reporting } from './reporting';
 import { Retention } from './retention';
+import { grantDomainPaths, rollupIndexPaths, Rollups } from './rollups';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention' | 'take-snapshot';
+export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention' | 'take-snapshot' | 'rebuild-rollups';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -36,6 +37,7 @@ export const HANDLERS: readonly HandlerName[] = [
   'authorize-ingest',
   'apply-retention',
   'take-snapshot',
+  'rebuild-rollups',
 ];
 
 const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
@@ -97,6 +99,8 @@ export class ServiceStack extends Stack {
   public readonly signIn?: ExplorerSignIn;
   /** The daily retention job; absent when `retentionMonths` is 0. */
   public readonly retention?: Retention;
+  /** The rollups' rebuild job; absent when `rollups` is false. */
+  public readonly rollups?: Rollups;
   /** One function per route handler of functions/routes.ts. */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
@@ -140,6 +144,10 @@ export class ServiceStack extends Stack {
         months: config.retentionMonths,
         logRetention,
       });
+    }
+
+    if (config.rollups) {
+      this.rollups = new Rollups(this, 'Rollups', { entry: entries['rebuild-rollups'], domain: this.reporting.domain, indexPrefix: config.openSearch.indexPrefix, logRetention });
     }
 
     this.occupancy = new Occupancy(this, 'Occupancy', {
@@ -229,6 +237,16 @@ export class ServiceStack extends Stack {
     // Ingest writes documents into the monthly indices, reads the organization's locations and keeps
     // Idempotency-Key records in the table.
     this.endpoints.ingest.bindIngestWrites(query).bindTable(this.occupancy.table, 'readWrite');
+    // ...and marks the grains it wrote for the rollups' rebuild (docs/rollups.md).
+    const rollupPaths = rollupIndexPaths(config.openSearch.indexPrefix);
+    grantDomainPaths(this.endpoints.ingest, this.reporting.domain, { Put: [`${rollupPaths.dirty}/_bulk`] }, 'Ingest marks grains in the rollup bookkeeping index only.');
+    // Reports read the rollup rows and the watermark beside the monthly indices, when rollups are on.
+    if (config.rollups) {
+      for (const fn of [this.endpoints['query-report'], this.split.worker]) {
+        grantDomainPaths(fn, this.reporting.domain, { Post: [...rollupPaths.rows, rollupPaths.dirty].map((p) => `${p}/_search`) }, 'Reports search the rollup indices and the bookkeeping index by name.');
+        fn.addEnvironment(ENV.rollups, 'on');
+      }
+    }
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
     // The history reads the location's groups and counts crossings through the report engine.
@@ -240,6 +258,7 @@ export class ServiceStack extends Stack {
       RunReportSlice: this.split.worker,
       TakeSnapshot: this.backups.snapshotFunction,
       ...(this.retention ? { ApplyRetention: this.retention.fn } : {}),
+      ...(this.rollups ? { RebuildRollups: this.rollups.fn } : {}),
       ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
     };
     this.observability = new Observability(this, 'Observability', {

@@ -32,6 +32,8 @@ export const ENV = {
   splitConcurrency: 'REPORT_SPLIT_CONCURRENCY',
   /** Most slices one split report may have. */
   maxSlices: 'REPORT_MAX_SLICES',
+  /** `on`: reports read the rollups where the matcher proves the answer the same (docs/rollups.md); else raw. */
+  rollups: 'REPORT_ROLLUPS',
   /** Months of documents kept (shared/report/retention.ts): the current month and this many before it; 0 keeps all. */
   retentionMonths: 'RETENTION_MONTHS',
   /** Where the problem types are documented: the `type` of a problem is this and its slug; unset: `/problems#`. */

@@ -138,7 +138,7 @@ describe('rollups on OpenSearch', () => {
           await deleteIndices(client, prefix);
         }
       }),
-      { numRuns: Number(process.env.ROLLUP_RUNS ?? 10) },
+      { numRuns: Number(process.env.ROLLUP_RUNS ?? 4) },
     );
     expect(fromRollups).toBeGreaterThan(reports / 4);
   }, 600_000);

@@ -32,13 +32,18 @@ describe('the retention of the service stack', () => {
       });
     });
 
-    it('lets the function list the monthly indices and DELETE them, on the index patterns only', () => {
+    it('lets the function list the monthly indices and DELETE them, and mark their rollup grains, on those indices only', () => {
       const statements = statementsOfFunction(template, functionId(template, RETENTION)).filter((s) => actionsOf([s]).some(OWN));
       const domain = `${domainId(template)}.Arn`;
       const grants = Object.fromEntries(statements.map((s) => [actionsOf([s]).join(','), resourcesOfStatement(s).sort()]));
+      const rows = INDEX_PATTERNS.map((p) => `rollup-${p.slice(0, -2)}`);
       expect(grants).toEqual({
         'es:ESHttpDelete': INDEX_PATTERNS.map((p) => `${domain}/${p}`).sort(),
         'es:ESHttpGet': INDEX_PATTERNS.map((p) => `${domain}/_cat/indices/${p}`).sort(),
+        // The rollups' grains of what it deletes (docs/rollups.md): read, then marked.
+        'es:ESHttpHead': [...INDEX_PATTERNS, ...rows].map((p) => `${domain}/${p}`).sort(),
+        'es:ESHttpPost': [...INDEX_PATTERNS, ...rows].flatMap((p) => [`${domain}/${p}/_search`, `${domain}/${p}/_refresh`]).sort(),
+        'es:ESHttpPut': [`${domain}/rollup-dirty/_bulk`],
       });
     });
 
@@ -62,8 +67,8 @@ describe('the retention of the service stack', () => {
 
     it('has no retention function and no retention schedule (the refresh and the snapshot stay), and tells the setup to remove the ISM policy', () => {
       expect(() => functionId(template, RETENTION)).toThrow();
-      // The other schedules stay: the occupancy refresh and the daily snapshot (lib/backups.ts).
-      expect(Object.values(resourcesOf(template, 'AWS::Events::Rule')).map((r) => (r.Properties as { ScheduleExpression: string }).ScheduleExpression).sort()).toEqual(['cron(0/5 * * * ? *)', 'cron(15 4 * * ? *)']);
+      // The other schedules stay: the occupancy refresh, the daily snapshot (lib/backups.ts), the rollups' rebuild (lib/rollups.ts).
+      expect(Object.values(resourcesOf(template, 'AWS::Events::Rule')).map((r) => (r.Properties as { ScheduleExpression: string }).ScheduleExpression).sort()).toEqual(['cron(0/5 * * * ? *)', 'cron(15 4 * * ? *)', 'rate(1 minute)']);
       template.hasResourceProperties('Custom::OpenSearchIndexTemplates', { RetentionMonths: '0' });
     });
   });

@@ -19,6 +19,7 @@ const OPENSEARCH_SEARCH = ['es:ESHttpPost'];
 const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-events-*'];
+const ROLLUP_INDICES = ['rollup-movement-events', 'rollup-parking-lot-stats', 'rollup-parking-events', 'rollup-dirty'];
 
 const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';
@@ -57,7 +58,7 @@ describe('the service stack with the default context (cdk.json)', () => {
       const ours = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
         (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
-      expect(ours).toHaveLength(ROUTES.length + 7); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job
+      expect(ours).toHaveLength(ROUTES.length + 8); // the routes', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job, rollup rebuild
       for (const fn of ours) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -123,14 +124,15 @@ describe('the service stack with the default context (cdk.json)', () => {
     it('lets the query function search the report indices, start split executions and read slice results, nothing else', () => {
       expect(ownActions(template, QUERY)).toEqual([...OPENSEARCH_SEARCH, 's3:GetObject', 'states:StartSyncExecution']);
       const domain = domainId(template);
-      expect(resourcesFor(template, QUERY, 'es:')).toEqual(INDEX_PATTERNS.map((p) => `${domain}.Arn/${p}/_search`).sort());
+      expect(resourcesFor(template, QUERY, 'es:')).toEqual([...INDEX_PATTERNS, ...ROLLUP_INDICES].map((p) => `${domain}.Arn/${p}/_search`).sort());
       expect(resourcesFor(template, QUERY, 'states:')).toEqual([stateMachineId(template)]);
     });
 
     it('lets the ingest function send _bulk and _mget to the report indices and search them, and use the table, nothing else', () => {
       const domain = domainId(template);
       expect(ownActions(template, INGEST).filter((a) => !a.startsWith('dynamodb:'))).toEqual(['es:ESHttpPost', 'es:ESHttpPut']);
-      expect(resourcesFor(template, INGEST, 'es:ESHttpPut')).toEqual(INDEX_PATTERNS.map((p) => `${domain}.Arn/${p}/_bulk`).sort());
+      // ...and the rollups' dirty grains (docs/rollups.md).
+      expect(resourcesFor(template, INGEST, 'es:ESHttpPut')).toEqual([...INDEX_PATTERNS, 'rollup-dirty'].map((p) => `${domain}.Arn/${p}/_bulk`).sort());
       expect(resourcesFor(template, INGEST, 'es:ESHttpPost')).toEqual(INDEX_PATTERNS.flatMap((p) => ['_mget', '_search'].map((e) => `${domain}.Arn/${p}/${e}`)).sort());
       expect(resourcesFor(template, INGEST, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(true);
     });
@@ -139,7 +141,9 @@ describe('the service stack with the default context (cdk.json)', () => {
       const domain = domainId(template);
       for (const description of [QUERY, REFRESH, WORKER]) {
         expect(ownActions(template, description).filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_SEARCH);
-        expect(resourcesFor(template, description, 'es:')).toEqual(INDEX_PATTERNS.map((p) => `${domain}.Arn/${p}/_search`).sort());
+        // The report functions read the rollups too (docs/rollups.md); the refresh reads documents only.
+        const indices = description === REFRESH ? INDEX_PATTERNS : [...INDEX_PATTERNS, ...ROLLUP_INDICES];
+        expect(resourcesFor(template, description, 'es:')).toEqual(indices.map((p) => `${domain}.Arn/${p}/_search`).sort());
       }
     });
 
@@ -551,8 +555,8 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 4); // the routes', the worker's, the ingest authorizer's, the snapshot and retention jobs'
-      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 4);
+      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 5); // the routes', the worker's, the ingest authorizer's, the snapshot, retention and rollup jobs'
+      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 5);
     });
 
     it('alarms when refreshes fail or land in the dead-letter queue', () => {

@@ -5,6 +5,7 @@ import { ROLLUP_GRAIN_MS } from '../../../plan/rollup-match';
 import { indexPattern } from '../indices';
 import { BUILT, rollupIndexName } from './indices';
 import { backfillRollups } from './backfill';
+import { takeLease } from './lease';
 import { clearMarks, readMarks, type Mark } from './marks';
 import { computeRows } from './rows';
 
@@ -24,6 +25,8 @@ export interface RebuildOutcome {
   readonly backfilled: Record<Collection, number>;
   /** Some collection had more dirty grains than one run takes. */
   readonly more: boolean;
+  /** Another rebuild held the lease: this one did nothing. */
+  readonly busy?: boolean;
 }
 
 /** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
@@ -37,10 +40,25 @@ const MERGE_GAP_MS = 60 * 60_000;
  * run did not write (`_built` differs: groups that no longer exist), refreshes the rollup index, and
  * only then clears the marks, each only if unchanged since read: a grain written to meanwhile stays
  * dirty. Never increments: a retry, a late document or a duplicate only makes a grain dirty again.
- * One rebuild at a time (in AWS the function's reserved concurrency is 1): two at once could delete
- * each other's rows of the same range.
+ * One rebuild at a time (two at once could delete each other's rows of one range): a run that finds
+ * another's lease (./lease.ts) does nothing and says so (`busy`).
  */
 export async function rebuildRollups(client: Client, prefix: string, options: RebuildOptions = {}): Promise<RebuildOutcome> {
+  const lease = await takeLease(client, prefix, LEASE_MS);
+  if (!lease) return { rebuilt: none(), backfilled: none(), more: false, busy: true };
+  try {
+    return await rebuildAll(client, prefix, options);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A run's lease: longer than the rebuild function's timeout (5 minutes), so that only a crashed run's expires. */
+const LEASE_MS = 10 * 60_000;
+
+const none = () => Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
+
+async function rebuildAll(client: Client, prefix: string, options: RebuildOptions): Promise<RebuildOutcome> {
   const grainMs = options.grainMs ?? ROLLUP_GRAIN_MS;
   const rebuilt = {} as Record<Collection, number>;
   const backfilled = {} as Record<Collection, number>;
