@@ -37,6 +37,8 @@ export interface EngineResult {
   readonly root: AggResult;
   /** True when some terms aggregation had more keys than the configured cap (keys were cut). */
   readonly truncated: boolean;
+  /** Which rows answered: rollups (docs/rollups.md) or the documents. @default unsaid (a split report's slices may differ) */
+  readonly source?: 'rollup' | 'raw';
 }
 
 /**
@@ -77,6 +79,8 @@ export interface StatsResult {
   readonly min: number | null;
   readonly max: number | null;
   readonly sum: number;
+  /** The node's percentiles in its order, null over no values; absent when it asks for none. */
+  readonly percentiles?: readonly (number | null)[];
 }
 
 /** Engine settings shared by both engines so that they refuse and cut at the same points. */

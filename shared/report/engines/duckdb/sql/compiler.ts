@@ -1,7 +1,9 @@
 import type { EngineLimits } from '../../engine';
-import type { AggNode, Profile, ReportPlan } from '../../../plan/plan';
+import type { AggNode, Profile, ReportPlan, StatsAggNode } from '../../../plan/plan';
 import type { OffsetPeriod } from '../../../../time/zone-offsets';
-import { resultColumns, type ResultColumnsSql } from '../result-row';
+import { hasPercentiles, resultColumns, type ResultColumnsSql } from '../result-row';
+import type { RollupRead } from '../rollup/source';
+import { percentilePart } from './percentile-sql';
 import type { KeySegment } from './buckets';
 import { histogramKeySql } from './histogram-sql';
 import { profileKeySql } from './profile-sql';
@@ -18,6 +20,8 @@ export interface CompileOptions {
   readonly stageByStage?: boolean;
   /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
   readonly scopeNumbers?: readonly number[];
+  /** Read the rollup rows of this window and the raw rows around it (../rollup/source.ts); only for plans matchRollup accepts. */
+  readonly rollup?: RollupRead;
 }
 
 /** Stages that add a key column: dateHistogram, terms, filters. */
@@ -28,6 +32,7 @@ export abstract class Compiler {
   protected readonly ctes: string[] = [];
   private readonly parts: string[] = [];
   private readonly keyColumns: number;
+  private readonly withPercentiles: boolean;
 
   constructor(
     protected readonly plan: ReportPlan,
@@ -35,6 +40,7 @@ export abstract class Compiler {
     protected readonly options: CompileOptions,
   ) {
     this.keyColumns = plan.pipeline.filter(addsKey).length;
+    this.withPercentiles = hasPercentiles(plan.pipeline);
   }
 
   protected statement(): string {
@@ -43,7 +49,14 @@ export abstract class Compiler {
 
   /** One part of the statement's UNION ALL: a result row per row of `from`. */
   protected part(row: ResultColumnsSql, from: string): void {
-    this.parts.push(`SELECT ${resultColumns(row, this.keyColumns)} FROM ${from}`);
+    this.parts.push(`SELECT ${resultColumns(row, this.keyColumns, this.withPercentiles)} FROM ${from}`);
+  }
+
+  /** The `pct` part of stats stage i, if it asks for percentiles: the values `x` of `rel` by `keys`. */
+  protected percentiles(i: number, node: StatsAggNode, x: string, rel: string, keys: readonly string[]): void {
+    if (!node.percentiles) return;
+    const { row, from } = percentilePart(node.percentiles, x, rel, keys, this.params);
+    this.part({ ...row, lvl: i }, from);
   }
 
   protected histogramKey(column: string): string {
