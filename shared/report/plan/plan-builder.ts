@@ -2,9 +2,10 @@ import { ValidationError, type FieldError } from '../../errors';
 import { CATALOG, type Collection, type NestedPath } from '../fields';
 import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
+import type { CompareInput } from '../schema/compare';
 import type { ReportRequest } from '../schema/request';
 import { FieldChecker, type Context } from './field-checker';
-import { STAT_NAMES, type AggNode, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
+import { STAT_NAMES, type AggNode, type Compare, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
 import { canonicalTimeZone } from '../../time/zones';
 import { isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
@@ -44,6 +45,7 @@ class PlanBuilder {
     const splitInterval =
       request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
     if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
+    const compare = request.compare && this.compare(request.compare, pipeline, request.aggregations, timeRange);
     if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
     return {
       source: this.source,
@@ -53,6 +55,7 @@ class PlanBuilder {
       pipeline,
       ...(timeRange ? { timeRange } : {}),
       ...(splitInterval ? { splitInterval } : {}),
+      ...(compare ? { compare } : {}),
       deprecatedFields: this.check.deprecated(),
     };
   }
@@ -185,6 +188,31 @@ class PlanBuilder {
         else if (agg.path !== undefined) this.check.error(`${path}/path`, `must be omitted: ${context} has no enclosing nested document, so reverseNested returns to the root document`);
         return context === null || agg.path !== undefined ? undefined : { kind: 'reverseNested' };
     }
+  }
+
+  /**
+   * `compare` moves the timestamp range of `filters`: it needs one with both ends, and a timestamp
+   * range inside a stage, which would not move, is refused rather than silently empty in the
+   * earlier period. The offset follows the histogram's calendar (one zone for buckets and shift).
+   */
+  private compare(input: CompareInput, pipeline: readonly AggNode[], aggs: readonly AggregationInput[], timeRange?: TimeRange): Compare | undefined {
+    if (timeRange?.from === undefined || timeRange.to === undefined) {
+      this.check.error('/compare', 'compare needs a range filter on timestamp with both from and to: the period to compare with an earlier one');
+    }
+    aggs.forEach((agg, i) => {
+      const named = agg.type === 'filter' ? [['filter', agg.filter] as const] : agg.type === 'filters' ? Object.entries(agg.filters).map(([k, f]) => [`filters/${k}`, f] as const) : [];
+      for (const [where, f] of named) {
+        if (f.field === 'timestamp') this.check.error(`/aggregations/${i}/${where}/field`, 'compare moves only the timestamp range of filters; a timestamp filter in a stage would not move to the earlier period');
+      }
+    });
+    const histogram = pipeline[0]?.kind === 'dateHistogram' ? pipeline[0] : undefined;
+    const asked = input.timeZone === undefined ? undefined : canonicalTimeZone(input.timeZone);
+    if (input.timeZone !== undefined && !asked) this.check.error('/compare/timeZone', 'must be an IANA time zone name such as Europe/Berlin or UTC');
+    if (histogram && asked && asked !== histogram.timeZone) {
+      this.check.error('/compare/timeZone', `must be left out or be the dateHistogram's timeZone (${histogram.timeZone}): buckets and offset follow one calendar`);
+    }
+    const offset = parseAmount(input.offset) as Compare['offset'];
+    return { offset, timeZone: histogram?.timeZone ?? asked ?? 'UTC' };
   }
 
   private checkSplitConditions(aggs: readonly AggregationInput[], timeRange?: TimeRange): void {

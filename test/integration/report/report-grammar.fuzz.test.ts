@@ -10,7 +10,8 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
  * Random reports over the whole request grammar (every aggregation kind, several `filters` and
- * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, nested filters, histograms in several time zones, splits, CSV), built so
+ * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, nested filters, histograms in several time zones, splits,
+ * period-over-period comparisons, CSV), built so
  * that nearly all of them are valid and reach the engines. Each goes through the real handler on
  * both engines over test/fixtures/documents.ts, and must:
  *  - never answer 5xx: a report that cannot be answered is a 4xx problem+json (422 for too many
@@ -105,6 +106,8 @@ const choices = fc.record({
   nestedFilters: fc.array(fc.record({ path: pick, filters: fc.array(filterChoice, { minLength: 1, maxLength: 2 }) }), { maxLength: 2 }),
   locationIds: fc.option(fc.subarray([...VALUES.locationId!], { minLength: 1 }), { nil: undefined }),
   splitInterval: fc.option(fc.constantFrom('1w', '1M', 'auto'), { nil: undefined }),
+  // Period-over-period: offsets across DST changes and month ends; the zone only counts without a histogram
+  compare: fc.option(fc.record({ offset: fc.constantFrom('1d', '2d', '1w', '1M', '1q', '1y'), timeZone: fc.option(fc.constantFrom(...PROFILE_ZONES), { nil: undefined }) }), { nil: undefined }),
   accept: fc.constantFrom('application/json', 'application/json', 'text/csv'),
 });
 type Choices = typeof choices extends fc.Arbitrary<infer T> ? T : never;
@@ -171,6 +174,8 @@ function build(c: Choices): Record<string, unknown> {
     ...(nestedFilters.length > 0 ? { nestedFilters } : {}),
     ...(c.locationIds ? { locationIds: c.locationIds } : {}),
     ...(c.splitInterval && c.histogram && c.range ? { splitInterval: c.splitInterval } : {}),
+    // A timestamp filter in a stage would not move with the period: a 400 the conformance corpus covers
+    ...(c.compare && c.range && !JSON.stringify(pipeline).includes('"field":"timestamp"') ? { compare: { offset: c.compare.offset, ...(c.compare.timeZone && !c.histogram ? { timeZone: c.compare.timeZone } : {}) } } : {}),
   };
 }
 
@@ -183,7 +188,7 @@ async function ask(engine: keyof typeof handlers, body: unknown, c: Choices): Pr
 
 test('random reports over the whole grammar: never 5xx, within the function time, alike on both engines', async () => {
   const runs = 200;
-  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0, profile: 0 };
+  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0, profile: 0, compared: 0 };
   await fc.assert(
     fc.asyncProperty(choices, async (c) => {
       const body = build(c);
@@ -207,6 +212,7 @@ test('random reports over the whole grammar: never 5xx, within the function time
       if (kinds.filter((k) => k === 'filters').length >= 2) seen.multiFilters++;
       if (kinds.includes('reverseNested')) seen.reverseNested++;
       if (kinds.includes('profile')) seen.profile++;
+      if (body.compare && os.status === 200) seen.compared++;
     }),
     // A failing run may take the whole function time: report the first one rather than shrink it.
     // FUZZ_SEED and FUZZ_PATH replay a failure with the seed and path fast-check printed.
@@ -217,4 +223,5 @@ test('random reports over the whole grammar: never 5xx, within the function time
   expect(seen.multiFilters).toBeGreaterThan(0.1 * runs);
   expect(seen.reverseNested).toBeGreaterThan(0.05 * runs);
   expect(seen.profile).toBeGreaterThan(0.05 * runs);
+  expect(seen.compared).toBeGreaterThan(0.05 * runs);
 }, 300_000);
