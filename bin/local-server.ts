@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { ScheduledEvent, Context } from 'aws-lambda';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadOrCreateDevKey, type DevKey } from './local/auth/dev-key';
 import { mintDevToken } from './local/auth/tokens';
+import { trustIssuer, type TrustedIssuer } from './local/auth/issuer';
 import { openApiDocument } from '#shared/openapi/document';
 import { problemTypeBaseError } from '#shared/problem-uri';
 import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
@@ -10,6 +11,7 @@ import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
 import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { provideReportEngine } from '#commons/clients/engine';
 import { provideDocumentWriter } from '#commons/clients/document-writer';
+import { provideLineChecker } from '#commons/clients/line-checker';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { provideItemTable } from '#commons/clients/dynamo';
 import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
@@ -21,6 +23,7 @@ import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
+import { appendOnlyWriter, startLineCheckers } from './local/line-checkers';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
@@ -37,6 +40,9 @@ interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   /** Seconds between simulated rounds; true: the default. */
   readonly simulate?: number | true;
   readonly simulateEventsPerDay: number;
+  readonly jwtIssuer?: string;
+  readonly jwtClientId?: string;
+  readonly jwtScope: string;
 }
 
 const SIMULATE_EVERY_S = 5;
@@ -61,8 +67,16 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
     .option('--no-seed', 'never seed')
     .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)')
     .option('--simulate [seconds]', `stream events for the seeded locations through the ingest endpoint every few seconds (default ${SIMULATE_EVERY_S}), refreshing live occupancy after each round`, wholeNumber(1, 3600))
-    .option('--simulate-events-per-day <n>', 'with --simulate: movement events per location and day, spread over the day as the seed spreads them', wholeNumber(1, 100_000_000), 20_000);
-  return parseCommand(program, argv) ?? program.opts<StartFlags>();
+    .option('--simulate-events-per-day <n>', 'with --simulate: movement events per location and day, spread over the day as the seed spreads them', wholeNumber(1, 100_000_000), 20_000)
+    .addOption(new Option('--jwt-issuer <url>', 'also accept ID tokens of this OpenID Connect issuer (its discovery document and keys), and sign in to the explorer with it instead of the development token').argParser(issuerUrl))
+    .addOption(new Option('--jwt-client-id <id>', "with --jwt-issuer: the explorer's client id at the issuer, the audience its tokens must carry"))
+    .addOption(new Option('--jwt-scope <scopes>', 'with --jwt-issuer: the scopes the explorer asks for').default('openid'));
+  const flags = parseCommand(program, argv) ?? program.opts<StartFlags>();
+  if (typeof flags === 'object' && Boolean(flags.jwtIssuer) !== Boolean(flags.jwtClientId)) {
+    console.error('npm start: --jwt-issuer and --jwt-client-id go together.');
+    return 2;
+  }
+  return flags;
 }
 
 /**
@@ -113,10 +127,16 @@ async function main(argv: readonly string[]): Promise<void> {
   // ours alone, and our own writes make the cache forget what they change.
   const cache = !opensearch && flags.reportCache ? new CachedReportEngine(engine) : undefined;
   provideReportEngine(cache ?? engine);
+  // Benchmark only (bench/ingest.ts): the baseline duplicate detection is measured against; no flag, as a user never wants it.
+  const withoutIdentity = process.env.BENCH_INGEST_WITHOUT_IDENTITY === '1' && !opensearch;
   const writer = opensearch
     ? (await import('#commons/clients/opensearch-writer')).openSearchWriterFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
-    : new DuckDbDocumentWriter(db!);
+    : withoutIdentity
+      ? appendOnlyWriter(db!)
+      : new DuckDbDocumentWriter(db!);
   provideDocumentWriter(cache ? forgettingWriter(writer, cache) : writer);
+  const checkers = startLineCheckers({ withoutIdentity });
+  provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
   const runRefresh = () =>
     (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
@@ -127,12 +147,17 @@ async function main(argv: readonly string[]): Promise<void> {
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
   const mint = () => mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
-  const explorer = { files: buildExplorer(), token: mint };
+  const issuer = flags.jwtIssuer ? await trustIssuer(flags.jwtIssuer, flags.jwtClientId as string) : undefined;
+  // With an issuer, the page signs people in with it; else it gets the development token.
+  const explorer = issuer
+    ? { files: buildExplorer(), signIn: { config: { issuer: issuer.issuer, clientId: issuer.clientId, scope: flags.jwtScope }, origins: issuer.origins } }
+    : { files: buildExplorer(), token: mint };
   // FUNCTION_TIMEOUT_SECONDS: the handlers' timeout, 29 s as deployed; a report's deadline is 2 s less.
   const functionTimeoutMs = process.env.FUNCTION_TIMEOUT_SECONDS ? Number(process.env.FUNCTION_TIMEOUT_SECONDS) * 1000 : undefined;
   const server = await startLocalServer({
     port: flags.port,
     devKey,
+    ...(issuer ? { issuer } : {}),
     openApi: openApiDocument(problemTypeBase ? { problemTypeBase } : {}),
     explorer,
     log: (l) => process.env.LOG_REQUESTS && console.log(l),
@@ -140,7 +165,7 @@ async function main(argv: readonly string[]): Promise<void> {
   });
   const token = await mint();
   const simulation = flags.simulate ? await simulate(server.url, devKey, locations, flags, runRefresh) : undefined;
-  printBanner(server.url, token, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
+  printBanner(server.url, token, issuer, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -159,6 +184,7 @@ async function main(argv: readonly string[]): Promise<void> {
     await simulation?.stop();
     // Running reports are interrupted and answer 503 (the server waits for those answers), so nothing holds the database below.
     await Promise.all([duckdb?.close(), server.close()]);
+    await checkers.close();
     if (db) {
       // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.
       const connection = await db.connect();
@@ -240,11 +266,11 @@ async function simulate(url: string, devKey: DevKey, locations: OpenedLocationSt
   });
 }
 
-function printBanner(url: string, token: string, stores: string): void {
+function printBanner(url: string, token: string, issuer: TrustedIssuer | undefined, stores: string): void {
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   console.log(`
 Location and Reporting Service running at ${url}   (OpenAPI: ${url}/openapi.json)
-Report explorer: ${url}/   (the token below is filled in)
+Report explorer: ${url}/   (${issuer ? `sign in with ${issuer.issuer}, client ${issuer.clientId}` : 'the token below is filled in'})
 Organization: ${LOCAL_ORGANIZATION_ID}   ${stores}
 
 export TOKEN=${token}
@@ -255,6 +281,18 @@ curl -s ${auth} -H 'Content-Type: application/json' -H 'Accept: text/csv' ${url}
   -d '{"aggregations":[{"type":"dateHistogram","interval":"1d","timeZone":"Europe/Berlin"},{"type":"terms","field":"label"}],"locationIds":["berlin-mall"]}'
 
 Ctrl-C stops the service.`);
+}
+
+/** An issuer is compared with tokens' `iss` as written: kept whole, trailing slash and all. */
+function issuerUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be an http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidArgumentError('must be an http(s) URL');
+  return value;
 }
 
 main(process.argv).catch((e: unknown) => {

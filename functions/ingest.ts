@@ -1,11 +1,12 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { answerIngest, collectionOf } from '#shared/ingest/answer';
+import { answerIngest, collectionOf, type LineChecker } from '#shared/ingest/answer';
 import type { ItemTable } from '#shared/locations/item-table';
 import type { LocationStore } from '#shared/locations/store';
 import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import { documentWriter } from '#commons/clients/document-writer';
+import { lineChecker } from '#commons/clients/line-checker';
 import { itemTable, locationStore } from '#commons/clients/dynamo';
 import { idempotencyKeyOf, oncePerKey, REPLAYED_HEADER } from '#commons/idempotency/idempotency-key';
 import type { Provider } from '#commons/clients/lazy';
@@ -22,6 +23,8 @@ export interface IngestHandlerDeps {
   readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
   /** Where `Idempotency-Key`s and their answers are kept: the service's table. */
   readonly table: Provider<ItemTable>;
+  /** Who reads the body's lines, if not the handler itself (#commons/clients/line-checker). */
+  readonly check?: () => LineChecker | undefined;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface IngestHandlerDeps {
  * checked before the body is read (403, 404, 400), the body's size and form before a line is parsed
  * (413, 415).
  */
-export function createIngestHandler(deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable }) {
+export function createIngestHandler(deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable, check: lineChecker }) {
   return middy<Event, APIGatewayProxyResultV2>()
     .use(httpEdge({ route: 'ingest', availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(jsonOnly())
@@ -49,9 +52,11 @@ export function createIngestHandler(deps: IngestHandlerDeps = { writer: document
       const body = event.body ?? '';
       const work = async () => {
         const store = await deps.store();
+        const check = deps.check?.();
         return answerIngest(body, collection, organizationId, {
           locationIds: async (org) => new Set((await store.listLocations(org)).map((l) => l.id)),
           writer: await deps.writer(),
+          ...(check ? { check } : {}),
         });
       };
       const key = idempotencyKeyOf(event.headers);

@@ -9,6 +9,7 @@ const RULES: readonly (readonly [RegExp, string])[] = [
   [/^(Api|Ingest)Throttled$/, 'api-throttled'],
   [/^Ingest.+Rejected$/, 'ingest-rejected'],
   [/^TakeSnapshotErrors$/, 'snapshot-failed'],
+  [/^ApplyRetentionErrors$/, 'retention-failed'],
   [/^Refresh/, 'refresh-failures'],
   [/^SplitFailures$/, 'split-failures'],
   [/^DomainRed$/, 'domain-red'],

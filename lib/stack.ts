@@ -220,12 +220,16 @@ export class ServiceStack extends Stack {
     this.endpoints.ingest.bindIngestWrites(query).bindTable(this.occupancy.table, 'readWrite');
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
     this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+    // The history reads the location's groups and counts crossings through the report engine.
+    this.endpoints['occupancy-history'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
+    this.endpoints['occupancy-history'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
     this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
 
     const watched = {
       ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
       RunReportSlice: this.split.worker,
       TakeSnapshot: this.backups.snapshotFunction,
+      ...(this.retention ? { ApplyRetention: this.retention.fn } : {}),
       ...(this.machineClients ? { IngestAuthorizer: this.machineClients.authorizerFunction } : {}),
     };
     this.observability = new Observability(this, 'Observability', {
@@ -242,7 +246,7 @@ export class ServiceStack extends Stack {
     this.dashboard = new OperationsDashboard(this, 'Operations', {
       api: this.api.httpApi,
       accessLogs: this.api.accessLogs,
-      functions: { ...watched, RefreshOccupancy: this.occupancy.refresh, ...(this.retention ? { ApplyRetention: this.retention.fn } : {}) },
+      functions: { ...watched, RefreshOccupancy: this.occupancy.refresh },
       splitStateMachine: this.split.stateMachine,
       domain: this.reporting.domain,
       ingestCollections: COLLECTIONS,

@@ -4,7 +4,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { DevKey } from './auth/dev-key';
-import { bearerToken, toAuthorizerClaims, verifyDevToken } from './auth/tokens';
+import { type TrustedIssuer, tokenVerifier } from './auth/issuer';
+import { bearerToken, toAuthorizerClaims } from './auth/tokens';
 import { AppError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
 import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
@@ -24,6 +25,7 @@ type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context
 const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = {
   'list-locations': lazy(() => import('../../functions/list-locations')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
+  'occupancy-history': lazy(() => import('../../functions/occupancy-history')),
   'query-report': lazy(() => import('../../functions/query-report')),
   ingest: lazy(() => import('../../functions/ingest')),
   health: lazy(() => import('../../functions/health')),
@@ -39,6 +41,8 @@ export interface LocalServerOptions {
   readonly host?: string;
   /** Verifies bearer tokens as the API Gateway JWT authorizer would. */
   readonly devKey: DevKey;
+  /** An OpenID Connect provider whose tokens are accepted too (`--jwt-issuer`). */
+  readonly issuer?: TrustedIssuer;
   readonly openApi: Record<string, unknown>;
   /** The report explorer at `/` (web/); none: `/` is a 404 like any unknown path. */
   readonly explorer?: ExplorerSite;
@@ -64,11 +68,13 @@ export interface LocalServer {
 export const CLOSE_GRACE_MS = 5_000;
 
 /**
- * Plays API Gateway locally: routes (functions/routes.ts), a JWT authorizer with the development key,
+ * Plays API Gateway locally: routes (functions/routes.ts), a JWT authorizer with the development key
+ * (and the trusted issuer's keys, if any),
  * the payload 2.0 event, and the real handlers. No second copy of routing or validation.
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const log = options.log ?? (() => undefined);
+  const verifyToken = tokenVerifier(options.devKey, options.issuer);
   const bindHost = options.host ?? '127.0.0.1';
   let hosts: string[] = [];
   /** Answers not yet written in full: close() waits for them. */
@@ -91,7 +97,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
       const match = matchRoute(request.method, request.url.pathname);
       if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
-      const claims = match.route.public ? {} : toAuthorizerClaims(await verifyDevToken(options.devKey, bearerToken(request.headers.authorization)));
+      const claims = match.route.public ? {} : toAuthorizerClaims(await verifyToken(bearerToken(request.headers.authorization)));
       const { handler } = await HANDLERS[match.route.handler]();
       const event = toEvent(request, match, claims, requestId);
       writeResult(res, await handler(event, lambdaContext(match.route.handler, requestId, options.functionTimeoutMs ?? 29_000)));

@@ -1,14 +1,19 @@
 import { NotFoundError } from '../errors';
 import type { DocumentWriter } from '../report/engines/document-writer';
 import { COLLECTIONS, type Collection } from '../report/fields';
-import { ingestBatch, type IngestResult } from './batch';
+import { checkLines, writeChecked, type CheckedBatch, type IngestResult } from './batch';
 import { ndjsonLines } from './ndjson';
 
 /** What an ingest request needs besides its body: the organization's locations and where documents go. */
 export interface IngestDeps {
   readonly locationIds: (organizationId: string) => Promise<ReadonlySet<string>>;
   readonly writer: DocumentWriter;
+  /** Reads the body's lines as checkLines does, elsewhere (the local server's worker threads); none: here. */
+  readonly check?: LineChecker;
 }
+
+/** checkLines over an NDJSON body's lines, done by someone else. */
+export type LineChecker = (collection: Collection, body: string, tenancy: { readonly organizationId: string; readonly locationIds: ReadonlySet<string> }) => Promise<CheckedBatch>;
 
 /** The collection a path names (`/ingest/{collection}`, the names a report's `source` uses); 404 otherwise. */
 export function collectionOf(name: string | undefined): Collection {
@@ -26,5 +31,6 @@ export function collectionOf(name: string | undefined): Collection {
 export async function answerIngest(body: string, collection: Collection, organizationId: string, deps: IngestDeps): Promise<IngestResult> {
   const lines = ndjsonLines(body);
   const locationIds = await deps.locationIds(organizationId);
-  return ingestBatch(collection, lines, { organizationId, locationIds }, deps.writer);
+  const tenancy = { organizationId, locationIds };
+  return writeChecked(collection, deps.check ? await deps.check(collection, body, tenancy) : checkLines(collection, lines, tenancy), deps.writer);
 }

@@ -1,6 +1,6 @@
 import { ValidationError, type FieldError } from '../errors';
-import { documentIdentity } from '../report/document-identity';
-import { parseDocument } from '../report/documents';
+import { documentIdentity, type DocumentIdentity } from '../report/document-identity';
+import { parseDocument, type ReportDocument } from '../report/documents';
 import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../report/engines/document-writer';
 import type { Collection } from '../report/fields';
 
@@ -37,6 +37,17 @@ export interface Tenancy {
 
 export const CONFLICT_MESSAGE = 'conflict: a different document with this id was written first, and the first write wins';
 
+/** A line that holds a valid document of the batch, with who it is. */
+export interface CheckedLine<C extends Collection = Collection> extends DocumentToWrite<C> {
+  readonly line: number;
+}
+
+/** A batch's lines once read: the valid documents in line order, and the lines refused, with why. */
+export interface CheckedBatch<C extends Collection = Collection> {
+  readonly valid: readonly CheckedLine<C>[];
+  readonly rejected: readonly RejectedLine[];
+}
+
 /**
  * Validates each line, writes the valid ones exactly once through `writer`, and answers per line.
  * Lines are independent: a refused line stops no other. A line is refused when it is not JSON, breaks
@@ -44,14 +55,35 @@ export const CONFLICT_MESSAGE = 'conflict: a different document with this id was
  * not have, or names an `id` already written with other content (a conflict).
  */
 export async function ingestBatch(collection: Collection, lines: readonly BatchLine[], tenancy: Tenancy, writer: DocumentWriter): Promise<IngestResult> {
+  return writeChecked(collection, checkLines(collection, lines, tenancy), writer);
+}
+
+/**
+ * The first half of ingestBatch, with no I/O: each line parsed, validated against the collection's
+ * schema and the tenancy, and given its identity (`identify`: a benchmark's placeholder, else the
+ * digests). The local server runs it on worker threads (bin/local/line-checkers.ts) while its own
+ * thread writes other batches.
+ */
+export function checkLines(
+  collection: Collection,
+  lines: readonly BatchLine[],
+  tenancy: Tenancy,
+  identify: (collection: Collection, document: ReportDocument, index: number) => DocumentIdentity = documentIdentity,
+): CheckedBatch {
   const rejected: RejectedLine[] = [];
-  const valid: (DocumentToWrite & { readonly line: number })[] = [];
+  const valid: CheckedLine[] = [];
   for (const entry of lines) {
     const errors: FieldError[] = [];
     const document = parseLine(collection, entry, tenancy, errors);
-    if (document) valid.push({ line: entry.line, document, identity: documentIdentity(collection, document) });
+    if (document) valid.push({ line: entry.line, document, identity: identify(collection, document, valid.length) });
     else rejected.push({ line: entry.line, errors });
   }
+  return { valid, rejected };
+}
+
+/** The second half of ingestBatch: the valid lines written exactly once, and the answer. */
+export async function writeChecked(collection: Collection, { valid, rejected: refused }: CheckedBatch, writer: DocumentWriter): Promise<IngestResult> {
+  const rejected = [...refused];
   const { distinct, repeated } = firstOfEachIdentity(valid);
   const outcomes = new Map<number, WriteOutcome>(repeated);
   const written = await writer.write(collection, distinct.map((i) => valid[i] as DocumentToWrite));

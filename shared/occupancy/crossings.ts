@@ -1,5 +1,6 @@
 import type { AggResult, ReportEngine, Scope } from '../report/engines/engine';
 import { planFromRequest } from '../report/plan/plan-builder';
+import type { AggregationInput } from '../report/schema/aggregations';
 import type { ReportRequest } from '../report/schema/request';
 import type { CountingLine, Direction } from '../locations/model';
 
@@ -38,8 +39,19 @@ export class CrossingCounts {
   }
 }
 
-/** The report request counting crossings of `lines` at `locationId` in [from, to) (epoch ms). */
-export function crossingsRequest(locationId: string, cameras: readonly string[], lineIds: readonly string[], from: number, to: number): ReportRequest {
+/**
+ * The report request counting crossings of `lines` at `locationId` in [from, to) (epoch ms). With
+ * `lead`, a first stage that splits the time (the history's 5-minute slots, or named time ranges),
+ * the crossings pipeline runs under each of its buckets.
+ */
+export function crossingsRequest(
+  locationId: string,
+  cameras: readonly string[],
+  lineIds: readonly string[],
+  from: number,
+  to: number,
+  lead?: AggregationInput,
+): ReportRequest {
   return {
     source: 'movementEvents',
     locationIds: [locationId],
@@ -49,6 +61,7 @@ export function crossingsRequest(locationId: string, cameras: readonly string[],
     ],
     nestedFilters: [{ path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: [...lineIds] }] }],
     aggregations: [
+      ...(lead ? [lead] : []),
       {
         type: 'filters',
         filters: Object.fromEntries(cameras.map((c, i) => [cameraBucket(i), { type: 'terms', field: 'trackingCameraId', values: [c] }])),
@@ -62,6 +75,17 @@ export function crossingsRequest(locationId: string, cameras: readonly string[],
 
 const cameraBucket = (i: number): string => `camera${i}`;
 
+/** The distinct cameras of `lines` in chunks of CAMERAS_PER_REPORT, each with the line ids they count. */
+export function cameraChunks(lines: readonly CountingLine[]): { readonly cameras: string[]; readonly lineIds: string[] }[] {
+  const cameras = unique(lines.map((l) => l.trackingCameraId));
+  const chunks: { cameras: string[]; lineIds: string[] }[] = [];
+  for (let i = 0; i < cameras.length; i += CAMERAS_PER_REPORT) {
+    const chunk = cameras.slice(i, i + CAMERAS_PER_REPORT);
+    chunks.push({ cameras: chunk, lineIds: unique(lines.filter((l) => chunk.includes(l.trackingCameraId)).map((l) => l.lineId)) });
+  }
+  return chunks;
+}
+
 /** Counts the crossings of `lines` in [from, to) at one location, within `scope`'s documents. */
 export async function countCrossings(
   engine: ReportEngine,
@@ -73,20 +97,17 @@ export async function countCrossings(
 ): Promise<CrossingCounts> {
   const counts = new CrossingCounts();
   if (from >= to || lines.length === 0) return counts;
-  const cameras = unique(lines.map((l) => l.trackingCameraId));
-  for (let i = 0; i < cameras.length; i += CAMERAS_PER_REPORT) {
-    const chunk = cameras.slice(i, i + CAMERAS_PER_REPORT);
-    const lineIds = unique(lines.filter((l) => chunk.includes(l.trackingCameraId)).map((l) => l.lineId));
-    const plan = planFromRequest(crossingsRequest(locationId, chunk, lineIds, from, to));
+  for (const { cameras, lineIds } of cameraChunks(lines)) {
+    const plan = planFromRequest(crossingsRequest(locationId, cameras, lineIds, from, to));
     const result = await engine.run(plan, scope);
     if (result.truncated) throw new Error(`crossing counts of location ${locationId} were truncated by the terms cap`);
-    readCounts(result.root, chunk, counts);
+    readCounts(result.root, cameras, counts);
   }
   return counts;
 }
 
 /** filters(camera) → nested → terms(line) → terms(end), read into `counts`. */
-function readCounts(root: AggResult, cameras: readonly string[], counts: CrossingCounts): void {
+export function readCounts(root: AggResult, cameras: readonly string[], counts: CrossingCounts): void {
   if (root.kind !== 'filters') throw new Error(`unexpected ${root.kind} result at the camera stage`);
   root.buckets.forEach((cameraBucketResult, i) => {
     const camera = cameras[i] as string;
@@ -101,8 +122,13 @@ function readCounts(root: AggResult, cameras: readonly string[], counts: Crossin
   });
 }
 
-/** max(0, ins − outs) over the group's lines (a camera's line listed twice counts once). */
+/** max(0, ins − outs) over the group's lines: the live rule clamps the total since the opening, never a part of it. */
 export function occupancyOf(lines: readonly CountingLine[], counts: CrossingCounts): number {
+  return Math.max(0, netOf(lines, counts));
+}
+
+/** ins − outs over the group's lines (a camera's line listed twice counts once); may be negative. */
+export function netOf(lines: readonly CountingLine[], counts: CrossingCounts): number {
   const seen = new Set<string>();
   let total = 0;
   for (const l of lines) {
@@ -112,7 +138,7 @@ export function occupancyOf(lines: readonly CountingLine[], counts: CrossingCoun
     const out: Direction = l.inDirection === 'A' ? 'B' : 'A';
     total += counts.get(l.trackingCameraId, l.lineId, l.inDirection) - counts.get(l.trackingCameraId, l.lineId, out);
   }
-  return Math.max(0, total);
+  return total;
 }
 
 function unique(values: readonly string[]): string[] {

@@ -26,6 +26,25 @@ export function currentOpenPeriod(hours: OpeningHours, timeZone: string, now: nu
   return found;
 }
 
+/**
+ * Every open period that overlaps [from, to), ordered by start: the intervals of each local date from
+ * the day before `from` (overnight intervals) to the day of `to`, as currentOpenPeriod converts them
+ * (the weekdays' intervals never overlap, so the period holding an instant is the one it finds).
+ * A period that a DST gap made empty (02:00–02:30 on a spring-forward night) is left out.
+ */
+export function openPeriodsBetween(hours: OpeningHours, timeZone: string, from: number, to: number): OpenPeriod[] {
+  const periods: OpenPeriod[] = [];
+  const last = localDateOf(to, timeZone);
+  for (let day = addDays(localDateOf(from, timeZone), -1); localMsOf(day) <= localMsOf(last); day = addDays(day, 1)) {
+    const weekday = WEEKDAYS[(new Date(localMsOf(day)).getUTCDay() + 6) % 7]!;
+    for (const interval of hours[weekday] ?? []) {
+      const period = periodOf(day, interval, timeZone);
+      if (period.start < period.end && period.start < to && period.end > from) periods.push(period);
+    }
+  }
+  return periods.sort((a, b) => a.start - b.start);
+}
+
 /** One interval on one local date → instants. `close` ≤ `open` ends on the next day; `24:00` is the next midnight. */
 export function periodOf(date: LocalDate, interval: OpeningInterval, timeZone: string): OpenPeriod {
   const open = minutesOf(interval.open);

@@ -1,3 +1,4 @@
+import { historySchema, occupancyHistory } from './history-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
 import { health, problemsPage } from './public-operations';
 import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
@@ -48,6 +49,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     paths: {
       '/locations': { get: listLocations() },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
+      '/locations/{locationId}/insights/history': { get: occupancyHistory(problem) },
       '/reports:query': { post: queryReport(problem) },
       '/ingest/{collection}': { post: ingestDocuments(problem) },
       '/health': { get: health() },
@@ -58,7 +60,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       headers: { ...headers, ...ingestHeaders },
       parameters: { ...parameters, ...ingestParameters },
       responses: sharedResponses(problem),
-      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas },
+      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, OccupancyHistory: historySchema },
     },
   };
 }

@@ -29,7 +29,11 @@ export interface DocumentIdentity {
 }
 
 export function documentIdentity(collection: Collection, doc: ReportDocument): DocumentIdentity {
-  const content = canonicalJson(doc);
+  return identityOfContent(collection, doc, canonicalJson(doc));
+}
+
+/** documentIdentity, for a caller that has the document's canonicalJson already (and uses it besides). */
+export function identityOfContent(collection: Collection, doc: ReportDocument, content: string): DocumentIdentity {
   // One-shot digests: a Hash object per digest cost about as much as the hashing (bench/README.md).
   const identity = hash('sha256', `${doc.organizationId}\u0000${collection}\u0000${doc.id === undefined ? `content\u0000${content}` : `id\u0000${doc.id}`}`, 'buffer');
   const digest = hash('sha256', `content\u0000${collection}\u0000${content}`, 'buffer');
@@ -38,7 +42,35 @@ export function documentIdentity(collection: Collection, doc: ReportDocument): D
 
 /** JSON with object keys sorted at every level (arrays in their order), undefined members left out. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  // JSON.stringify already leaves undefined members out: a value whose objects all have their keys
+  // in order is its own canonical form, and documents.ts builds documents so; copying them sorted
+  // cost more than the digests.
+  return JSON.stringify(inCanonicalOrder(value) ? value : sortKeys(value));
+}
+
+/**
+ * Whether JSON.stringify writes `value` as sortKeys' copy would be written: every object in it plain
+ * (no toJSON, no boxed primitive or Date, which sortKeys writes as their own keys) with its keys in
+ * sorted order.
+ */
+function inCanonicalOrder(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if ('toJSON' in value) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (Array.isArray(value)) {
+    if (proto !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) if (!inCanonicalOrder(value[i])) return false;
+    return true;
+  }
+  if (proto !== Object.prototype && proto !== null) return false;
+  let previous: string | undefined;
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) return false;
+    if (previous !== undefined && !(previous < name)) return false;
+    previous = name;
+    if (!inCanonicalOrder((value as Record<string, unknown>)[name])) return false;
+  }
+  return true;
 }
 
 function sortKeys(value: unknown): unknown {

@@ -115,20 +115,25 @@ export function parseDocument<C extends Collection>(collection: C, input: unknow
   const schema = DOCUMENT_SCHEMAS[collection] as z.ZodMiniType;
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw new ValidationError(issuesToErrors(schema, input, result.error.issues, pathPrefix));
-  return normalize(result.data as Record<string, unknown>) as unknown as ReportDocument<C>;
+  return normalize(result.data as Record<string, unknown>, SORTED_FIELDS[collection]) as unknown as ReportDocument<C>;
 }
 
-function normalize(doc: Record<string, unknown>): Record<string, unknown> {
-  // The schema checked the ISO 8601 form (years 0000-9999), which Date.parse reads to the millisecond.
-  const out: Record<string, unknown> = { ...doc, timestamp: Date.parse(doc.timestamp as string) };
-  if (typeof doc.startingTimestamp === 'string') out.startingTimestamp = Date.parse(doc.startingTimestamp);
-  if (Array.isArray(doc.crossedPaths)) {
-    out.crossedPaths = (doc.crossedPaths as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({
-      id: p.id,
-      end: p.end,
-      start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B'),
-    }));
+/**
+ * Each collection's fields in sorted order, as the identity's canonical JSON has them
+ * (./document-identity.ts): a document built in this order is written as it is, not copied sorted.
+ */
+const SORTED_FIELDS = Object.fromEntries(Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, Object.keys(schema.shape).sort()])) as unknown as Record<Collection, readonly string[]>;
+
+function normalize(doc: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of fields) {
+    const value = doc[name];
+    if (value === undefined) continue;
+    // The schema checked the ISO 8601 form (years 0000-9999), which Date.parse reads to the millisecond.
+    if (name === 'timestamp' || name === 'startingTimestamp') out[name] = Date.parse(value as string);
+    else if (name === 'crossedPaths') {
+      out[name] = (value as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({ end: p.end, id: p.id, start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B') }));
+    } else out[name] = value;
   }
   return out;
 }
-

@@ -14,6 +14,8 @@ export interface ChartOptions {
 }
 
 export interface Chart {
+  /** The series drawn, with their colours (for an exported image). */
+  readonly legend: readonly { readonly name: string; readonly color: string }[];
   destroy(): void;
 }
 
@@ -71,6 +73,7 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
   resize.observe(area.chart);
 
   return {
+    legend: spec.legend,
     destroy() {
       resize.disconnect();
       area.chart.removeEventListener('keydown', onKey);

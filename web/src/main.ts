@@ -1,6 +1,7 @@
 import type { Collection } from '#shared/report/fields';
 import './explorer.css';
 import { type Chart, type ChartKind, drawChart } from './chart';
+import { sessionToken, startSignIn } from './auth';
 import { checkedLocations, clearErrors, controls, fillCollectionChoices, fillLocations, initControls, readForm, showProblem } from './form';
 import { livePanel } from './live';
 import { type Answer, readAnswer } from './model/answer';
@@ -8,8 +9,12 @@ import { ExplorerApi, ProblemError } from './model/api';
 import { curlCommand } from './model/curl';
 import { placeProblem } from './model/problems';
 import { type BuiltRequest, buildRequest, estimateBuckets, SPLIT_OFFER_BUCKETS } from './model/request';
-import { shiftDay, startOfDay, todayIn } from './model/time';
+import { shiftDay, startOfDay } from './model/time';
+import { toQuery } from './model/url-state';
 import { drawTable } from './table';
+import { emptyReason, failureNote, withoutFuture } from './model/honest';
+import { chartPng, downloadBlob } from './export';
+import { applyPreset, applyReport, chosenPreset, copyLink, currentReport, initPresets, leavePreset, pushReport, reportInUrl } from './share';
 
 const TOKEN_KEY = 'lrs-explorer-token';
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
@@ -32,7 +37,7 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-const api = new ExplorerApi(() => controls.token.value);
+const api = new ExplorerApi(() => sessionToken() || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
 const liveLocation = byId('live-location') as HTMLSelectElement;
 
@@ -86,9 +91,29 @@ function chartKind(): ChartKind {
   return (document.querySelector<HTMLInputElement>('input[name="kind"]:checked')?.value as ChartKind) ?? 'lines';
 }
 
+/** Takes the previous result off the page, so a failed or running report never shows an older one as its own. */
+function clearResult(): void {
+  state.chart?.destroy();
+  state.chart = undefined;
+  state.answer = undefined;
+  byId('chart-area').hidden = true;
+  byId('table-area').hidden = true;
+  byId('truncated').hidden = true;
+  byId('empty').hidden = true;
+  byId('result-actions').hidden = true;
+}
+
+/** On one column (phones, narrow windows) the result is below the form and the request: bring it into view. */
+function bringResultIntoView(): void {
+  if (window.matchMedia('(max-width: 63.99rem)').matches) byId('result').scrollIntoView({ block: 'start' });
+}
+
 function draw(): void {
   if (!state.answer) return;
   state.chart?.destroy();
+  byId('result-actions').hidden = false;
+  byId('download-png').hidden = !byId('empty').hidden;
+  if (!byId('empty').hidden) return;
   byId('chart-area').hidden = false;
   byId('table-area').hidden = false;
   state.chart = drawChart({ chart: byId('chart'), legend: byId('legend'), cursor: byId('cursor') }, state.answer, {
@@ -99,7 +124,8 @@ function draw(): void {
   drawTable(byId('table') as HTMLTableElement, state.answer, state.answerZone, formatNumber);
 }
 
-async function run(): Promise<void> {
+/** Runs the report the form shows; `push` adds it to the history (not when back/forward brought it). */
+async function run({ push = true } = {}): Promise<void> {
   clearErrors();
   refreshRequest();
   const built = state.built;
@@ -113,19 +139,31 @@ async function run(): Promise<void> {
   controls.run.disabled = true;
   result.setAttribute('aria-busy', 'true');
   status.textContent = 'Running the report…';
+  clearResult();
   const started = performance.now();
   try {
     const { body, truncated } = await api.report(built.request);
     state.tooManyBuckets = false;
-    state.answer = readAnswer(body, built.stats ? 'gap' : 'zero');
+    const now = Date.now();
+    const { answer, future } = withoutFuture(readAnswer(body, built.stats ? 'gap' : 'zero'), now);
+    state.answer = answer;
     state.answerZone = read.form.timeZone;
     byId('truncated').hidden = !truncated;
+    const { firstDay, lastDay, timeZone } = read.form;
+    const why = emptyReason(answer, { from: startOfDay(firstDay, timeZone), to: startOfDay(shiftDay(lastDay, 1), timeZone) }, now);
+    const empty = byId('empty');
+    empty.textContent = why ?? '';
+    empty.hidden = why === undefined;
     draw();
-    const size = state.answer.kind === 'timeSeries' ? `${state.answer.times.length.toLocaleString()} buckets × ${state.answer.series.length} series` : `${state.answer.entries.length} values`;
-    status.textContent = `Answered in ${Math.round(performance.now() - started).toLocaleString()} ms: ${size}.`;
+    const size = answer.kind === 'timeSeries' ? `${answer.times.length.toLocaleString()} buckets × ${answer.series.length} series` : `${answer.entries.length} values`;
+    const later = future > 0 ? ` ${future.toLocaleString()} ${future === 1 ? 'bucket starts' : 'buckets start'} after now and ${future === 1 ? 'is' : 'are'} left empty, not drawn as 0.` : '';
+    status.textContent = `Answered in ${Math.round(performance.now() - started).toLocaleString()} ms: ${size}.${later}`;
     refreshRequest();
+    const report = currentReport(chartKind());
+    if (push && report) pushReport(report);
+    bringResultIntoView();
   } catch (e) {
-    status.textContent = 'The report failed; see the message in the form.';
+    status.textContent = failureNote(e instanceof ProblemError ? e.problem.status : undefined);
     failure(e);
   } finally {
     controls.run.disabled = false;
@@ -141,19 +179,20 @@ async function downloadCsv(): Promise<void> {
   controls.download.disabled = true;
   try {
     const { body } = await api.reportCsv(built.request);
-    const url = URL.createObjectURL(new Blob([body], { type: 'text/csv' }));
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `report-${built.request.source}-${controls.firstDay.value}-to-${controls.lastDay.value}.csv`;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    downloadBlob(new Blob([body], { type: 'text/csv' }), `${fileStem(built)}.csv`);
   } catch (e) {
     failure(e);
   } finally {
     controls.download.disabled = false;
   }
+}
+
+const fileStem = (built: BuiltRequest) => `report-${built.request.source}-${controls.firstDay.value}-to-${controls.lastDay.value}`;
+
+async function downloadPng(): Promise<void> {
+  if (!state.chart || !state.built) return;
+  const title = `${controls.source.selectedOptions[0]?.textContent ?? ''}, ${controls.firstDay.value} to ${controls.lastDay.value} (${state.answerZone})`;
+  downloadBlob(await chartPng(byId('chart'), state.chart.legend, title), `${fileStem(state.built)}.png`);
 }
 
 async function copyCurl(): Promise<void> {
@@ -168,10 +207,7 @@ async function copyCurl(): Promise<void> {
 
 /** Days and zone from the location: the last 7 days up to today. */
 function defaultRange(): void {
-  const zone = controls.timeZone.value;
-  const today = todayIn(zone, Date.now());
-  controls.lastDay.value = today;
-  controls.firstDay.value = shiftDay(today, -6);
+  applyPreset('last7');
 }
 
 async function loadLocations(): Promise<void> {
@@ -190,7 +226,10 @@ async function loadLocations(): Promise<void> {
     if (locations.length === 0) controls.locationList.textContent = 'Your organization has no locations yet.';
     controls.timeZone.value = locationZone() ?? 'UTC';
     defaultRange();
+    const linked = reportInUrl();
+    if (linked) applyReport(linked);
     refreshRequest();
+    if (linked) void run({ push: false });
     if (locations[0]) live.show(locations[0].id);
   } catch (e) {
     controls.locationList.textContent = 'The locations could not be loaded.';
@@ -206,6 +245,11 @@ function wire(): void {
   controls.form.addEventListener('input', (event) => {
     const target = event.target as HTMLElement;
     if (target === controls.timeZone) state.zoneTouched = true;
+    if (target === controls.firstDay || target === controls.lastDay) leavePreset();
+    const preset = chosenPreset();
+    if (target.id === 'preset' || (target === controls.timeZone && preset)) {
+      if (preset) applyPreset(preset);
+    }
     if (target === controls.token) {
       sessionStorage.setItem(TOKEN_KEY, controls.token.value);
       return;
@@ -215,23 +259,56 @@ function wire(): void {
   controls.form.addEventListener('change', (event) => {
     const target = event.target as HTMLElement;
     if (target === controls.source) fillCollectionChoices(controls.source.value as Collection);
-    if (target.closest('#location-list') && !state.zoneTouched) controls.timeZone.value = locationZone() ?? controls.timeZone.value;
+    if (target.closest('#location-list') && !state.zoneTouched) {
+      controls.timeZone.value = locationZone() ?? controls.timeZone.value;
+      const preset = chosenPreset();
+      if (preset) applyPreset(preset);
+    }
     if (target === controls.token) {
       void loadLocations();
       return;
     }
-    if ((target as HTMLInputElement).name === 'kind') return draw();
+    if ((target as HTMLInputElement).name === 'kind') {
+      const report = state.answer && currentReport(chartKind());
+      if (report && reportInUrl()) history.replaceState(null, '', toQuery({ view: 'report', report }));
+      return draw();
+    }
     refreshRequest();
   });
   controls.download.addEventListener('click', () => void downloadCsv());
   byId('copy-curl').addEventListener('click', () => void copyCurl());
+  byId('copy-link').addEventListener('click', () => void copyLink(byId('link-status')));
+  byId('download-png').addEventListener('click', () => void downloadPng());
+  window.addEventListener('popstate', () => {
+    const linked = reportInUrl();
+    if (!linked) return;
+    applyReport(linked);
+    void run({ push: false });
+  });
   liveLocation.addEventListener('change', () => live.show(liveLocation.value));
 }
 
 initControls();
+initPresets();
 controls.interval.value = '1h';
 controls.breakdown.value = 'label';
 controls.token.value = initialToken();
 wire();
-if (controls.token.value) void loadLocations();
-else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+void start();
+
+/** The development token the local server filled in, else the sign-in (lib/sign-in.ts), else a pasted token. */
+async function start(): Promise<void> {
+  if (!document.querySelector<HTMLMetaElement>('meta[name="lrs-token"]')?.content) {
+    try {
+      const signsIn = await startSignIn({ onSignedIn: () => void loadLocations(), onSignedOut: (message) => void (controls.locationList.textContent = message) });
+      if (signsIn) {
+        controls.token.value = '';
+        return void ((controls.token.closest('.field') as HTMLElement).hidden = true);
+      }
+    } catch (e) {
+      return showProblem({ summary: `The sign-in could not start: ${e instanceof Error ? e.message : String(e)}`, atControls: new Map() }, false);
+    }
+  }
+  if (controls.token.value) void loadLocations();
+  else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+}

@@ -82,7 +82,7 @@ export async function verifyDevToken(key: DevKey, token: string | undefined, opt
  * number, but its time only against a maxTokenAge, which would also cap the token's age, while API
  * Gateway caps no age but refuses an iat after the current time.
  */
-function checkTimes(payload: JWTPayload, now: Date): void {
+export function checkTimes(payload: JWTPayload, now: Date): void {
   const seconds = Math.floor(now.getTime() / 1000);
   if (payload.nbf !== undefined && payload.nbf > seconds) throw new UnauthorizedError('The token is invalid.');
   if (payload.exp !== undefined && payload.exp <= seconds) throw new UnauthorizedError('The token has expired.');

@@ -13,7 +13,7 @@ import type { Column, HistogramRow, ReportModel } from '../shape/model';
  *   and the request (filters bucket names), and a spreadsheet would run them as formulas. Number
  *   cells are numbers, never escaped: a count or stat of -5 stays `-5`.
  */
-const CSV_OPTIONS: Options = { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true };
+export const CSV_OPTIONS: Options = { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true };
 
 /**
  * RFC 4180 CSV (CRLF, header row). Histogram: `timestamp` then one column per series in tree order,

@@ -41,6 +41,17 @@ describe('the retention of the service stack', () => {
         'es:ESHttpGet': INDEX_PATTERNS.map((p) => `${domain}/_cat/indices/${p}`).sort(),
       });
     });
+
+    it('raises an alarm, naming its runbook, when a run fails after its retries', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(template, RETENTION) } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmDescription: Match.stringLikeRegexp('docs/runbooks\\.md#retention-failed'),
+      });
+    });
   });
 
   describe('with retentionMonths 0 (off)', () => {

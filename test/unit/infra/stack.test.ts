@@ -207,11 +207,13 @@ describe('the service stack with the default context (cdk.json)', () => {
         ['ANY /health', 'NONE'],
         ['ANY /ingest/{collection}', 'CUSTOM'],
         ['ANY /locations', 'JWT'],
+        ['ANY /locations/{locationId}/insights/history', 'JWT'],
         ['ANY /locations/{locationId}/insights/live', 'JWT'],
         ['ANY /problems', 'NONE'],
         ['ANY /{segment1}', 'JWT'],
         ['GET /health', 'NONE'],
         ['GET /locations', 'JWT'],
+        ['GET /locations/{locationId}/insights/history', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
         ['GET /problems', 'NONE'],
         ['POST /ingest/{collection}', 'CUSTOM'],
@@ -549,8 +551,8 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 3); // the routes', the worker's, the ingest authorizer's, the snapshot job's
-      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 3);
+      expect(alarmsOn('Throttles')).toHaveLength(ROUTES.length + 4); // the routes', the worker's, the ingest authorizer's, the snapshot and retention jobs'
+      expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(ROUTES.length + 4);
     });
 
     it('alarms when refreshes fail or land in the dead-letter queue', () => {

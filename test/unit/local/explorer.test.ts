@@ -47,6 +47,22 @@ describe('the report explorer on the local server', () => {
     expect((await fetch(server.url + named.find((p) => p.endsWith('.js'))!)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
   });
 
+  test('serves no sign-in settings without --jwt-issuer; with them, /sign-in.json and a CSP that lets the page call the provider', async () => {
+    expect((await fetch(`${server.url}/sign-in.json`)).status).toBe(404);
+    const config = { issuer: 'http://localhost:9999/op', clientId: 'explorer', scope: 'openid' };
+    const signingIn = await startLocalServer({ port: 0, devKey: await ephemeralDevKey(), openApi: {}, explorer: { files, signIn: { config, origins: ['http://localhost:9999'] } } });
+    try {
+      const response = await fetch(`${signingIn.url}/sign-in.json`);
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(await response.json()).toEqual(config);
+      const page = await fetch(`${signingIn.url}/`);
+      expect(page.headers.get('content-security-policy')).toContain("connect-src 'self' http://localhost:9999;");
+      expect(await page.text()).toContain('<meta name="lrs-token" content="">');
+    } finally {
+      await signingIn.close();
+    }
+  });
+
   test('leaves other paths and methods to the API routes (a 404 problem here)', async () => {
     for (const [method, path] of [['GET', '/assets/nope.js'], ['POST', '/'], ['GET', '/index.htm']] as const) {
       const response = await fetch(server.url + path, { method });

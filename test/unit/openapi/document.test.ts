@@ -191,6 +191,7 @@ describe('what the OpenAPI document says of the answers', () => {
     expect(Object.fromEntries(operations.map((o) => [o.operationId, Object.keys(o.responses).sort()]))).toEqual({
       listLocations: ['200', '304', '401', '405', '406', '421', '429', '500', '503'],
       getLiveInsights: ['200', '304', '400', '401', '404', '405', '406', '421', '429', '500', '503'],
+      getOccupancyHistory: ['200', '304', '400', '401', '404', '405', '406', '421', '429', '500', '503'],
       queryReport: ['200', '400', '401', '405', '406', '413', '415', '421', '422', '429', '500', '503'],
       ingestDocuments: ['200', '400', '401', '403', '404', '405', '406', '409', '413', '415', '421', '422', '429', '500', '503'],
       getHealth: ['200', '405', '421', '429', '500', '503'],

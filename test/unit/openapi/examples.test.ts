@@ -5,6 +5,7 @@ import type { ReportEngine } from '#shared/report/engines/engine';
 import { mapOpenSearchError } from '#shared/report/engines/opensearch/errors';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
+import { createOccupancyHistoryHandler } from '../../../functions/occupancy-history';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createIngestHandler } from '../../../functions/ingest';
 import { INGEST_SCOPE } from '#commons/http/identity';
@@ -41,6 +42,11 @@ const report = (engine: ReportEngine = unused) => createQueryReportHandler({ eng
 const live = createLiveInsightsHandler({ store: () => ({ getLiveView: async () => undefined }) });
 const list = createListLocationsHandler({ store: () => ({ listLocations: async () => [] }) });
 const liveRequest = (filter: string): HttpRequest => ({ method: 'GET', path: '/locations/berlin-mall/insights/live', pathParameters: { locationId: 'berlin-mall' }, query: { filter } });
+const history = createOccupancyHistoryHandler({ store: () => ({ getLocationWithGroups: async () => undefined }), engine: async () => unused });
+const historyRequest = (query: Record<string, string>, headers: Record<string, string> = {}): HttpRequest => ({
+  method: 'GET', path: '/locations/berlin-mall/insights/history', pathParameters: { locationId: 'berlin-mall' }, query: { filter: 'occupancy', from: '2024-03-31T03:00:00Z', to: '2024-03-31T06:00:00Z', ...query }, headers,
+});
+const HISTORY = '/locations/{locationId}/insights/history';
 const terms = { aggregations: [{ type: 'terms', field: 'label' }] };
 
 const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
@@ -55,6 +61,9 @@ const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
   ['listLocations 405', list, { method: 'DELETE', path: '/locations' }, example('/locations', 'get', '405', 'deleteLocations')],
   ['getLiveInsights 400', live, liveRequest('dwell'), example('/locations/{locationId}/insights/live', 'get', '400', 'unknownKind')],
   ['getLiveInsights 404', live, liveRequest('occupancy'), example('/locations/{locationId}/insights/live', 'get', '404', 'unknownLocation')],
+  ['getOccupancyHistory 400', history, historyRequest({ interval: '7m' }), example(HISTORY, 'get', '400', 'invalidInterval')],
+  ['getOccupancyHistory 404', history, historyRequest({}), example(HISTORY, 'get', '404', 'unknownLocation')],
+  ['getOccupancyHistory 406', history, historyRequest({}, { accept: 'application/xml' }), example(HISTORY, 'get', '406', 'notAcceptable')],
   ['listLocations 406', list, { method: 'GET', path: '/locations', headers: { accept: 'text/csv' } }, example('/locations', 'get', '406', 'notAcceptable')],
 ];
 

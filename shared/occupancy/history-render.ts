@@ -1,0 +1,23 @@
+import { stringify } from 'csv-stringify/sync';
+import { CSV_OPTIONS } from '../report/render/csv';
+import type { OccupancyHistory } from './history';
+
+/** The media types the history answers, as the report endpoint (JSON by default). */
+export const HISTORY_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
+export type HistoryMediaType = (typeof HISTORY_MEDIA_TYPES)[number];
+
+/** The CSV columns, one row per sensor group and bucket (group by id, then time). */
+export const HISTORY_CSV_COLUMNS = ['sensorGroupId', 'sensorGroupName', 'timestamp', 'occupancy', 'peak'] as const;
+
+/**
+ * JSON as the model is; CSV (RFC 4180, CRLF, the report's csv-stringify options: a group name that
+ * starts like a formula is escaped) in long form, since group names are data and may repeat; a
+ * closed bucket has empty `occupancy` and `peak`.
+ */
+export function renderHistory(history: OccupancyHistory, mediaType: HistoryMediaType): string {
+  if (mediaType === 'application/json') return JSON.stringify(history);
+  const rows = (history.insights.occupancy ?? []).flatMap((g) =>
+    g.buckets.map((b) => [g.sensorGroup.id, g.sensorGroup.name, b.timestamp, b.occupancy ?? '', b.peak ?? '']),
+  );
+  return stringify([[...HISTORY_CSV_COLUMNS], ...rows], CSV_OPTIONS);
+}

@@ -1,0 +1,132 @@
+import { NotFoundError } from '../errors';
+import type { Deadline } from '../report/deadline';
+import type { ReportEngine } from '../report/engines/engine';
+import { createRounding } from '../report/histogram/rounding';
+import { byId, LOCATION_ID, type SensorGroup } from '../locations/model';
+import type { LocationStore } from '../locations/store';
+import type { HistoryQuery } from './history-query';
+import { openPeriodsBetween, type OpenPeriod } from './opening-hours';
+import { CrossingTimeline, floorToSlot, isMark, SLOT_MS } from './timeline';
+
+/**
+ * Occupancy over time per sensor group, by the live refresh's own rule: at an instant t of an open
+ * period P, occupancy(t) = max(0, ins − outs over [P.start, t)), reset at every opening, the total
+ * clamped (never a part of it). A bucket [b, e) samples it at the 5-minute marks m in (b, e] at
+ * which the group is open and was open just before (the instants the live refresh writes; an
+ * opening instant, where the value is 0 by definition, is not a sample of the bucket before it),
+ * and at each closing within (b, e] (the value the period ended with). Its `occupancy` is the last
+ * sample (at e, or at the closing), its `peak` the largest; a bucket without a sample is closed and
+ * empty. So at every mark at which a group is open, the history's value is what the live refresh
+ * computes there from the same events; a crowd that came and left between two marks is not seen.
+ */
+
+export interface HistoryBucket {
+  /** Bucket start, ISO 8601 UTC with milliseconds (as report histograms). */
+  readonly timestamp: string;
+  /** Absent when the group was closed for the whole bucket. */
+  readonly occupancy?: number;
+  readonly peak?: number;
+}
+
+export interface GroupHistory {
+  readonly sensorGroup: { readonly id: number; readonly name: string };
+  readonly buckets: readonly HistoryBucket[];
+}
+
+export interface OccupancyHistory {
+  readonly timeZone: string;
+  readonly interval: string;
+  /** First bucket start and last bucket end: the buckets of the time zone that overlap the asked range. */
+  readonly from: string;
+  readonly to: string;
+  readonly insights: { readonly occupancy?: readonly GroupHistory[] };
+}
+
+export interface HistoryDeps {
+  readonly store: Pick<LocationStore, 'getLocationWithGroups'>;
+  readonly engine: ReportEngine;
+}
+
+/** One instant the history samples: its time, and the open period it counts from. */
+interface Sample {
+  readonly at: number;
+  readonly period: OpenPeriod;
+}
+
+/** 404 for an unknown location and for another organization's (its existence is not revealed). */
+export async function occupancyHistory(
+  deps: HistoryDeps,
+  organizationId: string,
+  locationId: string,
+  query: HistoryQuery,
+  options: { readonly deadline?: Deadline } = {},
+): Promise<OccupancyHistory> {
+  const found = LOCATION_ID.test(locationId) ? await deps.store.getLocationWithGroups(organizationId, locationId) : undefined;
+  if (!found) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
+  const { location } = found;
+  const edges = bucketEdges(query, location.timezone);
+  const first = edges[0]!;
+  const last = edges[edges.length - 1]!;
+  const body = { timeZone: location.timezone, interval: query.interval.text, from: iso(first), to: iso(last) };
+  if (!query.kinds.includes('occupancy')) return { ...body, insights: {} };
+
+  const groups = [...found.sensorGroups].sort(byId);
+  const samples = new Map(groups.map((g) => [g.id, samplesOf(g, location.timezone, first, last)]));
+  const all = [...samples.values()].flat();
+  const cuts = all.flatMap((s) => [s.at, s.period.start]);
+  const timeline =
+    all.length === 0
+      ? undefined
+      : await CrossingTimeline.count(
+          deps.engine,
+          { organizationId },
+          location.id,
+          groups.flatMap((g) => g.lines),
+          { from: floorToSlot(Math.min(...cuts)), to: ceilToSlot(last), cuts },
+          options,
+        );
+  const occupancy = groups.map((group) => {
+    const net = timeline?.netOf(group.lines);
+    const values = (samples.get(group.id) ?? []).map((s) => ({ at: s.at, value: Math.max(0, net!(s.at) - net!(s.period.start)) }));
+    return { sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values) };
+  });
+  return { ...body, insights: { occupancy } };
+}
+
+/** The bucket edges of the time zone (as a report's dateHistogram rounds) covering [from, to). */
+export function bucketEdges(query: Pick<HistoryQuery, 'from' | 'to' | 'interval'>, timeZone: string): number[] {
+  const rounding = createRounding(query.interval, timeZone, query.from, query.to);
+  const edges = [rounding.round(query.from)];
+  while (edges[edges.length - 1]! < query.to) edges.push(rounding.next(edges[edges.length - 1]!));
+  return edges;
+}
+
+/** The sample instants of one group within (first, last], in time order. */
+export function samplesOf(group: SensorGroup, timeZone: string, first: number, last: number): Sample[] {
+  const samples: Sample[] = [];
+  for (const period of openPeriodsBetween(group.openingHours, timeZone, first, last)) {
+    // Marks at which the period is open and was open just before: start < m < end.
+    for (let m = floorToSlot(Math.max(period.start, first)) + SLOT_MS; m < period.end && m <= last; m += SLOT_MS) samples.push({ at: m, period });
+    if (period.end > first && period.end <= last) samples.push({ at: period.end, period });
+  }
+  return samples.sort((a, b) => a.at - b.at);
+}
+
+/** Each sample goes to the bucket (b, e] it ends; the last is the bucket's occupancy, the largest its peak. */
+function bucketsOf(edges: readonly number[], values: readonly { at: number; value: number }[]): HistoryBucket[] {
+  const buckets: HistoryBucket[] = [];
+  let k = 0;
+  for (let i = 0; i + 1 < edges.length; i++) {
+    let occupancy: number | undefined;
+    let peak: number | undefined;
+    for (; k < values.length && values[k]!.at <= edges[i + 1]!; k++) {
+      occupancy = values[k]!.value;
+      peak = Math.max(peak ?? 0, occupancy);
+    }
+    buckets.push(occupancy === undefined ? { timestamp: iso(edges[i]!) } : { timestamp: iso(edges[i]!), occupancy, peak: peak! });
+  }
+  return buckets;
+}
+
+const ceilToSlot = (t: number): number => (isMark(t) ? t : floorToSlot(t) + SLOT_MS);
+const iso = (t: number): string => new Date(t).toISOString();
