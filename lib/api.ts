@@ -40,6 +40,11 @@ export function gatewayRoutePath(path: string): string {
     .join('/');
 }
 
+/** What a user's app client may read: the organization is in the ID token, never writable by its user. */
+export const userReadAttributes = (): ClientAttributes =>
+  new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId');
+export const userWriteAttributes = (): ClientAttributes => new ClientAttributes().withStandardAttributes({ email: true });
+
 /** Response headers a browser may read: truncation flag, deprecation notice, retry advice, request id, validator. */
 export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'];
 
@@ -107,6 +112,9 @@ export class Api extends Construct {
   /** Created unless `jwt` is given. */
   public readonly userPool?: UserPool;
   public readonly userPoolClient?: UserPoolClient;
+  /** The app clients whose ID tokens the authorizer takes (their ids are its audience). */
+  private readonly audience: UserPoolClient[] = [];
+  private routesAdded = false;
 
   constructor(scope: Construct, id: string, props: ApiProps = {}) {
     super(scope, id);
@@ -118,15 +126,20 @@ export class Api extends Construct {
       this.userPool = this.createUserPool(props.removalPolicy ?? RemovalPolicy.DESTROY);
       this.userPoolClient = this.userPool.addClient('Client', {
         authFlows: { userPassword: true, userSrp: true },
+        // Tokens by password (the CLI of docs/aws.md) only: people sign in on the managed login pages
+        // through the explorer's own client (lib/sign-in.ts), so this one offers no OAuth flow (CDK's
+        // default would be the implicit and code grants to https://example.com).
+        disableOAuth: true,
         generateSecret: false,
         preventUserExistenceErrors: true,
         idTokenValidity: Duration.hours(1),
         accessTokenValidity: Duration.hours(1),
-        // The organization is readable in the ID token but never writable by its user.
-        readAttributes: new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId'),
-        writeAttributes: new ClientAttributes().withStandardAttributes({ email: true }),
+        readAttributes: userReadAttributes(),
+        writeAttributes: userWriteAttributes(),
       });
-      this.authorizer = new HttpUserPoolAuthorizer('Cognito', this.userPool, { userPoolClients: [this.userPoolClient] });
+      this.audience.push(this.userPoolClient);
+      // The authorizer reads the list when the first route binds it: trustClient() adds to it until then.
+      this.authorizer = new HttpUserPoolAuthorizer('Cognito', this.userPool, { userPoolClients: this.audience });
     }
 
     this.httpApi = new HttpApi(this, 'HttpApi', {
@@ -186,6 +199,7 @@ export class Api extends Construct {
    * {@link gatewayRoutePath}.
    */
   public addRoute(method: HttpMethod, path: string, fn: IFunction, id: string, options: AddRouteOptions = {}): void {
+    this.routesAdded = true;
     const routes = this.httpApi.addRoutes({
       path: gatewayRoutePath(path),
       methods: [method],
@@ -194,6 +208,16 @@ export class Api extends Construct {
     });
     if (options.publicBecause === undefined) return;
     for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: options.publicBecause });
+  }
+
+  /**
+   * Makes the authorizer take the ID tokens of another app client of the user pool (the explorer's).
+   * Before the first route: the authorizer fixes its audience when a route first binds it.
+   */
+  public trustClient(client: UserPoolClient): void {
+    if (!this.userPool) throw new Error('trustClient: this API trusts an external issuer, not the stack’s user pool.');
+    if (this.routesAdded) throw new Error('trustClient: call it before adding routes; the authorizer’s audience is fixed when the first route binds it.');
+    this.audience.push(client);
   }
 
   /**

@@ -23,7 +23,8 @@ import { Construct } from 'constructs';
 import { ROUTES, type Route } from '../functions/routes';
 import { logicalIdOf } from './service-function';
 import { writeExplorer } from '../web/build';
-import { ASSET_CACHE_CONTROL, CONTENT_SECURITY_POLICY, PAGE_CACHE_CONTROL } from '../web/headers';
+import { ASSET_CACHE_CONTROL, contentSecurityPolicy, PAGE_CACHE_CONTROL } from '../web/headers';
+import { SIGN_IN_CONFIG_PATH, type SignInConfig } from '../web/src/model/sign-in-config';
 
 export interface ExplorerProps {
   /** The HTTP API the page calls; CloudFront forwards the API's routes to it, so page and API share one origin. */
@@ -37,6 +38,8 @@ export interface ExplorerProps {
   readonly logRetention?: RetentionDays;
   /** @default PriceClass.PRICE_CLASS_100 (North America and Europe edges; the API stays in its region anyway) */
   readonly priceClass?: PriceClass;
+  /** Origins the page may call besides its own: its identity provider's (lib/sign-in.ts). @default none */
+  readonly connectSources?: readonly string[];
 }
 
 /**
@@ -51,7 +54,8 @@ export function apiPathPatterns(routes: readonly Pick<Route, 'path'>[] = ROUTES)
  * The report explorer (web/) in AWS: the built page in a private S3 bucket read by CloudFront through
  * origin access control, and the API's routes forwarded by the same distribution to the HTTP API
  * (not cached, every viewer header but Host passed on, the bearer token included), so the page calls
- * its own origin exactly as it does on the local server: no CORS, no configuration file.
+ * its own origin exactly as it does on the local server: no CORS, and no configuration but the sign-in
+ * settings (`/sign-in.json`, {@link Explorer.publishSignIn}).
  * The page is built with esbuild during synth (web/build.ts); index.html is always revalidated and the
  * hashed assets are cached for a year.
  */
@@ -61,6 +65,9 @@ export class Explorer extends Construct {
   /** The page: `index.html`, deployed after the assets it names. */
   public readonly page: BucketDeployment;
   public readonly assets: BucketDeployment;
+  /** `/sign-in.json`, once {@link publishSignIn} wrote it. */
+  public signInSettings?: BucketDeployment;
+  private readonly deploymentLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: ExplorerProps) {
     super(scope, id);
@@ -79,7 +86,7 @@ export class Explorer extends Construct {
     const headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Report explorer: the policy of web/headers.ts',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONTENT_SECURITY_POLICY, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: contentSecurityPolicy(props.connectSources), override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
@@ -130,6 +137,7 @@ export class Explorer extends Construct {
       },
     });
     const logGroup = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.deploymentLogs = logGroup;
     this.assets = new BucketDeployment(this, 'Assets', {
       sources: [site],
       destinationBucket: this.bucket,
@@ -153,6 +161,22 @@ export class Explorer extends Construct {
     this.page.node.addDependency(this.assets);
 
     this.acknowledgeFindings();
+  }
+
+  /**
+   * Writes the page's sign-in settings next to it (`/sign-in.json`), resolved at deploy time, so one
+   * build of the page serves every stack; revalidated on every load and invalidated at each deployment.
+   */
+  public publishSignIn(config: SignInConfig): void {
+    this.signInSettings = new BucketDeployment(this, 'SignInSettings', {
+      sources: [Source.jsonData(SIGN_IN_CONFIG_PATH.slice(1), config)],
+      destinationBucket: this.bucket,
+      prune: false,
+      cacheControl: [CacheControl.fromString(PAGE_CACHE_CONTROL)],
+      distribution: this.distribution,
+      distributionPaths: [SIGN_IN_CONFIG_PATH],
+      logGroup: this.deploymentLogs,
+    });
   }
 
   /** The address of the page. */

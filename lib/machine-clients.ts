@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { LambdaVersion, ResourceServerScope, type UserPool, type UserPoolDomain, UserPoolOperation, type UserPoolResourceServer } from 'aws-cdk-lib/aws-cognito';
+import { LambdaVersion, ManagedLoginVersion, ResourceServerScope, type UserPool, type UserPoolDomain, UserPoolOperation, type UserPoolResourceServer } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -54,7 +54,8 @@ export class MachineClients extends Construct {
       userPoolResourceServerName: 'Location and Reporting Service',
       scopes: [new ResourceServerScope({ scopeName: INGEST_SCOPE.slice(RESOURCE_SERVER.length + 1), scopeDescription: 'Write documents to POST /ingest/{collection}' })],
     });
-    this.domain = userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: props.domainPrefix } });
+    // The same domain serves people's sign-in to the explorer (lib/sign-in.ts): the newer managed login.
+    this.domain = userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: props.domainPrefix }, managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN });
     this.tokenUrl = `${this.domain.baseUrl()}/oauth2/token`;
 
     const environment = { [ENV.organizationClaim]: props.organizationClaim };

@@ -14,6 +14,7 @@ import { PROJECT_ROOT } from './bundling';
 import { CheckovJustifications } from './checkov';
 import type { ServiceConfig } from './config';
 import { Explorer } from './explorer';
+import { ExplorerSignIn, signInConnectSources } from './sign-in';
 import { MachineClients } from './machine-clients';
 import { Observability } from './observability';
 import { Occupancy } from './occupancy';
@@ -92,6 +93,8 @@ export class ServiceStack extends Stack {
   public readonly dashboard: OperationsDashboard;
   /** Created with the user pool (not with an external issuer). */
   public readonly machineClients?: MachineClients;
+  /** The explorer's sign-in with the user pool (not with an external issuer). */
+  public readonly signIn?: ExplorerSignIn;
   /** The daily retention job; absent when `retentionMonths` is 0. */
   public readonly retention?: Retention;
   /** One function per route handler of functions/routes.ts. */
@@ -179,6 +182,14 @@ export class ServiceStack extends Stack {
         logRetention,
       });
     }
+    // Before the routes: the explorer's app client joins the authorizer's audience (Api.trustClient).
+    const domain = this.machineClients?.domain;
+    this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention, ...(domain ? { connectSources: signInConnectSources(this, domain) } : {}) });
+    if (this.api.userPool && domain) {
+      this.signIn = new ExplorerSignIn(this, 'SignIn', { userPool: this.api.userPool, domain, explorerUrl: this.explorer.url });
+      this.api.trustClient(this.signIn.client);
+      this.explorer.publishSignIn(this.signIn.config);
+    }
     const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
     for (const route of ROUTES) {
       const id = pascalCase(route.handler);
@@ -223,7 +234,6 @@ export class ServiceStack extends Stack {
     // The history reads the location's groups and counts crossings through the report engine.
     this.endpoints['occupancy-history'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
     this.endpoints['occupancy-history'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
-    this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention });
 
     const watched = {
       ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
@@ -265,6 +275,7 @@ export class ServiceStack extends Stack {
       out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
       out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');
     }
+    if (this.signIn) out('ExplorerClientId', this.signIn.client.userPoolClientId, 'App client of the explorer’s sign-in (code flow with PKCE; callback and sign-out URL: ExplorerUrl)');
     if (this.machineClients) out('TokenUrl', this.machineClients.tokenUrl, 'Token endpoint of machine clients (client credentials, scope lrs/ingest)');
     out('OpenSearchEndpoint', `https://${this.reporting.domain.domainEndpoint}`, 'OpenSearch domain endpoint (SigV4, service es)');
     out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');

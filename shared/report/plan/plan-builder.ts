@@ -2,12 +2,13 @@ import { ValidationError, type FieldError } from '../../errors';
 import { CATALOG, type Collection, type NestedPath } from '../fields';
 import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
-import type { CompareInput } from '../schema/compare';
 import type { ReportRequest } from '../schema/request';
+import { comparePlan } from './compare-plan';
 import { FieldChecker, type Context } from './field-checker';
-import { STAT_NAMES, type AggNode, type Compare, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
+import { STAT_NAMES, type AggNode, type PercentileStat, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
 import { canonicalTimeZone } from '../../time/zones';
+import { MAX_PERCENTILES } from '../percentiles/hazen';
 import { isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
 
 const MAX_FILTERS_BUCKETS = 100;
@@ -45,7 +46,8 @@ class PlanBuilder {
     const splitInterval =
       request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
     if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
-    const compare = request.compare && this.compare(request.compare, pipeline, request.aggregations, timeRange);
+    const compare = request.compare && comparePlan(this.check, request.compare, pipeline, request.aggregations, timeRange);
+    if (splitInterval) this.refusePercentilesInSlices(request.aggregations);
     if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
     return {
       source: this.source,
@@ -139,10 +141,13 @@ class PlanBuilder {
       }
       case 'stats': {
         const field = this.check.field(agg.field, `${path}/field`, context, ['number'], 'stats', 'aggregation');
-        const asked = { min: false, max: false, avg: true, sum: false, count: false, ...definedOnly(agg) };
+        const percentiles = this.percentiles(agg, path);
+        const asksPercentiles = agg.median === true || (agg.percentiles?.length ?? 0) > 0;
+        const asked = { min: false, max: false, avg: !asksPercentiles, sum: false, count: false, ...definedOnly(agg) };
         const stats = STAT_NAMES.filter((s) => asked[s]);
-        if (stats.length === 0) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count set to true');
-        return field && stats.length > 0 ? { kind: 'stats', field, stats } : undefined;
+        if (stats.length === 0 && !asksPercentiles) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count, median set to true, or percentiles');
+        if (!field || !percentiles || (stats.length === 0 && percentiles.length === 0)) return undefined;
+        return { kind: 'stats', field, stats, ...(percentiles.length > 0 ? { percentiles } : {}) };
       }
       case 'profile': {
         const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
@@ -190,29 +195,40 @@ class PlanBuilder {
     }
   }
 
-  /**
-   * `compare` moves the timestamp range of `filters`: it needs one with both ends, and a timestamp
-   * range inside a stage, which would not move, is refused rather than silently empty in the
-   * earlier period. The offset follows the histogram's calendar (one zone for buckets and shift).
-   */
-  private compare(input: CompareInput, pipeline: readonly AggNode[], aggs: readonly AggregationInput[], timeRange?: TimeRange): Compare | undefined {
-    if (timeRange?.from === undefined || timeRange.to === undefined) {
-      this.check.error('/compare', 'compare needs a range filter on timestamp with both from and to: the period to compare with an earlier one');
-    }
-    aggs.forEach((agg, i) => {
-      const named = agg.type === 'filter' ? [['filter', agg.filter] as const] : agg.type === 'filters' ? Object.entries(agg.filters).map(([k, f]) => [`filters/${k}`, f] as const) : [];
-      for (const [where, f] of named) {
-        if (f.field === 'timestamp') this.check.error(`/aggregations/${i}/${where}/field`, 'compare moves only the timestamp range of filters; a timestamp filter in a stage would not move to the earlier period');
+  /** `median` and `percentiles` → the node's percentiles; undefined when one is invalid (errors recorded). */
+  private percentiles(agg: Extract<AggregationInput, { type: 'stats' }>, path: string): PercentileStat[] | undefined {
+    const out: PercentileStat[] = agg.median ? [{ name: 'median', percent: 50 }] : [];
+    let valid = true;
+    (agg.percentiles ?? []).forEach((percent, j) => {
+      const at = `${path}/percentiles/${j}`;
+      const first = agg.percentiles?.indexOf(percent) ?? j;
+      if (!PERCENT.test(String(percent))) {
+        this.check.error(at, 'must be a percent from 0 to 100 with at most 2 decimals, such as 50, 90 or 99.9');
+        valid = false;
+      } else if (first !== j) {
+        this.check.error(at, `repeats percentiles/${first} (${percent}); ask for each percentile once`);
+        valid = false;
+      } else if (percent === 50 && agg.median) {
+        this.check.error(at, 'repeats median, which is percentile 50; ask for it once');
+        valid = false;
+      } else {
+        out.push({ name: `p${percent}`, percent });
       }
     });
-    const histogram = pipeline[0]?.kind === 'dateHistogram' ? pipeline[0] : undefined;
-    const asked = input.timeZone === undefined ? undefined : canonicalTimeZone(input.timeZone);
-    if (input.timeZone !== undefined && !asked) this.check.error('/compare/timeZone', 'must be an IANA time zone name such as Europe/Berlin or UTC');
-    if (histogram && asked && asked !== histogram.timeZone) {
-      this.check.error('/compare/timeZone', `must be left out or be the dateHistogram's timeZone (${histogram.timeZone}): buckets and offset follow one calendar`);
+    if (out.length > MAX_PERCENTILES) {
+      this.check.error(`${path}/percentiles`, `at most ${MAX_PERCENTILES} percentiles, median included`);
+      valid = false;
     }
-    const offset = parseAmount(input.offset) as Compare['offset'];
-    return { offset, timeZone: histogram?.timeZone ?? asked ?? 'UTC' };
+    return valid ? out : undefined;
+  }
+
+  /** A split report merges slices by adding counts and sums; a percentile is neither. */
+  private refusePercentilesInSlices(aggs: readonly AggregationInput[]): void {
+    aggs.forEach((agg, i) => {
+      if (agg.type === 'stats' && (agg.median === true || (agg.percentiles?.length ?? 0) > 0)) {
+        this.check.error(`/aggregations/${i}/${agg.median ? 'median' : 'percentiles'}`, 'percentiles are not answered with splitInterval (slices cannot be merged into a percentile); leave splitInterval out');
+      }
+    });
   }
 
   private checkSplitConditions(aggs: readonly AggregationInput[], timeRange?: TimeRange): void {
@@ -224,6 +240,9 @@ class PlanBuilder {
     }
   }
 }
+
+/** A percent as the language writes it: 0 to 100, at most 2 decimals (String() of a JSON number; no exponent). */
+const PERCENT = /^(?:100|\d{1,2})(?:\.\d{1,2})?$/;
 
 function itemFiltersFor(path: NestedPath, nestedFilters: readonly NestedFilterNode[]): FilterNode[] {
   return nestedFilters.filter((nf) => nf.path === path).flatMap((nf) => nf.filters);

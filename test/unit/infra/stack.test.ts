@@ -250,12 +250,12 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
-    it('trusts ID tokens of the stack’s Cognito user pool and app client', () => {
+    it('trusts ID tokens of the stack’s Cognito user pool and its app clients (the first, the explorer’s)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
         AuthorizerType: 'JWT',
         IdentitySource: ['$request.header.Authorization'],
         JwtConfiguration: {
-          Audience: [{ Ref: Match.stringLikeRegexp('UserPoolClient') }],
+          Audience: [{ Ref: Match.stringLikeRegexp('UserPoolClient') }, { Ref: Match.stringLikeRegexp('UserPoolExplorerClient') }],
           Issuer: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('https://cognito-idp\\.')])]) }),
         },
       });
