@@ -28,6 +28,8 @@ export interface ReportAnswer {
   readonly truncated: boolean;
   /** The request used a deprecated field: since when it is deprecated (epoch seconds). */
   readonly deprecatedSince?: number;
+  /** Which rows answered (docs/rollups.md); unsaid for a split report. */
+  readonly source?: 'rollup' | 'raw';
 }
 
 /**
@@ -71,7 +73,7 @@ export async function answerReport(
   const { deadline } = options;
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);
-  const { model, truncated } = plan.compare ? await answerComparison(plan, scope, engine, options, pacer) : await answerPlan(plan, scope, engine, options, pacer);
+  const { model, truncated, source } = plan.compare ? await answerComparison(plan, scope, engine, options, pacer) : await answerPlan(plan, scope, engine, options, pacer);
   const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer) : await renderJson(model, pacer);
   await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes);
   deadline?.throwIfExpired();
@@ -79,6 +81,7 @@ export async function answerReport(
     mediaType,
     body: rendered,
     truncated,
+    ...(source ? { source } : {}),
     ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
   };
 }
@@ -86,11 +89,12 @@ export async function answerReport(
 interface Shaped {
   readonly model: ReportModel;
   readonly truncated: boolean;
+  readonly source?: EngineResult['source'];
 }
 
 async function answerPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
   const result = await runPlan(plan, scope, engine, options);
-  return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true };
+  return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true, ...(result.source ? { source: result.source } : {}) };
 }
 
 /** One plan on the engine, in slices when it has a splitInterval. */
@@ -118,7 +122,9 @@ async function answerComparison(plan: ReportPlan, scope: Scope, engine: ReportEn
   const previous = await runPlan(periods.previous, scope, engine, options, held);
   if (held + resultBuckets(previous.root) > maxAnswerBuckets) throw comparedTooLarge(maxAnswerBuckets);
   const model = await shapeComparison(periods, current, previous, pacer);
-  return { model, truncated: current.truncated || previous.truncated };
+  // Each period may be answered from other rows (rollups cover one, not the other): said only when alike.
+  const source = current.source === previous.source ? current.source : undefined;
+  return { model, truncated: current.truncated || previous.truncated, ...(source ? { source } : {}) };
 }
 
 function comparedTooLarge(maxAnswerBuckets: number): AnswerBucketsError {
