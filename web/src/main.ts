@@ -37,7 +37,7 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-const api = new ExplorerApi(() => sessionToken() || controls.token.value);
+const api = new ExplorerApi(async () => (await sessionToken()) || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
 const liveLocation = byId('live-location') as HTMLSelectElement;
 
