@@ -155,6 +155,10 @@ function queryReport(problem: ProblemExample): Json {
               summary: 'Time spent per polygon',
               value: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', max: true, sum: true }] },
             },
+            parkingPercentiles: {
+              summary: 'Median and 90th percentile of parking time per lot (series `lot-1 median`, `lot-1 p90`, …)',
+              value: { source: 'parkingEvents', aggregations: [{ type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'duration', count: true, median: true, percentiles: [90] }] },
+            },
             busiestHour: {
               summary: 'A weekly profile: events of 2024 by weekday and local hour in Berlin (series `monday 08:00`, …)',
               value: {
@@ -198,6 +202,10 @@ function queryReport(problem: ProblemExample): Json {
                 value: [{ timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 }, { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }],
               },
               polygonStats: { summary: 'Shape 2, the answer to polygonStats', value: { 'z1 max': 10, 'z1 avg': 5, 'z1 sum': 15, 'z2 max': 6, 'z2 avg': 4, 'z2 sum': 8 } },
+              parkingPercentiles: {
+                summary: 'Shape 2, the answer to parkingPercentiles: a lot whose events have no duration has a count of 0 and no percentiles',
+                value: { 'lot-1 count': 3, 'lot-1 median': 600.5, 'lot-1 p90': 1200, 'lot-2 count': 0 },
+              },
             },
           },
           'text/csv': {

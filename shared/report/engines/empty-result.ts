@@ -21,7 +21,7 @@ export function emptyResult(pipeline: readonly AggNode[], i: number, maxBuckets:
     case 'filters':
       return { kind: 'filters', buckets: node.buckets.map((b) => withSub({ key: b.name, count: 0 })) };
     case 'stats':
-      return { kind: 'stats', count: 0, min: null, max: null, sum: 0 };
+      return { kind: 'stats', count: 0, min: null, max: null, sum: 0, ...(node.percentiles ? { percentiles: node.percentiles.map(() => null) } : {}) };
     case 'nested':
     case 'filter':
     case 'reverseNested':

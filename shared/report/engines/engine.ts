@@ -77,6 +77,8 @@ export interface StatsResult {
   readonly min: number | null;
   readonly max: number | null;
   readonly sum: number;
+  /** The node's percentiles in its order, null over no values; absent when it asks for none. */
+  readonly percentiles?: readonly (number | null)[];
 }
 
 /** Engine settings shared by both engines so that they refuse and cut at the same points. */

@@ -4,9 +4,10 @@ import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
 import type { ReportRequest } from '../schema/request';
 import { FieldChecker, type Context } from './field-checker';
-import { STAT_NAMES, type AggNode, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
+import { STAT_NAMES, type AggNode, type PercentileStat, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
 import { canonicalTimeZone } from '../../time/zones';
+import { MAX_PERCENTILES } from '../percentiles/hazen';
 import { isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
 
 const MAX_FILTERS_BUCKETS = 100;
@@ -44,6 +45,7 @@ class PlanBuilder {
     const splitInterval =
       request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
     if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
+    if (splitInterval) this.refusePercentilesInSlices(request.aggregations);
     if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
     return {
       source: this.source,
@@ -136,10 +138,13 @@ class PlanBuilder {
       }
       case 'stats': {
         const field = this.check.field(agg.field, `${path}/field`, context, ['number'], 'stats', 'aggregation');
-        const asked = { min: false, max: false, avg: true, sum: false, count: false, ...definedOnly(agg) };
+        const percentiles = this.percentiles(agg, path);
+        const asksPercentiles = agg.median === true || (agg.percentiles?.length ?? 0) > 0;
+        const asked = { min: false, max: false, avg: !asksPercentiles, sum: false, count: false, ...definedOnly(agg) };
         const stats = STAT_NAMES.filter((s) => asked[s]);
-        if (stats.length === 0) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count set to true');
-        return field && stats.length > 0 ? { kind: 'stats', field, stats } : undefined;
+        if (stats.length === 0 && !asksPercentiles) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count, median set to true, or percentiles');
+        if (!field || !percentiles || (stats.length === 0 && percentiles.length === 0)) return undefined;
+        return { kind: 'stats', field, stats, ...(percentiles.length > 0 ? { percentiles } : {}) };
       }
       case 'profile': {
         const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
@@ -187,6 +192,42 @@ class PlanBuilder {
     }
   }
 
+  /** `median` and `percentiles` → the node's percentiles; undefined when one is invalid (errors recorded). */
+  private percentiles(agg: Extract<AggregationInput, { type: 'stats' }>, path: string): PercentileStat[] | undefined {
+    const out: PercentileStat[] = agg.median ? [{ name: 'median', percent: 50 }] : [];
+    let valid = true;
+    (agg.percentiles ?? []).forEach((percent, j) => {
+      const at = `${path}/percentiles/${j}`;
+      const first = agg.percentiles?.indexOf(percent) ?? j;
+      if (!PERCENT.test(String(percent))) {
+        this.check.error(at, 'must be a percent from 0 to 100 with at most 2 decimals, such as 50, 90 or 99.9');
+        valid = false;
+      } else if (first !== j) {
+        this.check.error(at, `repeats percentiles/${first} (${percent}); ask for each percentile once`);
+        valid = false;
+      } else if (percent === 50 && agg.median) {
+        this.check.error(at, 'repeats median, which is percentile 50; ask for it once');
+        valid = false;
+      } else {
+        out.push({ name: `p${percent}`, percent });
+      }
+    });
+    if (out.length > MAX_PERCENTILES) {
+      this.check.error(`${path}/percentiles`, `at most ${MAX_PERCENTILES} percentiles, median included`);
+      valid = false;
+    }
+    return valid ? out : undefined;
+  }
+
+  /** A split report merges slices by adding counts and sums; a percentile is neither. */
+  private refusePercentilesInSlices(aggs: readonly AggregationInput[]): void {
+    aggs.forEach((agg, i) => {
+      if (agg.type === 'stats' && (agg.median === true || (agg.percentiles?.length ?? 0) > 0)) {
+        this.check.error(`/aggregations/${i}/${agg.median ? 'median' : 'percentiles'}`, 'percentiles are not answered with splitInterval (slices cannot be merged into a percentile); leave splitInterval out');
+      }
+    });
+  }
+
   private checkSplitConditions(aggs: readonly AggregationInput[], timeRange?: TimeRange): void {
     if (aggs[0]?.type !== 'dateHistogram') {
       this.check.error('/splitInterval', 'splitInterval needs the first aggregation to be dateHistogram');
@@ -196,6 +237,9 @@ class PlanBuilder {
     }
   }
 }
+
+/** A percent as the language writes it: 0 to 100, at most 2 decimals (String() of a JSON number; no exponent). */
+const PERCENT = /^(?:100|\d{1,2})(?:\.\d{1,2})?$/;
 
 function itemFiltersFor(path: NestedPath, nestedFilters: readonly NestedFilterNode[]): FilterNode[] {
   return nestedFilters.filter((nf) => nf.path === path).flatMap((nf) => nf.filters);

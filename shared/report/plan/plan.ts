@@ -118,6 +118,14 @@ export interface StatsAggNode {
   readonly field: FieldDef;
   /** The stats asked for, in STAT_NAMES order. */
   readonly stats: readonly StatName[];
+  /** The percentiles asked for (`median` first, then `percentiles` in request order); none when absent. */
+  readonly percentiles?: readonly PercentileStat[];
+}
+
+/** One percentile of a stats stage: the name it answers under (`median`, `p90`, `p99.9`) and its percent (0 to 100). */
+export interface PercentileStat {
+  readonly name: string;
+  readonly percent: number;
 }
 
 export interface DateHistogramAggNode {

@@ -3,6 +3,7 @@ import { described, named } from '../../openapi/registry';
 import { fieldName, NAME, OPTIONAL_FLAG, OPTIONAL_NAME } from './common';
 import { FilterSchema } from './filters';
 import { NestedPathSchema } from './vocabulary';
+import { EXACT_PERCENTILE_VALUES, MAX_PERCENTILES } from '../percentiles/hazen';
 
 /**
  * The aggregation kinds. Every kind accepts `keyJoiner`: the separator placed after the name part
@@ -40,10 +41,19 @@ export const StatsAggregationSchema = named(
     avg: stat('avg', 'average (sum / count of the bucket); the only stat answered when none is set'),
     sum: stat('sum', 'sum (0 over no values)'),
     count: stat('count', 'number of values (0 over none)'),
+    median: stat('median', 'median, percentile 50 as `percentiles` computes it (absent over no values)'),
+    percentiles: described(
+      z.optional(
+        z
+          .array(z.number().check(z.gte(0, 'must be a percent from 0 to 100'), z.lte(100, 'must be a percent from 0 to 100')))
+          .check(z.minLength(1), z.maxLength(MAX_PERCENTILES)),
+      ),
+      `Percentiles to answer, 1 to ${MAX_PERCENTILES} distinct percents from 0 to 100 with at most 2 decimals (\`[50, 90, 99.9]\`), each as \`<name parts> p<percent>\` (\`p90\`, \`p99.9\`), absent over no values. Exact (Hazen's definition: linear between the sorted values at ranks (i + ½) / n) while a bucket holds at most ${EXACT_PERCENTILE_VALUES} values; beyond, OpenSearch estimates them (a t-digest), see the request language's "Percentiles". Not with \`splitInterval\`.`,
+    ),
     keyJoiner,
   }),
   'StatsAggregation',
-  'Statistics of a number field, only as the last stage: the stats set to true (avg alone by default); at least one must be true.',
+  'Statistics of a number field, only as the last stage: the stats set to true and the percentiles asked for (avg alone by default); at least one.',
 );
 
 export const DateHistogramAggregationSchema = named(

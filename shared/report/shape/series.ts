@@ -76,11 +76,13 @@ function walk(
       if (node.kind !== 'stats') return;
       const prefix = seriesName(parts);
       const joiner = orderParts(parts).at(-1)?.joiner ?? '';
-      node.stats.forEach((stat, index) => {
-        const value = statValue(result, stat);
-        if (value === undefined) return;
+      const push = (stat: string, index: number, value: number | null | undefined) => {
+        if (value === undefined || value === null) return;
         out.push({ name: prefix === undefined ? stat : prefix + joiner + stat, sortKey: [...sortKey, index], value, isStat: true });
-      });
+      };
+      node.stats.forEach((stat, index) => push(stat, index, statValue(result, stat)));
+      // Percentiles after the other stats, in the node's order; absent over no values, as min and max.
+      node.percentiles?.forEach((p, k) => push(p.name, node.stats.length + k, result.percentiles?.[k]));
       return;
     }
     case 'histogram':

@@ -78,6 +78,8 @@ function mergeSubs(parents: readonly { readonly sub?: AggResult }[]): AggResult 
 /** count and sum add up (sum compensated, as the engines sum); min and max ignore empty slices. */
 export function mergeStats(stats: readonly StatsResult[]): StatsResult {
   const seen = stats.filter((s) => s.count > 0);
+  // The plan refuses percentiles with splitInterval: no merge of slices gives a percentile.
+  if (stats.some((s) => s.percentiles)) throw new Error('percentiles cannot be merged across slices');
   return {
     kind: 'stats',
     count: stats.reduce((c, s) => c + s.count, 0),

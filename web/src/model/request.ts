@@ -72,7 +72,7 @@ export function buildRequest(form: ReportForm): BuiltRequest {
   const breakdown = form.breakdown ? findBreakdown(form.source, form.breakdown) : undefined;
   let inside: NestedPath | undefined;
   if (breakdown) {
-    add('breakdown', ...breakdown.stages);
+    add('breakdown', ...breakdown.stages.map((s) => (s.type === 'profile' ? { ...s, timeZone: form.timeZone } : s)));
     inside = breakdown.stages.reduce<NestedPath | undefined>((path, s) => (s.type === 'nested' ? (s.path as NestedPath) : path), undefined);
   }
   const field = form.statsField ? statsFields(form.source).find((f) => f.name === form.statsField) : undefined;

@@ -10,7 +10,7 @@ import { compileReport, readsItemsAlone } from './sql/compile';
 import { compileScopeNumbers, compileTimeExtent } from './sql/compile-scope';
 import { mapDuckDbError } from './errors';
 import { readResult } from './reduce/read';
-import { toResultRow } from './result-row';
+import { hasPercentiles, toResultRow } from './result-row';
 import { createRounding } from '../../histogram/rounding';
 import type { SqlQuery, SqlType } from './sql/sql-params';
 import { ZoneOffsets, type OffsetPeriod } from '../../../time/zone-offsets';
@@ -127,7 +127,8 @@ export class DuckDbEngine implements ReportEngine {
     const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
     check();
     const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
-    const rows = (await select(connection, query)).map(toResultRow);
+    const withPercentiles = hasPercentiles(plan.pipeline);
+    const rows = (await select(connection, query)).map((row) => toResultRow(row, withPercentiles));
     const result = readResult(plan.pipeline, rows, histogram?.keys);
     if (countBuckets(plan.pipeline, result.root) > this.maxBuckets) throw new TooManyBucketsError(this.maxBuckets);
     return result;

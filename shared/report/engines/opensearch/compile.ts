@@ -1,6 +1,7 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { EngineLimits, Scope } from '../engine';
-import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan } from '../../plan/plan';
+import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan, type StatsAggNode } from '../../plan/plan';
+import { PERCENTILES_COMPRESSION } from '../../percentiles/hazen';
 import { indexPattern } from './indices';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
@@ -23,10 +24,12 @@ export interface CompileOptions {
 /** Name of the aggregation of pipeline stage i (and of the item filter under a nested stage). */
 export const stageName = (i: number): string => `s${i}`;
 export const itemFilterName = (i: number): string => `s${i}i`;
+/** Name of the percentiles beside the stats of stage i (a metric aggregation has no sub-aggregations). */
+export const percentilesName = (i: number): string => `s${i}p`;
 
 /** Plan → one `_search` request. Pure. */
 export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
-  return searchOver(plan, scope, options, { [stageName(0)]: compileStage(plan.pipeline, 0, options.limits) });
+  return searchOver(plan, scope, options, compileStages(plan.pipeline, 0, options.limits));
 }
 
 /** The first and the last `timestamp` of the documents the report reads: aggregation `extent`, its min and max. */
@@ -71,9 +74,27 @@ export function compileFilter(f: FilterNode): Query {
   return { range: { [f.field.name]: bounds } };
 }
 
+/** The aggregations of stage i by name: the stage's own, and its percentiles beside a stats stage. */
+function compileStages(pipeline: readonly AggNode[], i: number, limits: EngineLimits): Record<string, Agg> {
+  const node = pipeline[i] as AggNode;
+  const own = { [stageName(i)]: compileStage(pipeline, i, limits) };
+  return node.kind === 'stats' && node.percentiles ? { ...own, [percentilesName(i)]: compilePercentiles(node) } : own;
+}
+
+/**
+ * The t-digest of OpenSearch's `percentiles`, with a compression that keeps it exact up to
+ * EXACT_PERCENTILE_VALUES values per bucket (../../percentiles/hazen.ts says why); `keyed: false`
+ * answers a list of {key, value}, by ascending key (execute.ts matches them by key).
+ */
+function compilePercentiles(node: StatsAggNode): Agg {
+  return {
+    percentiles: { field: node.field.name, percents: (node.percentiles ?? []).map((p) => p.percent), keyed: false, tdigest: { compression: PERCENTILES_COMPRESSION } },
+  } as Agg;
+}
+
 function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLimits): Agg {
   const node = pipeline[i] as AggNode;
-  const next = i + 1 < pipeline.length ? { [stageName(i + 1)]: compileStage(pipeline, i + 1, limits) } : undefined;
+  const next = i + 1 < pipeline.length ? compileStages(pipeline, i + 1, limits) : undefined;
   const withNext = (agg: Agg): Agg => (next ? { ...agg, aggs: next } : agg);
   switch (node.kind) {
     case 'dateHistogram':

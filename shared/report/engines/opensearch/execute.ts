@@ -5,7 +5,7 @@ import { refuseBeyondBucketFloor } from '../bucket-limit';
 import type { Deadline } from '../../deadline';
 import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../engine';
 import type { AggNode, DateHistogramAggNode, ReportPlan } from '../../plan/plan';
-import { compileSearch, compileTimeExtent, itemFilterName, stageName, type CompileOptions } from './compile';
+import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stageName, type CompileOptions } from './compile';
 import { isSearchTimeout, mapOpenSearchError } from './errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
@@ -151,7 +151,12 @@ class ResultReader {
       case 'stats': {
         const s = raw as { count?: number; min?: number | null; max?: number | null; sum?: number };
         const count = s.count ?? 0;
-        return { kind: 'stats', count, min: count > 0 ? (s.min ?? null) : null, max: count > 0 ? (s.max ?? null) : null, sum: s.sum ?? 0 };
+        const stats = { kind: 'stats', count, min: count > 0 ? (s.min ?? null) : null, max: count > 0 ? (s.max ?? null) : null, sum: s.sum ?? 0 } as const;
+        if (!node.percentiles) return stats;
+        // `keyed: false`: one {key, value} per percent, in ascending order (not the order asked); value null (NaN) over no values.
+        const values = (parent[percentilesName(i)] as { values?: { key?: number; value?: number | string | null }[] } | undefined)?.values ?? [];
+        const valueOf = (percent: number) => (count > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null);
+        return { ...stats, percentiles: node.percentiles.map((p) => valueOf(p.percent)) };
       }
       case 'nested':
         if (node.itemFilters.length > 0) {
@@ -168,6 +173,12 @@ class ResultReader {
 
 function bucket<K>(key: K, count: number, sub: AggResult | undefined) {
   return sub ? { key, count, sub } : { key, count };
+}
+
+/** A percentile's value: a number, or null where OpenSearch has none (null, or "NaN" as text). */
+function toNumber(value: number | string | null | undefined): number | null {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
 }
 
 function single(count: number, sub: AggResult | undefined): AggResult {

@@ -1,16 +1,5 @@
-import { ValidationError, type FieldError } from '#shared/errors';
 import { buildPlan } from '#shared/report/plan/build-plan';
-
-/** The errors of a 400, or fails when the body was accepted. */
-function errorsOf(body: unknown): FieldError[] {
-  try {
-    buildPlan(body);
-  } catch (e) {
-    if (e instanceof ValidationError) return [...e.errors];
-    throw e;
-  }
-  throw new Error('expected a 400');
-}
+import { errorsOf } from './plan-errors';
 
 const paths = (body: unknown) => errorsOf(body).map((e) => e.path);
 const day = { type: 'dateHistogram', interval: '1d' } as const;

@@ -1,9 +1,10 @@
-import type { AggResult, Bucket } from '../../engine';
+import type { AggResult, Bucket, StatsResult } from '../../engine';
 import type { AggNode } from '../../../plan/plan';
 import type { ResultRow } from '../result-row';
 import { compareUtf8, mergeShardKeys } from './merge-sort';
+import { hazenPercentile } from '../../../percentiles/hazen';
 
-const EMPTY_STATS: AggResult = { kind: 'stats', count: 0, min: null, max: null, sum: 0 };
+const EMPTY_STATS: StatsResult = { kind: 'stats', count: 0, min: null, max: null, sum: 0 };
 
 /**
  * Rebuilds the engine-neutral result tree from per-shard rows by reducing the shards the way
@@ -18,7 +19,7 @@ export function readResult(
   histogramKeys: readonly number[] = [],
 ): { root: AggResult; truncated: boolean } {
   const reducer = new ShardReducer(pipeline, rows, histogramKeys);
-  const shards = [...new Set(rows.filter((r) => r.what !== 'cut').map((r) => r.shard))].sort((a, b) => a - b);
+  const shards = [...new Set(rows.filter((r) => r.what !== 'cut' && r.what !== 'pct').map((r) => r.shard))].sort((a, b) => a - b);
   return { root: reducer.reduce(0, [], shards), truncated: rows.some((r) => r.what === 'cut' && r.n > 0) };
 }
 
@@ -35,6 +36,8 @@ function addTo<T>(map: Map<string, PerShard<T>>, key: string, shard: number, val
 class ShardReducer {
   private readonly counts = new Map<string, PerShard<number>>();
   private readonly stats = new Map<string, PerShard<ResultRow>>();
+  /** `pct` rows by path: every shard's values at once. */
+  private readonly percentiles = new Map<string, ResultRow>();
   /** Per parent path: each shard's bucket keys (terms: also the `x` keys beyond the cap). */
   private readonly lists = new Map<string, PerShard<string[]>>();
 
@@ -45,6 +48,7 @@ class ShardReducer {
   ) {
     for (const row of rows) {
       if (row.what === 'stats') addTo(this.stats, pathKey(row.lvl, row.keys), row.shard, row);
+      if (row.what === 'pct') this.percentiles.set(pathKey(row.lvl, row.keys), row);
       if (row.what === 'n') addTo(this.counts, pathKey(row.lvl, row.keys), row.shard, row.n);
       const kind = pipeline[row.lvl]?.kind;
       if ((row.what === 'n' || row.what === 'x') && (kind === 'terms' || kind === 'dateHistogram')) {
@@ -75,8 +79,14 @@ class ShardReducer {
       }
       case 'filters':
         return { kind: 'filters', buckets: node.buckets.map((b, index) => bucket(b.name, [...path, String(index)], order)) };
-      case 'stats':
-        return reduceStats(order.map((shard) => this.stats.get(pathKey(i, path))?.get(shard)));
+      case 'stats': {
+        const stats = reduceStats(order.map((shard) => this.stats.get(pathKey(i, path))?.get(shard)));
+        if (!node.percentiles) return stats;
+        const row = this.percentiles.get(pathKey(i, path));
+        const n = row?.n ?? 0;
+        const pv = row?.pv ?? [];
+        return { ...stats, percentiles: node.percentiles.map((p, k) => hazenPercentile(p.percent, n, pv[2 * k] ?? null, pv[2 * k + 1] ?? null)) };
+      }
       case 'filter':
       case 'nested':
       case 'reverseNested': {
@@ -103,7 +113,7 @@ function sum(perShard: PerShard<number> | undefined): number {
  * Per-shard stats → one result, as InternalStats.reduce: counts added, min/max compared, sums added
  * in reduce order with Kahan summation (OpenSearch's CompensatedSum).
  */
-function reduceStats(shards: readonly (ResultRow | undefined)[]): AggResult {
+function reduceStats(shards: readonly (ResultRow | undefined)[]): StatsResult {
   let count = 0;
   let min = Infinity;
   let max = -Infinity;

@@ -1,7 +1,8 @@
 import type { EngineLimits } from '../../engine';
-import type { AggNode, Profile, ReportPlan } from '../../../plan/plan';
+import type { AggNode, Profile, ReportPlan, StatsAggNode } from '../../../plan/plan';
 import type { OffsetPeriod } from '../../../../time/zone-offsets';
-import { resultColumns, type ResultColumnsSql } from '../result-row';
+import { hasPercentiles, resultColumns, type ResultColumnsSql } from '../result-row';
+import { percentilePart } from './percentile-sql';
 import type { KeySegment } from './buckets';
 import { histogramKeySql } from './histogram-sql';
 import { profileKeySql } from './profile-sql';
@@ -28,6 +29,7 @@ export abstract class Compiler {
   protected readonly ctes: string[] = [];
   private readonly parts: string[] = [];
   private readonly keyColumns: number;
+  private readonly withPercentiles: boolean;
 
   constructor(
     protected readonly plan: ReportPlan,
@@ -35,6 +37,7 @@ export abstract class Compiler {
     protected readonly options: CompileOptions,
   ) {
     this.keyColumns = plan.pipeline.filter(addsKey).length;
+    this.withPercentiles = hasPercentiles(plan.pipeline);
   }
 
   protected statement(): string {
@@ -43,7 +46,14 @@ export abstract class Compiler {
 
   /** One part of the statement's UNION ALL: a result row per row of `from`. */
   protected part(row: ResultColumnsSql, from: string): void {
-    this.parts.push(`SELECT ${resultColumns(row, this.keyColumns)} FROM ${from}`);
+    this.parts.push(`SELECT ${resultColumns(row, this.keyColumns, this.withPercentiles)} FROM ${from}`);
+  }
+
+  /** The `pct` part of stats stage i, if it asks for percentiles: the values `x` of `rel` by `keys`. */
+  protected percentiles(i: number, node: StatsAggNode, x: string, rel: string, keys: readonly string[]): void {
+    if (!node.percentiles) return;
+    const { row, from } = percentilePart(node.percentiles, x, rel, keys, this.params);
+    this.part({ ...row, lvl: i }, from);
   }
 
   protected histogramKey(column: string): string {

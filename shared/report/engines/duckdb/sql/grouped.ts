@@ -31,7 +31,8 @@ export { groupable, readsItemsAlone } from './groupable';
  * - stats (last) are summed per group, which is one key tuple and shard by then, in document (item)
  *   order, so the per-shard Kahan sums match OpenSearch's; with a `filters` stage a document is in
  *   several groups of the same tuple, so the stats are summed over `s`, the rows themselves
- *   (document × matching buckets, which is OpenSearch's own work for such a report).
+ *   (document × matching buckets, which is OpenSearch's own work for such a report); percentiles
+ *   read `s` too, every value of a key tuple over all shards (percentile-sql.ts).
  */
 export class GroupedCompiler extends Compiler {
   private cteCount = 0;
@@ -52,7 +53,9 @@ export class GroupedCompiler extends Compiler {
     this.r = pipeline.findIndex((n) => n.kind === 'reverseNested');
     let key = 0;
     this.keyOf = pipeline.map((n) => (addsKey(n) ? key++ : -1));
-    this.rowStats = pipeline.at(-1)?.kind === 'stats' && pipeline.some((n) => n.kind === 'filters');
+    const last = pipeline.at(-1);
+    // Percentiles need every value of a bucket across shards: the rows themselves, as under filters.
+    this.rowStats = last?.kind === 'stats' && (pipeline.some((n) => n.kind === 'filters') || last.percentiles !== undefined);
     if (!groupable(this.plan)) throw new Error('not groupable: compile it stage by stage');
   }
 
@@ -243,6 +246,7 @@ export class GroupedCompiler extends Compiler {
             switchTo('s');
             const stats = { mn: 'min(_x)', mx: 'max(_x)', sm: 'fsum(_x ORDER BY _ord)' };
             this.part({ what: "'stats'", lvl: i, keys, n: 'count(_x)', stats, shard: '_shard' }, `${rel}${this.groupBy([...keys, '_shard'])}`);
+            this.percentiles(i, node, '_x', rel, keys);
           } else {
             this.part({ what: "'stats'", lvl: i, keys, n: 'sn', stats: { mn: 'mn', mx: 'mx', sm: 'sm' }, shard: '_shard' }, rel);
           }

@@ -48,7 +48,8 @@ export class PipelineCompiler extends Compiler {
         const col = `s.${ident(columnOf(node.field))}`;
         const order = node.field.nestedPath ? 's._ord' : `s.${ident(ROW_ID)}`;
         const stats = { mn: `min(${col})`, mx: `max(${col})`, sm: `fsum(${col} ORDER BY ${order})` };
-        return this.part({ what: "'stats'", lvl: i, keys: this.keys, n: `count(${col})`, stats, shard: 's._shard' }, `${this.rel} s${this.groupBy([...this.keys, '_shard'])}`);
+        this.part({ what: "'stats'", lvl: i, keys: this.keys, n: `count(${col})`, stats, shard: 's._shard' }, `${this.rel} s${this.groupBy([...this.keys, '_shard'])}`);
+        return this.percentiles(i, node, col, `${this.rel} s`, this.keys);
       }
     }
   }

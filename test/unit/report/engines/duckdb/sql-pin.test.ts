@@ -8,6 +8,7 @@ import type { ReportPlan } from '#shared/report/plan/plan';
 import { planEvenSlices, planSlices } from '#shared/report/split/plan-slices';
 import { AGGREGATION_CASES } from '../../../../integration/conformance/corpus/aggregations';
 import { HISTOGRAM_CASES } from '../../../../integration/conformance/corpus/histograms';
+import { PERCENTILE_CASES } from '../../../../integration/conformance/corpus/percentiles';
 import { PROFILE_CASES } from '../../../../integration/conformance/corpus/profiles';
 import { ZoneOffsets } from '#shared/time/zone-offsets';
 
@@ -160,13 +161,14 @@ const valid = (body: unknown): boolean => {
   }
 };
 
-const CORPUS = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES].filter((c) => valid(c.body)).map((c) => [`corpus: ${c.name}`, c.body] as const);
+const CORPUS = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES, ...PERCENTILE_CASES].filter((c) => valid(c.body)).map((c) => [`corpus: ${c.name}`, c.body] as const);
 const REPORTS = [...CORPUS, ...Object.entries(EXTRA)];
 
 test('the pinned set covers every aggregation and filter kind, every collection, split and not', () => {
   const plans = REPORTS.map(([, body]) => buildPlan(body));
   expect(new Set(plans.flatMap((p) => p.pipeline.map((n) => n.kind)))).toEqual(new Set(['dateHistogram', 'terms', 'stats', 'filter', 'filters', 'nested', 'reverseNested']));
   expect(plans.some((p) => p.pipeline.some((n) => n.kind === 'terms' && n.profile))).toBe(true);
+  expect(plans.some((p) => p.pipeline.some((n) => n.kind === 'stats' && n.percentiles))).toBe(true);
   expect(new Set(plans.flatMap((p) => [...p.filters, ...p.nestedFilters.flatMap((n) => n.filters)].map((f) => f.kind)))).toEqual(new Set(['terms', 'range']));
   expect(new Set(plans.map((p) => p.source))).toEqual(new Set(['movementEvents', 'parkingLotStats', 'parkingEvents']));
   expect(plans.some((p) => p.splitInterval && 'kind' in p.splitInterval)).toBe(true);
