@@ -160,7 +160,7 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
         if (r.url().startsWith(`${service.url}/reports`) && auth) calls.push(`report ${auth.replace(/^Bearer /, '')}`);
         if (r.url() === `${provider!.issuer}/token`) calls.push(`token ${new URLSearchParams(r.postData() ?? '').get('grant_type')}`);
       });
-      await asleep.goto(`${service.url}/`);
+      await asleep.goto(`${service.url}/?view=report`);
       await signInThrough(asleep);
       expect(calls.filter((c) => c.startsWith('token'))).toEqual(['token authorization_code']);
       calls.length = 0;
