@@ -60,7 +60,7 @@ export const BREAKDOWNS: Readonly<Record<Collection, readonly Breakdown[]>> = {
   ],
 };
 
-export const STAT_NAMES = ['min', 'max', 'avg', 'sum', 'count'] as const;
+export const STAT_NAMES = ['min', 'max', 'avg', 'sum', 'count', 'median'] as const;
 export type StatName = (typeof STAT_NAMES)[number];
 
 /** A number field stats can be asked of, with the nested path it lives in (if any). */

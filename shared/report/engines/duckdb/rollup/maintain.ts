@@ -3,7 +3,7 @@ import { COLLECTIONS, type Collection } from '../../../fields';
 import { ROLLUP_GRAIN_MS } from '../../../plan/rollup-match';
 import { serialized } from '../storage/ingest-lock';
 import { ident, TABLES } from '../storage/schema';
-import { DIRTY_TABLE, GRAIN_TABLE, grainOf, rollupSchemaStatements, rollupTables } from './tables';
+import { coarserColumns, DIRTY_TABLE, GRAIN_TABLE, grainOf, rollupLayout, rollupLevels, rollupSchemaStatements, rollupTables, type RollupTable } from './tables';
 
 const GRAIN = `(SELECT grain FROM ${ident(GRAIN_TABLE)})`;
 const MINUTE = 60_000;
@@ -12,20 +12,21 @@ const MERGE_GAP_MS = 86_400_000;
 
 /**
  * Creates the rollup tables where they are missing. A file without them (an earlier version), or
- * whose rollups were built with another grain, has every grain of its documents marked dirty, so
+ * whose rollups were built with another grain or layout, has every grain of its documents marked dirty, so
  * that the next rebuild makes the rollups whole; until then reports read raw past the watermark.
  */
 export async function prepareRollups(connection: DuckDBConnection, grainMs: number = ROLLUP_GRAIN_MS): Promise<void> {
   if (grainMs % MINUTE !== 0 || grainMs <= 0) throw new Error(`a rollup grain is whole minutes, not ${grainMs} ms`);
-  for (const statement of rollupSchemaStatements()) await connection.run(statement);
-  const stored = (await connection.runAndReadAll(`SELECT grain FROM ${ident(GRAIN_TABLE)}`)).getRowsJS()[0]?.[0];
-  if (stored !== undefined && Number(stored) === grainMs) return;
+  for (const statement of rollupSchemaStatements(grainMs)) await connection.run(statement);
+  const layout = rollupLayout(grainMs);
+  const stored = (await connection.runAndReadAll(`SELECT layout FROM ${ident(GRAIN_TABLE)}`)).getRowsJS()[0]?.[0];
+  if (stored === layout) return;
   await connection.run('BEGIN TRANSACTION');
   try {
     await connection.run(`DELETE FROM ${ident(GRAIN_TABLE)}`);
-    await connection.run(`INSERT INTO ${ident(GRAIN_TABLE)} VALUES (${grainMs})`);
+    await connection.run(`INSERT INTO ${ident(GRAIN_TABLE)} VALUES (${grainMs}, $1)`, [layout]);
     await connection.run(`DELETE FROM ${ident(DIRTY_TABLE)}`);
-    for (const table of rollupTables('0')) await connection.run(`DELETE FROM ${ident(table.name)}`);
+    for (const table of rollupLevels(grainMs).flatMap(rollupTables)) await connection.run(`DELETE FROM ${ident(table.name)}`);
     for (const c of COLLECTIONS) {
       const ts = ident('timestamp');
       await connection.run(`INSERT INTO ${ident(DIRTY_TABLE)} SELECT DISTINCT '${c}', ${grainOf(ts, GRAIN)} FROM ${ident(TABLES[c].root)}`);
@@ -74,18 +75,19 @@ export function rebuildRollups(instance: DuckDBInstance): Promise<number> {
       await connection.run('BEGIN TRANSACTION');
       try {
         const grain = Number((await connection.runAndReadAll(`SELECT grain FROM ${ident(GRAIN_TABLE)}`)).getRowsJS()[0]?.[0] ?? ROLLUP_GRAIN_MS);
-        const tables = rollupTables(String(grain));
+        const levels = rollupLevels(grain).map((level) => ({ level, tables: rollupTables(level) }));
+        const coarsest = levels.at(-1)?.level ?? grain;
         let rebuilt = 0;
         for (const c of COLLECTIONS) {
           const reader = await connection.runAndReadAll(`SELECT DISTINCT grain FROM ${ident(DIRTY_TABLE)} WHERE collection = '${c}' ORDER BY 1`);
           const grains = reader.getRowsJS().map((row) => Number(row[0]));
           if (grains.length === 0) continue;
-          for (const [from, to] of ranges(grains, grain)) {
-            for (const t of tables.filter((table) => table.collection === c)) {
-              await connection.run(`DELETE FROM ${ident(t.name)} WHERE ${ident('timestamp')} >= ${from} AND ${ident('timestamp')} < ${to}`);
-              const columns = [...t.dimensions, ...t.measures].map((col) => `${col.build} AS ${ident(col.name)}`);
-              const times = [t.time, ...(t.path ? [`d.${ident('timestamp')}`] : [])].map((time) => `${time} >= ${from} AND ${time} < ${to}`).join(' AND ');
-              await connection.run(`INSERT INTO ${ident(t.name)} SELECT ${columns.join(', ')} FROM ${t.from} WHERE ${times} GROUP BY ALL`);
+          for (const [from, to] of ranges(grains, grain, coarsest)) {
+            let finer: readonly RollupTable[] | undefined;
+            for (const { level, tables } of levels) {
+              const own = tables.filter((table) => table.collection === c);
+              for (const [i, t] of own.entries()) await rebuildRange(connection, t, from, to, finer?.[i] && { table: finer[i] as RollupTable, level });
+              finer = own;
             }
           }
           await connection.run(`DELETE FROM ${ident(DIRTY_TABLE)} WHERE collection = '${c}'`);
@@ -103,13 +105,35 @@ export function rebuildRollups(instance: DuckDBInstance): Promise<number> {
   });
 }
 
-/** Sorted grain starts → [from, to) ranges, joining those less than MERGE_GAP_MS apart. */
-function ranges(grains: readonly number[], grain: number): [number, number][] {
+/**
+ * One level's rows of [from, to) deleted and grouped again: the finest from the documents, a coarser
+ * one from the rows of the level below (`finer`, rebuilt just before), whole, never incremented.
+ */
+async function rebuildRange(connection: DuckDBConnection, t: RollupTable, from: number, to: number, finer?: { table: RollupTable; level: number }): Promise<void> {
+  const ts = ident('timestamp');
+  await connection.run(`DELETE FROM ${ident(t.name)} WHERE ${ts} >= ${from} AND ${ts} < ${to}`);
+  if (finer) {
+    const columns = coarserColumns(finer.table, finer.level);
+    await connection.run(`INSERT INTO ${ident(t.name)} SELECT ${columns.join(', ')} FROM ${ident(finer.table.name)} f WHERE f.${ts} >= ${from} AND f.${ts} < ${to} GROUP BY ALL`);
+    return;
+  }
+  const columns = [...t.dimensions, ...t.measures].map((col) => `${col.build} AS ${ident(col.name)}`);
+  const times = [t.time, ...(t.path ? [`d.${ts}`] : [])].map((time) => `${time} >= ${from} AND ${time} < ${to}`).join(' AND ');
+  await connection.run(`INSERT INTO ${ident(t.name)} SELECT ${columns.join(', ')} FROM ${t.from} WHERE ${times} GROUP BY ALL`);
+}
+
+/**
+ * Sorted grain starts → [from, to) ranges, widened to the coarsest level's grains (a coarser row is
+ * whole or not at all), joining those less than MERGE_GAP_MS apart.
+ */
+function ranges(grains: readonly number[], grain: number, coarsest: number): [number, number][] {
   const out: [number, number][] = [];
+  const floor = (t: number) => t - (((t % coarsest) + coarsest) % coarsest);
   for (const g of grains) {
+    const [from, to] = [floor(g), floor(g + grain - 1) + coarsest];
     const last = out.at(-1);
-    if (last && g - last[1] < MERGE_GAP_MS) last[1] = g + grain;
-    else out.push([g, g + grain]);
+    if (last && from - last[1] < MERGE_GAP_MS) last[1] = Math.max(last[1], to);
+    else out.push([from, to]);
   }
   return out;
 }

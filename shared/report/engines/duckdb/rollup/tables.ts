@@ -70,15 +70,29 @@ function rootDimensions(c: Collection, alias: string, grain: string): RollupColu
   return [col('organizationId', `d.${ident('organizationId')}`), ...keywords, col(SHARD, `${alias}.${ident(SHARD)}`), col('timestamp', grainOf(time, grain), time)];
 }
 
-/** The rollup tables of every collection, for a grain given as SQL (a parameter or a literal). */
-export function rollupTables(grain: string): RollupTable[] {
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/**
+ * The levels of rollups a file keeps for its grain: the grain, then hours and UTC days where they
+ * are coarser multiples of it (15 minutes: 15m, 1h, 1d). A report reads the coarsest level the
+ * matcher accepts: a UTC day report reads days, a Berlin one hours, a Kolkata one quarters.
+ */
+export function rollupLevels(grainMs: number): number[] {
+  return [...new Set([grainMs, HOUR, DAY])].filter((level) => level >= grainMs && level % grainMs === 0 && DAY % level === 0);
+}
+
+/** The rollup tables of every collection at one level (its grain in ms). */
+export function rollupTables(grainMs: number): RollupTable[] {
+  const grain = String(grainMs);
+  const suffix = `__rollup_${grainMs / 60_000}m`;
   return COLLECTIONS.flatMap((c) => {
     const root = ident(TABLES[c].root);
     const paths = nestedPathsOf(c);
     // Whether a document has items of a path (a report counts the documents without through the root table).
     const hasItems = paths.map((p) => col(itemsColumn(p), `least(d.${ident(itemsColumn(p))}, 1)`));
     const documents: RollupTable = {
-      name: `${TABLES[c].root}__rollup`,
+      name: `${TABLES[c].root}${suffix}`,
       collection: c,
       dimensions: [...rootDimensions(c, 'd', grain), ...hasItems],
       measures: [col(COUNT, 'count(*)', '1::BIGINT'), ...fieldsOf(c, undefined, (f) => f.kind === 'number').flatMap((f) => statMeasures(f, 'd'))],
@@ -89,7 +103,7 @@ export function rollupTables(grain: string): RollupTable[] {
       const child = nestedTable(c, path);
       const keywords = fieldsOf(c, path, isDimension).map((f) => col(columnOf(f), `c.${ident(columnOf(f))}`));
       return {
-        name: `${child}__rollup`,
+        name: `${child}${suffix}`,
         collection: c,
         path,
         dimensions: [...rootDimensions(c, 'c', grain), ...keywords],
@@ -115,8 +129,15 @@ export function rollupTable(tables: readonly RollupTable[], c: Collection, path?
 
 /** Where each write records the grains it touched; a rebuild recomputes them and clears them. */
 export const DIRTY_TABLE = 'rollup_dirty';
-/** The grain the rollup rows were built with (one row). */
-export const GRAIN_TABLE = 'rollup_grain';
+/**
+ * The grain the rollup rows were built with and the layout of their tables (one row): a file whose
+ * rollups were built otherwise (another grain, an earlier layout) has them rebuilt from nothing.
+ */
+export const GRAIN_TABLE = 'rollup_layout';
+
+/** The rollup tables' layout of a grain, as stored in GRAIN_TABLE. */
+export const rollupLayout = (grainMs: number): string =>
+  JSON.stringify(rollupLevels(grainMs).flatMap(rollupTables).map((t) => [t.name, ...[...t.dimensions, ...t.measures].map((c) => c.name)]));
 
 const TYPES: Readonly<Record<string, string>> = { [COUNT]: 'BIGINT', [FIRSTS]: 'BIGINT', [SHARD]: 'INTEGER', timestamp: 'BIGINT' };
 
@@ -129,12 +150,28 @@ function typeOf(name: string): string {
   return what ? 'DOUBLE' : 'VARCHAR';
 }
 
-/** DDL of the rollup tables and the bookkeeping tables, idempotent. */
-export function rollupSchemaStatements(): string[] {
-  const tables = rollupTables('0');
+/**
+ * A coarser level's row from the rows of the finer level below (`f`): the same dimensions with the
+ * time floored to its grain, counts and sums added, extremes taken. Sums of sums equal the sums of
+ * the values only where those are integers, the only sums a report reads (`odd` is 0 there).
+ */
+export function coarserColumns(table: RollupTable, grainMs: number): string[] {
+  const read = (name: string): string => {
+    const c = `f.${ident(name)}`;
+    if (name === 'timestamp') return grainOf(c, String(grainMs));
+    if (table.dimensions.some((d) => d.name === name)) return c;
+    const what = name.split('__')[1];
+    return what === 'min' ? `min(${c})` : what === 'max' ? `max(${c})` : what === 'sum' || what === 'abs' ? `fsum(${c})` : `sum(${c})::BIGINT`;
+  };
+  return [...table.dimensions, ...table.measures].map((c) => `${read(c.name)} AS ${ident(c.name)}`);
+}
+
+/** DDL of the rollup tables of every level of `grainMs` and the bookkeeping tables, idempotent. */
+export function rollupSchemaStatements(grainMs: number): string[] {
+  const tables = rollupLevels(grainMs).flatMap(rollupTables);
   return [
     `CREATE TABLE IF NOT EXISTS ${ident(DIRTY_TABLE)} (collection VARCHAR NOT NULL, grain BIGINT NOT NULL)`,
-    `CREATE TABLE IF NOT EXISTS ${ident(GRAIN_TABLE)} (grain BIGINT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${ident(GRAIN_TABLE)} (grain BIGINT NOT NULL, layout VARCHAR NOT NULL)`,
     ...tables.map((t) => {
       const cols = [...t.dimensions, ...t.measures].map((c) => `${ident(c.name)} ${typeOf(c.name)}`);
       return `CREATE TABLE IF NOT EXISTS ${ident(t.name)} (${cols.join(', ')})`;
