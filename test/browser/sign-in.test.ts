@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -86,6 +87,17 @@ async function runReport(page: Page): Promise<void> {
   await page.waitForFunction(() => /^Answered in/.test(document.querySelector('#result-status')?.textContent ?? ''));
 }
 
+/** axe-core's WCAG 2.2 AA and best-practice rules on the page as it is. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  return page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
 const session = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('lrs-session') ?? 'null') as { idToken: string; refreshToken?: string } | null);
 const locationIds = (page: Page) => page.$$eval('#location-list input', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
 
@@ -117,6 +129,7 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
     expect(await page.isHidden('#token')).toBe(true);
     expect(await locationIds(page)).toEqual([]);
     expect(sent).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   test('signs in through the provider’s login and consent pages, then shows the organization’s data with the ID token', async () => {
@@ -133,6 +146,7 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
     expect(new Set(sent)).toEqual(new Set([stored!.idToken]));
     expect(decodeJwt(stored!.idToken)).toMatchObject({ iss: provider!.issuer, aud: CLIENT_ID, sub: EMAIL, 'custom:organizationId': LOCAL_ORGANIZATION_ID });
     expect(stored!.refreshToken).toEqual(expect.any(String));
+    expect(await axeViolations(page)).toEqual([]);
 
     await runReport(page);
   });
