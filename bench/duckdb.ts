@@ -34,7 +34,7 @@ const DIR = '/var/tmp/lrs-bench-duckdb';
 const EVENTS = Number(process.env.BENCH_DUCKDB_EVENTS ?? 10_000_000);
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 15));
 const BATCH = 100_000;
-const ORG = '00000000-0000-4000-8000-000000000003';
+export const ORG = '00000000-0000-4000-8000-000000000003';
 const DAYS = 30;
 /** Events run up to this instant; the report covers the 30 UTC days before it. */
 const NOW = Date.UTC(2024, 5, 1);
@@ -44,7 +44,7 @@ const SITES = 5;
 export const seedOptions: SeedOptions = { organizationId: ORG, days: DAYS, locations: SITES, now: NOW, eventsPerDay: Math.ceil(EVENTS / (DAYS * SITES)), seed: 3 };
 
 const range = { type: 'range', field: 'timestamp', from: new Date(FROM).toISOString(), to: new Date(NOW).toISOString() };
-const byLabelAndDirection = {
+export const byLabelAndDirection = {
   source: 'movementEvents',
   filters: [range],
   aggregations: [
@@ -163,7 +163,7 @@ export async function ingest(): Promise<{ instance: DuckDBInstance; figures: Ing
 }
 
 /** Medians of `runs` rounds, each round running every measurement once, in turn (after 3 warm-up rounds). */
-async function alternate(measurements: readonly (() => Promise<number>)[], runs = RUNS): Promise<number[]> {
+export async function alternate(measurements: readonly (() => Promise<number>)[], runs = RUNS): Promise<number[]> {
   for (let i = 0; i < 3; i++) for (const m of measurements) await m();
   const samples = measurements.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) for (const [j, m] of measurements.entries()) samples[j]?.push(await m());

@@ -6,6 +6,7 @@ import { benchHostile } from './hostile';
 import { benchIngest, benchIngestIdentity } from './ingest';
 import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
+import { benchRollups } from './rollups';
 import { benchSplit } from './split';
 
 /** `npm run bench [-- <name>]`: runs one benchmark, or all of them. Figures go to the README. */
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   compression: benchCompression,
   ingest: benchIngest,
   'ingest-identity': benchIngestIdentity,
+  rollups: benchRollups,
 };
 
 const program = new Command()

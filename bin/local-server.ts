@@ -23,6 +23,7 @@ import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
 import { startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
+import { startRollupRebuilds } from './local/rollup-rebuilds';
 import { appendOnlyWriter, startLineCheckers } from './local/line-checkers';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
@@ -37,6 +38,7 @@ interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   readonly port: number;
   readonly seed?: boolean;
   readonly reportCache: boolean;
+  readonly rollups: boolean;
   /** Seconds between simulated rounds; true: the default. */
   readonly simulate?: number | true;
   readonly simulateEventsPerDay: number;
@@ -66,6 +68,7 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
     .option('--seed', 'seed 30 days for 3 locations when the organization has no location (default: only with the embedded stores)')
     .option('--no-seed', 'never seed')
     .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)')
+    .option('--no-rollups', 'answer every report from the documents, never from the rollups (docs/rollups.md); the answers are the same bytes')
     .option('--simulate [seconds]', `stream events for the seeded locations through the ingest endpoint every few seconds (default ${SIMULATE_EVERY_S}), refreshing live occupancy after each round`, wholeNumber(1, 3600))
     .option('--simulate-events-per-day <n>', 'with --simulate: movement events per location and day, spread over the day as the seed spreads them', wholeNumber(1, 100_000_000), 20_000)
     .addOption(new Option('--jwt-issuer <url>', 'also accept ID tokens of this OpenID Connect issuer (its discovery document and keys), and sign in to the explorer with it instead of the development token').argParser(issuerUrl))
@@ -119,7 +122,9 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
-  const duckdb = db && new DuckDbEngine(db, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) } });
+  const duckdb = db && new DuckDbEngine(db, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) }, rollups: flags.rollups });
+  // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
+  const rebuilds = db && flags.rollups ? startRollupRebuilds(db) : undefined;
   const engine: ReportEngine = opensearch
     ? (await import('#commons/clients/opensearch-engine')).openSearchEngineFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
     : (duckdb as DuckDbEngine);
@@ -182,6 +187,7 @@ async function main(argv: readonly string[]): Promise<void> {
     }, 10_000).unref();
     clearInterval(timer);
     await simulation?.stop();
+    await rebuilds?.stop();
     // Running reports are interrupted and answer 503 (the server waits for those answers), so nothing holds the database below.
     await Promise.all([duckdb?.close(), server.close()]);
     await checkers.close();

@@ -26,6 +26,8 @@ export interface ReportAnswer {
   readonly truncated: boolean;
   /** The request used a deprecated field: since when it is deprecated (epoch seconds). */
   readonly deprecatedSince?: number;
+  /** Which rows answered (docs/rollups.md); unsaid for a split report. */
+  readonly source?: 'rollup' | 'raw';
 }
 
 /**
@@ -78,6 +80,7 @@ export async function answerReport(
     mediaType,
     body: rendered,
     truncated: result.truncated === true,
+    ...(result.source ? { source: result.source } : {}),
     ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
   };
 }

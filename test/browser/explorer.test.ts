@@ -285,6 +285,33 @@ describeInBrowser('the report explorer by keyboard and on a narrow screen', () =
   });
 });
 
+describeInBrowser('median and percentiles in the explorer', () => {
+  test('asks for the median and percentiles of a number field and shows the API’s values in the table', async () => {
+    const { page, context, problems } = await openPage();
+    await page.uncheck('#overTime');
+    await page.selectOption('#source', 'parkingEvents');
+    await page.selectOption('#breakdown', 'parkingLotId');
+    await page.selectOption('#statsField', 'duration');
+    await page.uncheck('#stat-avg');
+    await page.check('#stat-median');
+    await page.fill('#percentiles', '90, 99.5');
+    const request = await shownRequest(page);
+    expect((request.aggregations as Json[]).at(-1)).toEqual({ type: 'stats', field: 'duration', min: false, max: false, avg: false, sum: false, count: false, median: true, percentiles: [90, 99.5] });
+    const direct = JSON.parse((await api(request)).text) as Record<string, number>;
+    expect(Object.keys(direct)).toEqual(expect.arrayContaining(['berlin-mall-lot-1 median', 'berlin-mall-lot-1 p90', 'berlin-mall-lot-1 p99.5']));
+    await run(page);
+    const { rows } = await table(page);
+    // The table rounds to 3 decimals, as every value it shows.
+    expect(rows.map(([name, value]) => [name, num(value as string)])).toEqual(Object.entries(direct).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
+    // A percent out of range is caught before asking.
+    await page.fill('#percentiles', '90, 120');
+    await run(page);
+    expect(await page.textContent('#percentiles-error')).toBe('must be numbers from 0 to 100, separated by commas (e.g. 90, 99.9)');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
 describeInBrowser('live occupancy in the explorer', () => {
   test('shows each open sensor group’s occupancy from the API and asks again when the answer’s max-age runs out', async () => {
     const { page, context, problems, responses } = await openPage({ clock: true });

@@ -94,7 +94,7 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
   afterEach(() => expect(problems.splice(0)).toEqual([]));
 
   test('without a session, the page offers to sign in and asks the API nothing', async () => {
-    await page.goto(`${service.url}/?keep=1#report`);
+    await page.goto(`${service.url}/?view=report&keep=1#report`);
     await page.waitForSelector('#sign-in:visible');
     expect(await page.textContent('#account-status')).toBe('Sign in to see your organization’s data.');
     expect(await page.isHidden('#token')).toBe(true);
@@ -112,7 +112,7 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
     await page.waitForURL(`${service.url}/**`);
     await page.waitForSelector('#location-list input');
     // Back where the sign-in started, without the code and state in the address.
-    expect(page.url()).toBe(`${service.url}/?keep=1#report`);
+    expect(page.url()).toBe(`${service.url}/?view=report&keep=1#report`);
     expect(await page.textContent('#account-status')).toBe(`Signed in as ${EMAIL}`);
 
     const direct = (await (await fetch(`${service.url}/locations`, { headers: { authorization: `Bearer ${service.token}` } })).json()) as { id: string }[];

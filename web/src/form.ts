@@ -26,6 +26,7 @@ export const controls = {
   breakdown: byId<HTMLSelectElement>('breakdown'),
   statsField: byId<HTMLSelectElement>('statsField'),
   stats: byId<HTMLFieldSetElement>('stats'),
+  percentiles: byId<HTMLInputElement>('percentiles'),
   splitField: byId<HTMLElement>('split-field'),
   split: byId<HTMLInputElement>('split'),
   splitHint: byId<HTMLElement>('split-hint'),
@@ -45,6 +46,7 @@ const CONTROL_INPUT: Readonly<Record<Control | 'token', () => HTMLElement | null
   timeZone: () => controls.timeZone,
   breakdown: () => controls.breakdown,
   statsField: () => controls.statsField,
+  percentiles: () => controls.percentiles,
   split: () => controls.split,
 };
 
@@ -105,7 +107,9 @@ export function readForm(): { form: ReportForm } | { problems: Map<Control, stri
   if (!isTimeZone(timeZone)) problems.set('timeZone', 'is not a time zone this browser knows; use an IANA name such as Europe/Berlin or UTC');
   if (!parseDay(controls.firstDay.value)) problems.set('firstDay', 'is required');
   if (!parseDay(controls.lastDay.value)) problems.set('lastDay', 'is required');
-  if (problems.size > 0) return { problems };
+  const percentiles = parsePercentiles(controls.percentiles.value);
+  if (!percentiles) problems.set('percentiles', 'must be numbers from 0 to 100, separated by commas (e.g. 90, 99.9)');
+  if (problems.size > 0 || !percentiles) return { problems };
   const stats = [...controls.stats.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value as StatName).filter((s) => STAT_NAMES.includes(s));
   return {
     form: {
@@ -119,9 +123,17 @@ export function readForm(): { form: ReportForm } | { problems: Map<Control, stri
       breakdown: controls.breakdown.value,
       statsField: controls.statsField.value,
       stats,
+      percentiles,
       split: !controls.splitField.hidden && controls.split.checked,
     },
   };
+}
+
+/** `90, 99.9` as percents; undefined when a part is not a number from 0 to 100 (the service checks the rest). */
+export function parsePercentiles(text: string): number[] | undefined {
+  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const values = parts.map(Number);
+  return values.every((v) => Number.isFinite(v) && v >= 0 && v <= 100) ? values : undefined;
 }
 
 /** Removes every error shown on the form. */

@@ -14,6 +14,8 @@ import { toQuery } from './model/url-state';
 import { drawTable } from './table';
 import { emptyReason, failureNote, withoutFuture } from './model/honest';
 import { chartPng, downloadBlob } from './export';
+import { startDashboard } from './dashboard/dashboard';
+import { showView } from './view';
 import { applyPreset, applyReport, chosenPreset, copyLink, currentReport, initPresets, leavePreset, pushReport, reportInUrl } from './share';
 
 const TOKEN_KEY = 'lrs-explorer-token';
@@ -36,6 +38,9 @@ const state: {
   zoneTouched: boolean;
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
+
+let view = showView();
+let dashboardStarted = false;
 
 const api = new ExplorerApi(() => sessionToken() || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
@@ -211,6 +216,7 @@ function defaultRange(): void {
 }
 
 async function loadLocations(): Promise<void> {
+  view = showView(); // the sign-in puts back the address it started from
   clearErrors();
   try {
     const locations = await api.locations();
@@ -230,7 +236,10 @@ async function loadLocations(): Promise<void> {
     if (linked) applyReport(linked);
     refreshRequest();
     if (linked) void run({ push: false });
-    if (locations[0]) live.show(locations[0].id);
+    if (view === 'dashboard') {
+      if (!dashboardStarted) startDashboard(api, locations);
+      dashboardStarted = true;
+    } else if (locations[0]) live.show(locations[0].id);
   } catch (e) {
     controls.locationList.textContent = 'The locations could not be loaded.';
     failure(e);

@@ -76,6 +76,7 @@ export function applyReport(state: ReportState): void {
     controls.stats.hidden = controls.statsField.value === '';
   }
   if (f.stats) for (const box of controls.stats.querySelectorAll<HTMLInputElement>('input')) box.checked = f.stats.includes(box.value as never);
+  if (f.percentiles) controls.percentiles.value = f.percentiles.join(', ');
   if (f.split !== undefined) controls.split.checked = f.split;
   if (f.firstDay) controls.firstDay.value = f.firstDay;
   if (f.lastDay) controls.lastDay.value = f.lastDay;

@@ -37,6 +37,8 @@ export interface EngineResult {
   readonly root: AggResult;
   /** True when some terms aggregation had more keys than the configured cap (keys were cut). */
   readonly truncated: boolean;
+  /** Which rows answered: rollups (docs/rollups.md) or the documents. @default unsaid (a split report's slices may differ) */
+  readonly source?: 'rollup' | 'raw';
 }
 
 /**

@@ -71,6 +71,7 @@ function stageReason(node: AggNode, grainMs: number, window: Window, underFilter
       return 'reverseNested counts each document once per bucket its items reach';
     case 'stats':
       if (underFilters) return 'stats under a filters stage are summed per document';
+      if ((node.percentiles?.length ?? 0) > 0) return 'percentiles do not add up per grain';
       return node.stats.every((s) => EXACT_STATS.has(s)) ? undefined : `stats ${node.stats.filter((s) => !EXACT_STATS.has(s)).join(', ')} do not add up per grain`;
     default:
       return `a ${(node as { kind: string }).kind} stage is not rolled up`;

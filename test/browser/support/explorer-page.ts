@@ -68,8 +68,8 @@ export const legend = (page: Page) =>
     })),
   );
 
-export const table = (page: Page) =>
-  page.$eval('#table', (t) => ({
+export const table = (page: Page, selector = '#table') =>
+  page.$eval(selector, (t) => ({
     header: [...t.querySelectorAll('thead th')].map((th) => th.textContent ?? ''),
     rows: [...t.querySelectorAll('tbody tr')].map((tr) => [
       tr.querySelector('th time')?.getAttribute('datetime') ?? tr.querySelector('th')?.textContent ?? '',

@@ -87,6 +87,22 @@ describe('the local server', () => {
     expect((await call(`/locations/${encodeURIComponent(firstId)}/insights/live`)).status).toBe(400);
   });
 
+  test('serves the occupancy history, JSON or CSV by Accept, with its query string', async () => {
+    // berlin-mall's Parking is open all day and nothing crossed its ramp here: 0 at every bucket.
+    const path = '/locations/berlin-mall/insights/history?filter=occupancy&from=2024-03-01T10:00:00Z&to=2024-03-01T11:00:00Z&interval=30m';
+    const json = await call(path);
+    expect(json.status).toBe(200);
+    const body = (await json.json()) as { insights: { occupancy: { sensorGroup: { id: number }; buckets: unknown[] }[] } };
+    expect(body.insights.occupancy.find((g) => g.sensorGroup.id === 3)?.buckets).toEqual([
+      { timestamp: '2024-03-01T10:00:00.000Z', occupancy: 0, peak: 0 },
+      { timestamp: '2024-03-01T10:30:00.000Z', occupancy: 0, peak: 0 },
+    ]);
+    const csv = await call(path, { headers: { accept: 'text/csv' } });
+    expect([csv.status, csv.headers.get('content-type')]).toEqual([200, 'text/csv; charset=utf-8']);
+    expect((await csv.text()).split('\r\n')[0]).toBe('sensorGroupId,sensorGroupName,timestamp,occupancy,peak');
+    expect((await call(path.replace('interval=30m', 'interval=2h'))).status).toBe(400);
+  });
+
   test('answers 404 problem+json for a path no route has, and serves the OpenAPI document without a token', async () => {
     const missing = await call('/nowhere');
     expect(missing.status).toBe(404);

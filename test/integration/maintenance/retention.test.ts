@@ -68,6 +68,8 @@ describe('retention by the month in the index name', () => {
       'movement-events-archive',
       'parking-events-2024.04',
       'parking-lot-stats-2024.04',
+      // The rollups' bookkeeping (docs/rollups.md): the writes, then the deletions, marked their grains.
+      'rollup-dirty',
     ]);
     expect(await answer(engines.opensearch, keptMonths)).toEqual(before);
     // Org A's movement events left: 2 in April, 4 in October, 3 in November.

@@ -268,7 +268,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(13);
+    expect(serviceFunctionIds()).toHaveLength(14);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -287,7 +287,7 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(13);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(14);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
@@ -298,11 +298,13 @@ describe('the cloud assembly', () => {
       ['ANY /health', 'NONE', '2.0'],
       ['ANY /ingest/{collection}', 'CUSTOM', '2.0'],
       ['ANY /locations', 'JWT', '2.0'],
+      ['ANY /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['ANY /problems', 'NONE', '2.0'],
       ['ANY /{segment1}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
+      ['GET /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
       ['POST /ingest/{collection}', 'CUSTOM', '2.0'],
@@ -374,6 +376,35 @@ describe('the deployed service, run from its assets', () => {
     const after = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(after.status).toBe(200);
     expect(JSON.parse(after.body)).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] } });
+  });
+
+  it('answers the occupancy history from the domain, JSON and CSV, and 404 for the other organization\'s location', async () => {
+    // The hall is open all day (UTC): in at 08:00, out at 09:30, in at 10:00 (the 10:00 mark counts before it).
+    const query = { filter: 'occupancy', from: '2025-03-03T07:00:00Z', to: '2025-03-03T11:00:00Z', interval: '1h' };
+    const json = await call('GET', '/locations/hall/insights/history', { query });
+    expect([json.status, json.headers['content-type']]).toEqual([200, 'application/json']);
+    expect(JSON.parse(json.body)).toEqual({
+      timeZone: 'UTC',
+      interval: '1h',
+      from: '2025-03-03T07:00:00.000Z',
+      to: '2025-03-03T11:00:00.000Z',
+      insights: {
+        occupancy: [
+          {
+            sensorGroup: { id: 1, name: 'Hall' },
+            buckets: [
+              { timestamp: '2025-03-03T07:00:00.000Z', occupancy: 0, peak: 0 },
+              { timestamp: '2025-03-03T08:00:00.000Z', occupancy: 1, peak: 1 },
+              { timestamp: '2025-03-03T09:00:00.000Z', occupancy: 0, peak: 1 },
+              { timestamp: '2025-03-03T10:00:00.000Z', occupancy: 1, peak: 1 },
+            ],
+          },
+        ],
+      },
+    });
+    const csv = await call('GET', '/locations/hall/insights/history', { query: { ...query, interval: '30m', from: '2025-03-03T09:00:00Z', to: '2025-03-03T10:00:00Z' }, headers: { accept: 'text/csv' } });
+    expect([csv.status, csv.body]).toEqual([200, 'sensorGroupId,sensorGroupName,timestamp,occupancy,peak\r\n1,Hall,2025-03-03T09:00:00.000Z,1,1\r\n1,Hall,2025-03-03T09:30:00.000Z,0,0\r\n']);
+    expect((await call('GET', '/locations/elsewhere/insights/history', { query })).status).toBe(404);
   });
 
   it('deletes, from the retention rule\'s target, a monthly index older than 25 months and keeps the others', async () => {

@@ -42,7 +42,7 @@ describe('the index setup custom resource', () => {
     process.env = saved;
   });
 
-  it('puts one template per collection with SigV4-signed requests for service es', async () => {
+  it('puts one template per collection and per rollup index with SigV4-signed requests for service es', async () => {
     const domain = await fakeDomain();
     const result = await createSetupIndicesHandler()(event('Create', domain.url));
     await domain.close();
@@ -52,6 +52,10 @@ describe('the index setup custom resource', () => {
       'POST /_index_template/movement-events',
       'POST /_index_template/parking-events',
       'POST /_index_template/parking-lot-stats',
+      'POST /_index_template/rollup-dirty',
+      'POST /_index_template/rollup-movement-events',
+      'POST /_index_template/rollup-parking-events',
+      'POST /_index_template/rollup-parking-lot-stats',
     ]);
     for (const r of domain.requests) {
       expect(r.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
@@ -63,8 +67,16 @@ describe('the index setup custom resource', () => {
     const domain = await fakeDomain([503, 503, 503, 503]);
     await createSetupIndicesHandler({ retryDelayMs: 10 })(event('Update', domain.url, '1'));
     await domain.close();
-    const succeeded = domain.requests.slice(-3);
-    expect(succeeded.map((r) => r.url)).toEqual(['/_index_template/movement-events', '/_index_template/parking-lot-stats', '/_index_template/parking-events']);
+    const succeeded = domain.requests.slice(-7);
+    expect(succeeded.map((r) => r.url)).toEqual([
+      '/_index_template/movement-events',
+      '/_index_template/parking-lot-stats',
+      '/_index_template/parking-events',
+      '/_index_template/rollup-movement-events',
+      '/_index_template/rollup-parking-lot-stats',
+      '/_index_template/rollup-parking-events',
+      '/_index_template/rollup-dirty',
+    ]);
     expect(succeeded[0]!.body).toMatchObject({ template: { settings: { number_of_replicas: 1 } } });
   });
 

@@ -40,7 +40,7 @@ describe('the URL state', () => {
     expect(fromQuery(query)).toEqual({ view: 'report', report: { form, kind: 'stacked', preset: 'thisMonth' } });
   });
   test('unknown values are left to the page’s defaults; no view is the dashboard', () => {
-    expect(fromQuery('?view=report&source=nope&stats=min,median&preset=someday')).toEqual({ view: 'report', report: { form: { stats: ['min'] }, kind: 'lines' } });
+    expect(fromQuery('?view=report&source=nope&stats=min,mode&preset=someday')).toEqual({ view: 'report', report: { form: { stats: ['min'] }, kind: 'lines' } });
     expect(fromQuery('')).toEqual({ view: 'dashboard' });
     expect(fromQuery('?location=berlin-mall')).toEqual({ view: 'dashboard', location: 'berlin-mall' });
   });

@@ -50,6 +50,12 @@ export class ExplorerApi {
     return { body: (await response.json()) as LiveInsights, maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')) };
   }
 
+  /** Occupancy per sensor group over [from, to) (epoch ms) in buckets of `interval`. */
+  async occupancyHistory(locationId: string, from: number, to: number, interval: string, accept: 'application/json' | 'text/csv' = 'application/json'): Promise<Response> {
+    const query = new URLSearchParams({ filter: 'occupancy', from: new Date(from).toISOString(), to: new Date(to).toISOString(), interval });
+    return this.call(`/locations/${encodeURIComponent(locationId)}/insights/history?${query}`, { headers: { accept } });
+  }
+
   async report(request: ReportRequest): Promise<ReportResult<unknown>> {
     const response = await this.post(request, 'application/json');
     return { body: await response.json(), truncated: response.headers.get('x-report-truncated') === 'true' };

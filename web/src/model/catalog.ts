@@ -27,6 +27,16 @@ const nested = (path: NestedPath): AggregationInput => ({ type: 'nested', path }
 
 const byLocation: Breakdown = { id: 'locationId', label: 'Location', stages: [terms('locationId')] };
 
+/** A profile stage; its time zone is the form's (buildRequest puts it in). */
+const profile = (unit: 'hour' | 'weekday'): AggregationInput => ({ type: 'profile', unit, timeZone: 'UTC' });
+
+/** Daily and weekly profiles (documents only: never under a nested stage). */
+const profiles: readonly Breakdown[] = [
+  { id: 'hour', label: 'Hour of day', stages: [profile('hour')] },
+  { id: 'weekday', label: 'Day of week', stages: [profile('weekday')] },
+  { id: 'weekdayHour', label: 'Day of week × hour', stages: [profile('weekday'), profile('hour')] },
+];
+
 export const BREAKDOWNS: Readonly<Record<Collection, readonly Breakdown[]>> = {
   movementEvents: [
     { id: 'label', label: 'Label (person, car…)', stages: [terms('label')] },
@@ -38,17 +48,19 @@ export const BREAKDOWNS: Readonly<Record<Collection, readonly Breakdown[]>> = {
     },
     { id: 'polygons', label: 'Zone (polygon visits)', stages: [nested('polygons'), terms('polygons.id')] },
     byLocation,
+    ...profiles,
   ],
-  parkingLotStats: [{ id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] }, byLocation],
+  parkingLotStats: [{ id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] }, byLocation, ...profiles],
   parkingEvents: [
     { id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] },
     { id: 'cameraId', label: 'Camera', stages: [terms('cameraId')] },
     { id: 'spotId', label: 'Parking spot', stages: [terms('spotId')] },
     byLocation,
+    ...profiles,
   ],
 };
 
-export const STAT_NAMES = ['min', 'max', 'avg', 'sum', 'count'] as const;
+export const STAT_NAMES = ['min', 'max', 'avg', 'sum', 'count', 'median'] as const;
 export type StatName = (typeof STAT_NAMES)[number];
 
 /** A number field stats can be asked of, with the nested path it lives in (if any). */

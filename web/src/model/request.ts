@@ -22,12 +22,14 @@ export interface ReportForm {
   /** A number field to take stats of, or '' to count. */
   readonly statsField: string;
   readonly stats: readonly StatName[];
+  /** Percentiles of the stats field (percents, e.g. 90, 99.9); none when left out. */
+  readonly percentiles?: readonly number[];
   /** Send `splitInterval: "auto"` (time series only). */
   readonly split: boolean;
 }
 
 /** The controls a problem's JSON Pointer can land on. */
-export type Control = 'locations' | 'source' | 'firstDay' | 'lastDay' | 'interval' | 'timeZone' | 'breakdown' | 'statsField' | 'split';
+export type Control = 'locations' | 'source' | 'firstDay' | 'lastDay' | 'interval' | 'timeZone' | 'breakdown' | 'statsField' | 'percentiles' | 'split';
 
 /** Which control made which part of the request: JSON Pointer prefix → control, longest prefix wins. */
 export type PointerMap = readonly (readonly [pointer: string, control: Control])[];
@@ -72,15 +74,24 @@ export function buildRequest(form: ReportForm): BuiltRequest {
   const breakdown = form.breakdown ? findBreakdown(form.source, form.breakdown) : undefined;
   let inside: NestedPath | undefined;
   if (breakdown) {
-    add('breakdown', ...breakdown.stages);
+    add('breakdown', ...breakdown.stages.map((s) => (s.type === 'profile' ? { ...s, timeZone: form.timeZone } : s)));
     inside = breakdown.stages.reduce<NestedPath | undefined>((path, s) => (s.type === 'nested' ? (s.path as NestedPath) : path), undefined);
   }
   const field = form.statsField ? statsFields(form.source).find((f) => f.name === form.statsField) : undefined;
   if (form.statsField && field) {
     if (inside && inside !== field.nestedPath) add('statsField', { type: 'reverseNested' });
     if (field.nestedPath && inside !== field.nestedPath) add('statsField', { type: 'nested', path: field.nestedPath });
-    const asked = new Set(form.stats.length > 0 ? form.stats : ['avg']);
-    add('statsField', { type: 'stats', field: field.name, ...Object.fromEntries(STAT_NAMES.map((s) => [s, asked.has(s)])) });
+    const percentiles = form.percentiles ?? [];
+    // Percentiles alone drop the default avg, as the service does.
+    const asked = new Set<string>(form.stats.length > 0 || percentiles.length > 0 ? form.stats : ['avg']);
+    pointers.push([`/aggregations/${aggregations.length}/percentiles`, 'percentiles']);
+    add('statsField', {
+      type: 'stats',
+      field: field.name,
+      ...Object.fromEntries(STAT_NAMES.filter((s) => s !== 'median').map((s) => [s, asked.has(s)])),
+      ...(asked.has('median') ? { median: true } : {}),
+      ...(percentiles.length > 0 ? { percentiles: [...percentiles] } : {}),
+    });
   }
   // One answer for the whole range with nothing to split it by: count what the range holds.
   if (aggregations.length === 0) add('breakdown', { type: 'filter', filter: range });

@@ -14,6 +14,8 @@ import { hasPercentiles, toResultRow } from './result-row';
 import { createRounding } from '../../histogram/rounding';
 import type { SqlQuery, SqlType } from './sql/sql-params';
 import { ZoneOffsets, type OffsetPeriod } from '../../../time/zone-offsets';
+import { rollupReadFor } from './rollup/read';
+import type { RollupRead } from './rollup/source';
 
 export interface DuckDbEngineOptions {
   /** @default DEFAULT_LIMITS (the same as the OpenSearch engine's) */
@@ -28,6 +30,11 @@ export interface DuckDbEngineOptions {
    * @default DEFAULT_INTERRUPT_GRACE_MS
    */
   readonly interruptGraceMs?: number;
+  /**
+   * Answer from the rollups where the matcher proves the answer the same (docs/rollups.md); the
+   * result then says which path served it (without, it says nothing). @default false (the local server turns it on)
+   */
+  readonly rollups?: boolean;
 }
 
 /**
@@ -52,6 +59,7 @@ export class DuckDbEngine implements ReportEngine {
   /** Every report's work until it has let go of its connection (close() waits for them). */
   private readonly running = new Set<Promise<unknown>>();
   private readonly interruptGraceMs: number;
+  private readonly rollups: boolean;
 
   constructor(
     private readonly instance: DuckDBInstance,
@@ -61,6 +69,7 @@ export class DuckDbEngine implements ReportEngine {
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
     this.stageByStage = options.stageByStage ?? false;
     this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
+    this.rollups = options.rollups ?? false;
   }
 
   async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
@@ -108,8 +117,24 @@ export class DuckDbEngine implements ReportEngine {
     }
   }
 
-  /** The statements of one report; `check` throws once the run is to stop. */
+  /**
+   * The statements of one report; `check` throws once the run is to stop. With rollups, in one
+   * read transaction: the watermark and the rows read are of one moment (a write in between would
+   * otherwise be read in part).
+   */
   private async report(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void): Promise<EngineResult> {
+    if (!this.rollups) return this.answer(connection, plan, scope, check);
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      const rollup = await rollupReadFor(connection, plan, scope, select);
+      check();
+      return { ...(await this.answer(connection, plan, scope, check, rollup)), source: rollup ? 'rollup' : 'raw' };
+    } finally {
+      await connection.run('ROLLBACK').catch(noop);
+    }
+  }
+
+  private async answer(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void, rollup?: RollupRead): Promise<EngineResult> {
     const first = plan.pipeline[0];
     const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
     // Before any work on the documents: refuse what must exceed the limit whatever the data. Even a
@@ -123,8 +148,9 @@ export class DuckDbEngine implements ReportEngine {
       stageByStage: this.stageByStage,
       ...(histogram ? { histogramSegments: histogram.segments } : {}),
       ...(profileOffsets ? { profileOffsets } : {}),
+      ...(rollup ? { rollup } : {}),
     };
-    const scopeNumbers = readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
+    const scopeNumbers = !rollup && readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
     check();
     const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
     const withPercentiles = hasPercentiles(plan.pipeline);

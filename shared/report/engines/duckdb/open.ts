@@ -30,6 +30,11 @@ export interface DuckDbResources {
   readonly tempDirectory?: string;
   /** Most spill data on disk (`max_temp_directory_size`). @default '4GB' */
   readonly maxTempDirectorySize?: string;
+  /**
+   * The rollups' grain (docs/rollups.md); a file built with another has its rollups rebuilt. Tests
+   * use coarser grains to reach zones the default serves. @default ROLLUP_GRAIN_MS (15 minutes)
+   */
+  readonly rollupGrainMs?: number;
 }
 
 export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxTempDirectorySize: '4GB' } as const;
@@ -54,7 +59,7 @@ export async function openDuckDb(path = ':memory:', resources: DuckDbResources =
     if (tempDirectory) removeSpillFiles(tempDirectory);
     const connection = await instance.connect();
     try {
-      await prepareTables(connection, path);
+      await prepareTables(connection, path, resources.rollupGrainMs);
     } finally {
       connection.closeSync();
     }

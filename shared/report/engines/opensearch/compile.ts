@@ -1,8 +1,10 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { EngineLimits, Scope } from '../engine';
+import type { NestedPath } from '../../fields';
 import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan, type StatsAggNode } from '../../plan/plan';
 import { PERCENTILES_COMPRESSION } from '../../percentiles/hazen';
 import { indexPattern } from './indices';
+import { itemCount, rollupSplit, rollupStatsAggs, type RollupRead } from './rollup/read';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 type Agg = Types.Common_Aggregations.AggregationContainer;
@@ -19,6 +21,8 @@ export interface CompileOptions {
    * instead of answering part of the documents. @default none
    */
   readonly timeoutMs?: number;
+  /** Read the rollup rows of this window and the raw documents around it (./rollup/read.ts); only for plans matchRollup accepts. */
+  readonly rollup?: RollupRead;
 }
 
 /** Name of the aggregation of pipeline stage i (and of the item filter under a nested stage). */
@@ -29,7 +33,7 @@ export const percentilesName = (i: number): string => `s${i}p`;
 
 /** Plan → one `_search` request. Pure. */
 export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
-  return searchOver(plan, scope, options, compileStages(plan.pipeline, 0, options.limits));
+  return searchOver(plan, scope, options, compileStages(plan.pipeline, 0, options.limits, options.rollup !== undefined));
 }
 
 /** The first and the last `timestamp` of the documents the report reads: aggregation `extent`, its min and max. */
@@ -39,7 +43,7 @@ export function compileTimeExtent(plan: ReportPlan, scope: Scope, options: Compi
 
 function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, aggs: Record<string, Agg>): API.Search_Request {
   return {
-    index: indexPattern(options.indexPrefix, plan.source),
+    index: indexPattern(options.indexPrefix, plan.source) + (options.rollup ? `,${options.rollup.index}` : ''),
     ignore_unavailable: true,
     allow_no_indices: true,
     // A failed shard must fail the report, never shrink it silently.
@@ -49,7 +53,7 @@ function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, agg
       size: 0,
       track_total_hits: false,
       ...(options.timeoutMs === undefined ? {} : { timeout: `${Math.max(1, Math.floor(options.timeoutMs))}ms` }),
-      query: { bool: { filter: compileScope(plan, scope) } },
+      query: { bool: { filter: [...compileScope(plan, scope), ...(options.rollup ? [rollupSplit(options.rollup)] : [])] } },
       aggs,
     },
   };
@@ -74,10 +78,17 @@ export function compileFilter(f: FilterNode): Query {
   return { range: { [f.field.name]: bounds } };
 }
 
-/** The aggregations of stage i by name: the stage's own, and its percentiles beside a stats stage. */
-function compileStages(pipeline: readonly AggNode[], i: number, limits: EngineLimits): Record<string, Agg> {
+/**
+ * The aggregations of stage i under one bucket by name: the stage's own, its percentiles beside a
+ * stats stage, and with rollups (`rollup`) what a rollup row needs besides: the item count under
+ * every bucket at or below a nested stage (a root bucket counts a row as its `_doc_count`), a stats
+ * stage's measures beside it (matchRollup leaves percentiles to raw).
+ */
+function compileStages(pipeline: readonly AggNode[], i: number, limits: EngineLimits, rollup: boolean, path?: NestedPath): Record<string, Agg> {
   const node = pipeline[i] as AggNode;
-  const own = { [stageName(i)]: compileStage(pipeline, i, limits) };
+  if (rollup && node.kind === 'stats') return rollupStatsAggs(stageName(i), node.field);
+  const itemsPath = node.kind === 'nested' ? node.path : path;
+  const own = { [stageName(i)]: compileStage(pipeline, i, limits, rollup, itemsPath) };
   return node.kind === 'stats' && node.percentiles ? { ...own, [percentilesName(i)]: compilePercentiles(node) } : own;
 }
 
@@ -92,9 +103,13 @@ function compilePercentiles(node: StatsAggNode): Agg {
   } as Agg;
 }
 
-function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLimits): Agg {
+function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLimits, rollup: boolean, path: NestedPath | undefined): Agg {
   const node = pipeline[i] as AggNode;
-  const next = i + 1 < pipeline.length ? compileStages(pipeline, i + 1, limits) : undefined;
+  const children = {
+    ...(i + 1 < pipeline.length ? compileStages(pipeline, i + 1, limits, rollup, path) : {}),
+    ...(rollup && path && node.kind !== 'stats' ? itemCount(path) : {}),
+  };
+  const next = Object.keys(children).length > 0 ? children : undefined;
   const withNext = (agg: Agg): Agg => (next ? { ...agg, aggs: next } : agg);
   switch (node.kind) {
     case 'dateHistogram':

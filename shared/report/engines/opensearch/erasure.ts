@@ -1,6 +1,8 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { COLLECTIONS, type Collection } from '../../fields';
 import { indexPattern } from './indices';
+import { markGrainsOfDocuments } from './rollup/backfill';
+import { rollupIndexName } from './rollup/indices';
 
 export interface OrganizationErasure {
   readonly organizationId: string;
@@ -36,6 +38,9 @@ export async function deleteOrganizationDocuments(client: Client, prefix: string
       erased[collection] = body.count;
       continue;
     }
+    // The rollups' grains of the documents, before (a failure midway leaves them marked) and after
+    // (a rebuild that read them meanwhile cannot clear them): their rows are rebuilt without them.
+    await markGrainsOfDocuments(client, prefix, collection, index, query);
     let outcome = await deleteAndWait(client, index, query, run.pollMs ?? 500);
     let deleted = outcome.deleted;
     if (outcome.version_conflicts > 0) {
@@ -43,10 +48,16 @@ export async function deleteOrganizationDocuments(client: Client, prefix: string
       deleted += outcome.deleted;
     }
     if (outcome.version_conflicts > 0) throw new Error(`${index}: ${outcome.version_conflicts} documents of ${run.organizationId} changed while being deleted twice; run the erasure again`);
+    await markRollupRows(client, prefix, collection, query);
     erased[collection] = deleted;
   }
   if (!run.dryRun) await client.indices.refresh({ index: `${prefix}*`, allow_no_indices: true, ignore_unavailable: true });
   return erased;
+}
+
+/** Marks again the grains of the organization's rollup rows (its documents are gone now). */
+async function markRollupRows(client: Client, prefix: string, collection: Collection, query: object): Promise<void> {
+  await markGrainsOfDocuments(client, prefix, collection, rollupIndexName(prefix, collection), query);
 }
 
 async function deleteAndWait(client: Client, index: string, query: object, pollMs: number): Promise<DeletionResponse> {

@@ -9,6 +9,10 @@ import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stag
 import { isSearchTimeout, mapOpenSearchError } from './errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
+import { matchRollup } from '../../plan/rollup-match';
+import { rollupIndexName } from './rollup/indices';
+import { readRollupState } from './rollup/marks';
+import { ITEMS, readRollupStats, type RollupRead } from './rollup/read';
 
 export interface OpenSearchEngineOptions {
   /** Prefix of every index and template name (one deployment or test run per prefix). @default '' */
@@ -21,12 +25,18 @@ export interface OpenSearchEngineOptions {
    * searching a report whose bucket count exceeds it whatever the data (refuseBeyondBucketFloor). @default 65535
    */
   readonly maxBuckets?: number;
+  /**
+   * Answer from the rollups where the matcher proves the answer the same (docs/rollups.md) and the
+   * collection's rollups are ready; the result says which path served it. @default false
+   */
+  readonly rollups?: boolean;
 }
 
 /** The production engine: one `_search` per report, the response read back into an AggResult tree. */
 export class OpenSearchEngine implements ReportEngine {
   private readonly options: CompileOptions;
   readonly maxBuckets: number;
+  private readonly rollups: boolean;
 
   constructor(
     private readonly client: Client,
@@ -38,22 +48,51 @@ export class OpenSearchEngine implements ReportEngine {
       ...(options.requestCache === undefined ? {} : { requestCache: options.requestCache }),
     };
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
+    this.rollups = options.rollups ?? false;
   }
 
   async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
     const { deadline } = options;
     deadline?.throwIfExpired();
+    const rollup = this.rollups ? await this.rollupRead(plan) : undefined;
+    if (rollup) {
+      const answer = await this.answer(plan, scope, deadline, { ...this.options, rollup });
+      // undefined: a stats sum over values that are not exact integers, which only the documents give.
+      if (answer) return { ...answer, source: 'rollup' };
+    }
+    return { ...((await this.answer(plan, scope, deadline, this.options)) as EngineResult), source: 'raw' };
+  }
+
+  /**
+   * The rollup rows a report may read (./rollup/read.ts), or undefined: the matcher's window cut at
+   * the collection's watermark, once its rollups are ready. The watermark is read before the report;
+   * a grain dirtied after is read from its rows as they were, as a raw search does not see a write
+   * before its refresh (docs/rollups.md, "On OpenSearch").
+   */
+  private async rollupRead(plan: ReportPlan): Promise<RollupRead | undefined> {
+    const decision = matchRollup(plan);
+    if (decision.use === 'raw') return undefined;
+    const state = await readRollupState(this.client, this.options.indexPrefix, plan.source).catch((e: unknown) => {
+      throw mapOpenSearchError(e);
+    });
+    const to = Math.min(decision.window.to, state.watermark);
+    if (!state.ready || decision.window.from >= to) return undefined;
+    return { index: rollupIndexName(this.options.indexPrefix, plan.source), from: decision.window.from, to };
+  }
+
+  /** One report's search; undefined when rollup rows were read and a stats sum they add is not exact. */
+  private async answer(plan: ReportPlan, scope: Scope, deadline: Deadline | undefined, options: CompileOptions): Promise<EngineResult | undefined> {
     const first = plan.pipeline[0];
     // What must exceed the limit whatever the data is refused before the cluster collects anything.
-    const keys = first?.kind === 'dateHistogram' ? await this.histogramKeys(plan, scope, first, deadline) : [];
+    const keys = first?.kind === 'dateHistogram' ? await this.histogramKeys(plan, scope, first, deadline, options) : [];
     refuseBeyondBucketFloor(plan.pipeline, keys.length, this.maxBuckets);
     const remaining = deadline?.remainingMs();
-    const body = await this.search(compileSearch(plan, scope, { ...this.options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) }), deadline);
+    const body = await this.search(compileSearch(plan, scope, { ...options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) }), deadline);
     // No index of the collection exists yet: answer as OpenSearch does once one exists.
     if (!body) return { root: emptyResult(plan.pipeline, 0, this.maxBuckets), truncated: false };
-    const reader = new ResultReader(plan.pipeline);
+    const reader = new ResultReader(plan.pipeline, options.rollup !== undefined);
     const root = reader.read(0, body);
-    return { root, truncated: reader.truncated };
+    return reader.exact ? { root, truncated: reader.truncated } : undefined;
   }
 
   /**
@@ -64,12 +103,12 @@ export class OpenSearchEngine implements ReportEngine {
    * deadline instead of the 422 it is. A histogram alone is left to the node, which refuses it as
    * cheaply as this would.
    */
-  private async histogramKeys(plan: ReportPlan, scope: Scope, node: DateHistogramAggNode, deadline: Deadline | undefined): Promise<number[]> {
+  private async histogramKeys(plan: ReportPlan, scope: Scope, node: DateHistogramAggNode, deadline: Deadline | undefined, options: CompileOptions): Promise<number[]> {
     const from = node.bounds?.from;
     const to = node.bounds?.to;
     if (from !== undefined && to !== undefined) return boundedHistogramKeys(node, this.maxBuckets);
     if (plan.pipeline.length === 1) return [];
-    const extent = (await this.search(compileTimeExtent(plan, scope, this.options), deadline))?.extent as { min?: number | null; max?: number | null } | undefined;
+    const extent = (await this.search(compileTimeExtent(plan, scope, options), deadline))?.extent as { min?: number | null; max?: number | null } | undefined;
     const first = from ?? extent?.min;
     const last = to === undefined ? extent?.max : to - 1;
     if (first === undefined || first === null || last === undefined || last === null) return [];
@@ -118,25 +157,32 @@ interface RawBucket extends RawAggs {
   doc_count: number;
 }
 
-/** Walks the raw response along the plan. */
+/** Walks the raw response along the plan; with rollup rows read too (`rollup`), their counts and measures. */
 class ResultReader {
   truncated = false;
+  /** Every stats sum read added exact integers (./rollup/read.ts): else the report is read raw. */
+  exact = true;
 
-  constructor(private readonly pipeline: readonly AggNode[]) {}
+  constructor(
+    private readonly pipeline: readonly AggNode[],
+    private readonly rollup = false,
+  ) {}
 
   read(i: number, parent: RawAggs): AggResult {
     const node = this.pipeline[i] as AggNode;
     const raw = (parent[stageName(i)] ?? {}) as RawAggs & { doc_count?: number };
     const sub = (bucket: RawAggs): AggResult | undefined => (i + 1 < this.pipeline.length ? this.read(i + 1, bucket) : undefined);
+    // A bucket at or below a nested stage counts the items rollup rows stand for (ITEMS), a root bucket `_doc_count` did.
+    const count = (b: RawAggs & { doc_count?: number }): number => (this.rollup ? (b[ITEMS] as { value?: number } | undefined)?.value : undefined) ?? b.doc_count ?? 0;
     switch (node.kind) {
       case 'dateHistogram': {
         const buckets = (raw.buckets ?? []) as RawBucket[];
-        return { kind: 'histogram', buckets: buckets.map((b) => bucket(Number(b.key), b.doc_count, sub(b))) };
+        return { kind: 'histogram', buckets: buckets.map((b) => bucket(Number(b.key), count(b), sub(b))) };
       }
       case 'terms': {
         if (((raw.sum_other_doc_count as number | undefined) ?? 0) > 0) this.truncated = true;
         const buckets = (raw.buckets ?? []) as RawBucket[];
-        return { kind: 'terms', buckets: buckets.map((b) => bucket(String(b.key), b.doc_count, sub(b))) };
+        return { kind: 'terms', buckets: buckets.map((b) => bucket(String(b.key), count(b), sub(b))) };
       }
       case 'filters': {
         const buckets = (raw.buckets ?? {}) as Record<string, RawBucket>;
@@ -144,18 +190,23 @@ class ResultReader {
           kind: 'filters',
           buckets: node.buckets.map(({ name }) => {
             const b = buckets[name] ?? { key: name, doc_count: 0 };
-            return bucket(name, b.doc_count, sub(b));
+            return bucket(name, count(b), sub(b));
           }),
         };
       }
       case 'stats': {
+        if (this.rollup) {
+          const { stats, exact } = readRollupStats(parent, stageName(i));
+          this.exact &&= exact;
+          return stats;
+        }
         const s = raw as { count?: number; min?: number | null; max?: number | null; sum?: number };
-        const count = s.count ?? 0;
-        const stats = { kind: 'stats', count, min: count > 0 ? (s.min ?? null) : null, max: count > 0 ? (s.max ?? null) : null, sum: s.sum ?? 0 } as const;
+        const n = s.count ?? 0;
+        const stats = { kind: 'stats', count: n, min: n > 0 ? (s.min ?? null) : null, max: n > 0 ? (s.max ?? null) : null, sum: s.sum ?? 0 } as const;
         if (!node.percentiles) return stats;
         // `keyed: false`: one {key, value} per percent, in ascending order (not the order asked); value null (NaN) over no values.
         const values = (parent[percentilesName(i)] as { values?: { key?: number; value?: number | string | null }[] } | undefined)?.values ?? [];
-        const valueOf = (percent: number) => (count > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null);
+        const valueOf = (percent: number) => (n > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null);
         return { ...stats, percentiles: node.percentiles.map((p) => valueOf(p.percent)) };
       }
       case 'nested':
@@ -163,10 +214,10 @@ class ResultReader {
           const items = (raw[itemFilterName(i)] ?? {}) as RawAggs & { doc_count?: number };
           return single(items.doc_count ?? 0, sub(items));
         }
-        return single(raw.doc_count ?? 0, sub(raw));
+        return single(count(raw), sub(raw));
       case 'filter':
       case 'reverseNested':
-        return single(raw.doc_count ?? 0, sub(raw));
+        return single(count(raw), sub(raw));
     }
   }
 }

@@ -6,12 +6,19 @@ import type { Collection } from '../../fields';
 import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../document-writer';
 import { mapOpenSearchError } from './errors';
 import { indexNameFor, indexPattern } from './indices';
+import { grainsOf, markGrains } from './rollup/marks';
 
 export interface WriteOptions {
   /** Prefix of the index names (see indices.ts). @default '' */
   readonly indexPrefix?: string;
   /** `true`: searchable when the call returns; `'wait_for'`: wait for the next refresh. @default false */
   readonly refresh?: boolean | 'wait_for';
+  /**
+   * Mark the grains of the batch dirty for the rollups' rebuild (./rollup/marks.ts). Off only for a
+   * benchmark's baseline: rollups of documents written so are wrong until their grains are marked.
+   * @default true
+   */
+  readonly rollups?: boolean;
 }
 
 /** Retry-After of a write the domain pushed back (429 per item): the bulk thread pool drains within seconds. */
@@ -31,7 +38,7 @@ const BUSY_RETRY_AFTER_SECONDS = 5;
  * a role may be granted the collection's index patterns alone (lib/reporting.ts). Per-document
  * refusals come back as `refused`; a document the domain pushed back (429, 5xx) makes the call throw
  * EngineUnavailableError (503, Retry-After) once every index is done: the same call again writes
- * only what is missing.
+ * only what is missing. Then the grains of the batch are marked dirty for the rollups (docs/rollups.md).
  */
 export async function writeDocuments<C extends Collection>(
   client: Client,
@@ -60,6 +67,10 @@ export async function writeDocuments<C extends Collection>(
         }
       }
     }
+    // After the documents (a rebuild that reads a mark then sees them), and for every document of the
+    // batch, duplicates and conflicts included: a batch sent again after a failure between the
+    // two writes finds its documents stored, and marks their grains then.
+    if (options.rollups ?? true) await markGrains(client, prefix, collection, grainsOf(documents.map((d) => d.document.timestamp)), options.refresh === true);
     if (busy) throw new EngineUnavailableError('The search engine is busy and wrote part of the batch; send the same batch again shortly.', BUSY_RETRY_AFTER_SECONDS);
   } catch (e) {
     throw mapOpenSearchError(e);

@@ -2,6 +2,8 @@ import type { Client } from '@opensearch-project/opensearch';
 import { COLLECTIONS, type Collection } from '../../fields';
 import { firstKeptMonth } from '../../retention';
 import { indexPattern, monthOfIndex } from './indices';
+import { markGrainsOfDocuments } from './rollup/backfill';
+import { rollupIndexName } from './rollup/indices';
 
 export interface RetentionRun {
   /** Retention in months (../../retention.ts); 0 deletes nothing. */
@@ -44,10 +46,23 @@ export async function deleteExpiredIndices(client: Client, prefix: string, run: 
   }
   if (!run.dryRun) {
     // A missing index (deleted meanwhile by another run or by the ISM safety net) is not an error.
-    for (const { index } of expired) await client.indices.delete({ index, ignore_unavailable: true });
+    for (const { collection, index } of expired) {
+      // The rollups' grains of the month, before and after (as erasure.ts): its rows go at the next rebuild.
+      await markGrainsOfDocuments(client, prefix, collection, index, { match_all: {} });
+      await client.indices.delete({ index, ignore_unavailable: true });
+      await markGrainsOfMonth(client, prefix, collection, index);
+    }
   }
   const order = (a: IndexRetention, b: IndexRetention) => (a.index < b.index ? -1 : a.index > b.index ? 1 : 0);
   return { expired: expired.sort(order), kept: kept.sort(order) };
+}
+
+/** Marks again the grains of the rollup rows of an index's month (the index is gone now). */
+async function markGrainsOfMonth(client: Client, prefix: string, collection: Collection, index: string): Promise<void> {
+  const month = monthOfIndex(prefix, collection, index) as number;
+  const from = Date.UTC(Math.floor(month / 100), (month % 100) - 1, 1);
+  const to = Date.UTC(Math.floor(month / 100), month % 100, 1);
+  await markGrainsOfDocuments(client, prefix, collection, rollupIndexName(prefix, collection), { range: { timestamp: { gte: from, lt: to, format: 'epoch_millis' } } });
 }
 
 async function listIndices(client: Client, pattern: string): Promise<string[]> {

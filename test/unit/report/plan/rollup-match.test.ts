@@ -112,6 +112,11 @@ describe('matchRollup: reports that read raw, with the reason', () => {
     expect(reasonOf({ aggregations: [inside] })).toBe('a timestamp range in an aggregation has a bound inside a grain');
   });
 
+  test('percentiles (they do not add up per grain)', () => {
+    const body = { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', median: true }] };
+    expect(reasonOf(body)).toBe('percentiles do not add up per grain');
+  });
+
   test('stats under a filters stage', () => {
     const body = {
       aggregations: [

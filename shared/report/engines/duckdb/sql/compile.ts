@@ -39,7 +39,7 @@ export { groupable, readsItemsAlone } from './grouped';
 export function compileReport(plan: ReportPlan, scope: Scope, options: CompileOptions): SqlQuery {
   const params = new SqlParams();
   const sql =
-    !options.stageByStage && groupable(plan)
+    (options.rollup !== undefined || !options.stageByStage) && groupable(plan)
       ? new GroupedCompiler(plan, params, options).compile(scope)
       : new PipelineCompiler(plan, params, options).compile(compileScope(plan, scope, params));
   return { sql, params: params.values };

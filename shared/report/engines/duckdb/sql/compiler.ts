@@ -2,6 +2,7 @@ import type { EngineLimits } from '../../engine';
 import type { AggNode, Profile, ReportPlan, StatsAggNode } from '../../../plan/plan';
 import type { OffsetPeriod } from '../../../../time/zone-offsets';
 import { hasPercentiles, resultColumns, type ResultColumnsSql } from '../result-row';
+import type { RollupRead } from '../rollup/source';
 import { percentilePart } from './percentile-sql';
 import type { KeySegment } from './buckets';
 import { histogramKeySql } from './histogram-sql';
@@ -19,6 +20,8 @@ export interface CompileOptions {
   readonly stageByStage?: boolean;
   /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
   readonly scopeNumbers?: readonly number[];
+  /** Read the rollup rows of this window and the raw rows around it (../rollup/source.ts); only for plans matchRollup accepts. */
+  readonly rollup?: RollupRead;
 }
 
 /** Stages that add a key column: dateHistogram, terms, filters. */

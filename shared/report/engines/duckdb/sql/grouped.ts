@@ -4,6 +4,7 @@ import { compileFilters, compileScopeCondition } from './compile-scope';
 import { addsKey, Compiler } from './compiler';
 import { groupable, readsItemsAlone } from './groupable';
 import { column, namesOf, selectItem, stageColumns, type Column, type StageColumns } from './stage-columns';
+import { countOf, firstsOf, rollupRelation, statsOf } from '../rollup/source';
 import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_ID, ROW_ID, TABLES } from '../storage/schema';
 
 export { groupable, readsItemsAlone } from './groupable';
@@ -57,14 +58,18 @@ export class GroupedCompiler extends Compiler {
     // Percentiles need every value of a bucket across shards: the rows themselves, as under filters.
     this.rowStats = last?.kind === 'stats' && (pipeline.some((n) => n.kind === 'filters') || last.percentiles !== undefined);
     if (!groupable(this.plan)) throw new Error('not groupable: compile it stage by stage');
+    // The rollup relations have no row per document: what needs one (rowStats, reverseNested) reads raw (matchRollup).
+    if (this.options.rollup && (this.rowStats || this.r >= 0)) throw new Error('rollups cannot serve stats under filters nor reverseNested');
   }
 
   compile(scope: Scope): string {
     const { pipeline, source } = this.plan;
     const all = pipeline.map((_, i) => i);
+    const { rollup } = this.options;
     const root = `${ident(TABLES[source].root)} d`;
     // A function: every compiled condition adds its parameters, and DuckDB refuses parameters the SQL does not use.
-    const rootRows = () => `${root} WHERE ${compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID)}`;
+    const rootRows = () =>
+      rollup ? `${rollupRelation(rollup, this.plan, scope, this.params, 'd')} WHERE TRUE` : `${root} WHERE ${compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID)}`;
     const rootOrder = `d.${ident(ROW_ID)}`;
     const nested = pipeline[this.m];
     if (nested?.kind !== 'nested') {
@@ -76,21 +81,24 @@ export class GroupedCompiler extends Compiler {
     }
     // The items: read alone when the parent columns they need are copied, else joined to their parent.
     const child = `${ident(nestedTable(source, nested.path))} c`;
-    const alone = readsItemsAlone(this.plan);
+    // Rollups of items carry their documents' dimensions: read alone, the scope inside the relation.
+    const alone = rollup !== undefined || readsItemsAlone(this.plan);
     const { scopeNumbers } = this.options;
-    if (alone && !scopeNumbers) throw new Error('reading the items alone needs the scope numbers');
+    if (alone && !rollup && !scopeNumbers) throw new Error('reading the items alone needs the scope numbers');
     const parent = alone ? 'c' : 'd';
-    const from = alone ? child : `${child} JOIN ${root} ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)}`;
-    const where = alone
-      ? compileScopeCondition(this.plan, scope, this.params, 'c', PARENT_ID, scopeNumbers)
-      : compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID);
+    const from = rollup ? rollupRelation(rollup, this.plan, scope, this.params, 'c', nested.path) : alone ? child : `${child} JOIN ${root} ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)}`;
+    const where = rollup
+      ? 'TRUE'
+      : alone
+        ? compileScopeCondition(this.plan, scope, this.params, 'c', PARENT_ID, scopeNumbers)
+        : compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID);
     const items = compileFilters(nested.itemFilters, 'c', this.params);
     const toItems = this.r >= 0 ? all.slice(0, this.r) : all;
     // Where stages come before nested, the documents count whatever their items: `fi` tells the items apart.
     this.itemFlag = this.m > 0 && nested.itemFilters.length > 0;
     const itemRows = `${from} WHERE ${where}${this.m > 0 ? '' : ` AND ${items}`}`;
     const flag = this.itemFlag ? [column('fi', `coalesce((${items}), false)`)] : [];
-    const firsts = this.m > 0 ? [column('np', `count_if(c.${ident(ITEM)} = 0)`)] : [];
+    const firsts = this.m > 0 ? [column('np', rollup ? firstsOf('c') : `count_if(c.${ident(ITEM)} = 0)`)] : [];
     if (this.r >= 0) {
       // One pass over the items for `b` and `c`: documents with several items keep their id (`_doc`).
       const several = alone
@@ -149,12 +157,15 @@ export class GroupedCompiler extends Compiler {
   private grouped(name: string, stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly Column[] = [], sums: readonly Column[] = []): StageColumns {
     const stats = stages.map((i) => this.plan.pipeline[i] as AggNode).find((n) => n.kind === 'stats');
     const aggregates: string[] = sums.map(selectItem);
+    const { rollup } = this.options;
     if (stats?.kind === 'stats' && !this.rowStats) {
-      const col = `${stats.field.nestedPath ? item : parent}.${ident(columnOf(stats.field))}`;
-      aggregates.push(`count(${col}) AS sn, min(${col}) AS mn, max(${col}) AS mx, fsum(${col} ORDER BY ${order}) AS sm`);
+      const alias = stats.field.nestedPath ? item : parent;
+      const col = `${alias}.${ident(columnOf(stats.field))}`;
+      aggregates.push(rollup ? statsOf(stats.field, alias) : `count(${col}) AS sn, min(${col}) AS mn, max(${col}) AS mx, fsum(${col} ORDER BY ${order}) AS sm`);
     }
     const columns = this.columnsOf(stages, parent, item);
-    const level1 = `SELECT ${[...[...columns.raw, ...extra].map(selectItem), `${item}._shard`, 'count(*) AS n', ...aggregates].join(', ')} FROM ${source} GROUP BY ALL`;
+    const count = rollup ? `${countOf(item)} AS n` : 'count(*) AS n';
+    const level1 = `SELECT ${[...[...columns.raw, ...extra].map(selectItem), `${item}._shard`, count, ...aggregates].join(', ')} FROM ${source} GROUP BY ALL`;
     this.level2(name, columns, level1, namesOf(extra), namesOf(sums));
     return columns;
   }

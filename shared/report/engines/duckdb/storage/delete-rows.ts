@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { COLLECTIONS, nestedPathsOf, type Collection } from '../../../fields';
-import { serialized } from './ingest';
+import { markDeleting } from '../rollup/maintain';
+import { serialized } from './ingest-lock';
 import { ident, nestedTable, PARENT_ID, ROW_ID, TABLES } from './schema';
 
 /** A condition on a collection's root table, as SQL with `$1`... parameters. */
@@ -53,6 +54,8 @@ async function deleteFrom(connection: DuckDBConnection, collection: Collection, 
     const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${root} WHERE ${condition.sql}`, params);
     return Number(reader.getRowsJS()[0]?.[0] ?? 0);
   }
+  // The rollups' grains of the documents, before they go (their rebuild then reads what is left).
+  await markDeleting(connection, collection, condition.sql, params);
   // Items first: they are found through their documents' row ids.
   for (const path of nestedPathsOf(collection)) {
     await connection.run(`DELETE FROM ${ident(nestedTable(collection, path))} WHERE ${ident(PARENT_ID)} IN (SELECT ${ident(ROW_ID)} FROM ${root} WHERE ${condition.sql})`, params);

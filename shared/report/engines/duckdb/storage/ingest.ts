@@ -4,6 +4,8 @@ import type { ReportDocument } from '../../../documents';
 import { documentIdentity, type DocumentIdentity } from '../../../document-identity';
 import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../../document-writer';
 import { mapDuckDbError } from '../errors';
+import { markWritten } from '../rollup/maintain';
+import { serialized } from './ingest-lock';
 import { CONTENT, DOC_ID, ident, KEY, ROW_ID, SCOPE, SHARD, shardOf, TABLES } from './schema';
 import { TableChunks } from './table-chunks';
 import { storedKeys, type StoredKeys } from './stored-keys';
@@ -11,15 +13,7 @@ import { tablePlan, type ChildPlan } from './table-plan';
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** Writes are serialized per database: row ids are handed out from max(row_id). Deletions (./delete-rows.ts) take the same turn. */
-const writeLocks = new WeakMap<DuckDBInstance, Promise<unknown>>();
-
-export function serialized<T>(instance: DuckDBInstance, work: () => Promise<T>): Promise<T> {
-  const previous = writeLocks.get(instance) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(work);
-  writeLocks.set(instance, run);
-  return run;
-}
+export { serialized } from './ingest-lock';
 
 /**
  * Writes each document that is not stored yet, exactly once (DocumentWriter): in one transaction,
@@ -47,6 +41,11 @@ export interface IngestOptions {
    * with no identity (a benchmark's baseline, a bulk load known to be new). @default true
    */
   readonly identity?: boolean;
+  /**
+   * Record the grains written for the rollups' rebuild (../rollup/maintain.ts). Off only for a
+   * benchmark's baseline: rollups of a file written so are wrong until its grains are marked. @default true
+   */
+  readonly rollups?: boolean;
 }
 
 /**
@@ -61,7 +60,8 @@ export async function ingestDocuments<C extends Collection>(
   options: IngestOptions = {},
 ): Promise<number> {
   if (options.identity === false) {
-    return serialized(instance, () => write(instance, collection, documents.map((document) => ({ document }))).then((o) => o.length));
+    const entries = documents.map((document) => ({ document }));
+    return serialized(instance, () => write(instance, collection, entries, options.rollups ?? true).then((o) => o.length));
   }
   const all = documents.map((document) => ({ document, identity: documentIdentity(collection, document) }));
   const { distinct } = firstOfEachIdentity(all);
@@ -75,7 +75,7 @@ const WRITTEN: WriteOutcome = { kind: 'written' };
 const DUPLICATE: WriteOutcome = { kind: 'duplicate' };
 const CONFLICT: WriteOutcome = { kind: 'conflict' };
 
-async function write<C extends Collection>(instance: DuckDBInstance, collection: C, entries: readonly Entry<C>[]): Promise<WriteOutcome[]> {
+async function write<C extends Collection>(instance: DuckDBInstance, collection: C, entries: readonly Entry<C>[], rollups = true): Promise<WriteOutcome[]> {
   if (entries.length === 0) return [];
   let connection: DuckDBConnection | undefined;
   try {
@@ -90,6 +90,7 @@ async function write<C extends Collection>(instance: DuckDBInstance, collection:
         const first = await nextRowId(connection, collection);
         const scopes = await scopeNumbers(connection, collection, docs);
         await appendAll(connection, collection, fresh, first, scopes);
+        if (rollups) await markWritten(connection, collection, docs.map((doc) => doc.timestamp as number));
       }
       await connection.run('COMMIT');
       known?.add(fresh.flatMap((e) => (e.identity ? [e.identity.key] : [])));

@@ -1,10 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { prepareRollups } from '../rollup/maintain';
 import { expectedLayout, schemaStatements, type TableLayout } from './schema';
 
-/** Creates the report tables where they are missing and brings those of an older layout up to date. */
-export async function prepareTables(connection: DuckDBConnection, path: string): Promise<void> {
+/**
+ * Creates the report tables where they are missing and brings those of an older layout up to date;
+ * then the rollups' (../rollup/maintain.ts), of grain `rollupGrainMs` (@default ROLLUP_GRAIN_MS).
+ */
+export async function prepareTables(connection: DuckDBConnection, path: string, rollupGrainMs?: number): Promise<void> {
   for (const statement of schemaStatements()) await connection.run(statement);
   await checkLayout(connection, path);
+  await prepareRollups(connection, rollupGrainMs);
 }
 
 /**

@@ -1,0 +1,135 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { parseDocument, type ReportDocument } from '#shared/report/documents';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
+import { rebuildRollups } from '#shared/report/engines/duckdb/rollup/maintain';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import type { ReportEngine } from '#shared/report/engines/engine';
+import { answerReport } from '#shared/report/query-report';
+import { seedMovementEvents } from '../bin/seed/generate';
+import { alternate, byLabelAndDirection, ingest as ingestMonth, ORG } from './duckdb';
+import { machine } from './stats';
+
+/**
+ * Issue 23: rollups against the documents on DuckDB, in the same run (docs/rollups.md).
+ *
+ * (a) The 30-day daily × label × direction report over the duckdb benchmark's file (BENCH_DUCKDB_EVENTS,
+ *     default 10M): from rollups vs from the documents. Goal ≤ 50 ms and ≥ 20× faster.
+ * (b) A 365-day daily × label report over a year of events (BENCH_ROLLUP_YEAR_EVENTS, default 3M:
+ *     the file is built once in /var/tmp/lrs-bench-rollups). Goal ≤ 200 ms.
+ * (c) Ingest with rollup maintenance (grains recorded, rebuilt after every batch: the worst cadence;
+ *     the local server rebuilds every 2 s) vs without (nothing recorded, nothing rebuilt), in memory,
+ *     BENCH_ROLLUP_INGEST_EVENTS (default 1M) pre-validated events in batches of 100,000. Goal ≥ 0.75×.
+ */
+const DIR = '/var/tmp/lrs-bench-rollups';
+const YEAR_EVENTS = Number(process.env.BENCH_ROLLUP_YEAR_EVENTS ?? 3_000_000);
+const INGEST_EVENTS = Number(process.env.BENCH_ROLLUP_INGEST_EVENTS ?? 1_000_000);
+const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 15));
+const BATCH = 100_000;
+const SITES = 5;
+const YEAR_NOW = Date.UTC(2025, 0, 1);
+
+const yearRange = { type: 'range', field: 'timestamp', from: new Date(YEAR_NOW - 365 * 86_400_000).toISOString(), to: new Date(YEAR_NOW).toISOString() };
+const yearByLabel = { source: 'movementEvents', filters: [yearRange], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+
+/** One report through the whole report path (plan, engine, shape, JSON), timed; fails on the wrong path. */
+const timed = (engine: ReportEngine, body: unknown, expect: 'rollup' | undefined, bodies: string[]) => async (): Promise<number> => {
+  let source: string | undefined;
+  const watched: ReportEngine = { maxBuckets: engine.maxBuckets, run: async (...a) => { const r = await engine.run(...a); source = r.source; return r; } };
+  const t = performance.now();
+  const answer = await answerReport(body, { organizationId: ORG }, watched, 'application/json');
+  const ms = performance.now() - t;
+  if (expect && source !== expect) throw new Error(`answered from ${source}, not ${expect}`);
+  bodies.push(answer.body);
+  return ms;
+};
+
+/** Rollup vs raw for one report; the answers must be the same bytes. */
+async function compare(db: DuckDBInstance, body: unknown): Promise<{ rollupMs: number; rawMs: number }> {
+  const bodies: string[] = [];
+  const [rollupMs, rawMs] = (await alternate([timed(new DuckDbEngine(db, { rollups: true }), body, 'rollup', bodies), timed(new DuckDbEngine(db), body, undefined, bodies)], RUNS)) as [number, number];
+  if (new Set(bodies).size !== 1) throw new Error('rollups and documents answered differently');
+  return { rollupMs, rawMs };
+}
+
+async function count(db: DuckDBInstance, sql: string): Promise<number> {
+  const c = await db.connect();
+  try {
+    return Number((await c.runAndReadAll(sql)).getRowsJS()[0]?.[0]);
+  } finally {
+    c.closeSync();
+  }
+}
+
+/** Validated events of the seed generator, `n` of them over `days` up to `now`. */
+function events(n: number, days: number, now: number): ReportDocument<'movementEvents'>[] {
+  const docs: ReportDocument<'movementEvents'>[] = [];
+  for (const e of seedMovementEvents({ organizationId: ORG, days, locations: SITES, now, eventsPerDay: Math.ceil(n / (days * SITES)), seed: 23 })) docs.push(parseDocument('movementEvents', e));
+  return docs;
+}
+
+/** The year file, built once per size. */
+async function yearFile(): Promise<DuckDBInstance> {
+  mkdirSync(DIR, { recursive: true });
+  const [path, meta] = [join(DIR, 'year.duckdb'), join(DIR, 'year.json')];
+  if (existsSync(path) && existsSync(meta) && JSON.parse(readFileSync(meta, 'utf8')).events === YEAR_EVENTS) return openDuckDb(path);
+  for (const f of [path, `${path}.wal`, meta]) rmSync(f, { force: true });
+  const db = await openDuckDb(path);
+  const docs = events(YEAR_EVENTS, 365, YEAR_NOW);
+  for (let i = 0; i < docs.length; i += BATCH) await ingestDocuments(db, 'movementEvents', docs.slice(i, i + BATCH));
+  await rebuildRollups(db);
+  writeFileSync(meta, JSON.stringify({ events: YEAR_EVENTS }));
+  return db;
+}
+
+/** Writes `docs` into a new in-memory file, with or without rollup maintenance; ms. */
+async function ingestRate(docs: readonly ReportDocument<'movementEvents'>[], maintain: boolean): Promise<number> {
+  const db = await openDuckDb(':memory:');
+  try {
+    const t = performance.now();
+    for (let i = 0; i < docs.length; i += BATCH) {
+      await ingestDocuments(db, 'movementEvents', docs.slice(i, i + BATCH), { rollups: maintain });
+      if (maintain) await rebuildRollups(db);
+    }
+    return performance.now() - t;
+  } finally {
+    db.closeSync();
+  }
+}
+
+export async function benchRollups(): Promise<void> {
+  const month = (await ingestMonth()).instance;
+  let t = performance.now();
+  const grains = await rebuildRollups(month);
+  const rebuildMs = performance.now() - t;
+  const monthEvents = await count(month, 'SELECT count(*) FROM movement_events');
+  const rollupRows = await count(month, 'SELECT (SELECT count(*) FROM movement_events__rollup) + (SELECT count(*) FROM movement_crossed_paths__rollup) + (SELECT count(*) FROM movement_polygons__rollup)');
+  const days30 = await compare(month, byLabelAndDirection);
+  month.closeSync();
+
+  t = performance.now();
+  const year = await yearFile();
+  const yearBuildMs = performance.now() - t;
+  const yearEvents = await count(year, 'SELECT count(*) FROM movement_events');
+  const days365 = await compare(year, yearByLabel);
+  year.closeSync();
+
+  const docs = events(INGEST_EVENTS, 30, Date.UTC(2024, 5, 1));
+  const withoutMs = await ingestRate(docs, false);
+  const withMs = await ingestRate(docs, true);
+
+  const goal = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const rate = (n: number, ms: number) => `${Math.round(n / (ms / 1000)).toLocaleString('en')}/s`;
+  console.log(`\nRollups on DuckDB, ${await machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end; medians of ${RUNS} alternating runs after 3 warm-up rounds, through answerReport (plan, engine, shape, JSON)\n`);
+  console.log(`30 days: ${monthEvents.toLocaleString('en')} events → ${rollupRows.toLocaleString('en')} rollup rows (${grains.toLocaleString('en')} grains rebuilt in ${(rebuildMs / 1000).toFixed(1)} s); a year: ${yearEvents.toLocaleString('en')} events (file built in ${(yearBuildMs / 1000).toFixed(0)} s)\n`);
+  console.log('| report | rollups | documents | speed-up | goal |\n|---|---|---|---|---|');
+  console.log(`| 30-day daily × label × direction | ${days30.rollupMs.toFixed(1)} ms | ${days30.rawMs.toFixed(0)} ms | ${(days30.rawMs / days30.rollupMs).toFixed(0)}× | ≤ 50 ms, ≥ 20×: ${goal(days30.rollupMs <= 50 && days30.rawMs / days30.rollupMs >= 20)} |`);
+  console.log(`| 365-day daily × label | ${days365.rollupMs.toFixed(1)} ms | ${days365.rawMs.toFixed(0)} ms | ${(days365.rawMs / days365.rollupMs).toFixed(0)}× | ≤ 200 ms: ${goal(days365.rollupMs <= 200)} |`);
+  console.log(`\nIngest of ${INGEST_EVENTS.toLocaleString('en')} validated events, batches of ${BATCH.toLocaleString('en')}, in memory\n`);
+  console.log('| ingest | time | rate | ratio | goal |\n|---|---|---|---|---|');
+  console.log(`| without rollups (nothing recorded) | ${(withoutMs / 1000).toFixed(1)} s | ${rate(INGEST_EVENTS, withoutMs)} | 1 | |`);
+  console.log(`| with rollups (grains recorded, rebuilt after every batch) | ${(withMs / 1000).toFixed(1)} s | ${rate(INGEST_EVENTS, withMs)} | ${(withoutMs / withMs).toFixed(2)}× | ≥ 0.75×: ${goal(withoutMs / withMs >= 0.75)} |`);
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@opensearch-project/opensearch';
+import { COLLECTIONS, type Collection } from '../../../fields';
+import { ROLLUP_GRAIN_MS } from '../../../plan/rollup-match';
+import { indexPattern } from '../indices';
+import { BUILT, rollupIndexName } from './indices';
+import { backfillRollups } from './backfill';
+import { clearMarks, readMarks, type Mark } from './marks';
+import { computeRows } from './rows';
+
+export interface RebuildOptions {
+  /** @default ROLLUP_GRAIN_MS */
+  readonly grainMs?: number;
+  /** Dirty grains taken per collection and run (earliest first); the rest wait for the next run. @default 2000 */
+  readonly maxGrains?: number;
+  /** Rows per composite page. @default 500 */
+  readonly pageSize?: number;
+}
+
+export interface RebuildOutcome {
+  /** Grains recomputed per collection. */
+  readonly rebuilt: Record<Collection, number>;
+  /** Grains marked by a backfill per collection (rollups that were not ready yet). */
+  readonly backfilled: Record<Collection, number>;
+  /** Some collection had more dirty grains than one run takes. */
+  readonly more: boolean;
+}
+
+/** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
+const MERGE_GAP_MS = 60 * 60_000;
+
+/**
+ * Brings the rollups up to date (docs/rollups.md, "On OpenSearch"): for each collection, backfills
+ * if it is not ready, then takes its dirty grains, refreshes the raw indices (so that every document
+ * written before a mark was read is seen), recomputes each range of dirty grains whole from the raw
+ * documents, overwrites their rows (deterministic `_id`s) and deletes the range's rows that this
+ * run did not write (`_built` differs: groups that no longer exist), refreshes the rollup index, and
+ * only then clears the marks, each only if unchanged since read: a grain written to meanwhile stays
+ * dirty. Never increments: a retry, a late document or a duplicate only makes a grain dirty again.
+ * One rebuild at a time (in AWS the function's reserved concurrency is 1): two at once could delete
+ * each other's rows of the same range.
+ */
+export async function rebuildRollups(client: Client, prefix: string, options: RebuildOptions = {}): Promise<RebuildOutcome> {
+  const grainMs = options.grainMs ?? ROLLUP_GRAIN_MS;
+  const rebuilt = {} as Record<Collection, number>;
+  const backfilled = {} as Record<Collection, number>;
+  let more = false;
+  for (const c of COLLECTIONS) {
+    backfilled[c] = await backfillRollups(client, prefix, c, grainMs);
+    const limit = options.maxGrains ?? 2000;
+    const marks = await readMarks(client, prefix, c, limit);
+    more ||= marks.length === limit;
+    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options.pageSize ?? 500);
+  }
+  return { rebuilt, backfilled, more };
+}
+
+async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, pageSize: number): Promise<number> {
+  const index = rollupIndexName(prefix, c);
+  const run = randomUUID();
+  await client.indices.refresh({ index: indexPattern(prefix, c), ignore_unavailable: true, allow_no_indices: true });
+  for (const range of ranges(marks.map((m) => m.grain), grainMs)) {
+    for await (const rows of computeRows(client, prefix, c, range, grainMs, pageSize)) {
+      const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
+      const { body: response } = await client.bulk({ index, body });
+      if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
+    }
+    // Refreshed first, so that the deletion's snapshot has this run's rows (it skips them anyway: a conflict).
+    await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
+    await client.deleteByQuery({
+      index,
+      conflicts: 'proceed',
+      refresh: true,
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      body: {
+        query: {
+          bool: {
+            filter: [{ range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } }],
+            must_not: [{ term: { [BUILT]: run } }],
+          },
+        },
+      },
+    });
+  }
+  await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
+  await clearMarks(client, prefix, c, marks);
+  return marks.length;
+}
+
+/** Sorted grain starts → [from, to) ranges, joining those less than MERGE_GAP_MS apart. */
+export function ranges(grains: readonly number[], grainMs: number): { from: number; to: number }[] {
+  const out: { from: number; to: number }[] = [];
+  for (const g of grains) {
+    const last = out.at(-1);
+    if (last && g - last.to < MERGE_GAP_MS) last.to = g + grainMs;
+    else out.push({ from: g, to: g + grainMs });
+  }
+  return out;
+}

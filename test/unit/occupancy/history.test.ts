@@ -1,0 +1,87 @@
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { ValidationError } from '#shared/errors';
+import type { Location, SensorGroup } from '#shared/locations/model';
+import { occupancyHistory } from '#shared/occupancy/history';
+import { parseHistoryQuery } from '#shared/occupancy/history-query';
+import { parseDocument } from '#shared/report/documents';
+import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
+import { openDuckDb } from '#shared/report/engines/duckdb/open';
+import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { everyDay, location } from './fakes';
+
+const ORG = 'org-a';
+let duckdb: DuckDBInstance;
+let engine: DuckDbEngine;
+
+beforeAll(async () => {
+  duckdb = await openDuckDb(':memory:');
+  engine = new DuckDbEngine(duckdb, { maxBuckets: 2000 });
+});
+afterAll(() => duckdb.closeSync());
+
+async function ingest(locationId: string, crossings: readonly [string, 'A' | 'B'][]): Promise<void> {
+  const docs = crossings.map(([timestamp, end], i) =>
+    parseDocument('movementEvents', { organizationId: ORG, locationId, trackingCameraId: 'cam-1', label: 'person', timestamp, crossedPaths: [{ id: 'door', start: end === 'A' ? 'B' : 'A', end }], polygons: [] }, `/${i}`),
+  );
+  await ingestDocuments(duckdb, 'movementEvents', docs);
+}
+
+const group = (hours: ReturnType<typeof everyDay>): SensorGroup => ({ id: 1, name: 'Shop', lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'A' }], openingHours: hours });
+
+async function fiveMinutes(loc: Location, sensorGroup: SensorGroup, from: string, to: string, interval = '5m') {
+  const store = { getLocationWithGroups: async () => ({ location: loc, sensorGroups: [sensorGroup] }) };
+  const answer = await occupancyHistory({ store, engine }, ORG, loc.id, parseHistoryQuery({ filter: 'occupancy', from, to, interval }));
+  return answer.insights.occupancy![0]!.buckets.map((b) => [b.timestamp.slice(11, 16), b.occupancy, b.peak]);
+}
+
+describe('occupancy history', () => {
+  test('counts from an opening off the marks, not from the mark before it, and up to a closing off the marks', async () => {
+    // Prepare: open 08:03–08:12 (UTC). In at 08:01 (before the opening), 08:04 and 08:06; out at 08:11; in at 08:12 (closed).
+    await ingest('off-marks', [['2024-06-03T08:01:00Z', 'A'], ['2024-06-03T08:04:00Z', 'A'], ['2024-06-03T08:06:00Z', 'A'], ['2024-06-03T08:11:00Z', 'B'], ['2024-06-03T08:12:00Z', 'A']]);
+    // Act
+    const buckets = await fiveMinutes(location('off-marks'), group(everyDay('08:03', '08:12')), '2024-06-03T07:55:00Z', '2024-06-03T08:20:00Z');
+    // Assess: at 08:05 one in since 08:03 (not two); at 08:10 two; at the 08:12 closing 2 − 1 = 1; closed after.
+    expect(buckets).toEqual([['07:55', undefined, undefined], ['08:00', 1, 1], ['08:05', 2, 2], ['08:10', 1, 1], ['08:15', undefined, undefined]]);
+    // One quarter: the value at the closing, and the largest at the marks within it (2 at 08:10).
+    expect(await fiveMinutes(location('off-marks'), group(everyDay('08:03', '08:12')), '2024-06-03T08:00:00Z', '2024-06-03T08:15:00Z', '15m')).toEqual([['08:00', 1, 2]]);
+  });
+
+  test('resets at each opening and clamps the total since it, never a part of it', async () => {
+    // Prepare: open 08:00–08:10 and 08:10–09:00 (two periods that touch). Out, in, in within the first; in at 08:12 in the second.
+    await ingest('resets', [['2024-06-03T08:01:00Z', 'B'], ['2024-06-03T08:02:00Z', 'A'], ['2024-06-03T08:06:00Z', 'A'], ['2024-06-03T08:12:00Z', 'A']]);
+    const hours = { monday: [{ open: '08:00', close: '08:10' }, { open: '08:10', close: '09:00' }] };
+    const buckets = await fiveMinutes(location('resets'), group(hours), '2024-06-03T08:00:00Z', '2024-06-03T08:20:00Z');
+    // Assess: at 08:05 max(0, −1 + 1) = 0; at the 08:10 closing −1 + 2 = 1; the second period starts at 0: 1 at 08:15 and 08:20.
+    expect(buckets).toEqual([['08:00', 0, 0], ['08:05', 1, 1], ['08:10', 1, 1], ['08:15', 1, 1]]);
+  });
+});
+
+describe('the history query', () => {
+  const errorsOf = (query: Record<string, string>) => {
+    try {
+      parseHistoryQuery(query);
+    } catch (e) {
+      return (e as ValidationError).errors;
+    }
+    return [];
+  };
+
+  test('names every parameter that is missing or not allowed, with what is allowed', () => {
+    expect(errorsOf({ filter: 'dwell', from: 'yesterday', interval: '7m' })).toEqual([
+      { path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy" },
+      { path: '/query/from', message: 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00' },
+      { path: '/query/to', message: 'is required (ISO 8601 with Z or an offset, e.g. 2024-03-31T00:00:00+02:00)' },
+      { path: '/query/interval', message: 'must be one of 5m, 10m, 15m, 30m, 1h, 1d (default 15m)' },
+    ]);
+  });
+
+  test('bounds the range and the buckets before any work', () => {
+    const from = '2024-03-01T00:00:00Z';
+    expect(errorsOf({ filter: 'occupancy', from, to: from })).toEqual([{ path: '/query/to', message: 'must be after from' }]);
+    expect(errorsOf({ filter: 'occupancy', from, to: '2024-04-01T00:00:01Z', interval: '1d' })).toEqual([{ path: '/query/to', message: 'must be at most 31 days after from' }]);
+    expect(errorsOf({ filter: 'occupancy', from, to: '2024-03-11T08:05:00Z', interval: '5m' })).toEqual([
+      { path: '/query/interval', message: '5m makes 2977 buckets of this range, more than 2976: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a range of at most 248 hours' },
+    ]);
+    expect(errorsOf({ filter: 'occupancy', from, to: '2024-04-01T00:00:00Z' })).toEqual([]);
+  });
+});
