@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { benchBundleSizesCli, benchBundlesCli } from './bundles';
 import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
+import { benchExplorer } from './explorer';
 import { benchHostile } from './hostile';
 import { benchIngest, benchIngestIdentity } from './ingest';
 import { benchLocalThroughput } from './local-throughput';
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<void>> = {
   ingest: benchIngest,
   'ingest-identity': benchIngestIdentity,
   rollups: benchRollups,
+  explorer: benchExplorer,
 };
 
 const program = new Command()

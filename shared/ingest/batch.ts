@@ -60,9 +60,9 @@ export async function ingestBatch(collection: Collection, lines: readonly BatchL
 
 /**
  * The first half of ingestBatch, with no I/O: each line parsed, validated against the collection's
- * schema and the tenancy, and given its identity (`identify`: a benchmark's placeholder, else the
- * digests). The local server runs it on worker threads (bin/local/line-checkers.ts) while its own
- * thread writes other batches.
+ * schema and the tenancy, and given its identity (`identify`, documentIdentity unless the caller
+ * keeps more of it, or a benchmark puts a placeholder). The local server runs it on worker threads
+ * (bin/local/line-checkers.ts) while its own thread writes other batches.
  */
 export function checkLines(
   collection: Collection,

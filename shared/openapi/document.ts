@@ -137,6 +137,7 @@ function liveInsights(problem: ProblemExample): Json {
 
 function queryReport(problem: ProblemExample): Json {
   const dailyByLabel = { filters: [MARCH_1_TO_4], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+  const dayOverDay = { ...dailyByLabel, filters: [{ ...MARCH_1_TO_4, from: '2024-03-02T00:00:00Z' }], compare: { offset: '1d' } };
   return {
     operationId: 'queryReport',
     tags: ['reports'],
@@ -170,6 +171,7 @@ function queryReport(problem: ProblemExample): Json {
                 ],
               },
             },
+            dayOverDay: { summary: 'Each day by label beside the day before (`compare`; `1w`, `1M`, `1y` alike)', value: dayOverDay },
             split: {
               summary: 'A year of 15-minute buckets, in monthly slices',
               value: {
@@ -185,7 +187,8 @@ function queryReport(problem: ProblemExample): Json {
     },
     responses: {
       '200': {
-        description: 'Shape 1 (array of time buckets) when the pipeline starts with dateHistogram, else shape 2 (one object); JSON or CSV by Accept (application/json by default).',
+        description:
+          'Shape 1 (array of time buckets) when the pipeline starts with dateHistogram, else shape 2 (one object); with `compare`, both periods paired (`current`, `previous`). JSON or CSV by Accept (application/json by default).',
         headers: {
           'X-Report-Truncated': header('X-Report-Truncated'),
           Deprecation: header('Deprecation'),
@@ -202,6 +205,13 @@ function queryReport(problem: ProblemExample): Json {
                 value: [{ timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 }, { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }],
               },
               polygonStats: { summary: 'Shape 2, the answer to polygonStats', value: { 'z1 max': 10, 'z1 avg': 5, 'z1 sum': 15, 'z2 max': 6, 'z2 avg': 4, 'z2 sum': 8 } },
+              dayOverDay: {
+                summary: 'The answer to dayOverDay: pairs of days, the report\'s in `current`, the day before in `previous`',
+                value: [
+                  { current: { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, previous: { timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 } },
+                  { current: { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }, previous: { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 } },
+                ],
+              },
               parkingPercentiles: {
                 summary: 'Shape 2, the answer to parkingPercentiles: a lot whose events have no duration has a count of 0 and no percentiles',
                 value: { 'lot-1 count': 3, 'lot-1 median': 600.5, 'lot-1 p90': 1200, 'lot-2 count': 0 },
@@ -210,7 +220,15 @@ function queryReport(problem: ProblemExample): Json {
           },
           'text/csv': {
             schema: { type: 'string' },
-            examples: { dailyByLabel: { summary: 'The answer to dailyByLabel as CSV (RFC 4180, CRLF)', value: 'timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-02T00:00:00.000Z,0,0,1\r\n2024-03-03T00:00:00.000Z,1,0,0\r\n' } },
+            examples: {
+              dailyByLabel: { summary: 'The answer to dailyByLabel as CSV (RFC 4180, CRLF)', value: 'timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-02T00:00:00.000Z,0,0,1\r\n2024-03-03T00:00:00.000Z,1,0,0\r\n' },
+              dayOverDay: {
+                summary: 'The answer to dayOverDay as CSV: the earlier period\'s columns after the report\'s, named `previous <series>`',
+                value:
+                  'timestamp,car,person,truck,previous timestamp,previous car,previous person,previous truck\r\n' +
+                  '2024-03-02T00:00:00.000Z,0,0,1,2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-03T00:00:00.000Z,1,0,0,2024-03-02T00:00:00.000Z,0,0,1\r\n',
+              },
+            },
           },
         },
       },

@@ -16,7 +16,7 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
   return {
     ...generatedComponents(),
     ReportResponse: {
-      description: 'A report: shape 1 when the pipeline starts with dateHistogram, else shape 2.',
+      description: 'A report: shape 1 when the pipeline starts with dateHistogram, else shape 2; with `compare`, the pairs of each period\'s buckets (or objects).',
       oneOf: [
         {
           type: 'array',
@@ -29,7 +29,38 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
           },
         },
         { type: 'object', description: 'Shape 2: one number per series and stat.', additionalProperties: { type: 'number' } },
+        {
+          type: 'array',
+          description:
+            'A comparison (`compare`) of shape 1: one object per pair of time buckets, the report\'s own in `current`, its partner in the earlier period in `previous`, each a shape 1 bucket. A bucket without partner (a day the other month lacks, an hour skipped or repeated by a DST change) comes alone, in time order.',
+          items: {
+            type: 'object',
+            minProperties: 1,
+            properties: {
+              current: { $ref: '#/components/schemas/ReportBucket', description: "A bucket of the report's own period; left out when this pair has none." },
+              previous: { $ref: '#/components/schemas/ReportBucket', description: 'Its partner in the earlier period; left out when there is none.' },
+            },
+            additionalProperties: false,
+          },
+        },
+        {
+          type: 'object',
+          description: 'A comparison (`compare`) of shape 2: the report over its own period and over the earlier one.',
+          required: ['current', 'previous'],
+          properties: {
+            current: { type: 'object', description: 'Shape 2 over the report\'s period.', additionalProperties: { type: 'number' } },
+            previous: { type: 'object', description: 'Shape 2 over the earlier period.', additionalProperties: { type: 'number' } },
+          },
+          additionalProperties: false,
+        },
       ],
+    },
+    ReportBucket: {
+      type: 'object',
+      description: 'One time bucket of a comparison: its start and one number per series (a series without documents in the bucket is left out).',
+      required: ['timestamp'],
+      properties: { timestamp: { type: 'string', format: 'date-time', description: "The bucket's start, in UTC with milliseconds." } },
+      additionalProperties: { type: 'number' },
     },
     Location: {
       type: 'object',

@@ -1,11 +1,13 @@
 import { AppError } from '../errors';
-import { MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor } from './engines/bucket-limit';
-import type { ReportEngine, RunOptions, Scope } from './engines/engine';
+import { AnswerBucketsError, MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor, resultBuckets } from './engines/bucket-limit';
+import type { EngineResult, ReportEngine, RunOptions, Scope } from './engines/engine';
+import { periodsOf } from './compare/periods';
 import { buildPlan } from './plan/build-plan';
 import type { ReportPlan } from './plan/plan';
 import { renderJson } from './render/json';
 import { Pacer } from './pace';
 import type { CsvSize } from './render/csv';
+import { shapeComparison } from './shape/comparison';
 import { shapeReport, type ReportModel } from './shape/model';
 import type { SliceExecutor } from './split/run-split';
 
@@ -69,20 +71,69 @@ export async function answerReport(
 ): Promise<ReportAnswer> {
   const plan = buildPlan(body);
   const { deadline } = options;
-  const result = plan.splitInterval ? await runSplitReport(plan, scope, engine, options) : await engine.run(plan, scope, deadline ? { deadline } : {});
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);
-  const model = await shapeReport(plan, result, pacer);
+  const { model, truncated, source } = plan.compare ? await answerComparison(plan, scope, engine, options, pacer) : await answerPlan(plan, scope, engine, options, pacer);
   const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer) : await renderJson(model, pacer);
   await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes);
   deadline?.throwIfExpired();
   return {
     mediaType,
     body: rendered,
-    truncated: result.truncated === true,
-    ...(result.source ? { source: result.source } : {}),
+    truncated,
+    ...(source ? { source } : {}),
     ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
   };
+}
+
+interface Shaped {
+  readonly model: ReportModel;
+  readonly truncated: boolean;
+  readonly source?: EngineResult['source'];
+}
+
+async function answerPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
+  const result = await runPlan(plan, scope, engine, options);
+  return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true, ...(result.source ? { source: result.source } : {}) };
+}
+
+/** One plan on the engine, in slices when it has a splitInterval. */
+async function runPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, heldBuckets = 0): Promise<EngineResult> {
+  const { deadline } = options;
+  return plan.splitInterval ? runSplitReport(plan, scope, engine, options, heldBuckets) : engine.run(plan, scope, deadline ? { deadline } : {});
+}
+
+/**
+ * A `compare` report: its own period, then the earlier one, each an ordinary plan run as any report
+ * (sliced when split), within the one deadline; together they hold no more buckets than one answer
+ * may. One after the other, not at once: the same report then fails with the same error on every
+ * engine and every run (the report's own period's, when both would fail).
+ */
+async function answerComparison(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
+  const periods = periodsOf(plan);
+  const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
+  if (plan.splitInterval) {
+    const { histogramBucketEstimate } = await import('./split/plan-slices');
+    const keys = histogramBucketEstimate(periods.current) + histogramBucketEstimate(periods.previous);
+    refuseBeyondSplitFloor(plan.pipeline, keys, engine.maxBuckets, maxAnswerBuckets);
+  }
+  const current = await runPlan(periods.current, scope, engine, options);
+  const held = resultBuckets(current.root);
+  const previous = await runPlan(periods.previous, scope, engine, options, held);
+  if (held + resultBuckets(previous.root) > maxAnswerBuckets) throw comparedTooLarge(maxAnswerBuckets);
+  const model = await shapeComparison(periods, current, previous, pacer);
+  // Each period may be answered from other rows (rollups cover one, not the other): said only when alike.
+  const source = current.source === previous.source ? current.source : undefined;
+  return { model, truncated: current.truncated || previous.truncated, ...(source ? { source } : {}) };
+}
+
+function comparedTooLarge(maxAnswerBuckets: number): AnswerBucketsError {
+  const n = maxAnswerBuckets.toLocaleString('en');
+  return new AnswerBucketsError(
+    maxAnswerBuckets,
+    `Its two periods (compare) hold more buckets together than the ${n} an answer may hold. Use a coarser dateHistogram interval, a shorter time range, or fewer series.`,
+    `too fine for the series of this report: its two periods hold more than ${n} buckets together`,
+  );
 }
 
 /*
@@ -90,7 +141,7 @@ export async function answerReport(
  * splitting (lib/bundling.ts) then neither parses nor runs them at start, and most reports need neither.
  */
 
-async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions) {
+async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, heldBuckets: number) {
   const [{ runSplit, inProcessSliceExecutor }, { histogramBucketEstimate }, executor] = await Promise.all([
     import('./split/run-split'),
     import('./split/plan-slices'),
@@ -101,7 +152,8 @@ async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngi
   // as the slices' results come back (terms keys).
   const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
   refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets, maxAnswerBuckets);
-  return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), { maxAnswerBuckets, ...(options.deadline ? { deadline: options.deadline } : {}) });
+  const bounds = { maxAnswerBuckets, heldBuckets, ...(options.deadline ? { deadline: options.deadline } : {}) };
+  return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), bounds);
 }
 
 const csvWriter = () => import('./render/csv');

@@ -179,6 +179,27 @@ describeInBrowser('the dashboard of a location', () => {
     expect(await page.inputValue('#dash-location')).toBe('berlin-mall');
   });
 
+  test('is usable by keyboard: every stop shows a focus ring, a chart’s values read with the arrow keys', async () => {
+    await page.focus('#dash-location');
+    const stops: { id: string; tag: string; chart: boolean; outline: string }[] = [];
+    for (let i = 0; i < 60 && !stops.some((s) => s.tag === 'A' && s.id === 'entries-open'); i++) {
+      await page.keyboard.press('Tab');
+      const stop = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        const style = getComputedStyle(el);
+        return { id: el.closest('section')?.id === 'dash-entries' && el.classList.contains('open') ? 'entries-open' : el.id, tag: el.tagName, chart: el.getAttribute('aria-roledescription') === 'chart', outline: `${style.outlineStyle} ${style.outlineWidth}` };
+      });
+      stops.push(stop);
+      if (stop.chart && stops.filter((s) => s.chart).length === 1) {
+        await page.keyboard.press('End');
+        expect(await page.textContent('#dash-occupancy .cursor')).toMatch(/^\d{4}-\d\d-\d\d 23:45 \(Europe\/Berlin\)$/);
+      }
+    }
+    expect(stops.filter((s) => s.chart).length).toBe(2); // occupancy, then entries
+    expect(stops.some((s) => s.id === 'entries-open')).toBe(true);
+    expect(stops.filter((s) => s.outline !== 'solid 3px')).toEqual([]);
+  });
+
   test('passes axe’s accessibility rules', async () => {
     await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
     const violations = await page.evaluate(async () => {

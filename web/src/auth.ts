@@ -12,9 +12,21 @@ import { displayName, forget, forgetPending, readPending, readSession, renewDela
  * the page says the session ended and offers to sign in again.
  */
 let session: Session | undefined;
+/** The renewal of the session, once startSignIn has set it up; one at a time. */
+let renewal: (() => Promise<void>) | undefined;
+let renewing: Promise<void> | undefined;
 
-/** The ID token to send: '' when no one is signed in (the page then uses the development token, if any). */
-export const sessionToken = (): string => session?.idToken ?? '';
+const renewOnce = (): Promise<void> => (renewing ??= (renewal ?? (async () => undefined))().finally(() => (renewing = undefined)));
+
+/**
+ * The ID token to send: '' when no one is signed in (the page then uses the development token, if
+ * any). A token due for renewal is renewed first: the timer may not have fired (a tab in the
+ * background, a laptop asleep), and a request must not go out with a token about to lapse.
+ */
+export async function sessionToken(): Promise<string> {
+  if (session && renewDelayMs(session, Date.now()) === 0) await renewOnce();
+  return session?.idToken ?? '';
+}
 
 export interface SignInHooks {
   /** The session began (after the redirect back) or was found in the tab: load the data. */
@@ -92,7 +104,7 @@ export async function startSignIn(hooks: SignInHooks): Promise<boolean> {
     writeSession(storage(), next);
     bar.show(next.name);
     clearTimeout(timer);
-    timer = setTimeout(() => void renew(), renewDelayMs(next, Date.now()));
+    timer = setTimeout(() => void renewOnce(), renewDelayMs(next, Date.now()));
   };
   const end = (message: string) => {
     ended = true;
@@ -120,6 +132,7 @@ export async function startSignIn(hooks: SignInHooks): Promise<boolean> {
     }
   }
 
+  renewal = renew;
   bar.signIn.addEventListener('click', () => void redirectToSignIn(as, config));
   bar.signOut.addEventListener('click', () => void signOut(as, client, config, session, options, () => end('Signed out.')));
 
@@ -137,7 +150,7 @@ export async function startSignIn(hooks: SignInHooks): Promise<boolean> {
     }
   } else {
     session = readSession(storage());
-    if (session && renewDelayMs(session, Date.now()) === 0) await renew();
+    if (session && renewDelayMs(session, Date.now()) === 0) await renewOnce();
     else if (session) begin(session);
   }
   if (session) hooks.onSignedIn();

@@ -42,7 +42,7 @@ const state: {
 let view = showView();
 let dashboardStarted = false;
 
-const api = new ExplorerApi(() => sessionToken() || controls.token.value);
+const api = new ExplorerApi(async () => (await sessionToken()) || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
 const liveLocation = byId('live-location') as HTMLSelectElement;
 

@@ -3,6 +3,7 @@ import { CATALOG, type Collection, type NestedPath } from '../fields';
 import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
 import type { ReportRequest } from '../schema/request';
+import { comparePlan } from './compare-plan';
 import { FieldChecker, type Context } from './field-checker';
 import { STAT_NAMES, type AggNode, type PercentileStat, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
@@ -45,6 +46,7 @@ class PlanBuilder {
     const splitInterval =
       request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
     if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
+    const compare = request.compare && comparePlan(this.check, request.compare, pipeline, request.aggregations, timeRange);
     if (splitInterval) this.refusePercentilesInSlices(request.aggregations);
     if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
     return {
@@ -55,6 +57,7 @@ class PlanBuilder {
       pipeline,
       ...(timeRange ? { timeRange } : {}),
       ...(splitInterval ? { splitInterval } : {}),
+      ...(compare ? { compare } : {}),
       deprecatedFields: this.check.deprecated(),
     };
   }

@@ -15,6 +15,11 @@ export interface ReportPlan {
   /** Intersection of the root timestamp range filters, if any. */
   readonly timeRange?: TimeRange;
   readonly splitInterval?: SplitInterval;
+  /**
+   * Also answer the report over an earlier period (../compare/periods.ts). Never seen by an engine:
+   * each period runs as a plan without it.
+   */
+  readonly compare?: Compare;
   /** Deprecated fields the request names (answered with a Deprecation header). */
   readonly deprecatedFields: readonly string[];
 }
@@ -49,6 +54,13 @@ export interface NestedFilterNode {
 export type StatName = 'min' | 'max' | 'avg' | 'sum' | 'count';
 /** Order in which stats appear in responses (the spec's table order). */
 export const STAT_NAMES: readonly StatName[] = ['min', 'max', 'avg', 'sum', 'count'];
+
+/** `compare`: the earlier period lies `offset` before, on the calendar of `timeZone`. */
+export interface Compare {
+  readonly offset: CalendarAmount & { readonly unit: 'd' | 'w' | 'M' | 'q' | 'y' };
+  /** The dateHistogram's time zone, or the request's `compare.timeZone` (UTC by default) without one. */
+  readonly timeZone: string;
+}
 
 export type IntervalUnit = 's' | 'm' | 'h' | 'd' | 'w' | 'M' | 'q' | 'y';
 

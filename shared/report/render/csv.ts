@@ -1,6 +1,6 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 import { Pacer } from '../pace';
-import type { HistogramModel, ReportModel } from '../shape/model';
+import type { Column, HistogramRow, ReportModel } from '../shape/model';
 
 /**
  * csv-stringify's own options for what RFC 4180 and spreadsheets need (never quoting by hand):
@@ -18,19 +18,16 @@ export const CSV_OPTIONS: Options = { record_delimiter: 'windows', quote_record_
 /**
  * RFC 4180 CSV (CRLF, header row). Histogram: `timestamp` then one column per series in tree order,
  * an absent count written 0 and an absent stat left empty. Object shape: one header row, one row.
- * Histogram rows are written in chunks, in the pacer's turns (every record ends in CRLF, so the
- * chunks' texts simply follow one another).
+ * A comparison (`compare`) writes both periods side by side: the report's columns, then the same
+ * columns for the earlier period, each named `previous <name>` (`previous timestamp` first for a
+ * histogram); a row whose bucket has no partner in the other period leaves that period's cells empty.
+ * Rows are written in chunks, in the pacer's turns (every record ends in CRLF, so the chunks' texts
+ * simply follow one another).
  */
 export async function renderCsv(model: ReportModel, pacer = new Pacer()): Promise<string> {
-  if (model.kind === 'object') return renderCsvObject(model.entries);
-  const columns = seriesColumns(model);
-  const rows = await pacer.chunks(model.rows, (chunk) =>
-    stringify(
-      chunk.map((r) => [new Date(r.timestamp).toISOString(), ...columns.map((c) => r.values.get(c.name) ?? (c.isStat ? '' : 0))]),
-      CSV_OPTIONS,
-    ),
-  );
-  return headerOf(columns) + rows.join('');
+  const { header, rows } = tableOf(model);
+  const chunks = await pacer.chunks(rows, (chunk) => stringify(chunk.map((r) => r()), CSV_OPTIONS));
+  return stringify([header], CSV_OPTIONS) + chunks.join('');
 }
 
 /** The size of a CSV body: its bytes, and its bytes as the JSON string a plain Lambda response carries. */
@@ -42,30 +39,57 @@ export interface CsvSize {
 /**
  * What renderCsv(model) would take, counted without writing it: a report too large as JSON says how
  * large its CSV would be, and writing it only to measure it cost as much again (memory included).
- * Exact: every cell but the header's is a number or an ISO timestamp (no quotes, no escapes); as a
- * JSON string, each CRLF takes two bytes more (`\r\n`).
+ * Exact: every cell but the header's is a number, an ISO timestamp or empty (no quotes, no escapes);
+ * as a JSON string, each CRLF takes two bytes more (`\r\n`).
  */
 export function csvSize(model: ReportModel): CsvSize {
-  if (model.kind === 'object') {
-    const text = renderCsvObject(model.entries);
-    return { bytes: Buffer.byteLength(text), jsonStringBytes: Buffer.byteLength(JSON.stringify(text)) };
-  }
-  const columns = seriesColumns(model);
-  const header = headerOf(columns);
-  let bytes = Buffer.byteLength(header);
-  for (const r of model.rows) {
-    bytes += new Date(r.timestamp).toISOString().length + 2;
-    for (const c of columns) {
-      const value = r.values.get(c.name);
-      bytes += 1 + (value === undefined ? (c.isStat ? 0 : 1) : String(value).length);
-    }
-  }
-  return { bytes, jsonStringBytes: bytes + Buffer.byteLength(JSON.stringify(header)) - Buffer.byteLength(header) + 2 * model.rows.length };
+  const { header, rows } = tableOf(model);
+  const head = stringify([header], CSV_OPTIONS);
+  let bytes = Buffer.byteLength(head);
+  for (const row of rows) for (const cell of row()) bytes += String(cell).length + 1; // a comma after each cell but the last, then CRLF
+  bytes += rows.length;
+  return { bytes, jsonStringBytes: bytes + Buffer.byteLength(JSON.stringify(head)) - Buffer.byteLength(head) + 2 * rows.length };
 }
 
-const renderCsvObject = (entries: readonly (readonly [string, number])[]): string =>
-  stringify([entries.map(([name]) => name), entries.map(([, value]) => value)], CSV_OPTIONS);
+type Cell = string | number;
 
-const seriesColumns = (model: HistogramModel) => model.columns.filter((c) => c.name !== 'timestamp');
+/** The header and the rows of a model (each row made when asked, so that a large answer is never held twice). */
+function tableOf(model: ReportModel): { header: string[]; rows: readonly (() => Cell[])[] } {
+  const names = (columns: readonly Column[], prefix = '') => columns.map((c) => prefix + c.name);
+  switch (model.kind) {
+    case 'object':
+      return { header: model.entries.map(([name]) => name), rows: [() => model.entries.map(([, value]) => value)] };
+    case 'histogram': {
+      const columns = seriesColumns(model.columns);
+      return { header: ['timestamp', ...names(columns)], rows: model.rows.map((r) => () => bucketCells(columns, r)) };
+    }
+    case 'histogramComparison': {
+      const columns = seriesColumns(model.columns);
+      return {
+        header: ['timestamp', ...names(columns), `${PREVIOUS}timestamp`, ...names(columns, PREVIOUS)],
+        rows: model.rows.map((r) => () => [...bucketCells(columns, r.current), ...bucketCells(columns, r.previous)]),
+      };
+    }
+    case 'objectComparison': {
+      const [current, previous] = [new Map(model.current), new Map(model.previous)];
+      return {
+        header: [...names(model.columns), ...names(model.columns, PREVIOUS)],
+        rows: [() => [...model.columns.map((c) => valueCell(c, current)), ...model.columns.map((c) => valueCell(c, previous))]],
+      };
+    }
+  }
+}
 
-const headerOf = (columns: HistogramModel['columns']): string => stringify([['timestamp', ...columns.map((c) => c.name)]], CSV_OPTIONS);
+/** A series named `timestamp` has no column of its own: the bucket's start has it (as in JSON). */
+const seriesColumns = (columns: readonly Column[]) => columns.filter((c) => c.name !== 'timestamp');
+
+/** What the earlier period's column names start with. */
+export const PREVIOUS = 'previous ';
+
+/** A bucket's cells: its timestamp and its values (all empty when there is no such bucket). */
+function bucketCells(columns: readonly Column[], row: HistogramRow | undefined): Cell[] {
+  if (!row) return ['', ...columns.map(() => '')];
+  return [new Date(row.timestamp).toISOString(), ...columns.map((c) => valueCell(c, row.values))];
+}
+
+const valueCell = (c: Column, values: ReadonlyMap<string, number>): Cell => values.get(c.name) ?? (c.isStat ? '' : 0);

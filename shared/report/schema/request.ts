@@ -4,6 +4,7 @@ import { AggregationSchema } from './aggregations';
 import { NAME } from './common';
 import { FilterSchema, NestedFilterSchema } from './filters';
 import { CollectionSchema } from './vocabulary';
+import { CompareSchema } from './compare';
 
 /** `<n><unit>` with unit s m h d w M q y, or `auto`. */
 export const SPLIT_INTERVAL = /^(?:[1-9]\d{0,5}[smhdwMqy]|auto)$/;
@@ -40,6 +41,11 @@ export const ReportRequestSchema = named(
         z.string().check(z.regex(SPLIT_INTERVAL, 'must be <n><unit>, n from 1, unit one of s m h d w M q y, or auto')),
       ),
       'Runs a long time series in slices of this length, merged exactly: `<n><unit>` with unit s, m, h, d, w, M, q or y (`1M`), or `auto`. Only when the first stage is dateHistogram and a timestamp range filter has both `from` and `to`. Slicing does not let an answer grow past what one may hold: at most 262,140 buckets in all (time buckets, the `filters` buckets under each, `terms` keys), else 422 `too-many-buckets` naming the interval, before any slice runs where the request says as much.',
+    ),
+    compare: described(
+      z.optional(CompareSchema),
+      'Also answers the report over an earlier period (`{ "offset": "1w" }`: the week before), paired with this one bucket by bucket; the answer is then `[{ "current": …, "previous": … }, …]` (or one such object without a dateHistogram). Both periods count toward the deadline and the bucket bound of one answer.',
+      CompareSchema,
     ),
   }),
   'ReportRequest',

@@ -11,10 +11,19 @@ import type { EngineResult } from '../engines/engine';
  * running are ever held).
  */
 export class AnswerBudget {
-  private held = 0;
+  private held: number;
 
-  /** `max`: the most buckets the results may hold together (MAX_ANSWER_BUCKETS for a report). */
-  constructor(readonly max: number) {}
+  /**
+   * `max`: the most buckets the results may hold together (MAX_ANSWER_BUCKETS for a report);
+   * `heldBefore`: what the answer already holds besides them (the report's own period when these
+   * slices are the earlier period of a `compare` report).
+   */
+  constructor(
+    readonly max: number,
+    private readonly heldBefore = 0,
+  ) {
+    this.held = heldBefore;
+  }
 
   /** Counts one slice's result (of `of` slices); a 422 AnswerBucketsError once the results together hold more than `max`. */
   take(result: EngineResult, of: number): void {
@@ -25,7 +34,7 @@ export class AnswerBudget {
     // must be answered alike on every engine and every run.
     throw new AnswerBucketsError(
       this.max,
-      `Its ${fmt(of)} slices hold more buckets together than the ${fmt(this.max)} an answer may hold, however the report is split. ` +
+      `Its ${fmt(of)} slices${this.heldBefore > 0 ? ', with the period it is compared with,' : ''} hold more buckets together than the ${fmt(this.max)} an answer may hold, however the report is split. ` +
         'Use a coarser dateHistogram interval, a shorter time range, or fewer series.',
       `too fine for the series of this report: its slices hold more than ${fmt(this.max)} buckets together`,
     );

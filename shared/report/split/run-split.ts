@@ -33,6 +33,8 @@ export interface SliceRunOptions extends RunOptions {
 export interface SplitOptions extends RunOptions {
   /** The most buckets the slices' results may hold together (MAX_ANSWER_BUCKETS for a report). @default unbounded */
   readonly maxAnswerBuckets?: number;
+  /** Buckets the answer holds besides these slices' (the other period of a `compare` report). @default 0 */
+  readonly heldBuckets?: number;
 }
 
 /** Slices running at once in the in-process pool, unless configured otherwise. */
@@ -87,7 +89,8 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
 async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
   if (slices.length === 0) return mergeResults([]);
   const { deadline, maxAnswerBuckets } = options;
-  const budget = maxAnswerBuckets === undefined ? undefined : new AnswerBudget(maxAnswerBuckets);
+  // A new budget per attempt (`auto` may run several): only the slices of the answer count.
+  const budget = maxAnswerBuckets === undefined ? undefined : new AnswerBudget(maxAnswerBuckets, options.heldBuckets);
   const results = await executor.runSlices(plan, slices, scope, { ...(deadline ? { deadline } : {}), ...(budget ? { budget } : {}) });
   if (results.length !== slices.length) {
     throw new InternalError({ cause: new Error(`${results.length} results for ${slices.length} slices`) });

@@ -17,11 +17,12 @@ import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 import { AGGREGATION_CASES, ERROR_CASES } from './corpus/aggregations';
 import type { ConformanceCase, Expected } from './corpus/case';
+import { COMPARISON_CASES } from './corpus/comparisons';
 import { HISTOGRAM_CASES } from './corpus/histograms';
 import { PERCENTILE_CASES } from './corpus/percentiles';
 import { PROFILE_CASES } from './corpus/profiles';
 
-const CASES: readonly ConformanceCase[] = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES, ...PERCENTILE_CASES, ...ERROR_CASES];
+const CASES: readonly ConformanceCase[] = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES, ...PERCENTILE_CASES, ...COMPARISON_CASES, ...ERROR_CASES];
 
 const client = testClient();
 const prefix = uniquePrefix('conformance');

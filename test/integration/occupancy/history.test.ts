@@ -20,7 +20,16 @@ import { createTestTable, type TestTable } from '../locations/table';
  */
 const client = testClient();
 const prefix = uniquePrefix('history');
-const events = [...springEuEvents, ...springUsEvents];
+/** A shop open 08:03–08:12 UTC, off the 5-minute marks: in at 08:01 (before it opens), 08:04, 08:06; out 08:11; in 08:12 (closed). */
+const offMarks = (['2024-06-03T08:01:00Z', '2024-06-03T08:04:00Z', '2024-06-03T08:06:00Z', '2024-06-03T08:11:00Z', '2024-06-03T08:12:00Z'] as const).map((timestamp, i) => ({
+  organizationId: ORG_A, locationId: 'shop', trackingCameraId: 'cam-1', label: 'person', timestamp, polygons: [],
+  crossedPaths: [{ id: 'door', start: i === 3 ? 'A' : 'B', end: i === 3 ? 'B' : 'A' }],
+}));
+const shop = {
+  location: { id: 'shop', organizationId: ORG_A, type: 'store', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' },
+  sensorGroups: [{ id: 1, name: 'Shop', lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'A' as const }], openingHours: { monday: [{ open: '08:03', close: '08:12' }] } }],
+};
+const events = [...springEuEvents, ...springUsEvents, ...offMarks];
 let duckdb: DuckDBInstance;
 let table: TestTable;
 let engines: Record<'opensearch' | 'duckdb', ReportEngine>;
@@ -44,7 +53,9 @@ afterAll(async () => {
 });
 
 async function history(engine: ReportEngine, locationId: string, query: Record<string, string>, options: { org?: string; accept?: string } = {}) {
-  const handler = createOccupancyHistoryHandler({ store: async () => table.store, engine: async () => engine });
+  // The shop's hours are off the marks; the import's locations come from DynamoDB Local.
+  const store = { getLocationWithGroups: (org: string, id: string) => (org === ORG_A && id === 'shop' ? Promise.resolve(shop) : table.store.getLocationWithGroups(org, id)) };
+  const handler = createOccupancyHistoryHandler({ store: async () => store, engine: async () => engine });
   return invoke(handler, {
     method: 'GET',
     path: `/locations/${locationId}/insights/history`,
@@ -113,6 +124,18 @@ describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
         '7,Store,2024-03-10T12:30:00.000Z,2,2\r\n' +
         '7,Store,2024-03-10T12:45:00.000Z,2,2\r\n',
     );
+  });
+
+  test('counts from an opening off the marks and up to a closing off the marks (the pieces of their slots)', async () => {
+    const response = await history(engines[name], 'shop', { from: '2024-06-03T07:55:00Z', to: '2024-06-03T08:20:00Z', interval: '5m' });
+    // 08:05: one in since 08:03 (the 08:01 one is before the opening); 08:10: two; the 08:12 closing: 2 − 1 = 1.
+    expect(response.json<{ insights: { occupancy: { buckets: unknown[] }[] } }>().insights.occupancy[0]!.buckets).toEqual([
+      bucket('2024-06-03T07:55:00.000Z'),
+      bucket('2024-06-03T08:00:00.000Z', 1, 1),
+      bucket('2024-06-03T08:05:00.000Z', 2, 2),
+      bucket('2024-06-03T08:10:00.000Z', 1, 1),
+      bucket('2024-06-03T08:15:00.000Z'),
+    ]);
   });
 
   test("answers another organization's location, and an unknown one, with the same 404", async () => {

@@ -36,7 +36,8 @@ export function maxAgeOf(cacheControl: string | null): number | undefined {
  */
 export class ExplorerApi {
   constructor(
-    private readonly token: () => string,
+    /** The bearer token to send; a promise when it may be renewed first (web/src/auth.ts). */
+    private readonly token: () => string | Promise<string>,
     private readonly base = '',
     private readonly fetchFn: typeof fetch = (...args) => fetch(...args),
   ) {}
@@ -71,7 +72,7 @@ export class ExplorerApi {
   }
 
   private async call(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
-    const token = this.token().trim();
+    const token = (await this.token()).trim();
     const headers = { ...init.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
     const response = await this.fetchFn(`${this.base}${path}`, { ...init, headers });
     if (!response.ok) {

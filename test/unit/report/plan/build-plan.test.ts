@@ -1,3 +1,4 @@
+import type { FieldError } from '#shared/errors';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { errorsOf } from './plan-errors';
 
@@ -292,3 +293,43 @@ describe('buildPlan: stats, filters and splitInterval', () => {
     ]);
   });
 });
+
+const comparedHours = {
+  source: 'movementEvents',
+  filters: [{ type: 'range', field: 'timestamp', from: '2024-03-14T00:00:00Z', to: '2024-03-14T03:00:00Z' }],
+  aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }],
+  compare: { offset: '1w' },
+};
+
+describe('compare is refused with a 400 naming the field', () => {
+  test.each<[string, object, FieldError[]]>([
+    ['without a timestamp range', { ...comparedHours, filters: [] }, [{ path: '/compare', message: expect.stringContaining('range filter on timestamp with both from and to') }]],
+    [
+      'with only a lower bound',
+      { ...comparedHours, filters: [{ type: 'range', field: 'timestamp', from: '2024-03-14T00:00:00Z' }] },
+      [{ path: '/compare', message: expect.stringContaining('both from and to') }],
+    ],
+    ['with an offset in hours', { ...comparedHours, compare: { offset: '6h' } }, [{ path: '/compare/offset', message: expect.stringContaining('<n>d, <n>w, <n>M, <n>q or <n>y') }]],
+    ['with an offset of 0', { ...comparedHours, compare: { offset: '0w' } }, [{ path: '/compare/offset', message: expect.stringContaining('n from 1 to 999') }]],
+    ['with an unknown property', { ...comparedHours, compare: { offset: '1w', align: 'index' } }, [{ path: '/compare/align', message: expect.stringContaining('unknown property') }]],
+    ['with an unknown time zone', { ...comparedHours, compare: { offset: '1w', timeZone: 'Mars/Olympus' } }, [{ path: '/compare/timeZone', message: expect.stringContaining('IANA') }]],
+    [
+      "with a time zone other than the histogram's",
+      { ...comparedHours, compare: { offset: '1w', timeZone: 'Europe/Berlin' } },
+      [{ path: '/compare/timeZone', message: expect.stringContaining("the dateHistogram's timeZone (UTC)") }],
+    ],
+    [
+      'with a timestamp range inside a stage',
+      { ...comparedHours, aggregations: [{ type: 'filters', filters: { late: { type: 'range', field: 'timestamp', from: '2024-03-14T02:00:00Z' } } }] },
+      [{ path: '/aggregations/0/filters/late/field', message: expect.stringContaining('would not move') }],
+    ],
+  ])('%s', (_, body, expected) => {
+    expect(errorsOf(body)).toEqual(expected);
+  });
+
+  test('accepts the time zone of the histogram, spelt differently', () => {
+    const plan = buildPlan({ ...comparedHours, aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: 'Asia/Calcutta' }], compare: { offset: '1y', timeZone: 'Asia/Kolkata' } });
+    expect(plan.compare).toEqual({ offset: { amount: 1, unit: 'y', text: '1y' }, timeZone: (plan.pipeline[0] as { timeZone: string }).timeZone });
+  });
+});
+
