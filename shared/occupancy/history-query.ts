@@ -17,6 +17,11 @@ export const DEFAULT_HISTORY_INTERVAL: HistoryIntervalText = '15m';
 export const MAX_HISTORY_DAYS = 31;
 /** Most buckets per sensor group (31 days of 15 minutes; 5-minute buckets for up to 10 days). */
 export const MAX_HISTORY_BUCKETS = 2976;
+/**
+ * Most values (sensor groups × buckets) in one answer: about 60 bytes each as JSON, so an answer
+ * stays far below the 6 MB a Lambda response may carry (20 groups at the most buckets).
+ */
+export const MAX_HISTORY_VALUES = 20 * MAX_HISTORY_BUCKETS;
 
 const DAY_MS = 86_400_000;
 const INTERVAL_MS: Readonly<Record<HistoryIntervalText, number>> = { '5m': 300_000, '10m': 600_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '1d': DAY_MS };

@@ -1,10 +1,10 @@
-import { NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import type { Deadline } from '../report/deadline';
 import type { ReportEngine } from '../report/engines/engine';
 import { createRounding } from '../report/histogram/rounding';
 import { byId, LOCATION_ID, type SensorGroup } from '../locations/model';
 import type { LocationStore } from '../locations/store';
-import type { HistoryQuery } from './history-query';
+import { HISTORY_INTERVALS, MAX_HISTORY_VALUES, type HistoryQuery } from './history-query';
 import { openPeriodsBetween, type OpenPeriod } from './opening-hours';
 import { CrossingTimeline, floorToSlot, isMark, SLOT_MS } from './timeline';
 
@@ -71,9 +71,11 @@ export async function occupancyHistory(
   if (!query.kinds.includes('occupancy')) return { ...body, insights: {} };
 
   const groups = [...found.sensorGroups].sort(byId);
+  refuseBeyondValueLimit(groups.length, edges.length - 1, query.interval.text);
   const samples = new Map(groups.map((g) => [g.id, samplesOf(g, location.timezone, first, last)]));
   const all = [...samples.values()].flat();
   const cuts = all.flatMap((s) => [s.at, s.period.start]);
+  const earliest = cuts.reduce((a, b) => Math.min(a, b), Infinity);
   const timeline =
     all.length === 0
       ? undefined
@@ -82,7 +84,7 @@ export async function occupancyHistory(
           { organizationId },
           location.id,
           groups.flatMap((g) => g.lines),
-          { from: floorToSlot(Math.min(...cuts)), to: ceilToSlot(last), cuts },
+          { from: floorToSlot(earliest), to: ceilToSlot(last), cuts },
           options,
         );
   const occupancy = groups.map((group) => {
@@ -91,6 +93,20 @@ export async function occupancyHistory(
     return { sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values) };
   });
   return { ...body, insights: { occupancy } };
+}
+
+/**
+ * The answer holds a value per group and bucket: bounded before any engine work, so that a location
+ * with many groups cannot make an answer larger than a Lambda response may carry.
+ */
+function refuseBeyondValueLimit(groups: number, buckets: number, interval: string): void {
+  if (groups * buckets <= MAX_HISTORY_VALUES) return;
+  throw new ValidationError([
+    {
+      path: '/query/interval',
+      message: `${interval} makes ${buckets} buckets for each of the location's ${groups} sensor groups, more than ${MAX_HISTORY_VALUES} in all: use a longer interval (${HISTORY_INTERVALS.join(', ')}) or a shorter range`,
+    },
+  ]);
 }
 
 /** The bucket edges of the time zone (as a report's dateHistogram rounds) covering [from, to). */

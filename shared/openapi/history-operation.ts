@@ -1,4 +1,4 @@
-import { DEFAULT_HISTORY_INTERVAL, HISTORY_INTERVALS, MAX_HISTORY_BUCKETS, MAX_HISTORY_DAYS } from '../occupancy/history-query';
+import { DEFAULT_HISTORY_INTERVAL, HISTORY_INTERVALS, MAX_HISTORY_BUCKETS, MAX_HISTORY_DAYS, MAX_HISTORY_VALUES } from '../occupancy/history-query';
 import { cacheControl, common, getHeaders, problemResponse, ref, type ProblemExample } from './responses';
 
 /** `GET /locations/{locationId}/insights/history`: occupancy over time per sensor group. */
@@ -97,7 +97,7 @@ export function occupancyHistory(problem: ProblemExample): Json {
         name: 'interval',
         in: 'query',
         required: false,
-        description: `Bucket length, aligned in the location's time zone (\`1d\` is the local day, 23 or 25 hours on DST days); at most ${MAX_HISTORY_BUCKETS} buckets.`,
+        description: `Bucket length, aligned in the location's time zone (\`1d\` is the local day, 23 or 25 hours on DST days); at most ${MAX_HISTORY_BUCKETS} buckets, and ${MAX_HISTORY_VALUES} values (sensor groups × buckets).`,
         schema: { type: 'string', enum: [...HISTORY_INTERVALS], default: DEFAULT_HISTORY_INTERVAL },
         example: '1h',
       },

@@ -27,12 +27,16 @@ const iso = (d: DateTime) => d.toISO({ suppressMilliseconds: true }) as string;
 const get = async (path: string): Promise<Json> => (await (await fetch(`${env.service.url}${path}`, { headers: { authorization: `Bearer ${env.service.token}` } })).json()) as Json;
 const answer = async (body: unknown) => JSON.parse((await api(body)).text) as unknown;
 
-async function openDashboard(query = '?view=dashboard&location=berlin-mall', options: { width?: number } = {}) {
-  const opened = await openPage({ query, wait: false, ...options });
-  await opened.page.waitForFunction(() => ['dash-occupancy', 'dash-entries', 'dash-week', 'dash-busiest'].every((id) => {
+/** Waits until every panel has answered (drawn, or said why not). */
+const panelsDone = (page: Page) =>
+  page.waitForFunction(() => ['dash-occupancy', 'dash-entries', 'dash-week', 'dash-busiest'].every((id) => {
     const section = document.getElementById(id);
     return section && !section.hasAttribute('aria-busy') && section.querySelector('.panel-status, .empty') && (section.querySelector('.panel-status')?.textContent !== '' || section.querySelector('.empty'));
   }));
+
+async function openDashboard(query = '?view=dashboard&location=berlin-mall', options: { width?: number } = {}) {
+  const opened = await openPage({ query, wait: false, ...options });
+  await panelsDone(opened.page);
   await opened.page.waitForSelector('#dash-live-status:not(:empty)');
   return opened;
 }
@@ -168,6 +172,9 @@ describeInBrowser('the dashboard of a location', () => {
     expect(await builder.page.inputValue('#preset')).toBe('today');
     expect(builder.problems).toEqual([]);
     await builder.context.close();
+    // The week panel is one report compared with the week before.
+    const week = new URL((await page.getAttribute('#dash-week a.open', 'href')) as string, env.service.url).searchParams;
+    expect([week.get('compare'), week.get('interval'), week.get('from'), week.get('to')]).toEqual(['1w', '1d', today.startOf('week').toISODate(), today.endOf('week').toISODate()]);
   });
 
   test('follows the chosen location in the URL, and back', async () => {
@@ -177,6 +184,7 @@ describeInBrowser('the dashboard of a location', () => {
     await page.goBack();
     await page.waitForFunction(() => /^berlin-mall/.test(document.getElementById('dash-title')?.textContent ?? ''));
     expect(await page.inputValue('#dash-location')).toBe('berlin-mall');
+    await panelsDone(page);
   });
 
   test('is usable by keyboard: every stop shows a focus ring, a chart’s values read with the arrow keys', async () => {

@@ -116,6 +116,29 @@ describeInBrowser('presets and sharing', () => {
     await context.close();
   });
 
+  test('compares with an earlier period: the API’s pairs as “previous” series, the earlier period drawn past now', async () => {
+    const { page, context, problems } = await openPage();
+    await page.selectOption('#preset', 'today');
+    await page.selectOption('#breakdown', '');
+    await page.selectOption('#compare', '1w');
+    const request = await shownRequest(page);
+    expect(request.compare).toEqual({ offset: '1w' });
+    const pairs = JSON.parse((await api(request)).text) as { current?: Json; previous?: Json }[];
+    const now = Date.now();
+    await run(page);
+    const { header, rows } = await table(page);
+    expect(header).toEqual(['Bucket start (Europe/Berlin)', 'count', 'previous count']);
+    const withCurrent = pairs.filter((p) => p.current);
+    expect(rows.map(([t, a, b]) => [t, a === '' ? null : Number(a!.replace(/,/g, '')), b === '' ? null : Number(b!.replace(/,/g, ''))])).toEqual(
+      withCurrent.map((p) => [p.current!.timestamp, Date.parse(p.current!.timestamp as string) > now ? null : ((p.current!.count as number | undefined) ?? 0), p.previous ? ((p.previous.count as number | undefined) ?? 0) : null]),
+    );
+    // A week ago is past: its later hours are there while today's are not yet.
+    expect(rows.some(([t, a, b]) => Date.parse(t as string) > now && a === '' && b !== '')).toBe(true);
+    expect(new URL(page.url()).searchParams.get('compare')).toBe('1w');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   test('exports the chart as a PNG image with its title and legend', async () => {
     const { page, context, problems } = await openPage();
     await page.selectOption('#breakdown', 'label');

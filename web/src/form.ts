@@ -27,6 +27,7 @@ export const controls = {
   statsField: byId<HTMLSelectElement>('statsField'),
   stats: byId<HTMLFieldSetElement>('stats'),
   percentiles: byId<HTMLInputElement>('percentiles'),
+  compare: byId<HTMLSelectElement>('compare'),
   splitField: byId<HTMLElement>('split-field'),
   split: byId<HTMLInputElement>('split'),
   splitHint: byId<HTMLElement>('split-hint'),
@@ -47,6 +48,7 @@ const CONTROL_INPUT: Readonly<Record<Control | 'token', () => HTMLElement | null
   breakdown: () => controls.breakdown,
   statsField: () => controls.statsField,
   percentiles: () => controls.percentiles,
+  compare: () => controls.compare,
   split: () => controls.split,
 };
 
@@ -124,6 +126,7 @@ export function readForm(): { form: ReportForm } | { problems: Map<Control, stri
       statsField: controls.statsField.value,
       stats,
       percentiles,
+      compare: controls.compare.value,
       split: !controls.splitField.hidden && controls.split.checked,
     },
   };

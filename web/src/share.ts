@@ -77,6 +77,7 @@ export function applyReport(state: ReportState): void {
   }
   if (f.stats) for (const box of controls.stats.querySelectorAll<HTMLInputElement>('input')) box.checked = f.stats.includes(box.value as never);
   if (f.percentiles) controls.percentiles.value = f.percentiles.join(', ');
+  if (f.compare !== undefined) controls.compare.value = f.compare;
   if (f.split !== undefined) controls.split.checked = f.split;
   if (f.firstDay) controls.firstDay.value = f.firstDay;
   if (f.lastDay) controls.lastDay.value = f.lastDay;

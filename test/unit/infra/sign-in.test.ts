@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Api } from '../../../lib/api';
 import { contentSecurityPolicy } from '../../../web/headers';
 import { removeSynthOutputs, render, resourcesOf, synthService } from './synth';
 
@@ -98,5 +102,16 @@ describe('the explorer’s sign-in with the stack’s user pool', () => {
     external.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
       ResponseHeadersPolicyConfig: Match.objectLike({ SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy(), Override: true } }) }),
     });
+  });
+});
+
+describe('Api.trustClient', () => {
+  test('refuses a client once a route has bound the authorizer, whose audience is then fixed', () => {
+    const stack = new Stack(new App(), 'Trust');
+    const api = new Api(stack, 'Api');
+    const fn = new LambdaFunction(stack, 'Fn', { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code: Code.fromInline('exports.handler = async () => ({})') });
+    api.trustClient(api.userPool!.addClient('Early'));
+    api.addRoute(HttpMethod.GET, '/a', fn, 'A');
+    expect(() => api.trustClient(api.userPool!.addClient('Late'))).toThrow('call it before adding routes');
   });
 });

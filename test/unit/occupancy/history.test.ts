@@ -56,6 +56,24 @@ describe('occupancy history', () => {
   });
 });
 
+describe('the bound on the answer', () => {
+  test("refuses more values than 20 groups' most buckets, naming the interval, before asking the engine", async () => {
+    // Prepare: 21 groups; 31 days of 15 minutes is 2976 buckets each.
+    const sensorGroups = Array.from({ length: 21 }, (_, i) => ({ ...group(everyDay('08:00', '20:00')), id: i + 1 }));
+    const store = { getLocationWithGroups: async () => ({ location: location('many'), sensorGroups }) };
+    const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
+    const query = parseHistoryQuery({ filter: 'occupancy', from: '2024-03-01T00:00:00Z', to: '2024-04-01T00:00:00Z' });
+    // Act
+    const answer = occupancyHistory({ store, engine: unused }, ORG, 'many', query);
+    // Assess
+    await expect(answer).rejects.toMatchObject({
+      status: 400,
+      errors: [{ path: '/query/interval', message: "15m makes 2976 buckets for each of the location's 21 sensor groups, more than 59520 in all: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range" }],
+    });
+    await expect(occupancyHistory({ store, engine: unused }, ORG, 'many', { ...query, to: Date.parse('2024-03-02T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
+  });
+});
+
 describe('the history query', () => {
   const errorsOf = (query: Record<string, string>) => {
     try {

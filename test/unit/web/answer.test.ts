@@ -62,3 +62,26 @@ describe('stacking series for stacked bars', () => {
     ]);
   });
 });
+
+describe('a comparison answer', () => {
+  test('pairs become current series then “previous” ones on the current times; an unpaired earlier bucket is left out', () => {
+    const body = [
+      { current: { timestamp: '2026-03-02T00:00:00.000Z', car: 2 }, previous: { timestamp: '2026-02-23T00:00:00.000Z', car: 1, bus: 4 } },
+      { previous: { timestamp: '2026-02-23T01:00:00.000Z', car: 9 } },
+      { current: { timestamp: '2026-03-02T01:00:00.000Z' } },
+    ];
+    expect(readAnswer(body, 'zero')).toEqual({
+      kind: 'timeSeries',
+      times: [Date.parse('2026-03-02T00:00:00.000Z'), Date.parse('2026-03-02T01:00:00.000Z')],
+      series: [
+        { name: 'car', values: [2, 0] },
+        { name: 'bus', values: [0, 0] },
+        { name: 'previous car', values: [1, null], earlier: true },
+        { name: 'previous bus', values: [4, null], earlier: true },
+      ],
+    });
+  });
+  test('without a histogram: the current numbers, then the earlier ones', () => {
+    expect(readAnswer({ current: { car: 2 }, previous: { car: 1 } }, 'zero')).toEqual({ kind: 'namedNumbers', entries: [['car', 2], ['previous car', 1]] });
+  });
+});

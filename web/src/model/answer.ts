@@ -7,6 +7,8 @@ export interface Series {
   readonly name: string;
   /** One per bucket; null where the answer has no value (an absent stat). */
   readonly values: readonly (number | null)[];
+  /** A series of the earlier period of a comparison: its values are past, whatever the bucket's time. */
+  readonly earlier?: boolean;
 }
 
 export interface TimeSeriesAnswer {
@@ -30,6 +32,7 @@ export type Answer = TimeSeriesAnswer | NamedNumbersAnswer;
  * the one before it in that bucket), which is the order of the CSV's columns.
  */
 export function readAnswer(body: unknown, absent: 'zero' | 'gap'): Answer {
+  if (isComparison(body)) return readComparison(body, absent);
   if (Array.isArray(body)) {
     const rows = body as readonly Record<string, unknown>[];
     const names = seriesOrder(rows.map((row) => Object.keys(row).filter((k) => k !== 'timestamp')));
@@ -76,4 +79,38 @@ export function stack(series: readonly Series[]): number[][] {
   const sums: number[][] = [];
   series.forEach((s, i) => sums.push(s.values.map((v, j) => (v ?? 0) + (i > 0 ? (sums[i - 1]![j] as number) : 0))));
   return sums;
+}
+
+type Bucket = Record<string, unknown>;
+type Pair = { readonly current?: Bucket; readonly previous?: Bucket };
+
+const isPair = (v: unknown): v is Pair => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'current' || k === 'previous') && Object.keys(v).length > 0;
+const isComparison = (body: unknown): boolean => (Array.isArray(body) ? body.length > 0 && body.every(isPair) : isPair(body) && 'current' in (body as object) && 'previous' in (body as object));
+
+/**
+ * A comparison (`compare`): the current period's series, then the earlier period's named `previous
+ * <name>` (as the service's CSV names them), on the current period's bucket times. A bucket of the
+ * earlier period without a partner (a DST hour, a month's 31st) has no place on that axis and is left
+ * out of the drawing; the CSV download has it.
+ */
+function readComparison(body: unknown, absent: 'zero' | 'gap'): Answer {
+  if (!Array.isArray(body)) {
+    const { current = {}, previous = {} } = body as Pair;
+    const entries = (o: Bucket, prefix: string) => Object.entries(o).filter((e): e is [string, number] => typeof e[1] === 'number').map(([k, v]) => [`${prefix}${k}`, v] as const);
+    return { kind: 'namedNumbers', entries: [...entries(current, ''), ...entries(previous, 'previous ')] };
+  }
+  const pairs = (body as Pair[]).filter((p) => p.current);
+  const now = readAnswer(pairs.map((p) => p.current as Bucket), absent) as TimeSeriesAnswer;
+  const before = readAnswer(pairs.map((p) => ({ timestamp: p.current?.timestamp, ...Object.fromEntries(Object.entries(p.previous ?? {}).filter(([k]) => k !== 'timestamp')) })), absent) as TimeSeriesAnswer;
+  const names = seriesOrder([now.series.map((s) => s.name), before.series.map((s) => s.name)]);
+  const fill = absent === 'zero' ? 0 : null;
+  const pick = (a: TimeSeriesAnswer, name: string) => a.series.find((s) => s.name === name)?.values ?? a.times.map(() => fill);
+  return {
+    kind: 'timeSeries',
+    times: now.times,
+    series: [
+      ...names.map((name) => ({ name, values: pick(now, name) })),
+      ...names.map((name) => ({ name: `previous ${name}`, values: pairs.map((p, i) => (p.previous ? (pick(before, name)[i] ?? fill) : null)), earlier: true })),
+    ],
+  };
 }

@@ -22,6 +22,8 @@ export interface ReportForm {
   /** A number field to take stats of, or '' to count. */
   readonly statsField: string;
   readonly stats: readonly StatName[];
+  /** Also the same report over an earlier period: an offset such as `1w`, or none. */
+  readonly compare?: string;
   /** Percentiles of the stats field (percents, e.g. 90, 99.9); none when left out. */
   readonly percentiles?: readonly number[];
   /** Send `splitInterval: "auto"` (time series only). */
@@ -29,7 +31,7 @@ export interface ReportForm {
 }
 
 /** The controls a problem's JSON Pointer can land on. */
-export type Control = 'locations' | 'source' | 'firstDay' | 'lastDay' | 'interval' | 'timeZone' | 'breakdown' | 'statsField' | 'percentiles' | 'split';
+export type Control = 'locations' | 'source' | 'firstDay' | 'lastDay' | 'interval' | 'timeZone' | 'breakdown' | 'statsField' | 'percentiles' | 'compare' | 'split';
 
 /** Which control made which part of the request: JSON Pointer prefix → control, longest prefix wins. */
 export type PointerMap = readonly (readonly [pointer: string, control: Control])[];
@@ -54,6 +56,7 @@ export function buildRequest(form: ReportForm): BuiltRequest {
     ['/filters/0/from', 'firstDay'],
     ['/filters/0/to', 'lastDay'],
     ['/splitInterval', 'split'],
+    ['/compare', 'compare'],
   ];
   const from = isoWithOffset(startOfDay(form.firstDay, form.timeZone), form.timeZone);
   const to = isoWithOffset(startOfDay(shiftDay(form.lastDay, 1), form.timeZone), form.timeZone);
@@ -102,6 +105,8 @@ export function buildRequest(form: ReportForm): BuiltRequest {
     filters: [range],
     aggregations,
     ...(form.split && form.overTime ? { splitInterval: 'auto' } : {}),
+    // Without a histogram the offset follows the form's calendar too (the service's default is UTC).
+    ...(form.compare ? { compare: { offset: form.compare, ...(form.overTime ? {} : { timeZone: form.timeZone }) } } : {}),
   };
   return { request, pointers, stats: Boolean(field) };
 }

@@ -44,6 +44,7 @@ export function toQuery(state: PageState): string {
   if (f.statsField) q.set('measure', f.statsField);
   if (f.statsField && f.stats?.length) q.set('stats', f.stats.join(','));
   if (f.statsField && f.percentiles?.length) q.set('percentiles', f.percentiles.join(','));
+  if (f.compare) q.set('compare', f.compare);
   if (f.split) q.set('split', '1');
   if (r.kind && r.kind !== 'lines') q.set('kind', r.kind);
   return `?${q}`;
@@ -72,6 +73,7 @@ export function fromQuery(search: string): PageState {
   if (q.has('measure')) form.statsField = q.get('measure') ?? '';
   if (text('stats')) form.stats = (text('stats') as string).split(',').filter((s): s is StatName => (STAT_NAMES as readonly string[]).includes(s));
   if (text('percentiles')) form.percentiles = (text('percentiles') as string).split(',').map(Number).filter((n) => Number.isFinite(n));
+  if (text('compare')) form.compare = text('compare');
   if (q.has('split')) form.split = q.get('split') === '1';
   const preset = text('preset');
   const kind = q.get('kind') === 'stacked' ? 'stacked' : 'lines';

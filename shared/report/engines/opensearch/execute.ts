@@ -60,7 +60,10 @@ export class OpenSearchEngine implements ReportEngine {
       // undefined: a stats sum over values that are not exact integers, which only the documents give.
       if (answer) return { ...answer, source: 'rollup' };
     }
-    return { ...((await this.answer(plan, scope, deadline, this.options)) as EngineResult), source: 'raw' };
+    const raw = (await this.answer(plan, scope, deadline, this.options)) as EngineResult;
+    // Which path answered is said only when rollups could have: as the DuckDB engine does, so both
+    // engines' answers (Server-Timing included) stay the same bytes with rollups off.
+    return this.rollups ? { ...raw, source: 'raw' } : raw;
   }
 
   /**

@@ -34,7 +34,12 @@ export function rollupRelation(read: RollupRead, plan: ReportPlan, scope: Scope,
   const times = (op: string, bound: string) => [table.time, ...(table.path ? [`d.${ident('timestamp')}`] : [])].map((t) => `${t} ${op} ${bound}`).join(' AND ');
   const rawRows = (op: string, bound: string) =>
     `SELECT ${rowColumns} FROM ${table.from} WHERE ${times(op, bound)} AND ${compileScopeCondition(plan, scope, params, 'd', ROW_ID)}`;
-  return `(${rollupRows}\n  UNION ALL ${rawRows('<', from)}\n  UNION ALL ${rawRows('>=', to)}) ${alias}`;
+  // Raw rows only where the report's range reaches past the window: a range on the grains (the
+  // dashboards') reads none, and a table in site order, whose row groups span all its days, is not scanned.
+  const range = plan.timeRange;
+  const before = range?.from !== undefined && range.from >= read.from ? [] : [rawRows('<', from)];
+  const after = range?.to !== undefined && range.to <= read.to ? [] : [rawRows('>=', to)];
+  return `(${[rollupRows, ...before, ...after].join('\n  UNION ALL ')}) ${alias}`;
 }
 
 /** The rows a group of the relation stands for (`count(*)` over raw rows). */
