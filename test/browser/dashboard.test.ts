@@ -172,6 +172,9 @@ describeInBrowser('the dashboard of a location', () => {
     expect(await builder.page.inputValue('#preset')).toBe('today');
     expect(builder.problems).toEqual([]);
     await builder.context.close();
+    // The week panel is one report compared with the week before.
+    const week = new URL((await page.getAttribute('#dash-week a.open', 'href')) as string, env.service.url).searchParams;
+    expect([week.get('compare'), week.get('interval'), week.get('from'), week.get('to')]).toEqual(['1w', '1d', today.startOf('week').toISODate(), today.endOf('week').toISODate()]);
   });
 
   test('follows the chosen location in the URL, and back', async () => {

@@ -83,17 +83,18 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     const dayStart = startOfDay(shiftDay(today, -7), zoneOf);
     // The same wall-clock time a week ago (a DST change in between moves it by the change, not the clock).
     const until = dayStart + (now - startOfDay(today, zoneOf));
-    const [current, before, sameTime] = await Promise.all([
+    const [both, sameTime] = await Promise.all([
       report(thisWeek, mine) as Promise<TimeSeriesAnswer>,
-      report(lastWeek, mine) as Promise<TimeSeriesAnswer>,
       api.report(sameTimeLastWeek(location.id, weekStart, dayStart, until)).then((r) => fresh<{ week: number; day: number }>(mine)(r.body as { week: number; day: number })),
     ]);
+    // One report with `compare: 1w`: its days, then the week before's, paired by rank.
+    const current: TimeSeriesAnswer = { ...both, series: both.series.filter((s) => !s.earlier) };
+    const before: TimeSeriesAnswer = { ...both, series: both.series.filter((s) => s.earlier) };
     const comparison = compareWeeks(current, before, daysSoFar, sameTime, now);
     panel.drawChart(withoutFuture(weeksAsSeries(current!, comparison), now).answer, zone, 'Movement events per day, this week and last week');
     panel.appendTable((table) => drawWeekTable(table, comparison), 'This week against last week', true);
     panel.done(weekSummary(comparison));
-    panel.openInBuilder(thisWeek, 'This week in the report builder');
-    panel.openInBuilder(lastWeek, 'Last week in the report builder');
+    panel.openInBuilder(thisWeek);
   }
 
   async function busiest(state: ReportState, mine: number): Promise<void> {

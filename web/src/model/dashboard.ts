@@ -25,7 +25,7 @@ const base = (locationId: string, timeZone: string): Omit<ReportForm, 'firstDay'
 export interface DashboardReports {
   /** Line crossings per hour today, by line and direction: the entries (and exits). */
   readonly entries: ReportState;
-  /** Movement events per day, Monday to Sunday of this week and of last week. */
+  /** Movement events per day, Monday to Sunday of this week, compared with the week before (`compare: 1w`). */
   readonly thisWeek: ReportState;
   readonly lastWeek: ReportState;
   /** Movement events by weekday and hour over the four whole weeks (28 days) before today. */
@@ -38,7 +38,7 @@ export function dashboardReports(locationId: string, timeZone: string, today: st
   const lastWeek = presetRange('lastWeek', today);
   return {
     entries: { preset: 'today', form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: 'crossedPaths' } },
-    thisWeek: { form: { ...common, firstDay: thisWeek.firstDay, lastDay: shiftDay(thisWeek.firstDay, 6), overTime: true, interval: '1d', breakdown: '' } },
+    thisWeek: { form: { ...common, firstDay: thisWeek.firstDay, lastDay: shiftDay(thisWeek.firstDay, 6), overTime: true, interval: '1d', breakdown: '', compare: '1w' } },
     lastWeek: { preset: 'lastWeek', form: { ...common, ...lastWeek, overTime: true, interval: '1d', breakdown: '' } },
     busiest: { form: { ...common, firstDay: shiftDay(today, -28), lastDay: shiftDay(today, -1), overTime: false, interval: '1h', breakdown: 'weekdayHour' } },
   };
