@@ -9,6 +9,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import type { DocumentInput } from '#shared/report/documents';
 import { EXACT_PERCENTILE_VALUES, PERCENTILE_RANK_TOLERANCE } from '#shared/report/percentiles/hazen';
 import { answerReport } from '#shared/report/query-report';
+import { hazenReference } from '../../fixtures/hazen-reference';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
@@ -40,21 +41,6 @@ function events(lot: string, values: readonly number[]): DocumentInput<'parkingE
   }));
 }
 
-/** Hazen's percentile by its definition, step by step as AVLTreeDigest.quantile walks singletons. */
-function hazen(sorted: readonly number[], percent: number): number {
-  const n = sorted.length;
-  const index = (percent / 100) * n;
-  const x = (i: number) => sorted[i] as number;
-  const mean = (a: number, wa: number, b: number, wb: number) => Math.max(a, Math.min((a * wa + b * wb) / (wa + wb), b));
-  if (index < 0.5) return (x(0) * index + x(0) * (0.5 - index)) / 0.5;
-  let weightSoFar = 0.5;
-  for (let i = 0; i < n - 1; i++, weightSoFar += 1) {
-    if (weightSoFar + 1 > index) return mean(x(i), weightSoFar + 1 - index, x(i + 1), index - weightSoFar);
-  }
-  const left = index - weightSoFar;
-  return mean(x(n - 1), 0.5 - left, x(n - 1), left);
-}
-
 const client = testClient();
 const prefix = uniquePrefix('percentiles');
 let duckdb: DuckDBInstance;
@@ -84,7 +70,7 @@ async function bodies(lot: string): Promise<{ opensearch: Record<string, number>
 test(`OpenSearch answers Hazen's percentiles exactly, as DuckDB, over ${EXACT_PERCENTILE_VALUES} values in one bucket`, async () => {
   // Prepare
   const sorted = [...EXACT].sort((a, b) => a - b);
-  const expected = Object.fromEntries([['count', EXACT.length], ...PERCENTS.map((p) => [`p${p}`, hazen(sorted, p)])]);
+  const expected = Object.fromEntries([['count', EXACT.length], ...PERCENTS.map((p) => [`p${p}`, hazenReference(sorted, p)])]);
   // Act
   const { opensearch, duckdb: fromDuckDb } = await bodies('exact');
   // Assess
@@ -101,7 +87,7 @@ test(`beyond ${EXACT_PERCENTILE_VALUES} values OpenSearch estimates within ${PER
   // Assess: DuckDB's answer is the definition's; OpenSearch's value v sits between the ranks
   // (values below v, values at most v) of a value within the tolerance of the wanted rank p/100 · n.
   for (const p of PERCENTS) {
-    expect(fromDuckDb[`p${p}`]).toBe(hazen(sorted, p));
+    expect(fromDuckDb[`p${p}`]).toBe(hazenReference(sorted, p));
     const v = opensearch[`p${p}`] as number;
     const below = sorted.filter((x) => x < v).length;
     const atMost = sorted.filter((x) => x <= v).length;

@@ -9,7 +9,7 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
  * Random reports over the whole request grammar (every aggregation kind, several `filters` and
- * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, nested filters, histograms in several time zones, splits,
+ * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, medians and percentiles, nested filters, histograms in several time zones, splits,
  * period-over-period comparisons, CSV), built so
  * that nearly all of them are valid and reach the engines. Each goes through the real handler on
  * both engines over test/fixtures/documents.ts, and must:
@@ -73,7 +73,7 @@ async function ask(engine: keyof typeof handlers, body: unknown, c: Choices): Pr
 
 test('random reports over the whole grammar: never 5xx, within the function time, alike on both engines', async () => {
   const runs = 200;
-  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0, profile: 0, compared: 0 };
+  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0, profile: 0, compared: 0, percentiles: 0 };
   await fc.assert(
     fc.asyncProperty(choices, compareChoice, async (c, compare) => {
       const body = compared(build(c), c, compare);
@@ -98,6 +98,8 @@ test('random reports over the whole grammar: never 5xx, within the function time
       if (kinds.includes('reverseNested')) seen.reverseNested++;
       if (kinds.includes('profile')) seen.profile++;
       if (body.compare && os.status === 200) seen.compared++;
+      const stats = (body.aggregations as { median?: boolean; percentiles?: number[] }[]).at(-1);
+      if (os.status === 200 && (stats?.median || stats?.percentiles)) seen.percentiles++;
     }),
     // A failing run may take the whole function time: report the first one rather than shrink it.
     // FUZZ_SEED and FUZZ_PATH replay a failure with the seed and path fast-check printed.
@@ -109,4 +111,5 @@ test('random reports over the whole grammar: never 5xx, within the function time
   expect(seen.reverseNested).toBeGreaterThan(0.05 * runs);
   expect(seen.profile).toBeGreaterThan(0.05 * runs);
   expect(seen.compared).toBeGreaterThan(0.05 * runs);
+  expect(seen.percentiles).toBeGreaterThan(0.05 * runs);
 }, 300_000);
