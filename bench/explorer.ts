@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { startLocalService } from '../bin/dev/local-service';
-import { chromiumPath, launchChromium, noChromium } from '../test/browser/support/chromium';
+import { chromiumPath, launchChromium, noChromium } from '../bin/dev/chromium';
 import { buildExplorer } from '../web/build';
 import { machine, median } from './stats';
 

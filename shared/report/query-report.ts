@@ -7,8 +7,8 @@ import type { ReportPlan } from './plan/plan';
 import { renderJson } from './render/json';
 import { Pacer } from './pace';
 import type { CsvSize } from './render/csv';
-import { shapeComparison } from './shape/comparison';
-import { shapeReport, type ReportModel } from './shape/model';
+import { shapeComparison, type ReportModel } from './shape/comparison';
+import { shapeReport } from './shape/model';
 import type { SliceExecutor } from './split/run-split';
 
 export const REPORT_MEDIA_TYPES = ['application/json', 'text/csv'] as const;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import type { Page } from 'playwright-core';
-import { chromiumPath, launchChromium, noChromium } from './support/chromium';
+import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
 import { api, env, type Json, keyTo, legend, num, openPage, pixelsOf, run, shot, shownRequest, table } from './support/explorer-page';
 import { startLocalService } from '../../bin/dev/local-service';
 

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { chromiumPath, launchChromium, noChromium } from './support/chromium';
+import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
 import { api, env, type Json, num, openPage, run, shownRequest, table } from './support/explorer-page';
 import { startLocalService } from '../../bin/dev/local-service';
 

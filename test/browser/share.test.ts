@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
-import { chromiumPath, launchChromium, noChromium } from './support/chromium';
+import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
 import { api, env, type Json, openPage, run, shownRequest, table } from './support/explorer-page';
 import { startLocalService } from '../../bin/dev/local-service';
 

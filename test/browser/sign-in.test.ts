@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumPath, launchChromium, noChromium } from './support/chromium';
+import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
 import { type LocalService, startLocalService } from '../../bin/dev/local-service';
 import { LOCAL_ORGANIZATION_ID } from '../../bin/local/config';
 

@@ -1,6 +1,7 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 import { Pacer } from '../pace';
-import type { Column, HistogramRow, ReportModel } from '../shape/model';
+import type { ReportModel } from '../shape/comparison';
+import type { Column, HistogramRow } from '../shape/model';
 
 /**
  * csv-stringify's own options for what RFC 4180 and spreadsheets need (never quoting by hand):

@@ -1,5 +1,6 @@
 import { Pacer } from '../pace';
-import type { HistogramRow, ReportModel } from '../shape/model';
+import type { ReportModel } from '../shape/comparison';
+import type { HistogramRow } from '../shape/model';
 
 /**
  * Spec shapes 1 and 2 as JSON: timestamps as ISO 8601 UTC with milliseconds. A comparison

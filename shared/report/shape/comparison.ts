@@ -3,7 +3,7 @@ import type { Periods } from '../compare/periods';
 import { Pacer } from '../pace';
 import type { HistogramInterval } from '../plan/plan';
 import { ZoneOffsets } from '../../time/zone-offsets';
-import { histogramSeries, objectEntries, objectSeries, orderMap, sortSeries, type Column, type HistogramRow } from './model';
+import { histogramSeries, objectEntries, objectSeries, orderMap, sortSeries, type Column, type HistogramModel, type HistogramRow, type ObjectModel } from './model';
 import type { SeriesValue } from './series';
 
 /**
@@ -35,6 +35,9 @@ export interface ObjectComparisonModel {
   readonly current: readonly (readonly [string, number])[];
   readonly previous: readonly (readonly [string, number])[];
 }
+
+/** Any report's model: one period (./model.ts), or a report and the same report over an earlier period (`compare`), paired. */
+export type ReportModel = HistogramModel | ObjectModel | HistogramComparisonModel | ObjectComparisonModel;
 
 /** Both periods' results → one model; the same for every engine. */
 export async function shapeComparison(

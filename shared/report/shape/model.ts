@@ -1,7 +1,6 @@
 import type { AggResult, EngineResult } from '../engines/engine';
 import { Pacer } from '../pace';
 import type { ReportPlan } from '../plan/plan';
-import type { HistogramComparisonModel, ObjectComparisonModel } from './comparison';
 import { collectSeries, compareSortKeys, type SeriesValue } from './series';
 
 /** A series: a CSV column, a property of the rows. */
@@ -29,9 +28,6 @@ export interface ObjectModel {
   readonly kind: 'object';
   readonly entries: readonly (readonly [string, number])[];
 }
-
-/** A report and the same report over an earlier period (`compare`), paired: ./comparison.ts. */
-export type ReportModel = HistogramModel | ObjectModel | HistogramComparisonModel | ObjectComparisonModel;
 
 /**
  * Engine result → response model, the same for every engine. The rows are shaped in the pacer's

@@ -5,7 +5,7 @@ import { buildPlan } from '#shared/report/plan/build-plan';
 import { answerReport, ResponseTooLargeError } from '#shared/report/query-report';
 import { csvSize, renderCsv } from '#shared/report/render/csv';
 import { renderJson } from '#shared/report/render/json';
-import type { ReportModel } from '#shared/report/shape/model';
+import type { ReportModel } from '#shared/report/shape/comparison';
 import { shapeReport } from '#shared/report/shape/model';
 
 /**
