@@ -1,6 +1,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { Presets, SingleBar } from 'cli-progress';
-import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 
 /**
  * Makes a one-shard benchmark index hold exactly `count` synthetic movement events: kept as is when

@@ -49,7 +49,7 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
     const [{ createOpenSearchClient }, { ensureIndexTemplates }, { ensureIsmPolicy }] = await Promise.all([
       import('#commons/clients/opensearch-client'),
-      import('#shared/report/engines/opensearch/indices'),
+      import('#shared/report/engines/opensearch/templates'),
       import('#shared/report/engines/opensearch/ism'),
     ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.

@@ -5,7 +5,7 @@ import type { DocumentWriter } from '#shared/report/engines/document-writer';
 import type { Collection } from '#shared/report/fields';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 import { OpenSearchDocumentWriter } from '#shared/report/engines/opensearch/ingest';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';

@@ -9,7 +9,7 @@ import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
 import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { writeDocuments as writeDuckDb } from '#shared/report/engines/duckdb/storage/ingest';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 import { indexDocuments, writeDocuments as writeOpenSearch } from '#shared/report/engines/opensearch/ingest';
 import { answerReport } from '#shared/report/query-report';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';

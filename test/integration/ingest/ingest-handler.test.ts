@@ -10,7 +10,7 @@ import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 import { OpenSearchDocumentWriter } from '#shared/report/engines/opensearch/ingest';
 import { answerReport } from '#shared/report/query-report';
 import { INGEST_SCOPE } from '#commons/http/identity';

@@ -2,7 +2,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { parseDocument, type DocumentInput } from '#shared/report/documents';
 import type { EngineResult } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
 import { rollupIndexName } from '#shared/report/engines/opensearch/rollup/indices';
 import { readRollupState } from '#shared/report/engines/opensearch/rollup/marks';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parseDocument, type DocumentInput } from '#shared/report/documents';
 import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
 import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
 import { answerReport } from '#shared/report/query-report';

@@ -6,7 +6,7 @@ import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
 import { openDuckDb } from '#shared/report/engines/duckdb/open';
 import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
 import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
 import { COLLECTIONS, type Collection } from '#shared/report/fields';
 import { FIXTURE_DOCUMENTS } from '../../fixtures/documents';

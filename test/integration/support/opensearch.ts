@@ -1,6 +1,7 @@
 import { Client } from '@opensearch-project/opensearch';
 import type { Collection } from '#shared/report/fields';
-import { ensureIndexTemplates, indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
 
 /** A client for the node the global setup started. */
 export function testClient(): Client {

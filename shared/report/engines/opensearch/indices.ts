@@ -1,7 +1,5 @@
-import type { Client } from '@opensearch-project/opensearch';
 import { CATALOG, COLLECTIONS, type Collection, type FieldDef } from '../../fields';
 import { formatMonth, monthOf } from '../../retention';
-import { rollupIndexTemplates } from './rollup/indices';
 
 /**
  * Index design as code. Each collection lives in monthly indices (`<prefix>movement-events-2024.05`)
@@ -78,8 +76,8 @@ export const SLOW_LOG_SETTINGS: Readonly<Record<string, string>> = {
   'index.indexing.slowlog.threshold.index.info': '2s',
 };
 
-/** The monthly indices' templates, one per collection, then the rollups' (./rollup/indices.ts). */
-export function indexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
+/** The monthly indices' templates, one per collection (all of the service's: ./templates.ts). */
+export function monthlyIndexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
   const monthly = COLLECTIONS.map((c) => ({
     name: `${prefix}${INDEX_BASE[c]}`,
     body: {
@@ -91,12 +89,6 @@ export function indexTemplates(prefix: string, settings: IndexSettings = {}): { 
       },
     },
   }));
-  return [...monthly, ...rollupIndexTemplates(prefix, settings)];
+  return monthly;
 }
 
-/** Creates or updates the index templates (monthly and rollup indices). Idempotent. */
-export async function ensureIndexTemplates(client: Client, prefix: string, settings: IndexSettings = {}): Promise<void> {
-  for (const t of indexTemplates(prefix, settings)) {
-    await client.indices.putIndexTemplate({ name: t.name, body: t.body as never });
-  }
-}

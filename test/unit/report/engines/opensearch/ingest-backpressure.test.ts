@@ -5,6 +5,7 @@ import { EngineUnavailableError } from '#shared/errors';
 import { documentIdentity } from '#shared/report/document-identity';
 import { parseDocument } from '#shared/report/documents';
 import { writeDocuments } from '#shared/report/engines/opensearch/ingest';
+import { rollupIndexPaths } from '../../../../../lib/rollups';
 import { INGEST_REQUESTS } from '../../../../../lib/service-function';
 
 /**
@@ -12,6 +13,9 @@ import { INGEST_REQUESTS } from '../../../../../lib/service-function';
  * answered 429, or single items are (`es_rejected_execution_exception`). A node here cannot be made
  * to do that on demand, so a loopback server answers as the node does, and the real client reads it.
  */
+/** The rollups' marks of the grains a batch wrote (docs/rollups.md): granted to the ingest role beside INGEST_REQUESTS (lib/stack.ts). */
+const MARKS = `PUT /${rollupIndexPaths('').dirty}/_bulk`;
+
 const REJECTED = { type: 'es_rejected_execution_exception', reason: 'rejected execution of coordinating operation [coordinating_and_primary_bytes=0, replica_bytes=0, all_bytes=0, coordinating_operation_bytes=1, max_coordinating_and_primary_bytes=0]' };
 
 const doc = (label: string, id?: string) => {
@@ -27,7 +31,8 @@ const requests: string[] = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url?.split('?')[0]}`);
-    req.resume().on('end', () => answer(req, res));
+    // The marks are answered as written; each test answers the documents' requests.
+    req.resume().on('end', () => (`${req.method} ${req.url?.split('?')[0]}` === MARKS ? json(res, 200, { took: 1, errors: false, items: [] }) : answer(req, res)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   client = new Client({ node: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, maxRetries: 0 });
@@ -72,7 +77,7 @@ test('a _bulk with items the node pushed back (429 per item) is a 503 to retry a
   expect(error).toBeInstanceOf(EngineUnavailableError);
   expect((error as EngineUnavailableError).headers).toEqual({ 'Retry-After': '5' });
   expect((error as EngineUnavailableError).detail).toMatch(/send the same batch again/);
-  expect(requests).toEqual(['PUT /movement-events-2025.03/_bulk']);
+  expect(requests).toEqual(['PUT /movement-events-2025.03/_bulk', MARKS]);
 });
 
 test('a document the node refuses for good (a mapping error) is refused, not retried', async () => {
@@ -98,8 +103,8 @@ test('sends only the requests its role is granted in AWS (lib/service-function.t
   const outcomes = await writeDocuments(client, 'movementEvents', [stored]);
   // Assess
   expect(outcomes).toEqual([{ kind: 'duplicate' }]);
-  const granted = Object.entries(INGEST_REQUESTS).map(([endpoint, method]) => `${method} /movement-events-*/${endpoint}`);
+  const granted = [...Object.entries(INGEST_REQUESTS).map(([endpoint, method]) => `${method} /movement-events-*/${endpoint}`), MARKS];
   const sent = requests.map((r) => r.replace('-2025.03/', '-*/'));
-  expect(sent).toEqual(['POST /movement-events-*/_search', 'PUT /movement-events-*/_bulk', 'POST /movement-events-*/_mget']);
+  expect(sent).toEqual(['POST /movement-events-*/_search', 'PUT /movement-events-*/_bulk', 'POST /movement-events-*/_mget', MARKS]);
   expect(sent.filter((r) => !granted.includes(r))).toEqual([]);
 });
