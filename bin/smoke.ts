@@ -38,7 +38,16 @@ type JsonSchema = Parameters<typeof z.fromJSONSchema>[0];
 /** The response schemas of the OpenAPI document, as zod validators. */
 function contract() {
   const schemas = (openApiDocument() as { components: { schemas: Record<string, JsonSchema> } }).components.schemas;
-  const of = (schema: JsonSchema) => z.fromJSONSchema(schema);
+  // A schema is converted on its own, so its references to the document's other schemas (a
+  // comparison's ReportBucket) are put in place first.
+  const inline = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(inline);
+    if (value === null || typeof value !== 'object') return value;
+    const { $ref, ...rest } = value as { $ref?: string } & Record<string, unknown>;
+    const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inline(v)]));
+    return typeof $ref === 'string' ? { ...(inline(schemas[$ref.replace('#/components/schemas/', '')]) as object), ...own } : own;
+  };
+  const of = (schema: JsonSchema) => z.fromJSONSchema(inline(schema) as JsonSchema);
   return {
     locations: of({ type: 'array', items: schemas.Location } as JsonSchema) as z.ZodType<{ id: string; organizationId: string }[]>,
     liveInsights: of(schemas.LiveInsights!) as z.ZodType<{ insights: { occupancy?: unknown[] } }>,

@@ -207,10 +207,12 @@ const ruleOf = (schedule: string) => theOne('AWS::Events::Rule', (p) => p.Schedu
 const REFRESH_SCHEDULE = 'cron(0/5 * * * ? *)';
 const RETENTION_SCHEDULE = 'cron(15 3 * * ? *)';
 const SNAPSHOT_SCHEDULE = 'cron(15 4 * * ? *)';
+const ROLLUPS_SCHEDULE = 'rate(1 minute)';
 const targetOf = (rule: string) => functionIdOfArn((props(rule).Targets as { Arn: unknown }[])[0]!.Arn);
 const refreshFunctionId = () => targetOf(ruleOf(REFRESH_SCHEDULE));
 const retentionFunctionId = () => targetOf(ruleOf(RETENTION_SCHEDULE));
 const snapshotFunctionId = () => targetOf(ruleOf(SNAPSHOT_SCHEDULE));
+const rollupsFunctionId = () => targetOf(ruleOf(ROLLUPS_SCHEDULE));
 const setupIndicesFunctionId = () => {
   const framework = theOne('AWS::Lambda::Function', (p) => (p.Environment as { Variables?: Json } | undefined)?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined);
   return functionIdOfArn((props(framework).Environment as { Variables: Json }).Variables.USER_ON_EVENT_FUNCTION_ARN);
@@ -268,7 +270,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(14);
+    expect(serviceFunctionIds()).toHaveLength(15);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -280,6 +282,7 @@ describe('the cloud assembly', () => {
       [setupIndicesFunctionId()]: 'functions/setup-indices.ts',
       [retentionFunctionId()]: 'functions/apply-retention.ts',
       [snapshotFunctionId()]: 'functions/take-snapshot.ts',
+      [rollupsFunctionId()]: 'functions/rebuild-rollups.ts',
       [workerFunctionId()]: 'functions/run-report-slice.ts',
       [preTokenFunctionId()]: 'functions/pre-token-generation.ts',
       [api.routes.find((r) => r.lambdaAuthorizer)!.lambdaAuthorizer!.functionId]: 'functions/authorize-ingest.ts',
@@ -287,7 +290,7 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(14);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(15);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
@@ -344,7 +347,7 @@ describe('the deployed service, run from its assets', () => {
     rmSync(`${dir}.events.ndjson`);
   }, 300_000);
 
-  it('created the index templates of the three collections through the custom resource', async () => {
+  it('created the index templates of the three collections and of their rollups through the custom resource', async () => {
     const { body } = await openSearch.indices.getIndexTemplate({ name: `${PREFIX}*` });
     type IndexTemplate = { name: string; index_template: { index_patterns: string[]; template: { settings: { index: Json } } } };
     const templates = (body as { index_templates: IndexTemplate[] }).index_templates;
@@ -352,9 +355,13 @@ describe('the deployed service, run from its assets', () => {
       [`${PREFIX}movement-events`, [`${PREFIX}movement-events-*`]],
       [`${PREFIX}parking-events`, [`${PREFIX}parking-events-*`]],
       [`${PREFIX}parking-lot-stats`, [`${PREFIX}parking-lot-stats-*`]],
+      [`${PREFIX}rollup-dirty`, [`${PREFIX}rollup-dirty`]],
+      [`${PREFIX}rollup-movement-events`, [`${PREFIX}rollup-movement-events`]],
+      [`${PREFIX}rollup-parking-events`, [`${PREFIX}rollup-parking-events`]],
+      [`${PREFIX}rollup-parking-lot-stats`, [`${PREFIX}rollup-parking-lot-stats`]],
     ]);
     // With thresholds, so that the domain's slow logs record slow searches (all off by default).
-    for (const t of templates) expect(t.index_template.template.settings.index).toMatchObject({ search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } } });
+    for (const t of templates.filter((t) => !t.name.startsWith(`${PREFIX}rollup-`))) expect(t.index_template.template.settings.index).toMatchObject({ search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } } });
   });
 
   it('GET /locations answers the caller organization\'s locations', async () => {
@@ -423,6 +430,16 @@ describe('the deployed service, run from its assets', () => {
     const csv = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json', accept: 'text/csv' } });
     expect([csv.status, csv.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
     expect(csv.body).toBe(DAILY_BY_LABEL_CSV);
+  });
+
+  it('answers a report from the rollups once the rebuild rule\'s target has run, the same as from the documents', async () => {
+    const before = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect(before.headers['server-timing']).toMatch(/source;desc="raw"/);
+    const event = { version: '0', id: 'e3', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(ROLLUPS_SCHEDULE), 'Arn'] })], detail: {} };
+    await fn(rollupsFunctionId()).invoke(event);
+    const after = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json' } });
+    expect([after.status, after.headers['server-timing']]).toEqual([200, expect.stringMatching(/source;desc="rollup"/)]);
+    expect(JSON.parse(after.body)).toEqual(DAILY_BY_LABEL);
   });
 
   it('answers a split report through the state machine, slice by slice in the worker, as the unsplit one', async () => {

@@ -65,6 +65,45 @@ export const PERCENTILE_CASES: readonly ConformanceCase[] = [
     },
   },
   {
+    name: 'answers the daily median per Berlin day across the spring change, the 23-hour day included',
+    body: {
+      ...parking,
+      filters: [range('timestamp', '2024-03-29T23:00:00Z', '2024-04-02T22:00:00Z')],
+      aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }, stats('duration', { median: true, percentiles: [90] })],
+    },
+    // Berlin days: 03-30 from 03-29T23:00Z (UTC+1), 03-31 from 03-30T23:00Z (23 hours: clocks go to
+    // UTC+2 at 01:00Z), 04-01 and 04-02 from 22:00Z. pe-01 11:00 and pe-02 13:00 local on 03-30: median
+    // index 1 → 600.5·0.5 + 1200·0.5 = 900.25, p90 index 1.8 ≥ 1.5 → 1200; pe-03 10:00 and pe-04 11:00
+    // (UTC+2) on 03-31: 0.1 33.3 → 16.7, p90 33.3; pe-05 17:00 on 04-01: 0.2 alone; 04-02: no duration.
+    expected: {
+      status: 200,
+      body: [
+        { timestamp: '2024-03-29T23:00:00.000Z', median: 900.25, p90: 1200 },
+        { timestamp: '2024-03-30T23:00:00.000Z', median: 16.7, p90: 33.3 },
+        { timestamp: '2024-03-31T22:00:00.000Z', median: 0.2, p90: 0.2 },
+        { timestamp: '2024-04-01T22:00:00.000Z' },
+      ],
+    },
+  },
+  {
+    name: 'answers the 12-hour median in Kolkata (+05:30), buckets starting at 06:30 and 18:30 UTC',
+    body: {
+      ...parking,
+      filters: [range('timestamp', '2024-03-30T06:30:00Z', '2024-03-31T18:30:00Z')],
+      aggregations: [{ type: 'dateHistogram', interval: '12h', timeZone: 'Asia/Kolkata' }, stats('duration', { median: true })],
+    },
+    // Local halves of 03-30 12:00, 03-31 00:00 and 03-31 12:00 (06:30Z, 18:30Z, 06:30Z). pe-01 15:30:00.5
+    // and pe-02 17:30 local: 900.25; nothing from 18:30Z to 06:30Z; pe-03 13:30 and pe-04 14:30 local: 16.7.
+    expected: {
+      status: 200,
+      body: [
+        { timestamp: '2024-03-30T06:30:00.000Z', median: 900.25 },
+        { timestamp: '2024-03-30T18:30:00.000Z' },
+        { timestamp: '2024-03-31T06:30:00.000Z', median: 16.7 },
+      ],
+    },
+  },
+  {
     name: 'answers percentiles of nested polygon values per zone',
     body: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, stats('polygons.value', { median: true, percentiles: [90] })] },
     // zone-1: 0.1 0.15 0.25 0.3 1.5 2.25; median index 3 → 0.25·0.5 + 0.3·0.5 = 0.275; p90 index 5.4 →
