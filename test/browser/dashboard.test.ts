@@ -1,26 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import type { Page } from 'playwright-core';
-import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
-import { api, env, type Json, num, openPage, shot, shownRequest, table } from './support/explorer-page';
-import { startLocalService } from '../../bin/dev/local-service';
+import { api, env, type Json, num, openPage, shot, shownRequest, table, seededExplorer } from './support/explorer-page';
 
 /**
  * The dashboard of a location in Chromium against `npm start`'s seeded server: every panel's numbers
  * against the API's own answers, fetched here directly; each panel's report opened in the builder.
  */
-const executablePath = chromiumPath();
-const describeInBrowser = executablePath ? describe : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
-
-beforeAll(async () => {
-  if (!executablePath) return;
-  [env.service, env.browser] = await Promise.all([startLocalService(), launchChromium(executablePath)]);
-}, 240_000);
-
-afterAll(async () => {
-  await env.browser?.close();
-  await env.service?.stop();
-});
+const describeInBrowser = seededExplorer();
 
 const ZONE = 'Europe/Berlin';
 const iso = (d: DateTime) => d.toISO({ suppressMilliseconds: true }) as string;

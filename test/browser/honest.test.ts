@@ -1,25 +1,12 @@
 import { DateTime } from 'luxon';
-import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
-import { api, env, type Json, num, openPage, run, shownRequest, table } from './support/explorer-page';
-import { startLocalService } from '../../bin/dev/local-service';
+import { api, type Json, num, openPage, run, shownRequest, table, seededExplorer } from './support/explorer-page';
 
 /**
  * The three ways the explorer used to mislead, and its empty and loading states, in Chromium against
  * `npm start`'s seeded server: future buckets drawn as 0, an older chart left under a failed request,
  * a result out of sight on a phone.
  */
-const executablePath = chromiumPath();
-const describeInBrowser = executablePath ? describe : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
-
-beforeAll(async () => {
-  if (!executablePath) return;
-  [env.service, env.browser] = await Promise.all([startLocalService(), launchChromium(executablePath)]);
-}, 240_000);
-
-afterAll(async () => {
-  await env.browser?.close();
-  await env.service?.stop();
-});
+const describeInBrowser = seededExplorer();
 
 const berlinToday = () => DateTime.now().setZone('Europe/Berlin').startOf('day');
 

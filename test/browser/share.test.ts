@@ -1,22 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
-import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
-import { api, env, type Json, openPage, run, shownRequest, table } from './support/explorer-page';
-import { startLocalService } from '../../bin/dev/local-service';
+import { api, env, type Json, openPage, run, shownRequest, table, seededExplorer } from './support/explorer-page';
 
 /** Presets in the location's zone, the report in the URL (reload, back, forward, a copied link), PNG export. */
-const executablePath = chromiumPath();
-const describeInBrowser = executablePath ? describe : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
-
-beforeAll(async () => {
-  if (!executablePath) return;
-  [env.service, env.browser] = await Promise.all([startLocalService(), launchChromium(executablePath)]);
-}, 240_000);
-
-afterAll(async () => {
-  await env.browser?.close();
-  await env.service?.stop();
-});
+const describeInBrowser = seededExplorer();
 
 const iso = (d: DateTime) => d.toISO({ suppressMilliseconds: true }) as string;
 const range = async (page: import('playwright-core').Page) => {

@@ -1,13 +1,31 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { LocalService } from '../../../bin/dev/local-service';
+import { chromiumPath, launchChromium, noChromium } from '../../../bin/dev/chromium';
+import { startLocalService, type LocalService } from '../../../bin/dev/local-service';
 
 /**
  * What the browser tests share: the service and browser of the running file (set in its beforeAll), the
  * API called directly, a fresh page, and readers of what the page shows.
  */
 export const env = {} as { service: LocalService; browser: Browser };
+
+/**
+ * Starts `npm start`'s seeded server and the system's Chromium for the file (into `env`), stops them
+ * after it, and answers its `describe`: skipped, saying why, where there is no Chromium.
+ */
+export function seededExplorer(): (name: string, fn: () => void) => void {
+  const executablePath = chromiumPath();
+  beforeAll(async () => {
+    if (!executablePath) return;
+    [env.service, env.browser] = await Promise.all([startLocalService(), launchChromium(executablePath)]);
+  }, 240_000);
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.service?.stop();
+  });
+  return executablePath ? describe : (name, fn) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
+}
 
 const SHOTS = process.env.EXPLORER_SCREENSHOTS_DIR;
 
