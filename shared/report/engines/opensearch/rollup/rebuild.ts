@@ -6,7 +6,7 @@ import { indexPattern } from '../indices';
 import { BUILT, rollupIndexName } from './indices';
 import { backfillRollups } from './backfill';
 import { takeLease } from './lease';
-import { clearMarks, readMarks, type Mark } from './marks';
+import { clearMarks, grainOf, readMarks, type Mark } from './marks';
 import { computeRows } from './rows';
 
 export interface RebuildOptions {
@@ -16,6 +16,12 @@ export interface RebuildOptions {
   readonly maxGrains?: number;
   /** Rows per composite page. @default 500 */
   readonly pageSize?: number;
+  /**
+   * Dirty grains closer than this are recomputed as one range (clean grains between are recomputed
+   * unchanged): larger for sparse history, where each range's requests cost more than its documents.
+   * @default 1 hour
+   */
+  readonly mergeGapMs?: number;
 }
 
 export interface RebuildOutcome {
@@ -29,7 +35,7 @@ export interface RebuildOutcome {
   readonly busy?: boolean;
 }
 
-/** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
+/** Dirty grains closer than this are recomputed as one range by default (RebuildOptions.mergeGapMs). */
 const MERGE_GAP_MS = 60 * 60_000;
 
 /**
@@ -68,16 +74,18 @@ async function rebuildAll(client: Client, prefix: string, options: RebuildOption
     const limit = options.maxGrains ?? 2000;
     const marks = await readMarks(client, prefix, c, limit);
     more ||= marks.length === limit;
-    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options.pageSize ?? 500);
+    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options);
   }
   return { rebuilt, backfilled, more };
 }
 
-async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, pageSize: number): Promise<number> {
+async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, options: RebuildOptions): Promise<number> {
+  const pageSize = options.pageSize ?? 500;
   const index = rollupIndexName(prefix, c);
   const run = randomUUID();
   await client.indices.refresh({ index: indexPattern(prefix, c), ignore_unavailable: true, allow_no_indices: true });
-  for (const range of ranges(marks.map((m) => m.grain), grainMs)) {
+  // Marks are at the finest grain (ingest's): a coarser grain is recomputed whole.
+  for (const range of ranges(marks.map((m) => grainOf(m.grain, grainMs)), grainMs, options.mergeGapMs)) {
     for await (const rows of computeRows(client, prefix, c, range, grainMs, pageSize)) {
       const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
       const { body: response } = await client.bulk({ index, body });
@@ -106,12 +114,12 @@ async function rebuildMarked(client: Client, prefix: string, c: Collection, mark
   return marks.length;
 }
 
-/** Sorted grain starts → [from, to) ranges, joining those less than MERGE_GAP_MS apart. */
-export function ranges(grains: readonly number[], grainMs: number): { from: number; to: number }[] {
+/** Sorted grain starts → [from, to) ranges, joining those less than `gapMs` apart. */
+export function ranges(grains: readonly number[], grainMs: number, gapMs: number = MERGE_GAP_MS): { from: number; to: number }[] {
   const out: { from: number; to: number }[] = [];
   for (const g of grains) {
     const last = out.at(-1);
-    if (last && g - last.to < MERGE_GAP_MS) last.to = g + grainMs;
+    if (last && g - last.to < gapMs) last.to = g + grainMs;
     else out.push({ from: g, to: g + grainMs });
   }
   return out;
