@@ -128,7 +128,8 @@ export class DuckDbEngine implements ReportEngine {
     await connection.run('BEGIN TRANSACTION');
     const rollup = await rollupReadFor(connection, plan, scope, select);
     check();
-    return { ...(await this.answer(connection, plan, scope, check, rollup)), source: rollup ? 'rollup' : 'raw' };
+    if (typeof rollup === 'string') return { ...(await this.answer(connection, plan, scope, check)), source: 'raw', rawReason: rollup };
+    return { ...(await this.answer(connection, plan, scope, check, rollup)), source: 'rollup', rollupWindow: { from: rollup.from, to: rollup.to } };
   }
 
   private async answer(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void, rollup?: RollupRead): Promise<EngineResult> {
