@@ -8,6 +8,19 @@ import type { AggNode, FilterNode, HistogramInterval, ProfileUnit, ReportPlan, S
  */
 export const ROLLUP_GRAIN_MS = 15 * 60_000;
 
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/**
+ * The levels of rollups kept for a grain, on both engines: the grain, then hours and UTC days where
+ * they are coarser multiples of it (15 minutes: 15m, 1h, 1d). A report reads the coarsest level the
+ * matcher accepts (`matchRollup(plan, level)`): a UTC day report reads days, a Berlin one hours, a
+ * Kolkata one quarters.
+ */
+export function rollupLevels(grainMs: number = ROLLUP_GRAIN_MS): number[] {
+  return [...new Set([grainMs, HOUR, DAY])].filter((level) => level >= grainMs && level % grainMs === 0 && DAY % level === 0);
+}
+
 /**
  * Rollups cover grains in [2000, 2100): the zones are checked over this window once per zone, and
  * documents outside it (none in practice) are read raw, merged like any raw tail.
@@ -15,7 +28,7 @@ export const ROLLUP_GRAIN_MS = 15 * 60_000;
 export const ROLLUP_WINDOW = { from: Date.UTC(2000, 0, 1), to: Date.UTC(2100, 0, 1) } as const;
 
 /** The span of a profile's unit: a row must lie within one of them (a local hour or day starts on one). */
-const PROFILE_UNIT_MS: Readonly<Record<ProfileUnit, number>> = { hour: 3_600_000, weekday: 86_400_000 };
+const PROFILE_UNIT_MS: Readonly<Record<ProfileUnit, number>> = { hour: HOUR, weekday: DAY };
 
 /** Stats that add up per grain: count, min, max, sum, and avg as sum ÷ count (the shaper divides). */
 const EXACT_STATS: ReadonlySet<string> = new Set<StatName>(['count', 'min', 'max', 'sum', 'avg']);

@@ -9,7 +9,7 @@ import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stag
 import { isSearchTimeout, mapOpenSearchError } from './errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
-import { matchRollup } from '../../plan/rollup-match';
+import { matchRollup, rollupLevels } from '../../plan/rollup-match';
 import { rollupIndexName } from './rollup/indices';
 import { readRollupState } from './rollup/marks';
 import { ITEMS, readRollupStats, type RollupRead } from './rollup/read';
@@ -67,20 +67,26 @@ export class OpenSearchEngine implements ReportEngine {
   }
 
   /**
-   * The rollup rows a report may read (./rollup/read.ts), or undefined: the matcher's window cut at
-   * the collection's watermark, once its rollups are ready. The watermark is read before the report;
-   * a grain dirtied after is read from its rows as they were, as a raw search does not see a write
-   * before its refresh (docs/rollups.md, "On OpenSearch").
+   * The rollup rows a report may read (./rollup/read.ts), or undefined: those of the coarsest level
+   * the matcher accepts, its window cut at the collection's watermark (floored to the level: a row
+   * with a dirty grain in it is stale), once its rollups are ready. The watermark is read before the
+   * report; a grain dirtied after is read from its rows as they were, as a raw search does not see
+   * a write before its refresh (docs/rollups.md, "On OpenSearch").
    */
   private async rollupRead(plan: ReportPlan): Promise<RollupRead | undefined> {
-    const decision = matchRollup(plan);
-    if (decision.use === 'raw') return undefined;
+    // A coarser level is accepted only where the grain is: no state to read when the grain is not.
+    if (matchRollup(plan).use === 'raw') return undefined;
     const state = await readRollupState(this.client, this.options.indexPrefix, plan.source).catch((e: unknown) => {
       throw mapOpenSearchError(e);
     });
-    const to = Math.min(decision.window.to, state.watermark);
-    if (!state.ready || decision.window.from >= to) return undefined;
-    return { index: rollupIndexName(this.options.indexPrefix, plan.source), from: decision.window.from, to };
+    if (!state.ready) return undefined;
+    for (const level of rollupLevels().reverse()) {
+      const decision = matchRollup(plan, level);
+      if (decision.use === 'raw') continue;
+      const to = Math.min(decision.window.to, Math.floor(state.watermark / level) * level);
+      if (decision.window.from < to) return { index: rollupIndexName(this.options.indexPrefix, plan.source, level), from: decision.window.from, to };
+    }
+    return undefined;
   }
 
   /** One report's search; undefined when rollup rows were read and a stats sum they add is not exact. */
