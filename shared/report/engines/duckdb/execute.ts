@@ -128,7 +128,8 @@ export class DuckDbEngine implements ReportEngine {
     try {
       const rollup = await rollupReadFor(connection, plan, scope, select);
       check();
-      return { ...(await this.answer(connection, plan, scope, check, rollup)), source: rollup ? 'rollup' : 'raw' };
+      if (typeof rollup === 'string') return { ...(await this.answer(connection, plan, scope, check)), source: 'raw', rawReason: rollup };
+      return { ...(await this.answer(connection, plan, scope, check, rollup)), source: 'rollup', rollupWindow: { from: rollup.from, to: rollup.to } };
     } finally {
       await connection.run('ROLLBACK').catch(noop);
     }
