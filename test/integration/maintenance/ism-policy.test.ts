@@ -32,6 +32,14 @@ const getPolicy = async (c: Client) => (await c.transport.request({ method: 'GET
 const explain = async () => (await client.transport.request({ method: 'GET', path: `/_plugins/_ism/explain/${prefix}*` })).body as Explained;
 const policyOf = (explained: Explained, index: string) => (explained[`${prefix}${index}`] as { policy_id?: string | null } | undefined)?.policy_id;
 
+/** The policy change pending on each managed index of the prefix, from the plugin's own config index. */
+async function pendingChanges(): Promise<Record<string, string | undefined>> {
+  await client.indices.refresh({ index: '.opendistro-ism-config' });
+  const { body } = await client.search({ index: '.opendistro-ism-config', body: { size: 100, query: { prefix: { 'managed_index.index': prefix } } } });
+  const managed = (body.hits.hits as { _source: { managed_index: { index: string; change_policy?: { policy_id: string } | null } } }[]).map((h) => h._source.managed_index);
+  return Object.fromEntries(managed.map((m) => [m.index, m.change_policy?.policy_id]));
+}
+
 /** Waits for the plugin's coordinator, which enrols a new index shortly after its creation. */
 async function policyOfSoon(index: string): Promise<string | null | undefined> {
   for (let i = 0; i < 60; i++) {
@@ -80,6 +88,13 @@ describeWithIsm('the retention ISM policy on the real plugin', () => {
     const after = await getPolicy(client);
     expect(changed).toEqual({ outcome: 'updated', seqNo: after._seq_no });
     expect([after._version, after.policy.states[0]?.transitions[0]?.conditions.min_index_age]).toEqual([2, '465d']); // (13 + 2) × 31
+    // The indices enrolled with version 1 keep running it until change_policy moves them; the plugin
+    // records the pending change on each managed index and applies it at the index's next run.
+    expect(await pendingChanges()).toEqual({
+      [`${prefix}movement-events-2024.03`]: ismPolicyId(prefix),
+      [`${prefix}parking-events-2024.04`]: ismPolicyId(prefix),
+      [`${prefix}parking-lot-stats-2024.05`]: ismPolicyId(prefix),
+    });
 
     const stale = client.transport.request({
       method: 'PUT',
