@@ -16,15 +16,22 @@ export interface RollupRebuilds {
 /**
  * Rebuilds now (a data folder of an earlier version has every grain dirty: reports read raw until
  * then, exactly), then every `everyMs`, one at a time; a failure is logged, and the next tick tries
- * again (the grains stay dirty, so reports stay exact meanwhile).
+ * again (the grains stay dirty, so reports stay exact meanwhile). `onRebuilt` runs after a rebuild
+ * that rebuilt grains (the report cache forgets what read raw: it may now read rollups).
  */
-export function startRollupRebuilds(db: DuckDBInstance, everyMs: number = ROLLUP_REBUILD_MS, log: (line: string) => void = console.error): RollupRebuilds {
+export function startRollupRebuilds(
+  db: DuckDBInstance,
+  everyMs: number = ROLLUP_REBUILD_MS,
+  log: (line: string) => void = console.error,
+  onRebuilt: () => void = () => undefined,
+): RollupRebuilds {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   const tick = () => {
     if (busy) return;
     busy = true;
     running = rebuildRollups(db)
+      .then((rebuilt) => rebuilt > 0 && onRebuilt())
       .catch((e: unknown) => log(`rollup rebuild failed: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => (busy = false));
   };
