@@ -30,7 +30,7 @@ import { machine, median } from './stats';
  * with the current table layout (a file of another layout is written anew, so that the ingest
  * figures are those of the current code).
  */
-const DIR = '/var/tmp/lrs-bench-duckdb';
+const DIR = process.env.BENCH_DUCKDB_DIR ?? '/var/tmp/lrs-bench-duckdb';
 const EVENTS = Number(process.env.BENCH_DUCKDB_EVENTS ?? 10_000_000);
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 15));
 const BATCH = 100_000;

@@ -123,8 +123,6 @@ async function main(argv: readonly string[]): Promise<void> {
 
   // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
   const duckdb = db && new DuckDbEngine(db, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) }, rollups: flags.rollups });
-  // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
-  const rebuilds = db && flags.rollups ? startRollupRebuilds(db) : undefined;
   const engine: ReportEngine = opensearch
     ? (await import('#commons/clients/opensearch-engine')).openSearchEngineFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
     : (duckdb as DuckDbEngine);
@@ -132,6 +130,8 @@ async function main(argv: readonly string[]): Promise<void> {
   // ours alone, and our own writes make the cache forget what they change.
   const cache = !opensearch && flags.reportCache ? new CachedReportEngine(engine) : undefined;
   provideReportEngine(cache ?? engine);
+  // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
+  const rebuilds = db && flags.rollups ? startRollupRebuilds(db, undefined, undefined, () => cache?.forgetUnaccelerated()) : undefined;
   // Benchmark only (bench/ingest.ts): the baseline duplicate detection is measured against; no flag, as a user never wants it.
   const withoutIdentity = process.env.BENCH_INGEST_WITHOUT_IDENTITY === '1' && !opensearch;
   const writer = opensearch

@@ -45,8 +45,14 @@ export const userReadAttributes = (): ClientAttributes =>
   new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId');
 export const userWriteAttributes = (): ClientAttributes => new ClientAttributes().withStandardAttributes({ email: true });
 
-/** Response headers a browser may read: truncation flag, deprecation notice, retry advice, request id, validator. */
-export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'];
+/**
+ * Response headers a browser may read: truncation flag, deprecation notice, retry advice, request id,
+ * validator, and which rows answered a report (`server-timing`, docs/rollups.md). With CORS configured,
+ * API Gateway ignores the integration's own CORS headers and sends these
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html), so a header a
+ * page elsewhere must read is listed here or it is hidden from `fetch`.
+ */
+export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag', 'server-timing'];
 
 export interface JwtIssuerOptions {
   /** Issuer URL (the `iss` claim), e.g. `https://login.example.com/`. */

@@ -22,7 +22,7 @@ export interface ReportCacheOptions {
  * and no caller can change the result another one gets.
  */
 export class CachedReportEngine implements ReportEngine {
-  private readonly entries = new Map<string, { json: Promise<Buffer>; bytes: number; organizationId: string }>();
+  private readonly entries = new Map<string, { json: Promise<Buffer>; bytes: number; organizationId: string; fromRollups?: boolean }>();
   private bytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -56,7 +56,14 @@ export class CachedReportEngine implements ReportEngine {
     }
     // The first caller gets the engine's own result; everyone after it a parse of the JSON kept.
     const result = this.engine.run(...args);
-    const entry = { json: result.then((r) => Buffer.from(JSON.stringify(r), 'utf8')), bytes: 0, organizationId: scope.organizationId };
+    const entry: { json: Promise<Buffer>; bytes: number; organizationId: string; fromRollups?: boolean } = {
+      json: result.then((r) => {
+        entry.fromRollups = r.source === 'rollup';
+        return Buffer.from(JSON.stringify(r), 'utf8');
+      }),
+      bytes: 0,
+      organizationId: scope.organizationId,
+    };
     this.entries.set(key, entry);
     entry.json.then(
       (json) => this.admit(key, entry, json.length),
@@ -70,6 +77,14 @@ export class CachedReportEngine implements ReportEngine {
   /** Forgets every result of the organization's reports: its documents changed. */
   forgetOrganization(organizationId: string): void {
     for (const [key, entry] of this.entries) if (entry.organizationId === organizationId) this.forget(key, entry);
+  }
+
+  /**
+   * Forgets every result not answered from rollups: a rebuild moved the watermark, so the same
+   * report may now be (the answer is the same bytes; its `Server-Timing` would otherwise stay `raw`).
+   */
+  forgetUnaccelerated(): void {
+    for (const [key, entry] of this.entries) if (entry.fromRollups !== true) this.forget(key, entry);
   }
 
   /** Counts a finished result, or drops it when it alone would take more than a quarter of the bytes. */

@@ -29,13 +29,15 @@ export interface RollupRebuilds {
  * Rebuilds now (a data folder of an earlier version has every grain dirty: reports read raw until
  * then, exactly), then again `everyMs` after each rebuild ends, or longer after a slow one
  * (REBUILD_SPACING), one at a time; a failure is logged, and the next one tries again (the grains
- * stay dirty, so reports stay exact meanwhile).
+ * stay dirty, so reports stay exact meanwhile). `onRebuilt` runs after a rebuild that rebuilt
+ * grains (the report cache forgets what read raw: it may now read rollups).
  */
 export function startRollupRebuilds(
   db: DuckDBInstance,
   everyMs: number = ROLLUP_REBUILD_MS,
   log: (line: string) => void = console.error,
-  rebuild: (db: DuckDBInstance) => Promise<unknown> = rebuildRollups,
+  onRebuilt: () => void = () => undefined,
+  rebuild: (db: DuckDBInstance) => Promise<number> = rebuildRollups,
 ): RollupRebuilds {
   let running: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -43,6 +45,7 @@ export function startRollupRebuilds(
   const tick = () => {
     const started = Date.now();
     running = rebuild(db)
+      .then((rebuilt) => rebuilt > 0 && onRebuilt())
       .catch((e: unknown) => log(`rollup rebuild failed: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, Math.min(MAX_REBUILD_WAIT_MS, Math.max(everyMs, REBUILD_SPACING * (Date.now() - started))));

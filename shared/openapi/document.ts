@@ -192,6 +192,7 @@ function queryReport(problem: ProblemExample): Json {
         headers: {
           'X-Report-Truncated': header('X-Report-Truncated'),
           Deprecation: header('Deprecation'),
+          'Server-Timing': header('Server-Timing'),
           Vary: { description: 'Reports are chosen by Accept and Accept-Encoding.', schema: { type: 'string' }, example: 'Accept, Accept-Encoding' },
           'Content-Encoding': header('Content-Encoding'),
           'X-Request-Id': header('X-Request-Id'),

@@ -56,6 +56,14 @@ export const headers: Record<string, Json> = {
     example: 'gzip',
   },
   'X-Report-Truncated': { description: '`true` when a terms aggregation had more keys than the cap and kept the smallest.', schema: { type: 'string', enum: ['true'] }, example: 'true' },
+  'Server-Timing': {
+    description:
+      'Which rows answered (docs/rollups.md), when rollups are on (absent when they are off): `source;desc="rollup"` (exact pre-aggregated rollups), `"raw"` (the documents) or, for a `splitInterval` or `compare` report whose parts differ, `"mixed"`. ' +
+      'With `raw` or `mixed`, `raw-reason;desc="…"` says why rollups could not answer (the first such part); with `rollup`, `rollup-window;desc="<from>/<to>"` is the ISO 8601 interval read from rollup rows, the rest of the range (partial 15-minute grains at its ends, documents after the rollups\' watermark) read from the documents. ' +
+      'The body is the same bytes either way. W3C Server Timing syntax: browsers show it in their network panel.',
+    schema: { type: 'string' },
+    example: 'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"',
+  },
   Deprecation: { description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' }, example: '@1795305600' },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' }, example: 5 },
   Allow: {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { combineSources, type SourceFacts } from './answer-source';
 import { AnswerBucketsError, MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor, resultBuckets } from './engines/bucket-limit';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from './engines/engine';
 import { periodsOf } from './compare/periods';
@@ -28,8 +29,8 @@ export interface ReportAnswer {
   readonly truncated: boolean;
   /** The request used a deprecated field: since when it is deprecated (epoch seconds). */
   readonly deprecatedSince?: number;
-  /** Which rows answered (docs/rollups.md); unsaid for a split report. */
-  readonly source?: 'rollup' | 'raw';
+  /** Which rows answered, why not rollups, and the window they served (docs/rollups.md); unsaid with rollups off. */
+  readonly source?: SourceFacts;
 }
 
 /**
@@ -81,7 +82,7 @@ export async function answerReport(
     mediaType,
     body: rendered,
     truncated,
-    ...(source ? { source } : {}),
+    ...(source.source ? { source } : {}),
     ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
   };
 }
@@ -89,12 +90,12 @@ export async function answerReport(
 interface Shaped {
   readonly model: ReportModel;
   readonly truncated: boolean;
-  readonly source?: EngineResult['source'];
+  readonly source: SourceFacts;
 }
 
 async function answerPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
   const result = await runPlan(plan, scope, engine, options);
-  return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true, ...(result.source ? { source: result.source } : {}) };
+  return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true, source: combineSources([result]) };
 }
 
 /** One plan on the engine, in slices when it has a splitInterval. */
@@ -122,9 +123,8 @@ async function answerComparison(plan: ReportPlan, scope: Scope, engine: ReportEn
   const previous = await runPlan(periods.previous, scope, engine, options, held);
   if (held + resultBuckets(previous.root) > maxAnswerBuckets) throw comparedTooLarge(maxAnswerBuckets);
   const model = await shapeComparison(periods, current, previous, pacer);
-  // Each period may be answered from other rows (rollups cover one, not the other): said only when alike.
-  const source = current.source === previous.source ? current.source : undefined;
-  return { model, truncated: current.truncated || previous.truncated, ...(source ? { source } : {}) };
+  // Each period may be answered from other rows (rollups cover one, not the other): `mixed` then.
+  return { model, truncated: current.truncated || previous.truncated, source: combineSources([current, previous]) };
 }
 
 function comparedTooLarge(maxAnswerBuckets: number): AnswerBucketsError {

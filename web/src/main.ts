@@ -12,6 +12,7 @@ import { type BuiltRequest, buildRequest, estimateBuckets, SPLIT_OFFER_BUCKETS }
 import { shiftDay, startOfDay } from './model/time';
 import { toQuery } from './model/url-state';
 import { drawTable } from './table';
+import { showSource } from './source-note';
 import { emptyReason, failureNote, withoutFuture } from './model/honest';
 import { chartPng, downloadBlob } from './export';
 import { startDashboard } from './dashboard/dashboard';
@@ -104,6 +105,7 @@ function clearResult(): void {
   byId('chart-area').hidden = true;
   byId('table-area').hidden = true;
   byId('truncated').hidden = true;
+  showSource(byId('answer-source'), undefined);
   byId('empty').hidden = true;
   byId('result-actions').hidden = true;
 }
@@ -147,13 +149,14 @@ async function run({ push = true } = {}): Promise<void> {
   clearResult();
   const started = performance.now();
   try {
-    const { body, truncated } = await api.report(built.request);
+    const { body, truncated, source } = await api.report(built.request);
     state.tooManyBuckets = false;
     const now = Date.now();
     const { answer, future } = withoutFuture(readAnswer(body, built.stats ? 'gap' : 'zero'), now);
     state.answer = answer;
     state.answerZone = read.form.timeZone;
     byId('truncated').hidden = !truncated;
+    showSource(byId('answer-source'), source);
     const { firstDay, lastDay, timeZone } = read.form;
     const why = emptyReason(answer, { from: startOfDay(firstDay, timeZone), to: startOfDay(shiftDay(lastDay, 1), timeZone) }, now);
     const empty = byId('empty');

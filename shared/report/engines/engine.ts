@@ -37,9 +37,22 @@ export interface EngineResult {
   readonly root: AggResult;
   /** True when some terms aggregation had more keys than the configured cap (keys were cut). */
   readonly truncated: boolean;
-  /** Which rows answered: rollups (docs/rollups.md) or the documents. @default unsaid (a split report's slices may differ) */
-  readonly source?: 'rollup' | 'raw';
+  /**
+   * Which rows answered (docs/rollups.md): rollups, the documents, or (a split report, a comparison)
+   * some parts one and some the other. @default unsaid: rollups are off, the engine never says
+   */
+  readonly source?: ReportSource;
+  /** Why rollups did not answer (all of it when `raw`, some slices when `mixed`). @default unsaid */
+  readonly rawReason?: string;
+  /**
+   * `rollup`: the UTC window [from, to) read from rollup rows; whatever of the report's range lies
+   * outside it (partial grains at its ends, documents after the watermark) was read raw.
+   */
+  readonly rollupWindow?: { readonly from: number; readonly to: number };
 }
+
+/** Which rows answered a report, see {@link EngineResult.source}. */
+export type ReportSource = 'rollup' | 'raw' | 'mixed';
 
 /**
  * Engine-neutral result tree, one node per pipeline stage. `sub` is the next stage's result for

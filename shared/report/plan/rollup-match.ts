@@ -29,6 +29,16 @@ export type RollupDecision =
 const raw = (reason: string): RollupDecision => ({ use: 'raw', reason });
 
 /**
+ * Why an engine reads raw a report the matcher accepted, in the same words on both engines (the
+ * answer's `Server-Timing` carries them, docs/rollups.md).
+ */
+export const ENGINE_RAW_REASONS = {
+  notReady: (collection: string): string => `the rollups of ${collection} are not built yet`,
+  pastWatermark: (watermark: number): string => `the rollups are complete only up to ${new Date(watermark).toISOString()}, before this time range`,
+  inexactSum: 'a stats value to add is not an integer: only the documents give its exact sum',
+} as const;
+
+/**
  * Whether `plan` can be answered from rollups of grain `grainMs` with the very answer its documents
  * give: every filter and grouping on a rollup dimension (keyword fields, the grain's time), time
  * zones whose offsets and transitions fall on grains over the whole window, stats that add up

@@ -19,6 +19,10 @@ export interface EncodedSlice {
   readonly c: readonly number[];
   /** One column per node below the histogram, parents before children. */
   readonly s: readonly EncodedColumn[];
+  /** Which rows answered the slice, why not rollups, the window read from them (EngineResult); absent with rollups off. */
+  readonly src?: 'rollup' | 'raw' | 'mixed';
+  readonly why?: string;
+  readonly win?: readonly [number, number];
 }
 
 export interface EncodedColumn {
@@ -87,6 +91,9 @@ export function encodeSlice(result: EngineResult): EncodedSlice {
     k: packKeys(root.buckets.map((b) => b.key)),
     c: packCounts(root.buckets.map((b, i) => [i, b.count])),
     s: [...columns.values()].map(({ d, p, counts, stats }) => ({ d, p, c: packCounts(counts), ...(stats ?? {}) })),
+    ...(result.source ? { src: result.source } : {}),
+    ...(result.rawReason === undefined ? {} : { why: result.rawReason }),
+    ...(result.rollupWindow ? { win: [result.rollupWindow.from, result.rollupWindow.to] as const } : {}),
   };
 }
 
@@ -106,7 +113,14 @@ export function decodeSlice(encoded: EncodedSlice, pipeline: readonly AggNode[])
   const counts = unpackCounts(encoded.c, keys.length);
   const roots = columnTree(encoded.s, pipeline, keys.length);
   const buckets = keys.map((key, i) => withSub({ key, count: counts[i] as number }, build(pipeline, 1, roots, i)));
-  return { root: { kind: 'histogram', buckets }, truncated: encoded.tr === 1 };
+  const { src, why, win } = encoded;
+  return {
+    root: { kind: 'histogram', buckets },
+    truncated: encoded.tr === 1,
+    ...(src ? { source: src } : {}),
+    ...(why === undefined ? {} : { rawReason: why }),
+    ...(win ? { rollupWindow: { from: win[0], to: win[1] } } : {}),
+  };
 }
 
 function columnTree(encoded: readonly EncodedColumn[], pipeline: readonly AggNode[], n: number): DecodedColumn[] {

@@ -1,3 +1,4 @@
+import { combineSources } from '../answer-source';
 import type { AggResult, Bucket, EngineResult, StatsResult } from '../engines/engine';
 
 /**
@@ -8,10 +9,13 @@ import type { AggResult, Bucket, EngineResult, StatsResult } from '../engines/en
  * one ever does (an edge in a DST transition), merging it by key keeps the answer exact anyway.
  */
 
-/** The merged result of slices run in time order; `truncated` when any slice cut terms keys. */
+/**
+ * The merged result of slices run in time order; `truncated` when any slice cut terms keys; the
+ * source `rollup`, `raw` or `mixed` as the slices were answered (combineSources).
+ */
 export function mergeResults(results: readonly EngineResult[]): EngineResult {
   if (results.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
-  return { root: mergeAll(results.map((r) => r.root)), truncated: results.some((r) => r.truncated) };
+  return { root: mergeAll(results.map((r) => r.root)), truncated: results.some((r) => r.truncated), ...combineSources(results) };
 }
 
 /** Several results of one pipeline stage, merged into one. All must be of the same kind. */

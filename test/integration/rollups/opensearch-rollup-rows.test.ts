@@ -66,7 +66,9 @@ describe('rollup rows on OpenSearch', () => {
 
   test('answer crossings by line and direction from the rows: documents and items as the documents count them', async () => {
     const result = await run([daily, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'terms', field: 'crossedPaths.end' }]);
-    expect(result.source).toBe('rollup');
+    // The whole range is on grains, so all of it was read from rollup rows (Server-Timing's rollup-window).
+    expect(result).toMatchObject({ source: 'rollup', rollupWindow: { from: Date.parse(DAY.from), to: Date.parse(DAY.to) } });
+    expect(result.rawReason).toBeUndefined();
     const day = result.root.kind === 'histogram' ? result.root.buckets[0] : undefined;
     expect(day?.count).toBe(3);
     expect(day?.sub).toEqual({
@@ -91,7 +93,7 @@ describe('rollup rows on OpenSearch', () => {
 
   test('read percentiles from the documents: they do not add up per grain', async () => {
     const result = await run([daily, { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', count: true, median: true }]);
-    expect(result.source).toBe('raw');
+    expect(result).toMatchObject({ source: 'raw', rawReason: 'percentiles do not add up per grain' });
     expect(result.root).toMatchObject({ buckets: [{ sub: { sub: { count: 3, percentiles: [5] } } }] });
   });
 
@@ -99,10 +101,12 @@ describe('rollup rows on OpenSearch', () => {
     await indexDocuments(client, 'movementEvents', [event('2024-03-05T10:05:00Z', { polygons: [{ id: 'z1', value: 0.5 }] })], { indexPrefix: prefix, refresh: true });
     expect((await readRollupState(client, prefix, 'movementEvents')).watermark).toBe(Date.parse('2024-03-05T10:00:00Z'));
     const counts = await run([daily, { type: 'terms', field: 'label' }]);
+    // Rollup rows up to the watermark, the documents after it: a partial answer, and says so.
+    expect(counts).toMatchObject({ source: 'rollup', rollupWindow: { from: Date.parse(DAY.from), to: Date.parse('2024-03-05T10:00:00Z') } });
     expect(counts.root).toMatchObject({ buckets: [{ count: 4, sub: { buckets: [{ key: 'car', count: 3 }, { key: 'person', count: 1 }] } }] });
     await rebuildRollups(client, prefix);
     const stats = await run([daily, { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', sum: true }]);
-    expect(stats.source).toBe('raw');
+    expect(stats).toMatchObject({ source: 'raw', rawReason: 'a stats value to add is not an integer: only the documents give its exact sum' });
     expect(stats.root).toMatchObject({ buckets: [{ sub: { count: 4, sub: { count: 4, sum: 15.5 } } }] });
   });
 });

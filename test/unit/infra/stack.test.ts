@@ -322,14 +322,14 @@ describe('the service stack with the default context (cdk.json)', () => {
       });
     });
 
-    it('allows the configured CORS origins, If-None-Match, and exposes the report headers, the request id and the ETag', () => {
+    it('allows the configured CORS origins, If-None-Match, and exposes the report headers (Server-Timing too), the request id and the ETag', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
         ProtocolType: 'HTTP',
         CorsConfiguration: {
           AllowOrigins: ['http://localhost:3000'],
           AllowMethods: ['GET', 'POST'],
           AllowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match'],
-          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag'],
+          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag', 'server-timing'],
         },
       });
     });

@@ -36,6 +36,24 @@ describe('the local server’s report cache', () => {
     expect(engine.runs).toBe(1);
   });
 
+  test('forgets, after a rollup rebuild, the results not answered from rollups, and only those', async () => {
+    // Prepare: 'car' was read raw (before the rebuild reached its grains), 'bus' from rollups.
+    const engine = new CountingEngine();
+    const sourced: ReportEngine = {
+      maxBuckets: engine.maxBuckets,
+      run: async (plan, scope) => ({ ...(await engine.run(plan, scope)), source: JSON.stringify(plan).includes('car') ? 'raw' : 'rollup' }),
+    };
+    const cache = new CachedReportEngine(sourced);
+    await cache.run(planFor('car'), ORG);
+    await cache.run(planFor('bus'), ORG);
+    // Act
+    cache.forgetUnaccelerated();
+    await cache.run(planFor('car'), ORG);
+    await cache.run(planFor('bus'), ORG);
+    // Assess: 'car' ran again (it may now read rollups and say so), 'bus' did not.
+    expect(engine.runs).toBe(3);
+  });
+
   test('runs a report asked by several callers at once once', async () => {
     const engine = new CountingEngine();
     const cache = new CachedReportEngine(engine);

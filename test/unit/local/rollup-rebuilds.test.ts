@@ -17,9 +17,10 @@ describe('startRollupRebuilds', () => {
     const rebuild = async () => {
       starts.push(Date.now());
       await new Promise((resolve) => setTimeout(resolve, durations[starts.length - 1]));
+      return 1;
     };
     // Act
-    const rebuilds = startRollupRebuilds({} as DuckDBInstance, 2_000, () => undefined, rebuild);
+    const rebuilds = startRollupRebuilds({} as DuckDBInstance, 2_000, () => undefined, () => undefined, rebuild);
     await jest.advanceTimersByTimeAsync(9_000);
     const stopping = rebuilds.stop();
     await jest.runOnlyPendingTimersAsync();
@@ -28,17 +29,20 @@ describe('startRollupRebuilds', () => {
     expect(starts).toEqual([0, 2_100, 7_100]);
   });
 
-  test('logs a failed rebuild and tries again later', async () => {
+  test('logs a failed rebuild, tries again later, and tells when grains were rebuilt', async () => {
     const lines: string[] = [];
     let calls = 0;
+    let rebuilt = 0;
     const rebuild = async () => {
       calls++;
       if (calls === 1) throw new Error('busy');
+      return 3;
     };
-    const rebuilds = startRollupRebuilds({} as DuckDBInstance, 2_000, (l) => lines.push(l), rebuild);
+    const rebuilds = startRollupRebuilds({} as DuckDBInstance, 2_000, (l) => lines.push(l), () => rebuilt++, rebuild);
     await jest.advanceTimersByTimeAsync(2_500);
     await rebuilds.stop();
     expect(lines).toEqual(['rollup rebuild failed: busy']);
     expect(calls).toBe(2);
+    expect(rebuilt).toBe(1);
   });
 });

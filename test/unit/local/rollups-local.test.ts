@@ -53,11 +53,11 @@ const { request } = buildRequest({
   split: false,
 });
 
-async function ask(): Promise<{ status: number; timing: string | null; body: string }> {
+async function ask(body: unknown = request): Promise<{ status: number; timing: string | null; body: string }> {
   const r = await fetch(`${server.url}/reports:query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(request),
+    body: JSON.stringify(body),
   });
   return { status: r.status, timing: r.headers.get('server-timing'), body: await r.text() };
 }
@@ -73,10 +73,51 @@ test('the explorer’s default report: from the rollups once rebuilt, the same b
   provideReportEngine(new DuckDbEngine(db, { rollups: false }));
   const withoutRollups = await ask();
   // Assess
-  expect(before).toMatchObject({ status: 200, timing: 'source;desc="raw"' });
-  expect(fromRollups).toMatchObject({ status: 200, timing: 'source;desc="rollup"' });
+  // Before: every grain is dirty, so the watermark is the earliest dirty grain: the seed's first day
+  // starts at Berlin's midnight of 25 May, before the range.
+  const earliest = '2024-05-24T22:00:00.000Z';
+  expect(before).toMatchObject({ status: 200, timing: `source;desc="raw", raw-reason;desc="the rollups are complete only up to ${earliest}, before this time range"` });
+  // The range is Berlin's 26 May to 1 June: 25 May 22:00 UTC to 1 June 22:00 UTC, whole grains.
+  expect(fromRollups).toMatchObject({ status: 200, timing: 'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-06-01T22:00:00.000Z"' });
   expect(JSON.parse(fromRollups.body).length).toBeGreaterThan(4);
   expect(withoutRollups.timing).toBeNull();
   expect(fromRollups.body).toBe(withoutRollups.body);
   expect(before.body).toBe(withoutRollups.body);
+});
+
+describe('Server-Timing says why a report is not accelerated, and what a split report was answered from', () => {
+  beforeAll(async () => {
+    provideReportEngine(new DuckDbEngine(db, { rollups: true }));
+    await startRollupRebuilds(db, 60_000).stop();
+  });
+
+  test('a report with reverseNested reads raw and says why', async () => {
+    const body = { ...request, aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'reverseNested' }] };
+    const answer = await ask(body);
+    expect(answer).toMatchObject({ status: 200, timing: 'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"' });
+  });
+
+  test('a filter on a number reads raw and names the field', async () => {
+    const body = { source: 'parkingEvents', filters: [{ type: 'range', field: 'duration', from: 60 }], aggregations: [{ type: 'stats', field: 'duration' }] };
+    expect((await ask(body)).timing).toBe('source;desc="raw", raw-reason;desc="the filter on duration is not on a rollup dimension"');
+  });
+
+  test('a split report answered from rollups in every slice says rollup, its slices’ windows joined', async () => {
+    const answer = await ask({ ...request, splitInterval: '1d' });
+    expect(answer).toMatchObject({ status: 200, timing: 'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-06-01T22:00:00.000Z"' });
+  });
+
+  test('a document written after the rebuild: the unsplit report is partial, the split one mixed, with the same bytes', async () => {
+    // Prepare: a late car at noon UTC on 30 May makes its grain dirty: the watermark moves back to it.
+    const late = { organizationId: ORG, locationId: 'berlin-mall', label: 'car', timestamp: '2024-05-30T12:05:00Z' };
+    await ingestDocuments(db, 'movementEvents', [parseDocument('movementEvents', late)]);
+    // Act
+    const unsplit = await ask();
+    const split = await ask({ ...request, splitInterval: '1d' });
+    // Assess: rollup rows up to the watermark and the documents after it; the split's last two days
+    // (31 May and 1 June in Berlin) lie wholly after it, so they read raw.
+    expect(unsplit.timing).toBe('source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-05-30T12:00:00.000Z"');
+    expect(split.timing).toBe('source;desc="mixed", raw-reason;desc="the rollups are complete only up to 2024-05-30T12:00:00.000Z, before this time range"');
+    expect(split.body).toBe(unsplit.body);
+  });
 });

@@ -210,12 +210,12 @@ describe('what the OpenAPI document says of the answers', () => {
     expect(doc.components.responses.NotModified!.content).toBeUndefined();
   });
 
-  test('documents the headers: X-Request-Id, ETag, Content-Encoding, Vary, X-Report-Truncated, Deprecation, Retry-After', () => {
+  test('documents the headers: X-Request-Id, ETag, Content-Encoding, Vary, X-Report-Truncated, Deprecation, Server-Timing, Retry-After', () => {
     expect(Object.keys(doc.components.headers)).toEqual(
       expect.arrayContaining(['X-Request-Id', 'ETag', 'Content-Encoding', 'Vary', 'X-Report-Truncated', 'Deprecation', 'Retry-After']),
     );
     const headersOf = (id: string, status: string) => Object.keys(resolve(operations.find((o) => o.operationId === id)!.responses[status]!).headers ?? {}).sort();
-    expect(headersOf('queryReport', '200')).toEqual(['Content-Encoding', 'Deprecation', 'Vary', 'X-Report-Truncated', 'X-Request-Id']);
+    expect(headersOf('queryReport', '200')).toEqual(['Content-Encoding', 'Deprecation', 'Server-Timing', 'Vary', 'X-Report-Truncated', 'X-Request-Id']);
     expect(headersOf('queryReport', '503')).toEqual(['Retry-After', 'X-Request-Id']);
     expect(headersOf('getLiveInsights', '200')).toEqual(['Cache-Control', 'Content-Encoding', 'ETag', 'Vary', 'X-Request-Id']);
     expect(headersOf('getLiveInsights', '304')).toEqual(['Cache-Control', 'ETag', 'Vary', 'X-Request-Id']);

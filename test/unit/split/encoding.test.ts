@@ -67,6 +67,20 @@ describe('encodeSlice', () => {
     expect(decodeSlice(encoded, pipeline)).toEqual(result);
   });
 
+  test('carries which rows answered the slice, why not rollups, and the rollup window across Step Functions', () => {
+    // Prepare: one slice from rollups over its first two hours, one read raw with the matcher's reason.
+    const root: EngineResult['root'] = { kind: 'histogram', buckets: [{ key: 0, count: 2, sub: { kind: 'terms', buckets: [{ key: 'car', count: 2 }] } }] };
+    const fromRollups: EngineResult = { root, truncated: false, source: 'rollup', rollupWindow: { from: 0, to: 2 * H } };
+    const raw: EngineResult = { root, truncated: false, source: 'raw', rawReason: 'reverseNested counts each document once per bucket its items reach' };
+    // Act: through JSON, as a Map state's output travels.
+    const travelled = (r: EngineResult) => decodeSlice(JSON.parse(JSON.stringify(encodeSlice(r))), byLabel);
+    // Assess
+    expect(encodeSlice(fromRollups)).toMatchObject({ src: 'rollup', win: [0, 2 * H] });
+    expect(travelled(fromRollups)).toEqual(fromRollups);
+    expect(travelled(raw)).toEqual(raw);
+    expect(encodeSlice({ root, truncated: false })).not.toHaveProperty('src');
+  });
+
   test('refuses a result whose root is not a histogram', () => {
     expect(() => encodeSlice({ truncated: false, root: { kind: 'single', count: 1 } })).toThrow(/histogram root/);
   });

@@ -3,6 +3,7 @@ import type { Location } from '#shared/locations/model';
 import type { LiveInsights } from '#shared/occupancy/live-insights';
 import type { ReportRequest } from '#shared/report/schema/request';
 import { toProblem } from './problems';
+import { answerSourceOf, type AnswerSource } from './source';
 
 /** A failed call: the service's problem+json. */
 export class ProblemError extends Error {
@@ -16,6 +17,8 @@ export interface ReportResult<T> {
   readonly body: T;
   /** `X-Report-Truncated: true`: some breakdown had more values than the service's cap. */
   readonly truncated: boolean;
+  /** `Server-Timing`: answered from rollups or, and why, from the documents; undefined when the service says nothing. */
+  readonly source?: AnswerSource;
 }
 
 /** Live occupancy and how long it stays current (the answer's `Cache-Control: max-age`). */
@@ -59,7 +62,8 @@ export class ExplorerApi {
 
   async report(request: ReportRequest): Promise<ReportResult<unknown>> {
     const response = await this.post(request, 'application/json');
-    return { body: await response.json(), truncated: response.headers.get('x-report-truncated') === 'true' };
+    const source = answerSourceOf(response.headers.get('server-timing'));
+    return { body: await response.json(), truncated: response.headers.get('x-report-truncated') === 'true', ...(source ? { source } : {}) };
   }
 
   async reportCsv(request: ReportRequest): Promise<ReportResult<string>> {

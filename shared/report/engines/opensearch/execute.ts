@@ -9,7 +9,7 @@ import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stag
 import { isSearchTimeout, mapOpenSearchError } from './errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
-import { matchRollup } from '../../plan/rollup-match';
+import { ENGINE_RAW_REASONS, matchRollup } from '../../plan/rollup-match';
 import { rollupIndexName } from './rollup/indices';
 import { readRollupState } from './rollup/marks';
 import { ITEMS, readRollupStats, type RollupRead } from './rollup/read';
@@ -54,32 +54,36 @@ export class OpenSearchEngine implements ReportEngine {
   async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
     const { deadline } = options;
     deadline?.throwIfExpired();
-    const rollup = this.rollups ? await this.rollupRead(plan) : undefined;
-    if (rollup) {
+    if (!this.rollups) return (await this.answer(plan, scope, deadline, this.options)) as EngineResult;
+    let rawReason: string;
+    const rollup = await this.rollupRead(plan);
+    if (typeof rollup === 'string') rawReason = rollup;
+    else {
       const answer = await this.answer(plan, scope, deadline, { ...this.options, rollup });
       // undefined: a stats sum over values that are not exact integers, which only the documents give.
-      if (answer) return { ...answer, source: 'rollup' };
+      if (answer) return { ...answer, source: 'rollup', rollupWindow: { from: rollup.from, to: rollup.to } };
+      rawReason = ENGINE_RAW_REASONS.inexactSum;
     }
-    const raw = (await this.answer(plan, scope, deadline, this.options)) as EngineResult;
     // Which path answered is said only when rollups could have: as the DuckDB engine does, so both
     // engines' answers (Server-Timing included) stay the same bytes with rollups off.
-    return this.rollups ? { ...raw, source: 'raw' } : raw;
+    return { ...((await this.answer(plan, scope, deadline, this.options)) as EngineResult), source: 'raw', rawReason };
   }
 
   /**
-   * The rollup rows a report may read (./rollup/read.ts), or undefined: the matcher's window cut at
-   * the collection's watermark, once its rollups are ready. The watermark is read before the report;
-   * a grain dirtied after is read from its rows as they were, as a raw search does not see a write
-   * before its refresh (docs/rollups.md, "On OpenSearch").
+   * The rollup rows a report may read (./rollup/read.ts), or why it reads raw: the matcher's window
+   * cut at the collection's watermark, once its rollups are ready. The watermark is read before the
+   * report; a grain dirtied after is read from its rows as they were, as a raw search does not see a
+   * write before its refresh (docs/rollups.md, "On OpenSearch").
    */
-  private async rollupRead(plan: ReportPlan): Promise<RollupRead | undefined> {
+  private async rollupRead(plan: ReportPlan): Promise<RollupRead | string> {
     const decision = matchRollup(plan);
-    if (decision.use === 'raw') return undefined;
+    if (decision.use === 'raw') return decision.reason;
     const state = await readRollupState(this.client, this.options.indexPrefix, plan.source).catch((e: unknown) => {
       throw mapOpenSearchError(e);
     });
+    if (!state.ready) return ENGINE_RAW_REASONS.notReady(plan.source);
     const to = Math.min(decision.window.to, state.watermark);
-    if (!state.ready || decision.window.from >= to) return undefined;
+    if (decision.window.from >= to) return ENGINE_RAW_REASONS.pastWatermark(state.watermark);
     return { index: rollupIndexName(this.options.indexPrefix, plan.source), from: decision.window.from, to };
   }
 
