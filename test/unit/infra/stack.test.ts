@@ -19,7 +19,7 @@ const OPENSEARCH_SEARCH = ['es:ESHttpPost'];
 const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-events-*'];
-const ROLLUP_INDICES = ['rollup-movement-events', 'rollup-parking-lot-stats', 'rollup-parking-events', 'rollup-dirty'];
+const ROLLUP_INDICES = [...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`rollup-${b}`, `rollup-${b}-1h`, `rollup-${b}-1d`]), 'rollup-dirty'];
 
 const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';
@@ -188,7 +188,7 @@ describe('the service stack with the default context (cdk.json)', () => {
         [
           `${domain}/_index_template/*`,
           `${domain}/_plugins/_ism/policies/retention`,
-          ...INDEX_PATTERNS.flatMap((p) => [`${domain}/_plugins/_ism/add/${p}`, `${domain}/_plugins/_ism/remove/${p}`]),
+          ...INDEX_PATTERNS.flatMap((p) => ['add', 'change_policy', 'remove'].map((call) => `${domain}/_plugins/_ism/${call}/${p}`)),
         ].sort(),
       );
     });
