@@ -183,15 +183,15 @@ export class Reporting extends Construct {
 
   /**
    * What installing the ISM policy sends (shared/report/engines/opensearch/ism.ts): GET, PUT and DELETE
-   * of the one policy, `add` and `remove` on the monthly indices of each collection.
+   * of the one policy, `add`, `change_policy` and `remove` on the monthly indices of each collection.
    */
   private grantIsmInstallation(): void {
     const policy = `_plugins/_ism/policies/${ismPolicyId(this.indexPrefix)}`;
     const patterns = Object.values(INDEX_BASE).map((base) => `${this.indexPrefix}${base}-*`);
-    const attach = patterns.flatMap((p) => [`_plugins/_ism/add/${p}`, `_plugins/_ism/remove/${p}`]);
+    const attach = patterns.flatMap((p) => ['add', 'change_policy', 'remove'].map((call) => `_plugins/_ism/${call}/${p}`));
     this.setupIndices.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpGet', 'es:ESHttpPut', 'es:ESHttpDelete'], resources: [`${this.domain.domainArn}/${policy}`] }));
     this.setupIndices.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: attach.map((p) => `${this.domain.domainArn}/${p}`) }));
-    acknowledgeWildcards(this.setupIndices.role!, this.domain, attach, 'The ISM policy is added to (or removed from) the monthly indices of each collection by pattern; nothing else.');
+    acknowledgeWildcards(this.setupIndices.role!, this.domain, attach, 'The ISM policy is added to, moved to its new version on, or removed from the monthly indices of each collection by pattern; nothing else.');
   }
 
   /** Read access for report queries: the monthly indices of every collection. */

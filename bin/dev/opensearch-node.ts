@@ -61,6 +61,12 @@ export interface StartOpenSearchOptions {
   startTimeoutMs?: number;
   /** Further `-E` settings, e.g. `{ 'indices.query.bool.max_clause_count': 4096 }`. */
   settings?: Record<string, string | number | boolean>;
+  /**
+   * A folder of unpacked plugins (one subfolder each, as in a distribution's plugins/) to add to the
+   * node, e.g. job-scheduler and index-management for the ISM test: the integ-test distribution has
+   * none, and Maven Central does not serve the index-management plugin. Versions must fit the node's.
+   */
+  pluginsDir?: string;
 }
 
 /** A running node, as returned by {@link startOpenSearch}. */
@@ -133,7 +139,7 @@ async function startOnce(opts: StartOpenSearchOptions): Promise<OpenSearchNode> 
   const javaHome = resolveJavaHome();
   const runAs = resolveRunAs();
   const [httpPort, transportPort] = await pickPorts(opts.port);
-  const runDir = createRunDir(distHome, runAs);
+  const runDir = createRunDir(distHome, runAs, opts.pluginsDir);
   const dataDir = prepareDataDir(opts.dataDir ?? join(runDir, 'data'), runAs);
   // File-system snapshot repositories must live under path.repo (the restore runbook's test uses one).
   const snapshotDir = prepareDataDir(join(runDir, 'snapshots'), runAs);
@@ -267,14 +273,15 @@ async function pickPorts(httpPort: number | undefined): Promise<[number, number]
   return httpPort === undefined ? [first, second] : [httpPort, first === httpPort ? second : first];
 }
 
-/** Creates the per-run home: hard links to the distribution, a private config/, logs/, tmp/. */
-function createRunDir(distHome: string, runAs: RunAs | undefined): string {
+/** Creates the per-run home: hard links to the distribution and the extra plugins, a private config/, logs/, tmp/. */
+function createRunDir(distHome: string, runAs: RunAs | undefined, pluginsDir: string | undefined): string {
   const runDir = mkdtempSync(join(tmpdir(), 'lrs-opensearch-'));
   chmodSync(runDir, 0o755);
   for (const entry of readdirSync(distHome)) {
     if (entry === 'config' || entry === 'logs') continue;
     linkTree(join(distHome, entry), join(runDir, entry));
   }
+  for (const plugin of pluginsDir ? readdirSync(pluginsDir) : []) linkTree(join(pluginsDir!, plugin), join(runDir, 'plugins', plugin));
   cpSync(join(distHome, 'config'), join(runDir, 'config'), { recursive: true });
   mkdirSync(join(runDir, 'logs'));
   mkdirSync(join(runDir, 'tmp'));

@@ -19,6 +19,7 @@ export function startedNode(): OpenSearchNode | undefined {
  * `search.max_buckets` = {@link TEST_MAX_BUCKETS} and publishes its URL as `process.env.OPENSEARCH_URL`
  * (set in jest's parent process, hence inherited by the test workers). If `OPENSEARCH_URL` is already
  * set, that node is used instead (it should have the same bucket limit) and we only wait for it.
+ * `OPENSEARCH_PLUGINS_DIR` adds the plugins unpacked in that folder to the node it starts (the ISM test).
  */
 export default async function globalSetup(): Promise<void> {
   // DynamoDB Local for the locations and occupancy tests: DYNAMODB_ENDPOINT (see ./dynamodb-local.ts).
@@ -27,12 +28,25 @@ export default async function globalSetup(): Promise<void> {
   if (external) {
     await waitForOpenSearch(external);
     await warnOnBucketLimit(external);
+    await publishPlugins(external);
     return;
   }
-  const node = await startOpenSearch({ maxBuckets: TEST_MAX_BUCKETS });
+  const pluginsDir = process.env.OPENSEARCH_PLUGINS_DIR || undefined;
+  const node = await startOpenSearch({ maxBuckets: TEST_MAX_BUCKETS, pluginsDir });
   (globalThis as unknown as NodeSlot)[OPENSEARCH_NODE_KEY] = node;
   process.env.OPENSEARCH_URL = node.url;
   console.log(`\nOpenSearch started at ${node.url} in ${(node.startupMs / 1000).toFixed(1)} s`);
+  await publishPlugins(node.url);
+}
+
+/**
+ * Publishes the node's plugins as `LRS_OPENSEARCH_PLUGINS` (comma-separated names) for the tests that
+ * need one the integ-test distribution lacks (index-management): they are skipped, saying so, without it.
+ */
+async function publishPlugins(url: string): Promise<void> {
+  const res = await fetch(`${url}/_cat/plugins?format=json`);
+  const plugins = (await res.json()) as { component: string }[];
+  process.env.LRS_OPENSEARCH_PLUGINS = [...new Set(plugins.map((p) => p.component))].join(',');
 }
 
 /** Tests that provoke too_many_buckets rely on the low limit; say so early if the given node differs. */

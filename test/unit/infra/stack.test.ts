@@ -188,7 +188,7 @@ describe('the service stack with the default context (cdk.json)', () => {
         [
           `${domain}/_index_template/*`,
           `${domain}/_plugins/_ism/policies/retention`,
-          ...INDEX_PATTERNS.flatMap((p) => [`${domain}/_plugins/_ism/add/${p}`, `${domain}/_plugins/_ism/remove/${p}`]),
+          ...INDEX_PATTERNS.flatMap((p) => ['add', 'change_policy', 'remove'].map((call) => `${domain}/_plugins/_ism/${call}/${p}`)),
         ].sort(),
       );
     });

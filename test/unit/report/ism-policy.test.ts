@@ -29,7 +29,15 @@ async function ismDomain() {
           return reply(stored.seqNo === 1 ? 201 : 200, { _id: 'x', _seq_no: stored.seqNo, _primary_term: 1 });
         }
       }
-      if (url.pathname.startsWith('/_plugins/_ism/add/')) return reply(200, { updated_indices: 0, failures: false });
+      // One enrolled index per pattern, as on a domain that had the policy before: `add` reports it
+      // as failed (already managed), `change_policy` moves it; a pattern with `broken` fails for real.
+      const call = /^\/_plugins\/_ism\/(add|change_policy)\/(.+)$/.exec(url.pathname);
+      if (call) {
+        const index = call[2]!.replace('*', '2024.01');
+        if (index.includes('broken')) return reply(200, { updated_indices: 0, failures: true, failed_indices: [{ index_name: index, index_uuid: 'u', reason: 'Failed to update index policy' }] });
+        if (call[1] === 'change_policy') return reply(200, { updated_indices: 1, failures: false, failed_indices: [] });
+        return reply(200, { updated_indices: 0, failures: true, failed_indices: [{ index_name: index, index_uuid: 'u', reason: 'This index already has a policy, use the update policy API to update index policies' }] });
+      }
       reply(400, { error: 'unexpected' });
     });
   });
@@ -39,6 +47,13 @@ async function ismDomain() {
 }
 
 describe('installing the retention ISM policy', () => {
+  it('fails when ISM reports an index it could not enrol (a 200 with failed_indices), not for one already enrolled', async () => {
+    const [ok, broken] = [await ismDomain(), await ismDomain()];
+    await expect(ensureIsmPolicy(ok.client, 'p-', 25)).resolves.toMatchObject({ outcome: 'created' });
+    await expect(ensureIsmPolicy(broken.client, 'broken-', 25)).rejects.toThrow('ISM add failed for broken-movement-events-2024.01 (Failed to update index policy)');
+    await Promise.all([ok.close(), broken.close()]);
+  });
+
   it('creates the policy once, then changes nothing when run again (seq_no unchanged, no PUT)', async () => {
     const domain = await ismDomain();
     const first = await ensureIsmPolicy(domain.client, 'p-', 25);
@@ -64,6 +79,10 @@ describe('installing the retention ISM policy', () => {
     await domain.close();
     expect(changed).toEqual({ outcome: 'updated', seqNo: 2 });
     expect(domain.requests.filter((r) => r.startsWith('PUT'))).toEqual(['PUT /_plugins/_ism/policies/p-retention', 'PUT /_plugins/_ism/policies/p-retention?if_seq_no=1&if_primary_term=1']);
+    // Enrolled indices keep the version they were enrolled with until change_policy moves them.
+    expect(domain.requests.filter((r) => r.includes('change_policy')).sort()).toEqual(
+      ['movement-events', 'parking-events', 'parking-lot-stats'].map((b) => `POST /_plugins/_ism/change_policy/p-${b}-*`).sort(),
+    );
     expect(ismPolicyId('p-')).toBe('p-retention');
   });
 });

@@ -71,14 +71,40 @@ export async function ensureIsmPolicy(client: Client, prefix: string, months: nu
     outcome = stored ? 'updated' : 'created';
   }
   for (const c of COLLECTIONS) {
-    const add = { method: 'POST', path: `/_plugins/_ism/add/${indexPattern(prefix, c)}`, body: { policy_id: ismPolicyId(prefix) } };
-    // No index of the collection yet: its first one gets the policy from the ism_template.
-    await client.transport.request(add).catch((e: unknown) => {
-      if (statusOf(e) !== 404) throw e;
-    });
+    const pattern = indexPattern(prefix, c);
+    // An index enrolled earlier keeps running the policy version it was enrolled with: an update
+    // reaches it only through change_policy (same states, so it applies at the index's next run).
+    if (outcome === 'updated') await managedIndexCall(client, 'change_policy', pattern, prefix);
+    await managedIndexCall(client, 'add', pattern, prefix);
   }
   return { outcome, ...(seqNo === undefined ? {} : { seqNo }) };
 }
+
+/** What ISM's add and change_policy answer: 200 even when some indices failed, listed with a reason. */
+interface ManagedIndexAnswer {
+  readonly failures?: boolean;
+  readonly failed_indices?: readonly { readonly index_name: string; readonly reason: string }[];
+}
+
+/**
+ * `add` or `change_policy` for the indices of one pattern. No index yet (404) is fine: the first one
+ * gets the policy from the ism_template; so is `add` meeting an index that already has a policy.
+ * Any other failed index is an error: ISM reports it in a 200 body, not in the status.
+ */
+async function managedIndexCall(client: Client, call: 'add' | 'change_policy', pattern: string, prefix: string): Promise<void> {
+  let answer: ManagedIndexAnswer;
+  try {
+    answer = (await client.transport.request({ method: 'POST', path: `/_plugins/_ism/${call}/${pattern}`, body: { policy_id: ismPolicyId(prefix) } })).body as ManagedIndexAnswer;
+  } catch (e) {
+    if (statusOf(e) === 404) return;
+    throw e;
+  }
+  const failed = (answer.failed_indices ?? []).filter((f) => !(call === 'add' && ALREADY_MANAGED.test(f.reason)));
+  if (failed.length > 0) throw new Error(`ISM ${call} failed for ${failed.map((f) => `${f.index_name} (${f.reason})`).join(', ')}`);
+}
+
+/** The reason ISM gives for an index that has a policy already (index-management 2.19). */
+const ALREADY_MANAGED = /already has a policy/i;
 
 async function getPolicy(client: Client, id: string): Promise<StoredPolicy | undefined> {
   try {
