@@ -8,6 +8,18 @@ import { rebuildRollups } from '#shared/report/engines/duckdb/rollup/maintain';
  */
 export const ROLLUP_REBUILD_MS = 2_000;
 
+/**
+ * The time after a rebuild before the next, as a multiple of the rebuild's own time (its wait for
+ * the write turn included), when that is longer than the interval: at most about a fifth of the
+ * time goes to rebuilds. A rebuild regroups whole days (docs/rollups.md), so while documents stream
+ * in, rebuilding at a fixed interval regrouped the same days again and again and took the write
+ * turn from the writes (bench/README.md, "Ingest"); spaced by its cost, one rebuild covers more
+ * writes. A server that writes little still rebuilds every interval.
+ */
+export const REBUILD_SPACING = 4;
+/** No rebuild waits longer than this after the last (a slow one, e.g. a data folder's first). */
+export const MAX_REBUILD_WAIT_MS = 60_000;
+
 export interface RollupRebuilds {
   /** Stops the timer and waits for a rebuild under way (it holds the write turn). */
   stop(): Promise<void>;
@@ -15,31 +27,35 @@ export interface RollupRebuilds {
 
 /**
  * Rebuilds now (a data folder of an earlier version has every grain dirty: reports read raw until
- * then, exactly), then every `everyMs`, one at a time; a failure is logged, and the next tick tries
- * again (the grains stay dirty, so reports stay exact meanwhile). `onRebuilt` runs after a rebuild
- * that rebuilt grains (the report cache forgets what read raw: it may now read rollups).
+ * then, exactly), then again `everyMs` after each rebuild ends, or longer after a slow one
+ * (REBUILD_SPACING), one at a time; a failure is logged, and the next one tries again (the grains
+ * stay dirty, so reports stay exact meanwhile). `onRebuilt` runs after a rebuild that rebuilt
+ * grains (the report cache forgets what read raw: it may now read rollups).
  */
 export function startRollupRebuilds(
   db: DuckDBInstance,
   everyMs: number = ROLLUP_REBUILD_MS,
   log: (line: string) => void = console.error,
   onRebuilt: () => void = () => undefined,
+  rebuild: (db: DuckDBInstance) => Promise<number> = rebuildRollups,
 ): RollupRebuilds {
   let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   const tick = () => {
-    if (busy) return;
-    busy = true;
-    running = rebuildRollups(db)
+    const started = Date.now();
+    running = rebuild(db)
       .then((rebuilt) => rebuilt > 0 && onRebuilt())
       .catch((e: unknown) => log(`rollup rebuild failed: ${e instanceof Error ? e.message : String(e)}`))
-      .finally(() => (busy = false));
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, Math.min(MAX_REBUILD_WAIT_MS, Math.max(everyMs, REBUILD_SPACING * (Date.now() - started))));
+      });
   };
   tick();
-  const timer = setInterval(tick, everyMs);
   return {
     async stop() {
-      clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
       await running;
     },
   };

@@ -46,8 +46,9 @@ export class TableChunks {
   set(column: number, value: unknown): void {
     if (value === undefined || value === null) return;
     const c = this.#columns[column] as ColumnBuffer;
-    if (c instanceof VarcharColumn) c.set(this.row, typeof value === 'string' ? value : String(value));
-    else if (c instanceof BigIntColumn) c.set(this.row, value as number | bigint);
+    // A tag, not instanceof: this runs for every value of every row.
+    if (c.kind === 'varchar') c.set(this.row, typeof value === 'string' ? value : String(value));
+    else if (c.kind === 'bigint') c.set(this.row, value as number | bigint);
     else c.set(this.row, Number(value));
   }
 
@@ -123,6 +124,7 @@ abstract class Column {
 }
 
 class NumericColumn extends Column {
+  readonly kind = 'number';
   constructor(
     private readonly data: Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer>,
     capacity: number,
@@ -144,6 +146,7 @@ class NumericColumn extends Column {
 const TWO_32 = 4_294_967_296;
 
 class BigIntColumn extends Column {
+  readonly kind = 'bigint';
   private readonly halves: Int32Array;
   private readonly big: BigInt64Array<ArrayBuffer>;
 
@@ -180,16 +183,17 @@ const encoder = new TextEncoder();
 
 /** The 16-byte inline image of `s`, or null when its UTF-8 form is longer than 12 bytes. */
 function inlineImage(s: string): Uint8Array | null {
+  // Over 12 UTF-16 units is over 12 UTF-8 bytes: no look-up, and the cache keeps short strings only
+  // (a batch's long ones, its documents' ids, are mostly distinct).
+  if (s.length > 12) return null;
   let image = inlineImages.get(s);
   if (image !== undefined) return image;
   image = null;
-  if (s.length <= 12) {
-    const bytes = new Uint8Array(16);
-    const { read, written } = encoder.encodeInto(s, bytes.subarray(4));
-    if (read === s.length && written <= 12) {
-      new DataView(bytes.buffer).setUint32(0, written, true);
-      image = bytes;
-    }
+  const bytes = new Uint8Array(16);
+  const { read, written } = encoder.encodeInto(s, bytes.subarray(4));
+  if (read === s.length && written <= 12) {
+    new DataView(bytes.buffer).setUint32(0, written, true);
+    image = bytes;
   }
   if (inlineImages.size >= MAX_IMAGES) inlineImages.clear();
   inlineImages.set(s, image);
@@ -197,6 +201,7 @@ function inlineImage(s: string): Uint8Array | null {
 }
 
 class VarcharColumn extends Column {
+  readonly kind = 'varchar';
   /** The string_t array: inline strings in place, zeros elsewhere (padding must be zero: DuckDB compares all 16 bytes). */
   private readonly images: Uint8Array<ArrayBuffer>;
   /** Rows of each distinct long string (> 12 bytes) in this chunk. */
