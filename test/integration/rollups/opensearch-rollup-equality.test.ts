@@ -35,5 +35,6 @@ describeRollupEquality(
       close: () => deleteIndices(client, prefix),
     };
   },
-  Number(process.env.ROLLUP_RUNS ?? 40),
+  // 80: a root range filter on a number, allowed by a loosened matcher, fails at run 50 (hourly) and 62 (15 min).
+  Number(process.env.ROLLUP_RUNS ?? 80),
 );
