@@ -29,6 +29,9 @@ export interface RebuildOutcome {
   readonly busy?: boolean;
 }
 
+/** Time the rows of one composite search cover (at least one row of the level): an hour's rows are about one page. */
+const SLICE_MS = 60 * 60_000;
+
 /** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
 const MERGE_GAP_MS = 60 * 60_000;
 
@@ -89,11 +92,25 @@ async function rebuildMarked(client: Client, prefix: string, c: Collection, mark
 
 /** One range of one level: its rows computed and overwritten, then the range's rows this run did not write deleted. */
 async function rebuildRange(client: Client, prefix: string, c: Collection, index: string, range: { from: number; to: number }, level: number, pageSize: number, run: string): Promise<void> {
-  for await (const rows of computeRows(client, prefix, c, range, level, pageSize)) {
+  let rows: { id: string; source: Record<string, unknown> }[] = [];
+  const write = async () => {
+    if (rows.length === 0) return;
     const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
+    rows = [];
     const { body: response } = await client.bulk({ index, body });
     if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
+  };
+  // A slice of the range per composite search: every page of a composite reads all the documents of
+  // its query again (the nested documents keep OpenSearch from starting at the page's key), so pages
+  // over a whole range read it once per page; a slice holds about one page of rows.
+  const slice = Math.max(level, SLICE_MS);
+  for (let from = range.from; from < range.to; from += slice) {
+    for await (const page of computeRows(client, prefix, c, { from, to: Math.min(range.to, from + slice) }, level, pageSize)) {
+      rows.push(...page);
+      if (rows.length >= pageSize) await write();
+    }
   }
+  await write();
   // Refreshed first, so that the deletion's snapshot has this run's rows (it skips them anyway: a conflict).
   await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   await client.deleteByQuery({
