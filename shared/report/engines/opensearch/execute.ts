@@ -9,7 +9,7 @@ import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stag
 import { isSearchTimeout, mapOpenSearchError } from './errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
-import { ENGINE_RAW_REASONS, matchRollup, rollupLevels } from '../../plan/rollup-match';
+import { ENGINE_RAW_REASONS, matchRollup, ROLLUP_GRAIN_MS, rollupLevels } from '../../plan/rollup-match';
 import { rollupIndexName } from './rollup/indices';
 import { readRollupState } from './rollup/marks';
 import { ITEMS, readRollupStats, type RollupRead } from './rollup/read';
@@ -30,6 +30,12 @@ export interface OpenSearchEngineOptions {
    * collection's rollups are ready; the result says which path served it. @default false
    */
   readonly rollups?: boolean;
+  /**
+   * The grain the rollups were rebuilt at (RebuildOptions.grainMs); its levels are read. Other than
+   * the default only in tests, which prove the matcher on hourly grains, where real zones are not
+   * all aligned. @default ROLLUP_GRAIN_MS
+   */
+  readonly rollupGrainMs?: number;
 }
 
 /** The production engine: one `_search` per report, the response read back into an AggResult tree. */
@@ -37,6 +43,7 @@ export class OpenSearchEngine implements ReportEngine {
   private readonly options: CompileOptions;
   readonly maxBuckets: number;
   private readonly rollups: boolean;
+  private readonly grainMs: number;
 
   constructor(
     private readonly client: Client,
@@ -49,6 +56,7 @@ export class OpenSearchEngine implements ReportEngine {
     };
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
     this.rollups = options.rollups ?? false;
+    this.grainMs = options.rollupGrainMs ?? ROLLUP_GRAIN_MS;
   }
 
   async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
@@ -79,13 +87,13 @@ export class OpenSearchEngine implements ReportEngine {
    */
   private async rollupRead(plan: ReportPlan): Promise<RollupRead | string> {
     // A coarser level is accepted only where the grain is: no state to read when the grain is not.
-    const finest = matchRollup(plan);
+    const finest = matchRollup(plan, this.grainMs);
     if (finest.use === 'raw') return finest.reason;
     const state = await readRollupState(this.client, this.options.indexPrefix, plan.source).catch((e: unknown) => {
       throw mapOpenSearchError(e);
     });
     if (!state.ready) return ENGINE_RAW_REASONS.notReady(plan.source);
-    for (const level of rollupLevels().reverse()) {
+    for (const level of rollupLevels(this.grainMs).reverse()) {
       const decision = matchRollup(plan, level);
       if (decision.use === 'raw') continue;
       const to = Math.min(decision.window.to, Math.floor(state.watermark / level) * level);

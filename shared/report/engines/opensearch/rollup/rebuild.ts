@@ -16,6 +16,12 @@ export interface RebuildOptions {
   readonly maxGrains?: number;
   /** Rows per composite page. @default 500 */
   readonly pageSize?: number;
+  /**
+   * Dirty grains closer than this are recomputed as one range (clean grains between are recomputed
+   * unchanged): larger for sparse history, where each range's requests cost more than its documents.
+   * @default 1 hour
+   */
+  readonly mergeGapMs?: number;
 }
 
 export interface RebuildOutcome {
@@ -71,19 +77,20 @@ async function rebuildAll(client: Client, prefix: string, options: RebuildOption
     const limit = options.maxGrains ?? 2000;
     const marks = await readMarks(client, prefix, c, limit);
     more ||= marks.length === limit;
-    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options.pageSize ?? 500);
+    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options);
   }
   return { rebuilt, backfilled, more };
 }
 
-async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, pageSize: number): Promise<number> {
+async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, options: RebuildOptions): Promise<number> {
+  const pageSize = options.pageSize ?? 500;
   const run = randomUUID();
   await client.indices.refresh({ index: indexPattern(prefix, c), ignore_unavailable: true, allow_no_indices: true });
   // Every level from the documents, over the dirty grains widened to its own grains (a day row is
   // recomputed whole when one of its quarters is dirty).
   for (const level of rollupLevels(grainMs)) {
     const index = rollupIndexName(prefix, c, level);
-    for (const range of ranges(marks.map((m) => m.grain), grainMs, level)) await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
+    for (const range of ranges(marks.map((m) => m.grain), grainMs, level, options.mergeGapMs)) await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
     await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   }
   await clearMarks(client, prefix, c, marks);
@@ -131,16 +138,16 @@ async function rebuildRange(client: Client, prefix: string, c: Collection, index
 }
 
 /**
- * Sorted grain starts → [from, to) ranges, joining those less than MERGE_GAP_MS apart, widened to
+ * Sorted grain starts → [from, to) ranges, joining those less than `gapMs` apart, widened to
  * whole grains of `level` (a multiple of the grain) and joined again where they then meet.
  */
-export function ranges(grains: readonly number[], grainMs: number, level: number = grainMs): { from: number; to: number }[] {
+export function ranges(grains: readonly number[], grainMs: number, level: number = grainMs, gapMs: number = MERGE_GAP_MS): { from: number; to: number }[] {
   const out: { from: number; to: number }[] = [];
   for (const g of grains) {
     const from = Math.floor(g / level) * level;
     const to = Math.ceil((g + grainMs) / level) * level;
     const last = out.at(-1);
-    if (last && from - last.to < MERGE_GAP_MS) last.to = Math.max(last.to, to);
+    if (last && from - last.to < gapMs) last.to = Math.max(last.to, to);
     else out.push({ from, to });
   }
   return out;
