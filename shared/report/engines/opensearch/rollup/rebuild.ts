@@ -7,7 +7,7 @@ import { ROLLUP_GRAIN_MS, rollupLevels } from '../../../plan/rollup-match';
 import { backfillRollups } from './backfill';
 import { takeLease } from './lease';
 import { clearMarks, readMarks, type Mark } from './marks';
-import { computeRows } from './rows';
+import { computeRows, slicesOf } from './rows';
 
 export interface RebuildOptions {
   /** @default ROLLUP_GRAIN_MS */
@@ -35,8 +35,13 @@ export interface RebuildOutcome {
   readonly busy?: boolean;
 }
 
-/** Time the rows of one composite search cover (at least one row of the level): an hour's rows are about one page. */
+/**
+ * The slices of documents one composite search reads: hours (or a row's grain) joined up to this
+ * many documents, fewer searches against fewer re-reads (a slice's rows are a fraction of its
+ * documents, a few pages at most). An hour holds more at 10M events a month: then one hour a search.
+ */
 const SLICE_MS = 60 * 60_000;
+const SLICE_DOCS = 10_000;
 
 /** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
 const MERGE_GAP_MS = 60 * 60_000;
@@ -107,12 +112,11 @@ async function rebuildRange(client: Client, prefix: string, c: Collection, index
     const { body: response } = await client.bulk({ index, body });
     if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
   };
-  // A slice of the range per composite search: every page of a composite reads all the documents of
-  // its query again (the nested documents keep OpenSearch from starting at the page's key), so pages
-  // over a whole range read it once per page; a slice holds about one page of rows.
-  const slice = Math.max(level, SLICE_MS);
-  for (let from = range.from; from < range.to; from += slice) {
-    for await (const page of computeRows(client, prefix, c, { from, to: Math.min(range.to, from + slice) }, level, pageSize)) {
+  // Slices of about a page of rows per composite search: every page of a composite reads all the
+  // documents of its query again (the nested documents keep OpenSearch from starting at the page's
+  // key), so pages over a whole range read it once per page.
+  for await (const slice of slicesOf(client, prefix, c, range, Math.max(level, SLICE_MS), SLICE_DOCS)) {
+    for await (const page of computeRows(client, prefix, c, slice, level, pageSize)) {
       rows.push(...page);
       if (rows.length >= pageSize) await write();
     }
