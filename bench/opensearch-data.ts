@@ -19,7 +19,8 @@ export async function ensureBenchEvents(client: Client, prefix: string, count: n
   let batch: Record<string, unknown>[] = [];
   const flush = async () => {
     const response = await client.bulk({ body: batch });
-    if ((response.body as { errors: boolean }).errors) throw new Error('bulk indexing failed');
+    const body = response.body as { errors: boolean; items: Record<string, { error?: unknown }>[] };
+    if (body.errors) throw new Error(`bulk indexing failed: ${JSON.stringify(body.items.map((i) => Object.values(i)[0]?.error).find(Boolean)).slice(0, 500)}`);
     bar.increment(batch.length / 2);
     batch = [];
   };

@@ -34,13 +34,13 @@ const INGEST_EVENTS = Number(process.env.BENCH_ROLLUP_INGEST_EVENTS ?? 1_000_000
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 15));
 const BATCH = 100_000;
 const SITES = 5;
-const YEAR_NOW = Date.UTC(2025, 0, 1);
+export const YEAR_NOW = Date.UTC(2025, 0, 1);
 
-const yearRange = { type: 'range', field: 'timestamp', from: new Date(YEAR_NOW - 365 * 86_400_000).toISOString(), to: new Date(YEAR_NOW).toISOString() };
-const yearByLabel = { source: 'movementEvents', filters: [yearRange], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+export const yearRange = { type: 'range', field: 'timestamp', from: new Date(YEAR_NOW - 365 * 86_400_000).toISOString(), to: new Date(YEAR_NOW).toISOString() };
+export const yearByLabel = { source: 'movementEvents', filters: [yearRange], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
 
 /** One report through the whole report path (plan, engine, shape, JSON), timed; fails on the wrong path. */
-const timed = (engine: ReportEngine, body: unknown, expect: 'rollup' | undefined, bodies: string[]) => async (): Promise<number> => {
+export const timed = (engine: ReportEngine, body: unknown, expect: 'rollup' | undefined, bodies: string[]) => async (): Promise<number> => {
   let source: string | undefined;
   const watched: ReportEngine = { maxBuckets: engine.maxBuckets, run: async (...a) => { const r = await engine.run(...a); source = r.source; return r; } };
   const t = performance.now();
@@ -51,11 +51,11 @@ const timed = (engine: ReportEngine, body: unknown, expect: 'rollup' | undefined
   return ms;
 };
 
-/** Rollup vs raw for one report; the answers must be the same bytes. With the 1-minute load average before and after. */
-async function compare(db: DuckDBInstance, body: unknown): Promise<{ rollupMs: number; rawMs: number; load: string }> {
+/** Rollup vs raw for one report, alternating (medians); the answers must be the same bytes. With the 1-minute load average before and after. */
+export async function compareEngines(rollups: ReportEngine, raw: ReportEngine, body: unknown): Promise<{ rollupMs: number; rawMs: number; load: string }> {
   const bodies: string[] = [];
   const before = load();
-  const [rollupMs, rawMs] = (await alternate([timed(new DuckDbEngine(db, { rollups: true }), body, 'rollup', bodies), timed(new DuckDbEngine(db), body, undefined, bodies)], RUNS)) as [number, number];
+  const [rollupMs, rawMs] = (await alternate([timed(rollups, body, 'rollup', bodies), timed(raw, body, undefined, bodies)], RUNS)) as [number, number];
   if (new Set(bodies).size !== 1) throw new Error('rollups and documents answered differently');
   return { rollupMs, rawMs, load: `${before}–${load()}` };
 }
@@ -69,6 +69,8 @@ async function rebuild(db: DuckDBInstance): Promise<{ grains: number; ms: number
   if (grains > 0) await count(db, 'CHECKPOINT');
   return { grains, ms: performance.now() - t };
 }
+
+const compare = (db: DuckDBInstance, body: unknown) => compareEngines(new DuckDbEngine(db, { rollups: true }), new DuckDbEngine(db), body);
 
 async function count(db: DuckDBInstance, sql: string): Promise<number> {
   const c = await db.connect();

@@ -8,6 +8,7 @@ import { benchIngest, benchIngestIdentity } from './ingest';
 import { benchLocalThroughput } from './local-throughput';
 import { benchReportOverhead } from './report-overhead';
 import { benchRollups } from './rollups';
+import { benchRollupsOpenSearch } from './rollups-opensearch';
 import { benchSplit } from './split';
 
 /** `npm run bench [-- <name>]`: runs one benchmark, or all of them. Figures go to the README. */
@@ -21,7 +22,12 @@ const benches: Record<string, () => Promise<void>> = {
   compression: benchCompression,
   ingest: benchIngest,
   'ingest-identity': benchIngestIdentity,
-  rollups: benchRollups,
+  // BENCH_ROLLUP_ENGINES=duckdb or =opensearch runs one engine's part.
+  rollups: async () => {
+    const engines = (process.env.BENCH_ROLLUP_ENGINES ?? 'duckdb,opensearch').split(',');
+    if (engines.includes('duckdb')) await benchRollups();
+    if (engines.includes('opensearch')) await benchRollupsOpenSearch();
+  },
   explorer: benchExplorer,
 };
 

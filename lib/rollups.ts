@@ -5,7 +5,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
+import { COLLECTIONS } from '../shared/report/fields';
 import { INDEX_BASE } from '../shared/report/engines/opensearch/indices';
+import { rollupIndexName, rollupIndexNames } from '../shared/report/engines/opensearch/rollup/indices';
 import { acknowledgeWildcards, ENV, ServiceFunction } from './service-function';
 
 export interface RollupsProps {
@@ -34,7 +36,10 @@ export function rollupIndexPaths(prefix: string) {
   const bases = Object.values(INDEX_BASE);
   return {
     monthly: bases.map((b) => `${prefix}${b}-*`),
-    rows: bases.map((b) => `${prefix}rollup-${b}`),
+    /** The finest rows, which hold every grain (what a deletion reads the grains of). */
+    rows: COLLECTIONS.map((c) => rollupIndexName(prefix, c)),
+    /** The rows of every level (15 minutes, hours, days): what the rebuild writes and reports read. */
+    levels: COLLECTIONS.flatMap((c) => rollupIndexNames(prefix, c)),
     dirty: `${prefix}rollup-dirty`,
   };
 }
@@ -67,7 +72,7 @@ export class Rollups extends Construct {
       },
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
-    const { monthly, rows, dirty } = rollupIndexPaths(props.indexPrefix);
+    const { monthly, levels: rows, dirty } = rollupIndexPaths(props.indexPrefix);
     grantDomainPaths(
       this.fn,
       props.domain,

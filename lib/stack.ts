@@ -243,7 +243,7 @@ export class ServiceStack extends Stack {
     // Reports read the rollup rows and the watermark beside the monthly indices, when rollups are on.
     if (config.rollups) {
       for (const fn of [this.endpoints['query-report'], this.split.worker]) {
-        grantDomainPaths(fn, this.reporting.domain, { Post: [...rollupPaths.rows, rollupPaths.dirty].map((p) => `${p}/_search`) }, 'Reports search the rollup indices and the bookkeeping index by name.');
+        grantDomainPaths(fn, this.reporting.domain, { Post: [...rollupPaths.levels, rollupPaths.dirty].map((p) => `${p}/_search`) }, 'Reports search the rollup indices and the bookkeeping index by name.');
         fn.addEnvironment(ENV.rollups, 'on');
       }
     }

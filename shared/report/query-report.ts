@@ -20,17 +20,16 @@ const START_DEPRECATED_AT = Date.UTC(2026, 10, 22) / 1000;
 
 /**
  * A report's answer as facts; the edge turns them into HTTP (functions/commons/http/report-headers.ts),
- * so the domain says what is true of the answer and never how a protocol spells it.
+ * so the domain says what is true of the answer and never how a protocol spells it. Which rows
+ * answered, why not rollups and the window they served are its SourceFacts (unsaid with rollups off).
  */
-export interface ReportAnswer {
+export interface ReportAnswer extends SourceFacts {
   readonly mediaType: ReportMediaType;
   readonly body: string;
   /** A terms stage kept only its top keys (the engine's terms cap). */
   readonly truncated: boolean;
   /** The request used a deprecated field: since when it is deprecated (epoch seconds). */
   readonly deprecatedSince?: number;
-  /** Which rows answered, why not rollups, and the window they served (docs/rollups.md); unsaid with rollups off. */
-  readonly source?: SourceFacts;
 }
 
 /**
@@ -82,7 +81,7 @@ export async function answerReport(
     mediaType,
     body: rendered,
     truncated,
-    ...(source.source ? { source } : {}),
+    ...source,
     ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
   };
 }

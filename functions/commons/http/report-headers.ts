@@ -13,7 +13,7 @@ export function reportHeaders(answer: ReportAnswer): Record<string, string> {
     Vary: 'Accept',
     ...(answer.truncated ? { 'X-Report-Truncated': 'true' } : {}),
     ...(answer.deprecatedSince !== undefined ? { Deprecation: `@${answer.deprecatedSince}` } : {}),
-    ...(answer.source?.source ? { 'Server-Timing': serverTiming(answer.source) } : {}),
+    ...(answer.source ? { 'Server-Timing': serverTiming(answer) } : {}),
   };
 }
 

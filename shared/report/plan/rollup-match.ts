@@ -1,6 +1,6 @@
 import { ZoneOffsets } from '../../time/zone-offsets';
 import type { FieldDef } from '../fields';
-import type { AggNode, FilterNode, HistogramInterval, ReportPlan, StatName } from './plan';
+import type { AggNode, FilterNode, HistogramInterval, ProfileUnit, ReportPlan, StatName } from './plan';
 
 /**
  * The rollups' grain: 15 minutes of UTC time, so that every zone in use today (offsets of :30 and
@@ -8,11 +8,27 @@ import type { AggNode, FilterNode, HistogramInterval, ReportPlan, StatName } fro
  */
 export const ROLLUP_GRAIN_MS = 15 * 60_000;
 
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/**
+ * The levels of rollups kept for a grain, on both engines: the grain, then hours and UTC days where
+ * they are coarser multiples of it (15 minutes: 15m, 1h, 1d). A report reads the coarsest level the
+ * matcher accepts (`matchRollup(plan, level)`): a UTC day report reads days, a Berlin one hours, a
+ * Kolkata one quarters.
+ */
+export function rollupLevels(grainMs: number = ROLLUP_GRAIN_MS): number[] {
+  return [...new Set([grainMs, HOUR, DAY])].filter((level) => level >= grainMs && level % grainMs === 0 && DAY % level === 0);
+}
+
 /**
  * Rollups cover grains in [2000, 2100): the zones are checked over this window once per zone, and
  * documents outside it (none in practice) are read raw, merged like any raw tail.
  */
 export const ROLLUP_WINDOW = { from: Date.UTC(2000, 0, 1), to: Date.UTC(2100, 0, 1) } as const;
+
+/** The span of a profile's unit: a row must lie within one of them (a local hour or day starts on one). */
+const PROFILE_UNIT_MS: Readonly<Record<ProfileUnit, number>> = { hour: HOUR, weekday: DAY };
 
 /** Stats that add up per grain: count, min, max, sum, and avg as sum ÷ count (the shaper divides). */
 const EXACT_STATS: ReadonlySet<string> = new Set<StatName>(['count', 'min', 'max', 'sum', 'avg']);
@@ -69,7 +85,11 @@ function stageReason(node: AggNode, grainMs: number, window: Window, underFilter
       if (!intervalOnGrains(node.interval, grainMs)) return `a ${node.interval.text} interval is not a multiple of the grain`;
       return zoneReason(node.timeZone, grainMs, window);
     case 'terms':
-      if (node.profile) return zoneReason(node.profile.timeZone, grainMs, window);
+      if (node.profile) {
+        // A row of a coarser level than the unit holds documents of several hours: their hour is gone.
+        if (PROFILE_UNIT_MS[node.profile.unit] % grainMs !== 0) return `a profile by ${node.profile.unit} cannot be read from rows of ${grainMs / 60_000} minutes`;
+        return zoneReason(node.profile.timeZone, grainMs, window);
+      }
       return node.field.kind === 'keyword' ? undefined : `terms on ${node.field.name} is not on a rollup dimension`;
     case 'filter':
       return filterReason(node.filter, grainMs);

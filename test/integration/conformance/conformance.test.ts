@@ -4,12 +4,15 @@
  * (test/fixtures/documents.ts). The answers must be identical byte for byte (status, the headers,
  * the body); errors identical as problem documents. Every case also carries its answer worked out by
  * hand, so that both engines agreeing on a wrong answer does not pass. DuckDB answers through the
- * local server's report cache, as under `npm start`.
+ * local server's report cache, as under `npm start`. OpenSearch answers each case a second time with
+ * its rollups rebuilt and on: the same bytes (only `Server-Timing` says which rows served it), and a
+ * known set of cases must be served from the rollup rows, so that this cannot silently read raw.
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { AppError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { reportHeaders } from '#commons/http/report-headers';
+import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
 import { answerReport } from '#shared/report/query-report';
 import { CachedReportEngine } from '../../../bin/local/report-cache';
 import { ORG_A } from '../../fixtures/documents';
@@ -22,6 +25,29 @@ import { HISTOGRAM_CASES } from './corpus/histograms';
 import { PERCENTILE_CASES } from './corpus/percentiles';
 import { PROFILE_CASES } from './corpus/profiles';
 
+/**
+ * Cases OpenSearch must serve from its rollup rows (45 of the corpus were when this was written):
+ * DST days and overlaps, :30 zones, calendar months, crossings by line and direction, terms caps,
+ * filters, profiles, comparisons.
+ */
+const SERVED_FROM_ROLLUPS = [
+  'counts events per Berlin day across the spring DST change, over the whole range',
+  'aligns 90-minute buckets to local time in Berlin, the bucket over the autumn overlap 2.5 hours long',
+  'counts me-04 at 00:59:59.999 in a range that ends at 00:59:59.9991, the end rounded up to the millisecond',
+  'counts calendar months in New York from the first to the last non-empty month',
+  'aligns 30-minute buckets in Kolkata (UTC+05:30)',
+  'makes a 23-hour day of the spring gap in New York',
+  'names Berlin crossings per day by line and direction, direction last, for one location',
+  'takes an hourly histogram with named filters exactly up to the bucket limit',
+  'keeps the two smallest labels under termsCap 2 and says the answer was truncated',
+  'counts nested crossings, not events',
+  'gives only the count of total values per lot',
+  'counts two overlapping filters stages by label, each event in every bucket it matches',
+  'counts both 02:00 hours of the Berlin autumn DST day in one bucket, by label',
+  'profiles every event of org A by weekday in Asia/Kolkata, in ISO order from Monday',
+  'compares Kolkata days with the days before: buckets start at 18:30Z',
+];
+
 const CASES: readonly ConformanceCase[] = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES, ...PERCENTILE_CASES, ...COMPARISON_CASES, ...ERROR_CASES];
 
 const client = testClient();
@@ -30,6 +56,7 @@ let duckdb: DuckDBInstance;
 
 beforeAll(async () => {
   duckdb = await loadFixtureEngines(client, prefix);
+  await rebuildRollups(client, prefix);
 });
 
 afterAll(async () => {
@@ -57,9 +84,9 @@ async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer>
 }
 
 /** DuckDB as `npm start` serves it: behind the local report cache, which must not change an answer. */
-function enginesFor(c: ConformanceCase): { opensearch: ReportEngine; duckdb: ReportEngine } {
+function enginesFor(c: ConformanceCase): ReturnType<typeof fixtureEngines> {
   const engines = fixtureEngines(client, prefix, duckdb, c.termsCap === undefined ? undefined : { termsCap: c.termsCap });
-  return { opensearch: engines.opensearch, duckdb: new CachedReportEngine(engines.duckdb) };
+  return { ...engines, duckdb: new CachedReportEngine(engines.duckdb) };
 }
 
 function assessExpected(actual: Answer, expected: Expected, csv: boolean): void {
@@ -93,8 +120,20 @@ describe('both engines answer byte for byte alike', () => {
     // Act
     const fromOpenSearch = await answer(engines.opensearch, c);
     const fromDuckDb = await answer(engines.duckdb, c);
+    const withRollups = await answer(engines.opensearchRollups, c);
+    const { 'Server-Timing': source, ...headers } = withRollups.headers;
+    const fromRollups = { ...withRollups, headers };
     // Assess: the same answer, and the answer the case is about (not, say, the same 400 for a typo)
     expect(fromDuckDb).toEqual(fromOpenSearch);
+    expect(fromRollups).toEqual(fromOpenSearch);
     assessExpected(fromOpenSearch, c.expected, c.accept === 'text/csv');
+    if (source?.startsWith('source;desc="rollup"')) fromRollupRows.push(c.name);
   });
+});
+
+/** The cases OpenSearch answered from its rollup rows (the matcher allows them, and the rows are read). */
+const fromRollupRows: string[] = [];
+
+test('with rollups on, the matched cases are served from the rollup rows', () => {
+  expect(fromRollupRows).toEqual(expect.arrayContaining(SERVED_FROM_ROLLUPS));
 });

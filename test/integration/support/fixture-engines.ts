@@ -35,10 +35,15 @@ function documentsOf<C extends Collection>(collection: C, extra: FixtureDocument
   return [...FIXTURE_DOCUMENTS[collection], ...extra].map((doc, i) => parseDocument(collection, doc, `/${i}`));
 }
 
-/** Both engines over the fixtures, with the same limits (the bucket limit is the test node's). */
-export function fixtureEngines(client: Client, prefix: string, duckdb: DuckDBInstance, limits: EngineLimits = DEFAULT_LIMITS): { opensearch: ReportEngine; duckdb: ReportEngine } {
+/**
+ * Both engines over the fixtures, with the same limits (the bucket limit is the test node's); and
+ * OpenSearch reading its rollups where the matcher allows (once rebuildRollups ran under `prefix`).
+ */
+export function fixtureEngines(client: Client, prefix: string, duckdb: DuckDBInstance, limits: EngineLimits = DEFAULT_LIMITS): { opensearch: ReportEngine; duckdb: ReportEngine; opensearchRollups: ReportEngine } {
+  const options = { indexPrefix: prefix, limits, maxBuckets: TEST_MAX_BUCKETS };
   return {
-    opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, limits, maxBuckets: TEST_MAX_BUCKETS }),
+    opensearch: new OpenSearchEngine(client, options),
     duckdb: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS }),
+    opensearchRollups: new OpenSearchEngine(client, { ...options, rollups: true }),
   };
 }

@@ -22,7 +22,7 @@ describe('reportHeaders: Server-Timing', () => {
   test('is left out when the answer says nothing of its source (rollups off)', () => {
     const headers = reportHeaders({ mediaType: 'application/json', body: '[]', truncated: false });
     expect(Object.keys(headers)).not.toContain('Server-Timing');
-    expect(reportHeaders({ mediaType: 'application/json', body: '[]', truncated: false, source: { source: 'raw', rawReason: 'r' } })['Server-Timing']).toBe(
+    expect(reportHeaders({ mediaType: 'application/json', body: '[]', truncated: false, source: 'raw', rawReason: 'r' })['Server-Timing']).toBe(
       'source;desc="raw", raw-reason;desc="r"',
     );
   });

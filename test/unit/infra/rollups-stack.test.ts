@@ -3,6 +3,8 @@ import { actionsOf, functionId, removeSynthOutputs, resourcesOf, resourcesOfStat
 
 const REBUILD = /^Recomputes the report rollups/;
 const BASES = ['movement-events', 'parking-lot-stats', 'parking-events'];
+/** The rollup indices of every level: 15 minutes, hours, UTC days (docs/rollups.md). */
+const ROWS = BASES.flatMap((b) => [`rollup-${b}`, `rollup-${b}-1h`, `rollup-${b}-1d`]);
 const OWN = (a: string) => a.startsWith('es:');
 
 afterAll(removeSynthOutputs);
@@ -37,10 +39,11 @@ describe('the rollups of the service stack', () => {
       expect(grantsOf(template, functionId(template, REBUILD))).toEqual({
         'es:ESHttpHead': at(BASES.map((b) => `${b}-*`)),
         'es:ESHttpPost': at([
-          ...BASES.flatMap((b) => [`${b}-*/_search`, `${b}-*/_refresh`, `rollup-${b}/_delete_by_query`, `rollup-${b}/_refresh`]),
+          ...BASES.flatMap((b) => [`${b}-*/_search`, `${b}-*/_refresh`]),
+          ...ROWS.flatMap((r) => [`${r}/_delete_by_query`, `${r}/_refresh`]),
           'rollup-dirty/_search',
         ]),
-        'es:ESHttpPut': at([...BASES.map((b) => `rollup-${b}/_bulk`), 'rollup-dirty/_bulk', 'rollup-dirty/_doc/ready:*', 'rollup-dirty/_doc/lease:rebuild']),
+        'es:ESHttpPut': at([...ROWS.map((r) => `${r}/_bulk`), 'rollup-dirty/_bulk', 'rollup-dirty/_doc/ready:*', 'rollup-dirty/_doc/lease:rebuild']),
         'es:ESHttpDelete,es:ESHttpGet': at(['rollup-dirty/_doc/lease:rebuild']),
       });
     });
@@ -57,7 +60,7 @@ describe('the rollups of the service stack', () => {
       const domain = `${domainId(template)}.Arn`;
       const query = functionId(template, /^POST \/reports:query$/);
       template.hasResourceProperties('AWS::Lambda::Function', { Description: 'POST /reports:query', Environment: { Variables: Match.objectLike({ REPORT_ROLLUPS: 'on' }) } });
-      expect(grantsOf(template, query)['es:ESHttpPost']).toEqual(expect.arrayContaining([`${domain}/rollup-movement-events/_search`, `${domain}/rollup-dirty/_search`]));
+      expect(grantsOf(template, query)['es:ESHttpPost']).toEqual(expect.arrayContaining([`${domain}/rollup-movement-events/_search`, `${domain}/rollup-movement-events-1d/_search`, `${domain}/rollup-dirty/_search`]));
       expect(grantsOf(template, functionId(template, /^POST \/ingest/))['es:ESHttpPut']).toEqual(expect.arrayContaining([`${domain}/rollup-dirty/_bulk`]));
     });
   });

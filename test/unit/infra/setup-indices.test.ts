@@ -54,8 +54,14 @@ describe('the index setup custom resource', () => {
       'POST /_index_template/parking-lot-stats',
       'POST /_index_template/rollup-dirty',
       'POST /_index_template/rollup-movement-events',
+      'POST /_index_template/rollup-movement-events-1d',
+      'POST /_index_template/rollup-movement-events-1h',
       'POST /_index_template/rollup-parking-events',
+      'POST /_index_template/rollup-parking-events-1d',
+      'POST /_index_template/rollup-parking-events-1h',
       'POST /_index_template/rollup-parking-lot-stats',
+      'POST /_index_template/rollup-parking-lot-stats-1d',
+      'POST /_index_template/rollup-parking-lot-stats-1h',
     ]);
     for (const r of domain.requests) {
       expect(r.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
@@ -67,14 +73,12 @@ describe('the index setup custom resource', () => {
     const domain = await fakeDomain([503, 503, 503, 503]);
     await createSetupIndicesHandler({ retryDelayMs: 10 })(event('Update', domain.url, '1'));
     await domain.close();
-    const succeeded = domain.requests.slice(-7);
+    const succeeded = domain.requests.slice(-13);
     expect(succeeded.map((r) => r.url)).toEqual([
       '/_index_template/movement-events',
       '/_index_template/parking-lot-stats',
       '/_index_template/parking-events',
-      '/_index_template/rollup-movement-events',
-      '/_index_template/rollup-parking-lot-stats',
-      '/_index_template/rollup-parking-events',
+      ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`/_index_template/rollup-${b}`, `/_index_template/rollup-${b}-1h`, `/_index_template/rollup-${b}-1d`]),
       '/_index_template/rollup-dirty',
     ]);
     expect(succeeded[0]!.body).toMatchObject({ template: { settings: { number_of_replicas: 1 } } });

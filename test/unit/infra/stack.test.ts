@@ -19,7 +19,7 @@ const OPENSEARCH_SEARCH = ['es:ESHttpPost'];
 const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-events-*'];
-const ROLLUP_INDICES = ['rollup-movement-events', 'rollup-parking-lot-stats', 'rollup-parking-events', 'rollup-dirty'];
+const ROLLUP_INDICES = [...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`rollup-${b}`, `rollup-${b}-1h`, `rollup-${b}-1d`]), 'rollup-dirty'];
 
 const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';

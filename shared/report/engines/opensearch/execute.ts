@@ -9,7 +9,7 @@ import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stag
 import { isSearchTimeout, mapOpenSearchError } from './errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from '../empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../histogram/keys';
-import { ENGINE_RAW_REASONS, matchRollup } from '../../plan/rollup-match';
+import { ENGINE_RAW_REASONS, matchRollup, ROLLUP_GRAIN_MS, rollupLevels } from '../../plan/rollup-match';
 import { rollupIndexName } from './rollup/indices';
 import { readRollupState } from './rollup/marks';
 import { ITEMS, readRollupStats, type RollupRead } from './rollup/read';
@@ -30,6 +30,12 @@ export interface OpenSearchEngineOptions {
    * collection's rollups are ready; the result says which path served it. @default false
    */
   readonly rollups?: boolean;
+  /**
+   * The grain the rollups were rebuilt at (RebuildOptions.grainMs); its levels are read. Other than
+   * the default only in tests, which prove the matcher on hourly grains, where real zones are not
+   * all aligned. @default ROLLUP_GRAIN_MS
+   */
+  readonly rollupGrainMs?: number;
 }
 
 /** The production engine: one `_search` per report, the response read back into an AggResult tree. */
@@ -37,6 +43,7 @@ export class OpenSearchEngine implements ReportEngine {
   private readonly options: CompileOptions;
   readonly maxBuckets: number;
   private readonly rollups: boolean;
+  private readonly grainMs: number;
 
   constructor(
     private readonly client: Client,
@@ -49,6 +56,7 @@ export class OpenSearchEngine implements ReportEngine {
     };
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
     this.rollups = options.rollups ?? false;
+    this.grainMs = options.rollupGrainMs ?? ROLLUP_GRAIN_MS;
   }
 
   async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
@@ -70,21 +78,28 @@ export class OpenSearchEngine implements ReportEngine {
   }
 
   /**
-   * The rollup rows a report may read (./rollup/read.ts), or why it reads raw: the matcher's window
-   * cut at the collection's watermark, once its rollups are ready. The watermark is read before the
-   * report; a grain dirtied after is read from its rows as they were, as a raw search does not see a
-   * write before its refresh (docs/rollups.md, "On OpenSearch").
+   * The rollup rows a report may read (./rollup/read.ts), or why it reads raw: those of the coarsest
+   * level the matcher accepts, its window cut at the collection's watermark (floored to the level: a
+   * row with a dirty grain in it is stale), once its rollups are ready. The watermark is read before
+   * the report; a grain dirtied after is read from its rows as they were, as a raw search does not
+   * see a write before its refresh (docs/rollups.md, "On OpenSearch"). The reason given is the
+   * finest level's (the grain's), the one that accepts the most.
    */
   private async rollupRead(plan: ReportPlan): Promise<RollupRead | string> {
-    const decision = matchRollup(plan);
-    if (decision.use === 'raw') return decision.reason;
+    // A coarser level is accepted only where the grain is: no state to read when the grain is not.
+    const finest = matchRollup(plan, this.grainMs);
+    if (finest.use === 'raw') return finest.reason;
     const state = await readRollupState(this.client, this.options.indexPrefix, plan.source).catch((e: unknown) => {
       throw mapOpenSearchError(e);
     });
     if (!state.ready) return ENGINE_RAW_REASONS.notReady(plan.source);
-    const to = Math.min(decision.window.to, state.watermark);
-    if (decision.window.from >= to) return ENGINE_RAW_REASONS.pastWatermark(state.watermark);
-    return { index: rollupIndexName(this.options.indexPrefix, plan.source), from: decision.window.from, to };
+    for (const level of rollupLevels(this.grainMs).reverse()) {
+      const decision = matchRollup(plan, level);
+      if (decision.use === 'raw') continue;
+      const to = Math.min(decision.window.to, Math.floor(state.watermark / level) * level);
+      if (decision.window.from < to) return { index: rollupIndexName(this.options.indexPrefix, plan.source, level), from: decision.window.from, to };
+    }
+    return ENGINE_RAW_REASONS.pastWatermark(state.watermark);
   }
 
   /** One report's search; undefined when rollup rows were read and a stats sum they add is not exact. */

@@ -86,6 +86,13 @@ describe('matchRollup: reports that read raw, with the reason', () => {
     expect(reasonOf({ filters: [march], aggregations: [{ type: 'dateHistogram', interval: '90m' }] }, HOUR)).toBe('a 90m interval is not a multiple of the grain');
   });
 
+  test('an hour profile from rows coarser than an hour (daily rows), even in UTC; weekdays still read daily rows', () => {
+    const hourly = { type: 'profile', unit: 'hour', timeZone: 'UTC' };
+    expect(reasonOf({ filters: [march], aggregations: [hourly] }, 24 * HOUR)).toBe('a profile by hour cannot be read from rows of 1440 minutes');
+    expect(reasonOf({ filters: [march], aggregations: [hourly] }, HOUR)).toBe('rollup');
+    expect(reasonOf({ filters: [march], aggregations: [{ type: 'profile', unit: 'weekday', timeZone: 'UTC' }] }, 24 * HOUR)).toBe('rollup');
+  });
+
   test('a range holding no whole grain', () => {
     const short = { type: 'range', field: 'timestamp', from: '2024-03-01T00:01:00Z', to: '2024-03-01T00:14:00Z' };
     expect(reasonOf({ filters: [short], aggregations: [day()] })).toBe('the time range holds no whole grain');

@@ -1,5 +1,5 @@
 import { CATALOG, COLLECTIONS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../fields';
-import { isDimension } from '../../../plan/rollup-match';
+import { isDimension, rollupLevels } from '../../../plan/rollup-match';
 import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_ID, ROW_ID, SHARD, TABLES } from '../storage/schema';
 
 /**
@@ -70,17 +70,8 @@ function rootDimensions(c: Collection, alias: string, grain: string): RollupColu
   return [col('organizationId', `d.${ident('organizationId')}`), ...keywords, col(SHARD, `${alias}.${ident(SHARD)}`), col('timestamp', grainOf(time, grain), time)];
 }
 
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
-
-/**
- * The levels of rollups a file keeps for its grain: the grain, then hours and UTC days where they
- * are coarser multiples of it (15 minutes: 15m, 1h, 1d). A report reads the coarsest level the
- * matcher accepts: a UTC day report reads days, a Berlin one hours, a Kolkata one quarters.
- */
-export function rollupLevels(grainMs: number): number[] {
-  return [...new Set([grainMs, HOUR, DAY])].filter((level) => level >= grainMs && level % grainMs === 0 && DAY % level === 0);
-}
+// Both engines keep the same levels (shared/report/plan/rollup-match.ts).
+export { rollupLevels };
 
 /** The rollup tables of every collection at one level (its grain in ms). */
 export function rollupTables(grainMs: number): RollupTable[] {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CATALOG, COLLECTIONS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../fields';
-import { isDimension } from '../../../plan/rollup-match';
+import { isDimension, ROLLUP_GRAIN_MS, rollupLevels } from '../../../plan/rollup-match';
 import { INDEX_BASE, SLOW_LOG_SETTINGS, type IndexSettings } from '../indices';
 
 /**
@@ -15,7 +15,17 @@ import { INDEX_BASE, SLOW_LOG_SETTINGS, type IndexSettings } from '../indices';
  * are the groups of their items by the item dimensions, each with `_n` items (`_doc_count` cannot be
  * set on nested objects; item stages sum `_n`, missing 1 for raw items).
  */
-export const rollupIndexName = (prefix: string, c: Collection): string => `${prefix}rollup-${INDEX_BASE[c]}`;
+export const rollupIndexName = (prefix: string, c: Collection, level: number = ROLLUP_GRAIN_MS): string => `${prefix}rollup-${INDEX_BASE[c]}${levelSuffix(level)}`;
+
+/**
+ * The rollup indices of a collection, one per level (rollupLevels: 15 minutes, hours, UTC days), the
+ * finest first: `rollup-movement-events`, `…-1h`, `…-1d`. A report reads the coarsest level the
+ * matcher accepts, so that a 30-day daily report reads 30 rows per series, not 2,880.
+ */
+export const rollupIndexNames = (prefix: string, c: Collection): string[] => rollupLevels().map((level) => rollupIndexName(prefix, c, level));
+
+const levelSuffix = (level: number): string =>
+  level === ROLLUP_GRAIN_MS ? '' : level % 86_400_000 === 0 ? `-${level / 86_400_000}d` : level % 3_600_000 === 0 ? `-${level / 3_600_000}h` : `-${level / 60_000}m`;
 
 /** The bookkeeping index: dirty grains (`<collection>:<grain>`) and readiness (`ready:<collection>`). */
 export const dirtyIndexName = (prefix: string): string => `${prefix}rollup-dirty`;
@@ -92,7 +102,7 @@ export function rollupIndexTemplates(prefix: string, settings: IndexSettings = {
     body: { index_patterns: [name], priority: 100, template: { settings: { ...indexSettings, ...extra }, mappings } },
   });
   return [
-    ...COLLECTIONS.map((c) => template(rollupIndexName(prefix, c), rollupMappings(c), SLOW_LOG_SETTINGS)),
+    ...COLLECTIONS.flatMap((c) => rollupIndexNames(prefix, c).map((name) => template(name, rollupMappings(c), SLOW_LOG_SETTINGS))),
     template(dirtyIndexName(prefix), DIRTY_MAPPINGS),
   ];
 }

@@ -25,12 +25,15 @@ export interface RollupRead {
  */
 export function rollupSplit(read: RollupRead): Query {
   const rollupRows: Query = { term: { _index: read.index } };
-  const inWindow: Query = { range: { timestamp: { gte: read.from, lt: read.to, format: 'epoch_millis' } } };
+  const time = (bounds: { gte?: number; lt?: number }): Query => ({ range: { timestamp: { ...bounds, format: 'epoch_millis' } } });
   return {
     bool: {
       should: [
-        { bool: { filter: [rollupRows, inWindow] } },
-        { bool: { must_not: [rollupRows, inWindow] } },
+        { bool: { filter: [rollupRows, time({ gte: read.from, lt: read.to })] } },
+        // Outside the window as two ranges, not the window negated (every document has a timestamp):
+        // a monthly index wholly inside the window then matches nothing without visiting a document,
+        // where a negation walks all of them to exclude each.
+        { bool: { must_not: [rollupRows], should: [time({ lt: read.from }), time({ gte: read.to })], minimum_should_match: 1 } },
       ],
       minimum_should_match: 1,
     },

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@opensearch-project/opensearch';
 import { COLLECTIONS, type Collection } from '../../../fields';
-import { ROLLUP_GRAIN_MS } from '../../../plan/rollup-match';
 import { indexPattern } from '../indices';
 import { BUILT, rollupIndexName } from './indices';
+import { ROLLUP_GRAIN_MS, rollupLevels } from '../../../plan/rollup-match';
 import { backfillRollups } from './backfill';
 import { takeLease } from './lease';
 import { clearMarks, readMarks, type Mark } from './marks';
@@ -16,6 +16,12 @@ export interface RebuildOptions {
   readonly maxGrains?: number;
   /** Rows per composite page. @default 500 */
   readonly pageSize?: number;
+  /**
+   * Dirty grains closer than this are recomputed as one range (clean grains between are recomputed
+   * unchanged): larger for sparse history, where each range's requests cost more than its documents.
+   * @default 1 hour
+   */
+  readonly mergeGapMs?: number;
 }
 
 export interface RebuildOutcome {
@@ -68,51 +74,64 @@ async function rebuildAll(client: Client, prefix: string, options: RebuildOption
     const limit = options.maxGrains ?? 2000;
     const marks = await readMarks(client, prefix, c, limit);
     more ||= marks.length === limit;
-    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options.pageSize ?? 500);
+    rebuilt[c] = marks.length === 0 ? 0 : await rebuildMarked(client, prefix, c, marks, grainMs, options);
   }
   return { rebuilt, backfilled, more };
 }
 
-async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, pageSize: number): Promise<number> {
-  const index = rollupIndexName(prefix, c);
+async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, options: RebuildOptions): Promise<number> {
+  const pageSize = options.pageSize ?? 500;
   const run = randomUUID();
   await client.indices.refresh({ index: indexPattern(prefix, c), ignore_unavailable: true, allow_no_indices: true });
-  for (const range of ranges(marks.map((m) => m.grain), grainMs)) {
-    for await (const rows of computeRows(client, prefix, c, range, grainMs, pageSize)) {
-      const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
-      const { body: response } = await client.bulk({ index, body });
-      if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
-    }
-    // Refreshed first, so that the deletion's snapshot has this run's rows (it skips them anyway: a conflict).
+  // Every level from the documents, over the dirty grains widened to its own grains (a day row is
+  // recomputed whole when one of its quarters is dirty).
+  for (const level of rollupLevels(grainMs)) {
+    const index = rollupIndexName(prefix, c, level);
+    for (const range of ranges(marks.map((m) => m.grain), grainMs, level, options.mergeGapMs)) await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
     await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
-    await client.deleteByQuery({
-      index,
-      conflicts: 'proceed',
-      refresh: true,
-      ignore_unavailable: true,
-      allow_no_indices: true,
-      body: {
-        query: {
-          bool: {
-            filter: [{ range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } }],
-            must_not: [{ term: { [BUILT]: run } }],
-          },
-        },
-      },
-    });
   }
-  await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   await clearMarks(client, prefix, c, marks);
   return marks.length;
 }
 
-/** Sorted grain starts → [from, to) ranges, joining those less than MERGE_GAP_MS apart. */
-export function ranges(grains: readonly number[], grainMs: number): { from: number; to: number }[] {
+/** One range of one level: its rows computed and overwritten, then the range's rows this run did not write deleted. */
+async function rebuildRange(client: Client, prefix: string, c: Collection, index: string, range: { from: number; to: number }, level: number, pageSize: number, run: string): Promise<void> {
+  for await (const rows of computeRows(client, prefix, c, range, level, pageSize)) {
+    const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
+    const { body: response } = await client.bulk({ index, body });
+    if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
+  }
+  // Refreshed first, so that the deletion's snapshot has this run's rows (it skips them anyway: a conflict).
+  await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
+  await client.deleteByQuery({
+    index,
+    conflicts: 'proceed',
+    refresh: true,
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    body: {
+      query: {
+        bool: {
+          filter: [{ range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } }],
+          must_not: [{ term: { [BUILT]: run } }],
+        },
+      },
+    },
+  });
+}
+
+/**
+ * Sorted grain starts → [from, to) ranges, joining those less than `gapMs` apart, widened to
+ * whole grains of `level` (a multiple of the grain) and joined again where they then meet.
+ */
+export function ranges(grains: readonly number[], grainMs: number, level: number = grainMs, gapMs: number = MERGE_GAP_MS): { from: number; to: number }[] {
   const out: { from: number; to: number }[] = [];
   for (const g of grains) {
+    const from = Math.floor(g / level) * level;
+    const to = Math.ceil((g + grainMs) / level) * level;
     const last = out.at(-1);
-    if (last && g - last.to < MERGE_GAP_MS) last.to = g + grainMs;
-    else out.push({ from: g, to: g + grainMs });
+    if (last && from - last.to < gapMs) last.to = Math.max(last.to, to);
+    else out.push({ from, to });
   }
   return out;
 }
