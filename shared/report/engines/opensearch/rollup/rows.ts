@@ -2,6 +2,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../fields';
 import { indexPattern } from '../indices';
 import { dimensionsOf, ITEM_COUNT, measureField, numbersOf, rollupRowId } from './indices';
+import { timeBuckets } from './time-buckets';
 
 /**
  * The rollup rows of the grains in [from, to), computed from the raw documents with one composite
@@ -164,35 +165,16 @@ export async function* computeRows(client: Client, prefix: string, c: Collection
 
 /**
  * [from, to) slices of `range`, each at most `maxDocs` documents (so at most that many rows) or one
- * `sliceMs` of them (a multiple of the rows' grain), empty stretches skipped: one composite of the
- * documents' slices first, whose counts cost a pass over the keys alone.
+ * `sliceMs` of them (a multiple of the rows' grain), empty stretches skipped: the documents' slices
+ * are counted first (timeBuckets), a pass over their times alone.
  */
 export async function* slicesOf(client: Client, prefix: string, c: Collection, range: { from: number; to: number }, sliceMs: number, maxDocs: number): AsyncGenerator<{ from: number; to: number }> {
-  let after: Record<string, unknown> | undefined;
   let current: { from: number; to: number; docs: number } | undefined;
-  for (;;) {
-    const { body } = await client.search({
-      index: indexPattern(prefix, c),
-      ignore_unavailable: true,
-      allow_no_indices: true,
-      allow_partial_search_results: false,
-      body: {
-        size: 0,
-        track_total_hits: false,
-        query: { range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } },
-        aggs: {
-          slices: {
-            composite: { size: 1000, sources: [{ s: { date_histogram: { field: 'timestamp', fixed_interval: `${sliceMs}ms` } } }], ...(after ? { after } : {}) },
-            // As in backfill.ts: keeps OpenSearch 2.19 from a filter-rewrite shortcut that fails on some segments.
-            aggs: { last: { max: { field: 'timestamp' } } },
-          },
-        },
-      } as never,
-    });
-    const slices = (body as { aggregations?: { slices: { buckets: { key: { s: number }; doc_count: number }[]; after_key?: Record<string, unknown> } } }).aggregations?.slices;
-    for (const { key, doc_count: docs } of slices?.buckets ?? []) {
-      const from = Math.max(range.from, key.s);
-      const to = Math.min(range.to, key.s + sliceMs);
+  const query = { range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } };
+  for await (const page of timeBuckets(client, indexPattern(prefix, c), query, sliceMs)) {
+    for (const { start, docs } of page) {
+      const from = Math.max(range.from, start);
+      const to = Math.min(range.to, start + sliceMs);
       // Slices apart join too: the documents between them are none.
       if (current && current.docs + docs <= maxDocs) Object.assign(current, { to, docs: current.docs + docs });
       else {
@@ -200,8 +182,6 @@ export async function* slicesOf(client: Client, prefix: string, c: Collection, r
         current = { from, to, docs };
       }
     }
-    if (!slices?.after_key || slices.buckets.length === 0) break;
-    after = slices.after_key;
   }
   if (current) yield { from: current.from, to: current.to };
 }
