@@ -31,13 +31,21 @@ export interface DuckDbResources {
   /** Most spill data on disk (`max_temp_directory_size`). @default '4GB' */
   readonly maxTempDirectorySize?: string;
   /**
+   * The write-ahead log's size that makes a commit checkpoint (`checkpoint_threshold`, DuckDB's
+   * default 16 MiB). A checkpoint compresses the table's last, growing row group again each time, so
+   * under a stream of ingest batches a larger log compresses each row fewer times (bench/README.md,
+   * "Ingest"); the price is up to this much committed data held in memory until the checkpoint, and
+   * as much log to replay on the next open after a crash. @default '64MB'
+   */
+  readonly checkpointThreshold?: string;
+  /**
    * The rollups' grain (docs/rollups.md); a file built with another has its rollups rebuilt. Tests
    * use coarser grains to reach zones the default serves. @default ROLLUP_GRAIN_MS (15 minutes)
    */
   readonly rollupGrainMs?: number;
 }
 
-export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxTempDirectorySize: '4GB' } as const;
+export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxTempDirectorySize: '4GB', checkpointThreshold: '64MB' } as const;
 
 /**
  * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, with bounded
@@ -54,6 +62,7 @@ export async function openDuckDb(path = ':memory:', resources: DuckDbResources =
       threads: String(resources.threads ?? DEFAULT_DUCKDB_RESOURCES.threads),
       temp_directory: tempDirectory,
       max_temp_directory_size: resources.maxTempDirectorySize ?? DEFAULT_DUCKDB_RESOURCES.maxTempDirectorySize,
+      checkpoint_threshold: resources.checkpointThreshold ?? DEFAULT_DUCKDB_RESOURCES.checkpointThreshold,
     });
     // The file lock is ours now, so no other process spills there: what is left is from a killed one.
     if (tempDirectory) removeSpillFiles(tempDirectory);

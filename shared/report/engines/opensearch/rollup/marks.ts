@@ -1,17 +1,22 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Collection } from '../../../fields';
-import { ROLLUP_GRAIN_MS, ROLLUP_WINDOW } from '../../../plan/rollup-match';
+import { ROLLUP_GRAIN_MS, ROLLUP_WINDOW, rollupLevels } from '../../../plan/rollup-match';
 import { dirtyIndexName } from './indices';
 
 /**
  * The rollups' bookkeeping in `<prefix>rollup-dirty` (docs/rollups.md, "On OpenSearch"): one mark
  * per dirty grain, `_id` `<collection>:<grain>`, written with `index` (a second mark of a grain
  * overwrites the first and bumps its `_seq_no`, which is what makes clearing race-safe, see
- * clearMarks), and one `ready:<collection>` document once every grain of the documents stored
+ * clearMarks), and one `ready:<collection>:<levels>` document once every grain of the documents stored
  * before the rollups existed was marked (backfill.ts): until then reports read raw.
  */
 export const markId = (c: Collection, grain: number): string => `${c}:${grain}`;
-export const readyId = (c: Collection): string => `ready:${c}`;
+/**
+ * Readiness names the levels it was built for (`ready:<collection>:15m,60m,1440m`): a domain whose rollups
+ * were made ready with other levels backfills again (every grain marked, every level rebuilt) and
+ * reads raw until then, never a level index that was never built.
+ */
+export const readyId = (c: Collection): string => `ready:${c}:${rollupLevels().map((l) => `${l / 60_000}m`).join(',')}`;
 
 /** The grain's start of a time (floored, also before 1970). */
 export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number => ms - (((ms % grainMs) + grainMs) % grainMs);

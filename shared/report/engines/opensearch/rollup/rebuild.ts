@@ -7,7 +7,7 @@ import { ROLLUP_GRAIN_MS, rollupLevels } from '../../../plan/rollup-match';
 import { backfillRollups } from './backfill';
 import { takeLease } from './lease';
 import { clearMarks, readMarks, type Mark } from './marks';
-import { computeRows } from './rows';
+import { computeRows, slicesOf } from './rows';
 
 export interface RebuildOptions {
   /** @default ROLLUP_GRAIN_MS */
@@ -34,6 +34,14 @@ export interface RebuildOutcome {
   /** Another rebuild held the lease: this one did nothing. */
   readonly busy?: boolean;
 }
+
+/**
+ * The slices of documents one composite search reads: hours (or a row's grain) joined up to this
+ * many documents, fewer searches against fewer re-reads (a slice's rows are a fraction of its
+ * documents, a few pages at most). An hour holds more at 10M events a month: then one hour a search.
+ */
+const SLICE_MS = 60 * 60_000;
+const SLICE_DOCS = 10_000;
 
 /** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
 const MERGE_GAP_MS = 60 * 60_000;
@@ -96,11 +104,24 @@ async function rebuildMarked(client: Client, prefix: string, c: Collection, mark
 
 /** One range of one level: its rows computed and overwritten, then the range's rows this run did not write deleted. */
 async function rebuildRange(client: Client, prefix: string, c: Collection, index: string, range: { from: number; to: number }, level: number, pageSize: number, run: string): Promise<void> {
-  for await (const rows of computeRows(client, prefix, c, range, level, pageSize)) {
+  let rows: { id: string; source: Record<string, unknown> }[] = [];
+  const write = async () => {
+    if (rows.length === 0) return;
     const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
+    rows = [];
     const { body: response } = await client.bulk({ index, body });
     if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
+  };
+  // Slices of about a page of rows per composite search: every page of a composite reads all the
+  // documents of its query again (the nested documents keep OpenSearch from starting at the page's
+  // key), so pages over a whole range read it once per page.
+  for await (const slice of slicesOf(client, prefix, c, range, Math.max(level, SLICE_MS), SLICE_DOCS)) {
+    for await (const page of computeRows(client, prefix, c, slice, level, pageSize)) {
+      rows.push(...page);
+      if (rows.length >= pageSize) await write();
+    }
   }
+  await write();
   // Refreshed first, so that the deletion's snapshot has this run's rows (it skips them anyway: a conflict).
   await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   await client.deleteByQuery({

@@ -2,6 +2,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../fields';
 import { indexPattern } from '../indices';
 import { dimensionsOf, ITEM_COUNT, measureField, numbersOf, rollupRowId } from './indices';
+import { timeBuckets } from './time-buckets';
 
 /**
  * The rollup rows of the grains in [from, to), computed from the raw documents with one composite
@@ -160,4 +161,27 @@ export async function* computeRows(client: Client, prefix: string, c: Collection
     if (!rows.after_key) return;
     after = rows.after_key;
   }
+}
+
+/**
+ * [from, to) slices of `range`, each at most `maxDocs` documents (so at most that many rows) or one
+ * `sliceMs` of them (a multiple of the rows' grain), empty stretches skipped: the documents' slices
+ * are counted first (timeBuckets), a pass over their times alone.
+ */
+export async function* slicesOf(client: Client, prefix: string, c: Collection, range: { from: number; to: number }, sliceMs: number, maxDocs: number): AsyncGenerator<{ from: number; to: number }> {
+  let current: { from: number; to: number; docs: number } | undefined;
+  const query = { range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } };
+  for await (const page of timeBuckets(client, indexPattern(prefix, c), query, sliceMs)) {
+    for (const { start, docs } of page) {
+      const from = Math.max(range.from, start);
+      const to = Math.min(range.to, start + sliceMs);
+      // Slices apart join too: the documents between them are none.
+      if (current && current.docs + docs <= maxDocs) Object.assign(current, { to, docs: current.docs + docs });
+      else {
+        if (current) yield { from: current.from, to: current.to };
+        current = { from, to, docs };
+      }
+    }
+  }
+  if (current) yield { from: current.from, to: current.to };
 }

@@ -96,11 +96,12 @@ describe('the bucket floor', () => {
 });
 
 describe('openDuckDb resources', () => {
-  test('sets the memory limit and threads, and no spilling in memory', async () => {
+  test('sets the memory limit, threads and checkpoint threshold, and no spilling in memory', async () => {
     const c = await db.connect();
-    const [row] = (await c.runAndReadAll("SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory')")).getRowsJS();
+    const [row] = (await c.runAndReadAll("SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), current_setting('checkpoint_threshold')")).getRowsJS();
     c.closeSync();
-    expect(row).toEqual(['488.2 MiB', 2n, '']);
+    // 64MB: 64 × 10⁶ bytes, as DuckDB reads the unit
+    expect(row).toEqual(['488.2 MiB', 2n, '', '61.0 MiB']);
   });
 
   test('spills next to a database file, and deletes the spill files a killed process left there', async () => {
