@@ -21,5 +21,5 @@ describeRollupEquality(
       close: async () => db.closeSync(),
     };
   },
-  Number(process.env.ROLLUP_RUNS ?? 40),
+  Number(process.env.ROLLUP_RUNS ?? 80),
 );
