@@ -356,9 +356,10 @@ describe('the deployed service, run from its assets', () => {
       [`${PREFIX}parking-events`, [`${PREFIX}parking-events-*`]],
       [`${PREFIX}parking-lot-stats`, [`${PREFIX}parking-lot-stats-*`]],
       [`${PREFIX}rollup-dirty`, [`${PREFIX}rollup-dirty`]],
-      [`${PREFIX}rollup-movement-events`, [`${PREFIX}rollup-movement-events`]],
-      [`${PREFIX}rollup-parking-events`, [`${PREFIX}rollup-parking-events`]],
-      [`${PREFIX}rollup-parking-lot-stats`, [`${PREFIX}rollup-parking-lot-stats`]],
+      // Each collection's rollups at three levels: 15-minute grains, hours and UTC days.
+      ...['movement-events', 'parking-events', 'parking-lot-stats'].flatMap((c) =>
+        ['', '-1d', '-1h'].map((level) => [`${PREFIX}rollup-${c}${level}`, [`${PREFIX}rollup-${c}${level}`]]),
+      ),
     ]);
     // With thresholds, so that the domain's slow logs record slow searches (all off by default).
     for (const t of templates.filter((t) => !t.name.startsWith(`${PREFIX}rollup-`))) expect(t.index_template.template.settings.index).toMatchObject({ search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } } });
