@@ -4,14 +4,15 @@
  * (test/fixtures/documents.ts). The answers must be identical byte for byte (status, the headers,
  * the body); errors identical as problem documents. Every case also carries its answer worked out by
  * hand, so that both engines agreeing on a wrong answer does not pass. DuckDB answers through the
- * local server's report cache, as under `npm start`. OpenSearch answers each case a second time with
+ * local server's report cache, as under `npm start`. Each engine answers each case a second time with
  * its rollups rebuilt and on: the same bytes (only `Server-Timing` says which rows served it), and a
- * known set of cases must be served from the rollup rows, so that this cannot silently read raw.
+ * known set of cases must be served from each engine's rollup rows, so that this cannot silently read raw.
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { AppError } from '#shared/errors';
 import type { ReportEngine } from '#shared/report/engines/engine';
 import { reportHeaders } from '#commons/http/report-headers';
+import { rebuildRollups as rebuildDuckDbRollups } from '#shared/report/engines/duckdb/rollup/maintain';
 import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
 import { answerReport } from '#shared/report/query-report';
 import { CachedReportEngine } from '../../../bin/local/report-cache';
@@ -57,6 +58,7 @@ let duckdb: DuckDBInstance;
 beforeAll(async () => {
   duckdb = await loadFixtureEngines(client, prefix);
   await rebuildRollups(client, prefix);
+  await rebuildDuckDbRollups(duckdb);
 });
 
 afterAll(async () => {
@@ -123,17 +125,23 @@ describe('both engines answer byte for byte alike', () => {
     const withRollups = await answer(engines.opensearchRollups, c);
     const { 'Server-Timing': source, ...headers } = withRollups.headers;
     const fromRollups = { ...withRollups, headers };
+    const duckDbWithRollups = await answer(engines.duckdbRollups, c);
+    const { 'Server-Timing': duckDbSource, ...duckDbHeaders } = duckDbWithRollups.headers;
     // Assess: the same answer, and the answer the case is about (not, say, the same 400 for a typo)
     expect(fromDuckDb).toEqual(fromOpenSearch);
     expect(fromRollups).toEqual(fromOpenSearch);
+    expect({ ...duckDbWithRollups, headers: duckDbHeaders }).toEqual(fromOpenSearch);
     assessExpected(fromOpenSearch, c.expected, c.accept === 'text/csv');
     if (source?.startsWith('source;desc="rollup"')) fromRollupRows.push(c.name);
+    if (duckDbSource?.startsWith('source;desc="rollup"')) fromDuckDbRollupRows.push(c.name);
   });
 });
 
-/** The cases OpenSearch answered from its rollup rows (the matcher allows them, and the rows are read). */
+/** The cases each engine answered from its rollup rows (the matcher allows them, and the rows are read). */
 const fromRollupRows: string[] = [];
+const fromDuckDbRollupRows: string[] = [];
 
 test('with rollups on, the matched cases are served from the rollup rows', () => {
   expect(fromRollupRows).toEqual(expect.arrayContaining(SERVED_FROM_ROLLUPS));
+  expect(fromDuckDbRollupRows).toEqual(expect.arrayContaining(SERVED_FROM_ROLLUPS));
 });

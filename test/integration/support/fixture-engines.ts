@@ -37,13 +37,19 @@ function documentsOf<C extends Collection>(collection: C, extra: FixtureDocument
 
 /**
  * Both engines over the fixtures, with the same limits (the bucket limit is the test node's); and
- * OpenSearch reading its rollups where the matcher allows (once rebuildRollups ran under `prefix`).
+ * each reading its rollups where the matcher allows (once the engine's rebuild ran).
  */
-export function fixtureEngines(client: Client, prefix: string, duckdb: DuckDBInstance, limits: EngineLimits = DEFAULT_LIMITS): { opensearch: ReportEngine; duckdb: ReportEngine; opensearchRollups: ReportEngine } {
+export function fixtureEngines(
+  client: Client,
+  prefix: string,
+  duckdb: DuckDBInstance,
+  limits: EngineLimits = DEFAULT_LIMITS,
+): { opensearch: ReportEngine; duckdb: ReportEngine; opensearchRollups: ReportEngine; duckdbRollups: ReportEngine } {
   const options = { indexPrefix: prefix, limits, maxBuckets: TEST_MAX_BUCKETS };
   return {
     opensearch: new OpenSearchEngine(client, options),
     duckdb: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS }),
     opensearchRollups: new OpenSearchEngine(client, { ...options, rollups: true }),
+    duckdbRollups: new DuckDbEngine(duckdb, { limits, maxBuckets: TEST_MAX_BUCKETS, rollups: true }),
   };
 }
