@@ -2,7 +2,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../fields';
 import { indexPattern } from '../indices';
 import { dimensionsOf, ITEM_COUNT, measureField, numbersOf, rollupRowId } from './indices';
-import { timeBuckets } from './time-buckets';
+import { AGGREGATIONS_ONLY, NO_HITS, timeBuckets } from './time-buckets';
 
 /**
  * The rollup rows of the grains in [from, to), computed from the raw documents with one composite
@@ -138,12 +138,9 @@ export async function* computeRows(client: Client, prefix: string, c: Collection
     try {
       response = await client.search({
         index: indexPattern(prefix, c),
-        ignore_unavailable: true,
-        allow_no_indices: true,
-        allow_partial_search_results: false,
+        ...AGGREGATIONS_ONLY,
         body: {
-          size: 0,
-          track_total_hits: false,
+          ...NO_HITS,
           query: { range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } },
           aggs: { rows: rowsRequest(c, grainMs, size, after) },
         } as never,

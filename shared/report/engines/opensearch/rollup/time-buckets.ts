@@ -7,6 +7,13 @@ export interface TimeBucket {
 }
 
 /**
+ * How the rollup job asks for aggregations over the raw indices: no hits, no total, a month without
+ * an index is no error, and a shard that fails fails the search (a partial page would be a wrong row).
+ */
+export const AGGREGATIONS_ONLY = { ignore_unavailable: true, allow_no_indices: true, allow_partial_search_results: false } as const;
+export const NO_HITS = { size: 0, track_total_hits: false } as const;
+
+/**
  * The non-empty `intervalMs` buckets of the `timestamp` of the documents of `index` matching
  * `query`, earliest first, a page at a time: one composite of the times alone, which reads the keys
  * and nothing else (what the dirty grains of a deletion and the slices of a rebuild are made of).
@@ -16,12 +23,9 @@ export async function* timeBuckets(client: Client, index: string, query: object,
   for (;;) {
     const { body } = await client.search({
       index,
-      ignore_unavailable: true,
-      allow_no_indices: true,
-      allow_partial_search_results: false,
+      ...AGGREGATIONS_ONLY,
       body: {
-        size: 0,
-        track_total_hits: false,
+        ...NO_HITS,
         query,
         aggs: {
           times: {
