@@ -1,8 +1,8 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { parseDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { parseDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { BROTLI_QUALITY } from '#commons/http/content-encoding';
 import { seedMovementEvents } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';

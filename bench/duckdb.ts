@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { expectedLayout } from '#shared/report/engines/duckdb/storage/schema';
+import { parseDocument, type ReportDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { expectedLayout } from '#shared/stores/duckdb/layout/schema';
 import { seedMovementEvents, type SeedOptions } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';
 import { invoke } from '../bin/dev/lambda-events';

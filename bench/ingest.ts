@@ -6,12 +6,12 @@ import { Readable } from 'node:stream';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { Client } from '@opensearch-project/opensearch';
 import { runPool } from '#shared/concurrency';
-import { parseDocument } from '#shared/report/documents';
-import { documentIdentity } from '#shared/report/document-identity';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { indexNameFor } from '#shared/report/engines/opensearch/indices';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
+import { parseDocument } from '#shared/documents/documents';
+import { documentIdentity } from '#shared/documents/identity';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { indexNameFor } from '#shared/stores/opensearch/layout/indices';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
 import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 import { startOpenSearch } from '../bin/dev/opensearch-node';
 import { startLocalService, type LocalService } from '../bin/dev/local-service';
@@ -220,7 +220,7 @@ async function grow(db: DuckDBInstance, from: number, to: number): Promise<void>
  * grown to each of STORED_LEVELS stored documents in turn, with identity (hash, look-up, keys) and
  * without (BENCH_INGEST_WITHOUT_IDENTITY: a server that validates the same and appends as it comes),
  * a server started for each round and warmed with one request (the first write with identity reads
- * the stored keys: ../shared/report/engines/duckdb/storage/stored-keys.ts; timed apart). Goal: with ÷
+ * the stored keys: ../shared/stores/duckdb/layout/stored-keys.ts; timed apart). Goal: with ÷
  * without ≤ 1.5× in time. "Hashing alone" times documentIdentity over 10,000 documents in this
  * process, for scale.
  */

@@ -1,7 +1,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { Presets, SingleBar } from 'cli-progress';
-import { indexNameFor } from '#shared/report/engines/opensearch/indices';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
+import { indexNameFor } from '#shared/stores/opensearch/layout/indices';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
 
 /**
  * Makes a one-shard benchmark index hold exactly `count` synthetic movement events: kept as is when

@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { rebuildRollups } from '#shared/report/engines/duckdb/rollup/maintain';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import { parseDocument, type ReportDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { rebuildRollups } from '#shared/stores/duckdb/rollups/rebuild';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import type { ReportEngine } from '#shared/stores/store';
 import { answerReport } from '#shared/report/query-report';
 import { seedMovementEvents } from '../bin/seed/generate';
 import { alternate, byLabelAndDirection, ingest as ingestMonth, ORG } from './duckdb';

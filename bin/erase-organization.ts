@@ -5,9 +5,9 @@ import { eraseOrganization, type OrganizationErasureOutcome } from '#shared/eras
 import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { ItemTable } from '#shared/locations/item-table';
 import { isOrganizationId } from '#shared/organization';
-import { deleteOrganizationRows } from '#shared/report/engines/duckdb/storage/erasure';
-import { deleteOrganizationDocuments } from '#shared/report/engines/opensearch/erasure';
-import { COLLECTIONS } from '#shared/report/fields';
+import { deleteOrganizationRows } from '#shared/stores/duckdb/erase';
+import { deleteOrganizationDocuments } from '#shared/stores/opensearch/erase';
+import { COLLECTIONS } from '#shared/documents/fields';
 import { createDocumentClient } from '#commons/clients/dynamo-client';
 import { openDocumentStore, type DocumentStore } from './cli/document-store';
 import { cliOptions, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';

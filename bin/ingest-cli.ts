@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
-import { COLLECTIONS, type Collection } from '#shared/report/fields';
+import { COLLECTIONS, type Collection } from '#shared/documents/fields';
 import { cliOptions, wholeNumber, type DataDirFlags, type OpenSearchCliFlags } from './cli/options';
 import { progressBar } from './cli/progress';
 import { parseCommand, runAsProcess } from './cli/run';

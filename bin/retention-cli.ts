@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { deleteExpiredMonths } from '#shared/report/engines/duckdb/storage/retention';
-import { deleteExpiredIndices } from '#shared/report/engines/opensearch/retention';
-import { COLLECTIONS } from '#shared/report/fields';
-import { DEFAULT_RETENTION_MONTHS, firstKeptMonth, formatMonth, MAX_RETENTION_MONTHS } from '#shared/report/retention';
+import { deleteExpiredMonths } from '#shared/stores/duckdb/retention';
+import { deleteExpiredIndices } from '#shared/stores/opensearch/retention';
+import { COLLECTIONS } from '#shared/documents/fields';
+import { DEFAULT_RETENTION_MONTHS, firstKeptMonth, formatMonth, MAX_RETENTION_MONTHS } from '#shared/documents/retention';
 import { openDocumentStore } from './cli/document-store';
 import { cliOptions, wholeNumber, type DataDirFlags, type OpenSearchCliFlags } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';

@@ -6,7 +6,7 @@ import { ENV } from '#commons/env';
 import { logger } from '#commons/powertools/logger';
 import { metrics } from '#commons/powertools/metrics';
 import { observability } from '#commons/powertools/observability';
-import { formatMonth } from '#shared/report/retention';
+import { formatMonth } from '#shared/documents/retention';
 
 export interface ApplyRetentionDeps {
   readonly client: () => Promise<Client>;
@@ -26,7 +26,7 @@ const defaultClient = async (): Promise<Client> => (await import('#commons/clien
 
 /**
  * EventBridge schedule (daily): deletes the monthly indices older than RETENTION_MONTHS, judged by
- * the month in their names (shared/report/engines/opensearch/retention.ts). A failure fails the run
+ * the month in their names (shared/stores/opensearch/retention.ts). A failure fails the run
  * (the function's error alarm sees it); the next day's run deletes what this one left.
  */
 export function createApplyRetentionHandler(deps: ApplyRetentionDeps = { client: defaultClient }) {
@@ -36,7 +36,7 @@ export function createApplyRetentionHandler(deps: ApplyRetentionDeps = { client:
       const env = deps.env ?? process.env;
       const months = Number(env[ENV.retentionMonths] ?? '0');
       const prefix = env[ENV.openSearchIndexPrefix] ?? '';
-      const { deleteExpiredIndices } = await import('#shared/report/engines/opensearch/retention');
+      const { deleteExpiredIndices } = await import('#shared/stores/opensearch/retention');
       const outcome = await deleteExpiredIndices(await deps.client(), prefix, { months, nowMs: (deps.now ?? Date.now)() });
       const deleted = outcome.expired.map((i) => i.index);
       logger.info('retention applied', { months, deleted, kept: outcome.kept.length, oldestKept: outcome.kept.map((i) => formatMonth(i.month)).sort()[0] });

@@ -6,7 +6,7 @@ import { occupancyHistory } from '#shared/occupancy/history';
 import { parseHistoryQuery } from '#shared/occupancy/history-query';
 import { HISTORY_MEDIA_TYPES, renderHistory, type HistoryMediaType } from '#shared/occupancy/history-render';
 import { Deadline } from '#shared/report/deadline';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { locationStore } from '#commons/clients/dynamo';
 import { reportEngine } from '#commons/clients/engine';
 import type { Provider } from '#commons/clients/lazy';

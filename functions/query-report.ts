@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { ReportTimeoutError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '#shared/report/query-report';
 import type { SliceExecutor } from '#shared/report/split/run-split';
 import { bodyLimit } from '#commons/http/body-limit';

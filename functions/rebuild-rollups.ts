@@ -6,7 +6,7 @@ import { ENV } from '#commons/env';
 import { logger } from '#commons/powertools/logger';
 import { metrics } from '#commons/powertools/metrics';
 import { observability } from '#commons/powertools/observability';
-import type { RebuildOutcome } from '#shared/report/engines/opensearch/rollup/rebuild';
+import type { RebuildOutcome } from '#shared/stores/opensearch/rollups/rebuild';
 
 export interface RebuildRollupsDeps {
   readonly client: () => Promise<Client>;
@@ -30,7 +30,7 @@ export function createRebuildRollupsHandler(deps: RebuildRollupsDeps = { client:
     .use(observability())
     .handler(async (_event, context: Context) => {
       const prefix = (deps.env ?? process.env)[ENV.openSearchIndexPrefix] ?? '';
-      const { rebuildRollups } = await import('#shared/report/engines/opensearch/rollup/rebuild');
+      const { rebuildRollups } = await import('#shared/stores/opensearch/rollups/rebuild');
       const client = await deps.client();
       const passes: RebuildOutcome[] = [];
       do {

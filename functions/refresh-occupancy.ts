@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import type { LocationStore } from '#shared/locations/store';
 import { refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
 import { locationStore } from '#commons/clients/dynamo';

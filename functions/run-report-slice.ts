@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { DEFAULT_INLINE_LIMIT_BYTES, encodeSliceError, type SliceEvent, type SliceOutput } from '#shared/report/split/contract';
 import { encodeSlice } from '#shared/report/split/encoding';
 import { slicePlan } from '#shared/report/split/plan-slices';

@@ -49,8 +49,8 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
     const [{ createOpenSearchClient }, { ensureIndexTemplates }, { ensureIsmPolicy }] = await Promise.all([
       import('#commons/clients/opensearch-client'),
-      import('#shared/report/engines/opensearch/templates'),
-      import('#shared/report/engines/opensearch/ism'),
+      import('#shared/stores/opensearch/layout/templates'),
+      import('#shared/stores/opensearch/layout/ism'),
     ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.
     const client = createOpenSearchClient({ ...process.env, OPENSEARCH_URL: props.Endpoint, OPENSEARCH_AUTH: 'sigv4' });

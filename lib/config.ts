@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
 import { problemTypeBaseError } from '../shared/problem-uri';
-import { DEFAULT_RETENTION_MONTHS, MAX_RETENTION_MONTHS } from '../shared/report/retention';
+import { DEFAULT_RETENTION_MONTHS, MAX_RETENTION_MONTHS } from '../shared/documents/retention';
 
 /**
  * Everything a deployment may vary, read from CDK context (`cdk.json` holds the defaults; override
@@ -52,7 +52,7 @@ export interface ServiceConfig {
   /** Days of daily manual OpenSearch snapshots kept (lib/backups.ts). */
   readonly snapshotKeepDays: number;
   readonly logRetentionDays: number;
-  /** Months of report data kept besides the current one (shared/report/retention.ts); 0 keeps everything. */
+  /** Months of report data kept besides the current one (shared/documents/retention.ts); 0 keeps everything. */
   readonly retentionMonths: number;
   /**
    * Reports read the rollups where the matcher proves the answer the same, kept by a rebuild every

@@ -7,10 +7,10 @@ import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { PROBE_REQUEST } from '../shared/health/checks';
-import { INDEX_BASE } from '../shared/report/engines/opensearch/indices';
-import { indexTemplates } from '../shared/report/engines/opensearch/templates';
-import { ismPolicyId } from '../shared/report/engines/opensearch/ism';
-import { DEFAULT_RETENTION_MONTHS } from '../shared/report/retention';
+import { INDEX_BASE } from '../shared/stores/opensearch/layout/indices';
+import { indexTemplates } from '../shared/stores/opensearch/layout/templates';
+import { ismPolicyId } from '../shared/stores/opensearch/layout/ism';
+import { DEFAULT_RETENTION_MONTHS } from '../shared/documents/retention';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
 
 export interface ReportingProps {
@@ -54,8 +54,8 @@ export interface ReportingProps {
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /**
-   * Months of report data kept (shared/report/retention.ts): the index-setup custom resource installs
-   * the ISM safety-net policy for it (shared/report/engines/opensearch/ism.ts), or removes it for 0.
+   * Months of report data kept (shared/documents/retention.ts): the index-setup custom resource installs
+   * the ISM safety-net policy for it (shared/stores/opensearch/layout/ism.ts), or removes it for 0.
    * @default DEFAULT_RETENTION_MONTHS (25)
    */
   readonly retentionMonths?: number;
@@ -182,7 +182,7 @@ export class Reporting extends Construct {
   }
 
   /**
-   * What installing the ISM policy sends (shared/report/engines/opensearch/ism.ts): GET, PUT and DELETE
+   * What installing the ISM policy sends (shared/stores/opensearch/layout/ism.ts): GET, PUT and DELETE
    * of the one policy, `add`, `change_policy` and `remove` on the monthly indices of each collection.
    */
   private grantIsmInstallation(): void {

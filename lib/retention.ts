@@ -5,7 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
-import { INDEX_BASE } from '../shared/report/engines/opensearch/indices';
+import { INDEX_BASE } from '../shared/stores/opensearch/layout/indices';
 import { grantDomainPaths, rollupIndexPaths } from './rollups';
 import { acknowledgeWildcards, ENV, ServiceFunction } from './service-function';
 
@@ -14,7 +14,7 @@ export interface RetentionProps {
   readonly entry: string;
   readonly domain: IDomain;
   readonly indexPrefix: string;
-  /** Months kept besides the current one (shared/report/retention.ts); at least 1. */
+  /** Months kept besides the current one (shared/documents/retention.ts); at least 1. */
   readonly months: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;

@@ -5,9 +5,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
-import { COLLECTIONS } from '../shared/report/fields';
-import { INDEX_BASE } from '../shared/report/engines/opensearch/indices';
-import { rollupIndexName, rollupIndexNames } from '../shared/report/engines/opensearch/rollup/indices';
+import { COLLECTIONS } from '../shared/documents/fields';
+import { INDEX_BASE } from '../shared/stores/opensearch/layout/indices';
+import { rollupIndexName, rollupIndexNames } from '../shared/stores/opensearch/layout/rollup-indices';
 import { acknowledgeWildcards, ENV, ServiceFunction } from './service-function';
 
 export interface RollupsProps {

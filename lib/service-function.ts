@@ -139,7 +139,7 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * What the ingest writer (shared/report/engines/opensearch/ingest.ts) sends and nothing more:
+   * What the ingest writer (shared/stores/opensearch/write.ts) sends and nothing more:
    * {@link INGEST_REQUESTS}, `_bulk` and `_mget` on one monthly index, `_search` over the collection's
    * indices. The writer names the index in the path only, and the domain refuses an index named in a
    * `_bulk` or `_mget` body (`rest.action.multi.allow_explicit_index: false`, lib/reporting.ts), so

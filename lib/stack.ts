@@ -6,7 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
 import { GATEWAY_ROUTES, type Route, ROUTES } from '../functions/routes';
-import { COLLECTIONS } from '../shared/report/fields';
+import { COLLECTIONS } from '../shared/documents/fields';
 import { Api, gatewayRoutePath } from './api';
 import { Backups } from './backups';
 import { OperationsDashboard } from './dashboard';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Client } from '@opensearch-project/opensearch';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
+import { openDuckDb } from '#shared/stores/duckdb/store';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
 import { openSearchEnv, resolveOpenSearch } from './opensearch';
 import type { OpenSearchCliFlags } from './options';

@@ -1,8 +1,8 @@
 import { checkLines, type RejectedLine } from '#shared/ingest/batch';
 import { ndjsonLines } from '#shared/ingest/ndjson';
-import type { Collection } from '#shared/report/fields';
-import { canonicalJson, identityOfContent } from '#shared/report/document-identity';
-import type { ReportDocument } from '#shared/report/documents';
+import type { Collection } from '#shared/documents/fields';
+import { canonicalJson, identityOfContent } from '#shared/documents/identity';
+import type { ReportDocument } from '#shared/documents/documents';
 
 /** One request's body to read (./line-checkers.ts). */
 export interface CheckTask {

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { LineChecker } from '#shared/ingest/answer';
 import type { CheckedBatch, CheckedLine } from '#shared/ingest/batch';
-import type { ReportDocument } from '#shared/report/documents';
-import type { DocumentWriter, WriteOutcome } from '#shared/report/engines/document-writer';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import type { ReportDocument } from '#shared/documents/documents';
+import type { DocumentWriter, WriteOutcome } from '#shared/stores/write';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { CheckedTask, CheckTask } from './check-lines-worker';
 

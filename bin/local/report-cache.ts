@@ -1,5 +1,5 @@
-import type { DocumentWriter } from '#shared/report/engines/document-writer';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { DocumentWriter } from '#shared/stores/write';
+import type { EngineResult, ReportEngine } from '#shared/stores/store';
 
 export interface ReportCacheOptions {
   /** Most results kept. @default 256 */

@@ -1,5 +1,5 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { rebuildRollups } from '#shared/report/engines/duckdb/rollup/maintain';
+import { rebuildRollups } from '#shared/stores/duckdb/rollups/rebuild';
 
 /**
  * How often the local server rebuilds the rollups' dirty grains (docs/rollups.md): often enough that

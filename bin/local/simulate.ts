@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { Collection } from '#shared/report/fields';
+import type { Collection } from '#shared/documents/fields';
 import { hourlyShare, localHour, lotStats, movementEvent, parkingArrivalsPerHour, parkingEvent, prng, type Site } from '../seed/generate';
 import { createSender, DEFAULT_RETRY_POLICY, type Sender } from '../ingest/send';
 

@@ -1,4 +1,4 @@
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 import type { ImportFile } from '#shared/locations/schema';
 import { addDays, localDateOf, localMsOf, localToInstant } from '#shared/time/local-time';
 import { intlOffset } from '#shared/time/zone-offsets';

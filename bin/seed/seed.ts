@@ -1,6 +1,6 @@
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import type { LocationStore } from '#shared/locations/store';
-import type { Collection } from '#shared/report/fields';
+import type { Collection } from '#shared/documents/fields';
 import { seedLocations, seedMovementEvents, seedParking, type SeedOptions } from './generate';
 import type { DocumentFailure, DocumentTarget } from './targets';
 

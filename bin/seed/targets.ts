@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { ingestBatch } from '#shared/ingest/batch';
-import type { DocumentWriter } from '#shared/report/engines/document-writer';
-import type { Collection } from '#shared/report/fields';
-import { DuckDbDocumentWriter } from '#shared/report/engines/duckdb/storage/ingest';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
-import { OpenSearchDocumentWriter } from '#shared/report/engines/opensearch/ingest';
+import type { DocumentWriter } from '#shared/stores/write';
+import type { Collection } from '#shared/documents/fields';
+import { DuckDbDocumentWriter } from '#shared/stores/duckdb/write';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
+import { OpenSearchDocumentWriter } from '#shared/stores/opensearch/write';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
 import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
 import type { OpenSearchCliFlags } from '../cli/options';

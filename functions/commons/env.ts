@@ -34,7 +34,7 @@ export const ENV = {
   maxSlices: 'REPORT_MAX_SLICES',
   /** `on`: reports read the rollups where the matcher proves the answer the same (docs/rollups.md); else raw. */
   rollups: 'REPORT_ROLLUPS',
-  /** Months of documents kept (shared/report/retention.ts): the current month and this many before it; 0 keeps all. */
+  /** Months of documents kept (shared/documents/retention.ts): the current month and this many before it; 0 keeps all. */
   retentionMonths: 'RETENTION_MONTHS',
   /** Where the problem types are documented: the `type` of a problem is this and its slug; unset: `/problems#`. */
   problemTypeBase: 'PROBLEM_TYPE_BASE',

@@ -1,6 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { indexPattern } from '../report/engines/opensearch/indices';
-import { COLLECTIONS } from '../report/fields';
+import { indexPattern } from '../stores/opensearch/layout/indices';
+import { COLLECTIONS } from '../documents/fields';
 
 /**
  * Manual OpenSearch snapshots: register a repository, take a daily snapshot named by its date, prune

@@ -1,7 +1,7 @@
 import { toMachineClient, type MachineClient } from '../ingest/machine-clients';
 import type { ItemTable } from '../locations/item-table';
 import { orgKey, type Item, type ItemKind } from '../locations/items';
-import type { Collection } from '../report/fields';
+import type { Collection } from '../documents/fields';
 
 /** Documents deleted (or that a dry run would delete) per collection. */
 export type ErasedDocuments = Record<Collection, number>;

@@ -1,4 +1,4 @@
-import type { ReportEngine, Scope } from '../report/engines/engine';
+import type { ReportEngine, Scope } from '../stores/store';
 import { planFromRequest } from '../report/plan/plan-builder';
 import type { ReportRequest } from '../report/schema/request';
 

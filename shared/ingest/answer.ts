@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors';
-import type { DocumentWriter } from '../report/engines/document-writer';
-import { COLLECTIONS, type Collection } from '../report/fields';
+import type { DocumentWriter } from '../stores/write';
+import { COLLECTIONS, type Collection } from '../documents/fields';
 import { checkLines, writeChecked, type CheckedBatch, type IngestResult } from './batch';
 import { ndjsonLines } from './ndjson';
 

@@ -1,8 +1,8 @@
 import { ValidationError, type FieldError } from '../errors';
-import { documentIdentity, type DocumentIdentity } from '../report/document-identity';
-import { parseDocument, type ReportDocument } from '../report/documents';
-import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../report/engines/document-writer';
-import type { Collection } from '../report/fields';
+import { documentIdentity, type DocumentIdentity } from '../documents/identity';
+import { parseDocument, type ReportDocument } from '../documents/documents';
+import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../stores/write';
+import type { Collection } from '../documents/fields';
 
 /** One document of a batch: an NDJSON line's text (parsed here), or a value already parsed (the CLIs). `line` numbers it in answers. */
 export type BatchLine = { readonly line: number; readonly text: string } | { readonly line: number; readonly value: unknown };

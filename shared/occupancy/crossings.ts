@@ -1,4 +1,4 @@
-import type { AggResult, ReportEngine, Scope } from '../report/engines/engine';
+import type { AggResult, ReportEngine, Scope } from '../stores/store';
 import { planFromRequest } from '../report/plan/plan-builder';
 import type { AggregationInput } from '../report/schema/aggregations';
 import type { ReportRequest } from '../report/schema/request';

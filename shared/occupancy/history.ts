@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors';
 import type { Deadline } from '../report/deadline';
-import type { ReportEngine } from '../report/engines/engine';
+import type { ReportEngine } from '../stores/store';
 import { createRounding } from '../report/histogram/rounding';
 import { byId, LOCATION_ID, type SensorGroup } from '../locations/model';
 import type { LocationStore } from '../locations/store';

@@ -1,4 +1,4 @@
-import type { ReportEngine } from '../report/engines/engine';
+import type { ReportEngine } from '../stores/store';
 import type { LocationStore, RefreshUnit } from '../locations/store';
 import { countCrossings, occupancyOf } from './crossings';
 import type { OccupancyEntry } from '../locations/occupancy-entry';

@@ -1,6 +1,6 @@
 import type { Deadline } from '../report/deadline';
 import type { AggregationInput } from '../report/schema/aggregations';
-import type { AggResult, ReportEngine, Scope } from '../report/engines/engine';
+import type { AggResult, ReportEngine, Scope } from '../stores/store';
 import { planFromRequest } from '../report/plan/plan-builder';
 import type { CountingLine } from '../locations/model';
 import { cameraChunks, CrossingCounts, crossingsRequest, netOf, readCounts } from './crossings';

@@ -1,5 +1,5 @@
 import { MAX_DECODED_BYTES, MAX_LINES, MAX_SENT_BYTES, NDJSON_MEDIA_TYPE } from '../ingest/limits';
-import { COLLECTIONS } from '../report/fields';
+import { COLLECTIONS } from '../documents/fields';
 import { common, header, problemResponse, ref, type ProblemExample } from './responses';
 
 /** POST /ingest/{collection}: its operation, and the schemas, parameter and header only it uses. */

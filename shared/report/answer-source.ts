@@ -1,4 +1,4 @@
-import type { EngineResult } from './engines/engine';
+import type { EngineResult } from '../stores/store';
 
 /** What an answer says of the rows that served it (docs/rollups.md, "Which path answered"). */
 export type SourceFacts = Pick<EngineResult, 'source' | 'rawReason' | 'rollupWindow'>;

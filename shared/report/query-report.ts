@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { combineSources, type SourceFacts } from './answer-source';
-import { AnswerBucketsError, MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor, resultBuckets } from './engines/bucket-limit';
-import type { EngineResult, ReportEngine, RunOptions, Scope } from './engines/engine';
+import { AnswerBucketsError, MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor, resultBuckets } from './bucket-limit';
+import type { EngineResult, ReportEngine, RunOptions, Scope } from '../stores/store';
 import { periodsOf } from './compare/periods';
 import { buildPlan } from './plan/build-plan';
 import type { ReportPlan } from './plan/plan';

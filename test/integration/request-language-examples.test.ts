@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { createQueryReportHandler } from '../../functions/query-report';
 import { invoke } from '../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from './support/opensearch';

@@ -5,7 +5,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { ephemeralDevKey, type DevKey } from '../../bin/local/auth/dev-key';
 import { mintDevToken } from '../../bin/local/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { openApiDocument } from '#shared/openapi/document';
 import { provideReportEngine } from '#commons/clients/engine';
 import { startLocalServer, type LocalServer } from '../../bin/local/server';

@@ -115,6 +115,6 @@ describe('the rooms keep their rules', () => {
     expect(circles(graph)).toEqual([['a', 'b', 'c']]);
     expect(resolveSpecifier('shared/report/query-report.ts', './plan/plan')).toBe('shared/report/plan/plan.ts');
     expect(resolveSpecifier('functions/query-report.ts', '#shared/report/query-report')).toBe('shared/report/query-report.ts');
-    expect(specifiersOf('shared/report/engines/duckdb/reduce/read.ts')).toContain('../result-row');
+    expect(specifiersOf('shared/stores/duckdb/report/reduce/read.ts')).toContain('../result-row');
   });
 });

@@ -1,5 +1,5 @@
 import type { Location } from '#shared/locations/model';
-import type { Collection } from '#shared/report/fields';
+import type { Collection } from '#shared/documents/fields';
 import { BREAKDOWNS, COLLECTION_LABELS, COLLECTIONS, STAT_NAMES, type StatName, statsFields } from './model/catalog';
 import type { PlacedProblem } from './model/problems';
 import type { Control, ReportForm } from './model/request';

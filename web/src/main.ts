@@ -1,4 +1,4 @@
-import type { Collection } from '#shared/report/fields';
+import type { Collection } from '#shared/documents/fields';
 import './explorer.css';
 import { type Chart, type ChartKind, drawChart } from './chart';
 import { sessionToken, startSignIn } from './auth';

@@ -1,4 +1,4 @@
-import type { Collection } from '#shared/report/fields';
+import type { Collection } from '#shared/documents/fields';
 import { controls, fillCollectionChoices, readForm } from './form';
 import { PRESETS, type PresetId, isPreset, presetRange } from './model/presets';
 import { todayIn } from './model/time';

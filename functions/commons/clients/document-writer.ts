@@ -1,4 +1,4 @@
-import type { DocumentWriter } from '#shared/report/engines/document-writer';
+import type { DocumentWriter } from '#shared/stores/write';
 import { lazy } from './lazy';
 
 /** The OpenSearch writer of this process, built once on first use from the environment (./opensearch-writer). */

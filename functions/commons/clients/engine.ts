@@ -1,4 +1,4 @@
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { lazy } from './lazy';
 
 /**

@@ -1,5 +1,5 @@
-import { DEFAULT_LIMITS, type ReportEngine } from '#shared/report/engines/engine';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { DEFAULT_LIMITS, type ReportEngine } from '#shared/stores/store';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { createOpenSearchClient } from './opensearch-client';
 import { ENV } from '../env';
 

@@ -1,5 +1,5 @@
-import type { DocumentWriter } from '#shared/report/engines/document-writer';
-import { OpenSearchDocumentWriter } from '#shared/report/engines/opensearch/ingest';
+import type { DocumentWriter } from '#shared/stores/write';
+import { OpenSearchDocumentWriter } from '#shared/stores/opensearch/write';
 import { createOpenSearchClient } from './opensearch-client';
 import { ENV } from '../env';
 

@@ -1,6 +1,6 @@
 import type { GenericLogger } from '@aws-lambda-powertools/commons/types';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '#shared/service-identity';
 import { logger } from './logger';
 

@@ -1,4 +1,4 @@
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { DEFAULT_SPLIT_CONCURRENCY, inProcessSliceExecutor, type SliceExecutor } from '#shared/report/split/run-split';
 import { ENV } from '../env';
 import { sliceStoreFromEnv } from './slice-store';

@@ -1,5 +1,5 @@
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
-import type { EngineResult, Scope } from '#shared/report/engines/engine';
+import type { EngineResult, Scope } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { runPool } from '#shared/concurrency';
 import { decodeSliceError, STATE_PAYLOAD_LIMIT_BYTES, type SliceOutput, type SplitExecutionInput } from '#shared/report/split/contract';

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors';
-import { CATALOG, nestedPathsOf, type Collection, type FieldDef, type FieldKind, type NestedPath } from '../fields';
+import { CATALOG, nestedPathsOf, type Collection, type FieldDef, type FieldKind, type NestedPath } from '../../documents/fields';
 
 /** Where in the document a pipeline stage stands: the root (null) or inside a nested path. */
 export type Context = NestedPath | null;

@@ -1,5 +1,5 @@
 import { ValidationError, type FieldError } from '../../errors';
-import { CATALOG, type Collection, type NestedPath } from '../fields';
+import { CATALOG, type Collection, type NestedPath } from '../../documents/fields';
 import type { AggregationInput } from '../schema/aggregations';
 import type { FilterInput } from '../schema/filters';
 import type { ReportRequest } from '../schema/request';

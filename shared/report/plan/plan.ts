@@ -1,4 +1,4 @@
-import type { Collection, FieldDef, NestedPath } from '../fields';
+import type { Collection, FieldDef, NestedPath } from '../../documents/fields';
 
 /**
  * A validated report: what the engines compile. Built once by `buildPlan`; never a raw body.

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors';
-import { CATALOG, COLLECTIONS, type Collection } from '../fields';
+import { CATALOG, COLLECTIONS, type Collection } from '../../documents/fields';
 
 /** A field or nested path named somewhere in the request, with where it was named. */
 export interface FieldMention {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { named } from '../../openapi/registry';
-import { CATALOG, COLLECTIONS, NESTED_PATHS, type Collection, type FieldDef } from '../fields';
+import { CATALOG, COLLECTIONS, NESTED_PATHS, type Collection, type FieldDef } from '../../documents/fields';
 
 /**
  * The request language's words, from the field catalog, as named schemas: which collections, which

@@ -1,4 +1,4 @@
-import type { AggResult, EngineResult } from '../engines/engine';
+import type { AggResult, EngineResult } from '../../stores/store';
 import type { Periods } from '../compare/periods';
 import { Pacer } from '../pace';
 import type { HistogramInterval } from '../plan/plan';

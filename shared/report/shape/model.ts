@@ -1,4 +1,4 @@
-import type { AggResult, EngineResult } from '../engines/engine';
+import type { AggResult, EngineResult } from '../../stores/store';
 import { Pacer } from '../pace';
 import type { ReportPlan } from '../plan/plan';
 import { collectSeries, compareSortKeys, type SeriesValue } from './series';

@@ -1,4 +1,4 @@
-import type { AggResult } from '../engines/engine';
+import type { AggResult } from '../../stores/store';
 import { PROFILE_KEYS, type AggNode } from '../plan/plan';
 
 /**

@@ -1,5 +1,5 @@
-import { AnswerBucketsError, resultBuckets } from '../engines/bucket-limit';
-import type { EngineResult } from '../engines/engine';
+import { AnswerBucketsError, resultBuckets } from '../bucket-limit';
+import type { EngineResult } from '../../stores/store';
 
 /**
  * The buckets the slices of one split report may hold together, counted as each slice's result is

@@ -1,4 +1,4 @@
-import type { Scope } from '../engines/engine';
+import type { Scope } from '../../stores/store';
 import type { ReportPlan } from '../plan/plan';
 import type { EncodedSlice } from './encoding';
 import type { SliceRange } from './plan-slices';

@@ -1,4 +1,4 @@
-import type { AggResult, EngineResult } from '../engines/engine';
+import type { AggResult, EngineResult } from '../../stores/store';
 import type { AggNode } from '../plan/plan';
 import { compareKeys } from '../shape/series';
 

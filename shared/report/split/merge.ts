@@ -1,5 +1,5 @@
 import { combineSources } from '../answer-source';
-import type { AggResult, Bucket, EngineResult, StatsResult } from '../engines/engine';
+import type { AggResult, Bucket, EngineResult, StatsResult } from '../../stores/store';
 
 /**
  * Exact merge of slice results into the result the unsplit plan would have given. Slices partition

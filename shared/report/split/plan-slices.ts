@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors';
 import { localToInstant } from '../../time/local-time';
 import { intlOffset } from '../../time/zone-offsets';
-import type { FieldDef } from '../fields';
+import type { FieldDef } from '../../documents/fields';
 import { createRounding, truncLocal } from '../histogram/rounding';
 import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan, SplitInterval } from '../plan/plan';
 

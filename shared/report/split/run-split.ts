@@ -1,6 +1,6 @@
 import { AppError, InternalError } from '../../errors';
-import { AnswerBucketsError } from '../engines/bucket-limit';
-import type { EngineResult, ReportEngine, RunOptions, Scope } from '../engines/engine';
+import { AnswerBucketsError } from '../bucket-limit';
+import type { EngineResult, ReportEngine, RunOptions, Scope } from '../../stores/store';
 import type { ReportPlan } from '../plan/plan';
 import type { Deadline } from '../deadline';
 import { runPool } from '../../concurrency';

@@ -1,5 +1,5 @@
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { indexNameFor } from '#shared/report/engines/opensearch/indices';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { indexNameFor } from '#shared/stores/opensearch/layout/indices';
 import {
   ensureRepository,
   listSnapshots,

@@ -10,10 +10,10 @@
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { AppError } from '#shared/errors';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { reportHeaders } from '#commons/http/report-headers';
-import { rebuildRollups as rebuildDuckDbRollups } from '#shared/report/engines/duckdb/rollup/maintain';
-import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
+import { rebuildRollups as rebuildDuckDbRollups } from '#shared/stores/duckdb/rollups/rebuild';
+import { rebuildRollups } from '#shared/stores/opensearch/rollups/rebuild';
 import { answerReport } from '#shared/report/query-report';
 import { CachedReportEngine } from '../../../bin/local/report-cache';
 import { ORG_A } from '../../fixtures/documents';

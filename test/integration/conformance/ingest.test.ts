@@ -3,14 +3,14 @@
  * duplicate, its id with other content a conflict, in any month), keep the same documents for the
  * same input, and OpenSearch refusals come back per document.
  */
-import { documentIdentity } from '#shared/report/document-identity';
-import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { writeDocuments as writeDuckDb } from '#shared/report/engines/duckdb/storage/ingest';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
-import { indexDocuments, writeDocuments as writeOpenSearch } from '#shared/report/engines/opensearch/ingest';
+import { documentIdentity } from '#shared/documents/identity';
+import { parseDocument, type ReportDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { writeDocuments as writeDuckDb } from '#shared/stores/duckdb/write';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
+import { indexDocuments, writeDocuments as writeOpenSearch } from '#shared/stores/opensearch/write';
 import { answerReport } from '#shared/report/query-report';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 

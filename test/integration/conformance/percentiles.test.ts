@@ -6,7 +6,7 @@
  * The corpus (corpus/percentiles.ts) has the small hand-worked cases; this file has the large ones.
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 import { EXACT_PERCENTILE_VALUES, PERCENTILE_RANK_TOLERANCE } from '#shared/report/percentiles/hazen';
 import { answerReport } from '#shared/report/query-report';
 import { hazenReference } from '../../fixtures/hazen-reference';

@@ -1,11 +1,11 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine } from '#shared/stores/store';
 import { MAX_RESPONSE_BODY_BYTES } from '#shared/report/query-report';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { ENGINES, type LoadedEngine } from '../split/engines';
 import { movementEvents } from '../report/fixtures';
 import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 
 /**
  * Compression of POST /reports:query by Accept-Encoding, through the real handler on both engines,

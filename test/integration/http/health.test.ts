@@ -1,8 +1,8 @@
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
 import { engineCheck } from '#shared/health/checks';
-import type { ReportEngine } from '#shared/report/engines/engine';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import type { ReportEngine } from '#shared/stores/store';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { Client } from '@opensearch-project/opensearch';
 import { DynamoLocationStore } from '#shared/locations/dynamo-store';
 import { tableCheck } from '#commons/clients/dynamo';

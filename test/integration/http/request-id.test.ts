@@ -1,8 +1,8 @@
 import '../support/info-logs';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import type { ReportEngine } from '#shared/stores/store';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { logger } from '#commons/powertools/logger';

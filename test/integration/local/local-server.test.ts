@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '../../../bin/local/auth/dev-key';
 import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '../../../bin/local/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { openApiDocument } from '#shared/openapi/document';
 import { provideReportEngine } from '#commons/clients/engine';
 import { targetUrl } from '../../../bin/local/http-adapter';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseDocument } from '#shared/report/documents';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { parseDocument } from '#shared/documents/documents';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { putMachineClient } from '#shared/ingest/machine-clients';
 import { DRY_RUN_EXIT, eraseOrganizationCli } from '../../../bin/erase-organization';
 import { dataPaths } from '../../../bin/local/config';

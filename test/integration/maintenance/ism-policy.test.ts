@@ -1,13 +1,13 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { ensureIsmPolicy, ismPolicyId } from '#shared/report/engines/opensearch/ism';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
+import { ensureIsmPolicy, ismPolicyId } from '#shared/stores/opensearch/layout/ism';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
  * The retention safety net on the real Index State Management plugin. The test node's integ-test
  * distribution has none and Maven Central does not serve it, so this runs only on a node that has
  * it (OPENSEARCH_PLUGINS_DIR or OPENSEARCH_URL, see docs/operations.md); elsewhere it is skipped,
- * saying so, and test/unit/report/ism-policy.test.ts covers the same requests against a stand-in.
+ * saying so, and test/unit/stores/opensearch/ism-policy.test.ts covers the same requests against a stand-in.
  */
 const hasIsm = (process.env.LRS_OPENSEARCH_PLUGINS ?? '').split(',').includes('opensearch-index-management');
 const why = 'the node has no opensearch-index-management plugin (docs/operations.md, "Testing the ISM policy")';

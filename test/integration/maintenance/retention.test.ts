@@ -1,7 +1,7 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { deleteExpiredMonths } from '#shared/report/engines/duckdb/storage/retention';
-import type { ReportEngine } from '#shared/report/engines/engine';
-import { deleteExpiredIndices } from '#shared/report/engines/opensearch/retention';
+import { deleteExpiredMonths } from '#shared/stores/duckdb/retention';
+import type { ReportEngine } from '#shared/stores/store';
+import { deleteExpiredIndices } from '#shared/stores/opensearch/retention';
 import { answerReport } from '#shared/report/query-report';
 import { ORG_A } from '../../fixtures/documents';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';

@@ -1,11 +1,11 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { applyImport, validateImportFile } from '#shared/locations/import';
-import { parseDocument } from '#shared/report/documents';
-import type { ReportEngine } from '#shared/report/engines/engine';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { parseDocument } from '#shared/documents/documents';
+import type { ReportEngine } from '#shared/stores/store';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { createOccupancyHistoryHandler } from '../../../functions/occupancy-history';
 import { invoke } from '../../../bin/dev/lambda-events';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';

@@ -1,7 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import type { EngineResult, ReportEngine, Scope } from '#shared/stores/store';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { applyImport, validateImportFile } from '#shared/locations/import';
 import type { RefreshSummary } from '#shared/occupancy/refresh';

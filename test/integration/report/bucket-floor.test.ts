@@ -1,9 +1,9 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { API, Client } from '@opensearch-project/opensearch';
 import { TooManyBucketsError } from '#shared/errors';
-import { AnswerBucketsError } from '#shared/report/engines/bucket-limit';
-import type { ReportEngine } from '#shared/report/engines/engine';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { AnswerBucketsError } from '#shared/report/bucket-limit';
+import type { ReportEngine } from '#shared/stores/store';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { answerReport } from '#shared/report/query-report';
 import { ORG_A } from '../../fixtures/documents';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';

@@ -1,4 +1,4 @@
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { ENGINES, type EngineHarness, type LoadedEngine } from '../split/engines';
 import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';

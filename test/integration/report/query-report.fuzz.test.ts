@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { invoke } from '../../../bin/dev/lambda-events';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../support/opensearch';

@@ -1,5 +1,5 @@
 import { Client } from '@opensearch-project/opensearch';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { openSearchEngineFromEnv } from '#commons/clients/opensearch-engine';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';

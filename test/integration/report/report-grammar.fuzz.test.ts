@@ -1,6 +1,6 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { build, choices, EXTRA_EVENTS, PROFILE_ZONES, type Choices } from '../../fixtures/report-grammar';
 import { fixtureEngines, loadFixtureEngines } from '../support/fixture-engines';

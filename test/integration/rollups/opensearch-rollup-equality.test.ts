@@ -1,15 +1,15 @@
-import { parseDocument } from '#shared/report/documents';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
+import { parseDocument } from '#shared/documents/documents';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { indexDocuments } from '#shared/stores/opensearch/write';
+import { rebuildRollups } from '#shared/stores/opensearch/rollups/rebuild';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { describeRollupEquality } from '../../fixtures/rollup-equality';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
  * The rollups' proof of equality on OpenSearch (test/fixtures/rollup-equality.ts, shared with
- * DuckDB's test/unit/report/engines/duckdb/rollup-equality.test.ts), on the test node: documents
+ * DuckDB's test/unit/stores/duckdb/rollup-equality.test.ts), on the test node: documents
  * written as ingest writes them (marking their grains), rollup rows rebuilt at the grain.
  */
 const client = testClient();

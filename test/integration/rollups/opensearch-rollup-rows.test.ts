@@ -1,12 +1,12 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { parseDocument, type DocumentInput } from '#shared/report/documents';
-import type { EngineResult } from '#shared/report/engines/engine';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
-import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { rollupIndexName } from '#shared/report/engines/opensearch/rollup/indices';
-import { readRollupState } from '#shared/report/engines/opensearch/rollup/marks';
-import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
+import { parseDocument, type DocumentInput } from '#shared/documents/documents';
+import type { EngineResult } from '#shared/stores/store';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
+import { indexDocuments } from '#shared/stores/opensearch/write';
+import { rollupIndexName } from '#shared/stores/opensearch/layout/rollup-indices';
+import { readRollupState } from '#shared/stores/opensearch/rollups/marks';
+import { rebuildRollups } from '#shared/stores/opensearch/rollups/rebuild';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 

@@ -1,9 +1,9 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { parseDocument } from '#shared/report/documents';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
-import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { rebuildRollups } from '#shared/report/engines/opensearch/rollup/rebuild';
+import { parseDocument } from '#shared/documents/documents';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
+import { indexDocuments } from '#shared/stores/opensearch/write';
+import { rebuildRollups } from '#shared/stores/opensearch/rollups/rebuild';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { DEFAULT_EVENT_ORGANIZATION, invoke } from '../../../bin/dev/lambda-events';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';

@@ -1,4 +1,4 @@
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { invoke } from '../../../bin/dev/lambda-events';

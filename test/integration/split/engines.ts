@@ -1,9 +1,9 @@
-import { parseDocument, type DocumentInput } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import type { ReportEngine } from '#shared/report/engines/engine';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
+import { parseDocument, type DocumentInput } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import type { ReportEngine } from '#shared/stores/store';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { deleteIndices, indexDocuments, testClient, uniquePrefix, type TestDocument } from '../support/opensearch';
 
@@ -47,5 +47,5 @@ const duckDb: EngineHarness = {
   },
 };
 
-/** The engines available (DuckDB joined once shared/report/engines/duckdb/execute.ts exported one). */
+/** The engines available (DuckDB joined once shared/stores/duckdb/report/execute.ts exported one). */
 export const ENGINES: readonly EngineHarness[] = [openSearch, duckDb];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 import { AppError } from '#shared/errors';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { answerReport, type ReportAnswer, type ReportMediaType } from '#shared/report/query-report';
 import { ENGINES } from './engines';
 

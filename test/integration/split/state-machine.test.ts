@@ -1,6 +1,6 @@
-import type { DocumentInput } from '#shared/report/documents';
+import type { DocumentInput } from '#shared/documents/documents';
 import { EngineUnavailableError } from '#shared/errors';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { memorySliceStore } from '../../../functions/commons/split/slice-store';
 import { StepFunctionsSliceExecutor, type StartSyncExecution, type SyncExecution } from '../../../functions/commons/split/step-functions-executor';
 import { createQueryReportHandler } from '../../../functions/query-report';

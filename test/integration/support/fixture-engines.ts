@@ -1,14 +1,14 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Client } from '@opensearch-project/opensearch';
-import { parseDocument, type ReportDocument } from '#shared/report/documents';
-import { DEFAULT_LIMITS, type EngineLimits, type ReportEngine } from '#shared/report/engines/engine';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { OpenSearchEngine } from '#shared/report/engines/opensearch/execute';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
-import { indexDocuments } from '#shared/report/engines/opensearch/ingest';
-import { COLLECTIONS, type Collection } from '#shared/report/fields';
+import { parseDocument, type ReportDocument } from '#shared/documents/documents';
+import { DEFAULT_LIMITS, type EngineLimits, type ReportEngine } from '#shared/stores/store';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
+import { indexDocuments } from '#shared/stores/opensearch/write';
+import { COLLECTIONS, type Collection } from '#shared/documents/fields';
 import { FIXTURE_DOCUMENTS } from '../../fixtures/documents';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 

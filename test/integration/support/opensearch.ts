@@ -1,7 +1,7 @@
 import { Client } from '@opensearch-project/opensearch';
-import type { Collection } from '#shared/report/fields';
-import { indexNameFor } from '#shared/report/engines/opensearch/indices';
-import { ensureIndexTemplates } from '#shared/report/engines/opensearch/templates';
+import type { Collection } from '#shared/documents/fields';
+import { indexNameFor } from '#shared/stores/opensearch/layout/indices';
+import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
 
 /** A client for the node the global setup started. */
 export function testClient(): Client {

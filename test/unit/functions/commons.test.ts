@@ -1,7 +1,7 @@
 import { lazy } from '#commons/clients/lazy';
 import { measuredEngine, metrics } from '#commons/powertools/metrics';
 import { tracingEnabled } from '#commons/powertools/tracer';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 
 describe('lazy', () => {

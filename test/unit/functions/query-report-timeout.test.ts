@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../../../functions/query-report';
 import { httpEvent } from '../../../bin/dev/lambda-events';
 

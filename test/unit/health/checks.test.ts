@@ -1,5 +1,5 @@
 import { engineCheck, PROBE_REQUEST, runChecks } from '#shared/health/checks';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 
 describe('runChecks', () => {

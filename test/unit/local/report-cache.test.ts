@@ -1,4 +1,4 @@
-import type { EngineResult, KeyedResult, ReportEngine, Scope } from '#shared/report/engines/engine';
+import type { EngineResult, KeyedResult, ReportEngine, Scope } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { execFileSync } from 'node:child_process';

@@ -5,10 +5,10 @@ import { startRollupRebuilds } from '../../../bin/local/rollup-rebuilds';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { seedMovementEvents } from '../../../bin/seed/generate';
 import { openApiDocument } from '#shared/openapi/document';
-import { parseDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { parseDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { provideReportEngine } from '#commons/clients/engine';
 import { buildRequest } from '../../../web/src/model/request';
 

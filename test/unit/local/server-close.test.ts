@@ -3,7 +3,7 @@ import { mintDevToken } from '../../../bin/local/auth/tokens';
 import { startLocalServer } from '../../../bin/local/server';
 import { EngineUnavailableError } from '#shared/errors';
 import { openApiDocument } from '#shared/openapi/document';
-import type { ReportEngine } from '#shared/report/engines/engine';
+import type { ReportEngine } from '#shared/stores/store';
 import { provideReportEngine } from '#commons/clients/engine';
 
 /**

@@ -1,6 +1,6 @@
-import type { AggResult, EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
-import { compileSearch } from '#shared/report/engines/opensearch/compile';
-import { DEFAULT_LIMITS } from '#shared/report/engines/engine';
+import type { AggResult, EngineResult, ReportEngine, Scope } from '#shared/stores/store';
+import { compileSearch } from '#shared/stores/opensearch/report/compile';
+import { DEFAULT_LIMITS } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { CAMERAS_PER_REPORT, countCrossings, CrossingCounts, crossingsRequest, occupancyOf } from '#shared/occupancy/crossings';

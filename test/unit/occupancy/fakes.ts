@@ -1,4 +1,4 @@
-import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine, Scope } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import type { Location, SensorGroup } from '#shared/locations/model';
 import type { LiveView, LocationStore, RefreshUnit } from '#shared/locations/store';

@@ -8,10 +8,10 @@ import { occupancyHistory, type HistoryBucket } from '#shared/occupancy/history'
 import { historyInterval, type HistoryIntervalText } from '#shared/occupancy/history-query';
 import { currentOpenPeriod } from '#shared/occupancy/opening-hours';
 import { refreshLocation } from '#shared/occupancy/refresh';
-import { parseDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { parseDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { localToInstant } from '#shared/time/local-time';
 
 /**

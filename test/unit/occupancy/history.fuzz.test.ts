@@ -1,7 +1,7 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
 import { createOccupancyHistoryHandler } from '../../../functions/occupancy-history';
 import { ORG_A } from '../../integration/report/fixtures';
 import { invoke } from '../../../bin/dev/lambda-events';

@@ -3,10 +3,10 @@ import { ValidationError } from '#shared/errors';
 import type { Location, SensorGroup } from '#shared/locations/model';
 import { occupancyHistory } from '#shared/occupancy/history';
 import { parseHistoryQuery } from '#shared/occupancy/history-query';
-import { parseDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { parseDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { everyDay, location } from './fakes';
 
 const ORG = 'org-a';

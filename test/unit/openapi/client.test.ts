@@ -7,11 +7,11 @@ import { mintDevToken } from '../../../bin/local/auth/tokens';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { provideReportEngine } from '#commons/clients/engine';
 import { openApiDocument } from '#shared/openapi/document';
-import { parseDocument } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { COLLECTIONS } from '#shared/report/fields';
+import { parseDocument } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { COLLECTIONS } from '#shared/documents/fields';
 import { FIXTURE_DOCUMENTS, ORG_A } from '../../fixtures/documents';
 
 /**

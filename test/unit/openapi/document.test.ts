@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiDocument } from '#shared/openapi/document';
 import { PROBLEM_SLUGS } from '#shared/problem-types';
-import { CATALOG, COLLECTIONS } from '#shared/report/fields';
+import { CATALOG, COLLECTIONS } from '#shared/documents/fields';
 import { HISTOGRAM_INTERVAL } from '#shared/report/schema/aggregations';
 import { SPLIT_INTERVAL } from '#shared/report/schema/request';
 

@@ -1,8 +1,8 @@
 import { errors } from '@opensearch-project/opensearch';
 import { openApiDocument } from '#shared/openapi/document';
 import { EXAMPLE_REQUEST_ID } from '#shared/openapi/responses';
-import type { ReportEngine } from '#shared/report/engines/engine';
-import { mapOpenSearchError } from '#shared/report/engines/opensearch/errors';
+import type { ReportEngine } from '#shared/stores/store';
+import { mapOpenSearchError } from '#shared/stores/opensearch/errors';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { createOccupancyHistoryHandler } from '../../../functions/occupancy-history';

@@ -1,6 +1,6 @@
 import { combineSources } from '#shared/report/answer-source';
 import { mergeResults } from '#shared/report/split/merge';
-import type { EngineResult } from '#shared/report/engines/engine';
+import type { EngineResult } from '#shared/stores/store';
 
 const H = 3_600_000;
 const hist = (key: number): EngineResult['root'] => ({ kind: 'histogram', buckets: [{ key, count: 1 }] });

@@ -1,11 +1,11 @@
 import { getEventListeners } from 'node:events';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { onAbort } from '#shared/abort';
-import { parseDocument } from '#shared/report/documents';
+import { parseDocument } from '#shared/documents/documents';
 import { Deadline } from '#shared/report/deadline';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { answerReport } from '#shared/report/query-report';
 import { inProcessSliceExecutor } from '#shared/report/split/run-split';
 

@@ -1,6 +1,6 @@
 import { TooManyBucketsError } from '#shared/errors';
-import { AnswerBucketsError } from '#shared/report/engines/bucket-limit';
-import type { EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
+import { AnswerBucketsError } from '#shared/report/bucket-limit';
+import type { EngineResult, ReportEngine, Scope } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { answerReport } from '#shared/report/query-report';

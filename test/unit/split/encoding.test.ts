@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { AggResult, EngineResult } from '#shared/report/engines/engine';
+import type { AggResult, EngineResult } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import type { AggNode } from '#shared/report/plan/plan';
 import { compareKeys } from '#shared/report/shape/series';

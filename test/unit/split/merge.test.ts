@@ -1,4 +1,4 @@
-import type { AggResult, EngineResult, StatsResult } from '#shared/report/engines/engine';
+import type { AggResult, EngineResult, StatsResult } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { renderCsv } from '#shared/report/render/csv';
 import { shapeReport } from '#shared/report/shape/model';

@@ -1,5 +1,5 @@
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '#shared/errors';
-import type { AggResult, EngineResult, ReportEngine, Scope } from '#shared/report/engines/engine';
+import type { AggResult, EngineResult, ReportEngine, Scope } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { answerReport, ResponseTooLargeError } from '#shared/report/query-report';

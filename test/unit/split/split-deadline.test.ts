@@ -1,6 +1,6 @@
 import { ReportTimeoutError, TooManyBucketsError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
-import type { Scope } from '#shared/report/engines/engine';
+import type { Scope } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { runSplit, type SliceExecutor } from '#shared/report/split/run-split';
 

@@ -4,11 +4,11 @@ import { StepFunctionsSliceExecutor } from '../../../functions/commons/split/ste
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createSliceWorker } from '../../../functions/run-report-slice';
 import { invoke } from '../../../bin/dev/lambda-events';
-import { parseDocument, type DocumentInput } from '#shared/report/documents';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { rebuildRollups } from '#shared/report/engines/duckdb/rollup/maintain';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
+import { parseDocument, type DocumentInput } from '#shared/documents/documents';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { rebuildRollups } from '#shared/stores/duckdb/rollups/rebuild';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { localSyncExecution, synthesizeSplit } from '../../integration/split/local-state-machine';
 
 /**

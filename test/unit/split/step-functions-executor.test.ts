@@ -1,5 +1,5 @@
 import { AppError, TooManyBucketsError } from '#shared/errors';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { planSlices } from '#shared/report/split/plan-slices';
 import { failureOf, StepFunctionsSliceExecutor, type StartSyncExecution } from '../../../functions/commons/split/step-functions-executor';

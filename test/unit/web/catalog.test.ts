@@ -1,4 +1,4 @@
-import { CATALOG, COLLECTIONS } from '#shared/report/fields';
+import { CATALOG, COLLECTIONS } from '#shared/documents/fields';
 import { BREAKDOWNS, statsFields } from '../../../web/src/model/catalog';
 
 describe('what the explorer offers to pick', () => {

@@ -1,9 +1,9 @@
-import { CATALOG, COLLECTIONS, type Collection, type NestedPath } from '#shared/report/fields';
+import { CATALOG, COLLECTIONS, type Collection, type NestedPath } from '#shared/documents/fields';
 import type { AggregationInput } from '#shared/report/schema/aggregations';
 
 /**
  * What the explorer offers to pick, per collection. The fields themselves come from the service's field
- * catalog (shared/report/fields.ts); this file only adds the words a person reads and the breakdowns
+ * catalog (shared/documents/fields.ts); this file only adds the words a person reads and the breakdowns
  * that take more than one stage (a line with its direction).
  */
 

@@ -1,4 +1,4 @@
-import type { Collection, NestedPath } from '#shared/report/fields';
+import type { Collection, NestedPath } from '#shared/documents/fields';
 import type { AggregationInput } from '#shared/report/schema/aggregations';
 import type { ReportRequest } from '#shared/report/schema/request';
 import { AUTO_BUCKETS_PER_SLICE } from '#shared/report/split/run-split';

@@ -1,4 +1,4 @@
-import type { AggResult, EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { AggResult, EngineResult, ReportEngine } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { answerReport } from '#shared/report/query-report';

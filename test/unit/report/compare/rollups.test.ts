@@ -1,11 +1,11 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { parseDocument } from '#shared/report/documents';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
-import { DuckDbEngine } from '#shared/report/engines/duckdb/execute';
-import { openDuckDb } from '#shared/report/engines/duckdb/open';
-import { rebuildRollups } from '#shared/report/engines/duckdb/rollup/maintain';
-import { ingestDocuments } from '#shared/report/engines/duckdb/storage/ingest';
-import { COLLECTIONS } from '#shared/report/fields';
+import { parseDocument } from '#shared/documents/documents';
+import type { EngineResult, ReportEngine } from '#shared/stores/store';
+import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
+import { openDuckDb } from '#shared/stores/duckdb/store';
+import { rebuildRollups } from '#shared/stores/duckdb/rollups/rebuild';
+import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { COLLECTIONS } from '#shared/documents/fields';
 import { answerReport } from '#shared/report/query-report';
 import { FIXTURE_DOCUMENTS, ORG_A } from '../../../fixtures/documents';
 import { EXTRA_EVENTS } from '../../../fixtures/report-grammar';

@@ -1,6 +1,6 @@
 import { ReportTimeoutError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
-import type { EngineResult, ReportEngine } from '#shared/report/engines/engine';
+import type { EngineResult, ReportEngine } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { answerReport, ResponseTooLargeError } from '#shared/report/query-report';
 import { csvSize, renderCsv } from '#shared/report/render/csv';

@@ -1,4 +1,4 @@
-import type { AggResult, EngineResult } from '#shared/report/engines/engine';
+import type { AggResult, EngineResult } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import { renderCsv } from '#shared/report/render/csv';
 import { renderJson } from '#shared/report/render/json';

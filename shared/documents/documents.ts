@@ -1,0 +1,160 @@
+import * as z from 'zod/mini';
+import { ValidationError } from '../errors';
+import { issuesToErrors } from '../validation';
+import { fastParser, type FastParse } from './fast-parse';
+import { oppositeDirection, type Collection } from './fields';
+
+/**
+ * The stored documents of the three collections, as the seed/ingest CLI, OpenSearch bulk indexing
+ * and the DuckDB appender accept them. Field names are the catalog's (shared/documents/fields.ts);
+ * every document carries `organizationId` and `locationId`. Objects are strict, as the index
+ * mappings are (`dynamic: strict`): an unknown property is refused rather than silently dropped.
+ */
+
+const text = z.string().check(z.minLength(1), z.maxLength(512));
+const number = z.number().check(z.refine(Number.isFinite, 'must be a finite number'));
+const isoTimestamp = z.iso.datetime({ offset: true });
+const direction = z.enum(['A', 'B']);
+
+const common = {
+  /** Document id: the OpenSearch `_id`; writing the same id again (same month) replaces the document. */
+  id: z.optional(text),
+  organizationId: text,
+  locationId: text,
+  timestamp: isoTimestamp,
+};
+
+export const CrossedPathSchema = z.strictObject({
+  id: text,
+  end: direction,
+  /** Deprecated: the inverse of `end`, derived when absent. */
+  start: z.optional(direction),
+});
+
+export const PolygonSchema = z.strictObject({ id: text, value: number });
+
+export const MovementEventSchema = z.strictObject({
+  ...common,
+  trackingCameraId: z.optional(text),
+  label: z.optional(text),
+  crossedPaths: z.optional(z.array(CrossedPathSchema)),
+  polygons: z.optional(z.array(PolygonSchema)),
+});
+
+export const ParkingLotStatsSchema = z.strictObject({
+  ...common,
+  parkingLotId: z.optional(text),
+  occupied: z.optional(number),
+  free: z.optional(number),
+  total: z.optional(number),
+});
+
+export const ParkingEventSchema = z.strictObject({
+  ...common,
+  parkingLotId: z.optional(text),
+  cameraId: z.optional(text),
+  duration: z.optional(number),
+  spotId: z.optional(text),
+  startingTimestamp: z.optional(isoTimestamp),
+});
+
+export const DOCUMENT_SCHEMAS = {
+  movementEvents: MovementEventSchema,
+  parkingLotStats: ParkingLotStatsSchema,
+  parkingEvents: ParkingEventSchema,
+} as const satisfies Record<Collection, z.ZodMiniType>;
+
+/** A document as written by a client (timestamps as ISO 8601 strings). */
+export type DocumentInput<C extends Collection = Collection> = z.infer<(typeof DOCUMENT_SCHEMAS)[C]>;
+
+interface DocumentBase {
+  readonly id?: string;
+  readonly organizationId: string;
+  readonly locationId: string;
+  /** Epoch ms. */
+  readonly timestamp: number;
+}
+
+export interface MovementEventDocument extends DocumentBase {
+  readonly trackingCameraId?: string;
+  readonly label?: string;
+  /** `start` is always present (derived from `end` when the input had none). */
+  readonly crossedPaths?: readonly { readonly id: string; readonly end: 'A' | 'B'; readonly start: 'A' | 'B' }[];
+  readonly polygons?: readonly { readonly id: string; readonly value: number }[];
+}
+
+export interface ParkingLotStatsDocument extends DocumentBase {
+  readonly parkingLotId?: string;
+  readonly occupied?: number;
+  readonly free?: number;
+  readonly total?: number;
+}
+
+export interface ParkingEventDocument extends DocumentBase {
+  readonly parkingLotId?: string;
+  readonly cameraId?: string;
+  readonly duration?: number;
+  readonly spotId?: string;
+  /** Epoch ms. */
+  readonly startingTimestamp?: number;
+}
+
+interface DocumentsByCollection {
+  readonly movementEvents: MovementEventDocument;
+  readonly parkingLotStats: ParkingLotStatsDocument;
+  readonly parkingEvents: ParkingEventDocument;
+}
+
+/** A validated document as the engines store it: dates as epoch ms, crossedPaths[].start filled in. */
+export type ReportDocument<C extends Collection = Collection> = DocumentsByCollection[C];
+
+/**
+ * Validates one document of a collection and normalizes it (dates to epoch ms, derived start).
+ * Throws ValidationError listing every problem; `pathPrefix` (e.g. `/12`) locates it in a batch.
+ */
+export function parseDocument<C extends Collection>(collection: C, input: unknown, pathPrefix = ''): ReportDocument<C> {
+  let data = FAST_PARSERS[collection]?.(input);
+  if (data === undefined) {
+    const schema = DOCUMENT_SCHEMAS[collection] as z.ZodMiniType;
+    const result = schema.safeParse(input, { reportInput: true });
+    if (!result.success) throw new ValidationError(issuesToErrors(schema, input, result.error.issues, pathPrefix));
+    data = result.data;
+  }
+  return normalize(data as Record<string, unknown>, SORTED_FIELDS[collection]) as unknown as ReportDocument<C>;
+}
+
+/**
+ * What each leaf schema above accepts, for the fast parse of the common valid document
+ * (./fast-parse.ts: zod's own output or "not sure", never another answer; the property test in
+ * test/unit/documents/fast-parse.test.ts holds it to zod). The timestamp's pattern is zod's own.
+ */
+const ISO_PATTERN = (isoTimestamp._zod.def as unknown as { readonly pattern: RegExp }).pattern;
+const LEAVES = new Map<z.ZodMiniType, (value: unknown) => boolean>([
+  [text, (v) => typeof v === 'string' && v.length >= 1 && v.length <= 512],
+  [number, (v) => typeof v === 'number' && Number.isFinite(v)],
+  [isoTimestamp, (v) => typeof v === 'string' && ISO_PATTERN.test(v)],
+  [direction, (v) => v === 'A' || v === 'B'],
+]);
+
+/** Each collection's fast parse (undefined if its schema has a part the fast parse does not know: then zod alone). */
+export const FAST_PARSERS = Object.fromEntries(Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, fastParser(schema, LEAVES)])) as Record<Collection, FastParse | undefined>;
+
+/**
+ * Each collection's fields in sorted order, as the identity's canonical JSON has them
+ * (./identity.ts): a document built in this order is written as it is, not copied sorted.
+ */
+const SORTED_FIELDS = Object.fromEntries(Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, Object.keys(schema.shape).sort()])) as unknown as Record<Collection, readonly string[]>;
+
+function normalize(doc: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of fields) {
+    const value = doc[name];
+    if (value === undefined) continue;
+    // The schema checked the ISO 8601 form (years 0000-9999), which Date.parse reads to the millisecond.
+    if (name === 'timestamp' || name === 'startingTimestamp') out[name] = Date.parse(value as string);
+    else if (name === 'crossedPaths') {
+      out[name] = (value as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({ end: p.end, id: p.id, start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B') }));
+    } else out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,62 @@
+import { errors } from '@opensearch-project/opensearch';
+import { AppError, EngineUnavailableError, InternalError, TooManyBucketsError } from '../../errors';
+
+/**
+ * Engine failures → our errors. OpenSearch answers too_many_buckets with HTTP 503, so it is found by
+ * its error type (anywhere in the cause chain), not by status. Unreachable, overloaded or timed-out
+ * engines are 503 with Retry-After; any other refusal is a query we built wrong: a 500 (a bug).
+ */
+export function mapOpenSearchError(e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  if (e instanceof errors.ResponseError) {
+    const body = e.meta?.body as unknown;
+    const tooMany = findErrorOfType(body, 'too_many_buckets_exception');
+    if (tooMany) return new TooManyBucketsError(parseLimit(tooMany.reason), { cause: e });
+    const status = e.meta?.statusCode ?? 0;
+    if (status === 429 || status >= 500) {
+      return new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.', 5, { cause: e });
+    }
+    return new InternalError({ cause: e });
+  }
+  if (
+    e instanceof errors.TimeoutError ||
+    e instanceof errors.ConnectionError ||
+    e instanceof errors.NoLivingConnectionsError
+  ) {
+    return new EngineUnavailableError('The search engine did not answer in time; try again shortly.', 5, { cause: e });
+  }
+  return new InternalError({ cause: e });
+}
+
+interface EngineErrorNode {
+  readonly type?: string;
+  readonly reason?: string;
+}
+
+/** Depth-first search of an OpenSearch error body (error, root_cause, caused_by, failed_shards). */
+function findErrorOfType(node: unknown, type: string, depth = 0): EngineErrorNode | undefined {
+  if (!node || typeof node !== 'object' || depth > 12) return undefined;
+  if ((node as EngineErrorNode).type === type) return node as EngineErrorNode;
+  for (const value of Object.values(node)) {
+    const found = Array.isArray(value)
+      ? value.map((v) => findErrorOfType(v, type, depth + 1)).find(Boolean)
+      : findErrorOfType(value, type, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** "Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536]..." */
+function parseLimit(reason: string | undefined): number | undefined {
+  const match = /less than or equal to: \[(\d+)\]/.exec(reason ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Whether the node stopped the search at its `timeout`: with `allow_partial_search_results: false`
+ * a shard that runs out of time fails with "Time exceeded" (QueryPhase) instead of answering part.
+ */
+export function isSearchTimeout(e: unknown): boolean {
+  if (!(e instanceof errors.ResponseError)) return false;
+  return JSON.stringify(e.meta?.body ?? '').includes('Time exceeded');
+}

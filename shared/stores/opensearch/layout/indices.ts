@@ -1,0 +1,94 @@
+import { CATALOG, COLLECTIONS, type Collection, type FieldDef } from '../../../documents/fields';
+import { formatMonth, monthOf } from '../../../documents/retention';
+
+/**
+ * Index design as code. Each collection lives in monthly indices (`<prefix>movement-events-2024.05`)
+ * created from one index template per collection and queried by pattern, so old months can be
+ * dropped or moved to cheaper storage without touching queries. Mappings come from the field catalog.
+ */
+export const INDEX_BASE: Readonly<Record<Collection, string>> = {
+  movementEvents: 'movement-events',
+  parkingLotStats: 'parking-lot-stats',
+  parkingEvents: 'parking-events',
+};
+
+export const indexPattern = (prefix: string, c: Collection): string => `${prefix}${INDEX_BASE[c]}-*`;
+
+/** The monthly index a document with this timestamp (epoch ms) is written to. */
+export function indexNameFor(prefix: string, c: Collection, timestampMs: number): string {
+  return `${prefix}${INDEX_BASE[c]}-${formatMonth(monthOf(timestampMs))}`;
+}
+
+/**
+ * The month (YYYYMM) of a monthly index of the collection, read from its name; undefined for a name
+ * that is not one (another collection's, a longer base such as `movement-events-old-2024.05`).
+ */
+export function monthOfIndex(prefix: string, c: Collection, name: string): number | undefined {
+  const head = `${prefix}${INDEX_BASE[c]}-`;
+  if (!name.startsWith(head)) return undefined;
+  const match = /^(\d{4})\.(0[1-9]|1[0-2])$/.exec(name.slice(head.length));
+  return match ? Number(match[1]) * 100 + Number(match[2]) : undefined;
+}
+
+export interface IndexSettings {
+  /** @default 1 — one shard per month is plenty below ~50 GB a month. */
+  readonly shards?: number;
+  /** @default 1 (set 0 on a single node). */
+  readonly replicas?: number;
+}
+
+type Mapping = Record<string, unknown>;
+
+const leafMapping = (f: FieldDef): Mapping =>
+  f.kind === 'keyword'
+    ? { type: 'keyword' }
+    : f.kind === 'number'
+      ? { type: 'double' }
+      : { type: 'date', format: 'strict_date_optional_time||epoch_millis' };
+
+/** Mappings of one collection: strict (an unknown field fails the write), nested items as `nested`. */
+export function mappingsFor(c: Collection): Mapping {
+  const properties: Record<string, Mapping> = { organizationId: { type: 'keyword' } };
+  for (const f of CATALOG[c].values()) {
+    if (!f.nestedPath) {
+      properties[f.name] = leafMapping(f);
+      continue;
+    }
+    const parent = (properties[f.nestedPath] ??= { type: 'nested', dynamic: 'strict', properties: {} }) as {
+      properties: Record<string, Mapping>;
+    };
+    parent.properties[f.name.slice(f.nestedPath.length + 1)] = leafMapping(f);
+  }
+  return { dynamic: 'strict', properties };
+}
+
+/**
+ * When a search or a write is slow enough to be logged. A domain's slow logs (enabled by the stack,
+ * shipped to CloudWatch) record nothing until an index sets these thresholds: all are -1 (off) by
+ * default (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html).
+ * A report is answered within 29 s, so a query phase of 2 s is worth a look and 5 s a warning.
+ */
+export const SLOW_LOG_SETTINGS: Readonly<Record<string, string>> = {
+  'index.search.slowlog.threshold.query.warn': '5s',
+  'index.search.slowlog.threshold.query.info': '2s',
+  'index.search.slowlog.threshold.fetch.warn': '1s',
+  'index.indexing.slowlog.threshold.index.warn': '5s',
+  'index.indexing.slowlog.threshold.index.info': '2s',
+};
+
+/** The monthly indices' templates, one per collection (all of the service's: ./templates.ts). */
+export function monthlyIndexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
+  const monthly = COLLECTIONS.map((c) => ({
+    name: `${prefix}${INDEX_BASE[c]}`,
+    body: {
+      index_patterns: [indexPattern(prefix, c)],
+      priority: 100,
+      template: {
+        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas ?? 1, ...SLOW_LOG_SETTINGS },
+        mappings: mappingsFor(c),
+      },
+    },
+  }));
+  return monthly;
+}
+

@@ -1,0 +1,113 @@
+import type { Client } from '@opensearch-project/opensearch';
+import type { Collection } from '../../../documents/fields';
+import { ROLLUP_GRAIN_MS, ROLLUP_WINDOW, rollupLevels } from '../../../rollups/match';
+import { dirtyIndexName } from '../layout/rollup-indices';
+
+/**
+ * The rollups' bookkeeping in `<prefix>rollup-dirty` (docs/rollups.md, "On OpenSearch"): one mark
+ * per dirty grain, `_id` `<collection>:<grain>`, written with `index` (a second mark of a grain
+ * overwrites the first and bumps its `_seq_no`, which is what makes clearing race-safe, see
+ * clearMarks), and one `ready:<collection>:<levels>` document once every grain of the documents stored
+ * before the rollups existed was marked (backfill.ts): until then reports read raw.
+ */
+export const markId = (c: Collection, grain: number): string => `${c}:${grain}`;
+/**
+ * Readiness names the levels it was built for (`ready:<collection>:15m,60m,1440m`): a domain whose rollups
+ * were made ready with other levels backfills again (every grain marked, every level rebuilt) and
+ * reads raw until then, never a level index that was never built.
+ */
+export const readyId = (c: Collection): string => `ready:${c}:${rollupLevels().map((l) => `${l / 60_000}m`).join(',')}`;
+
+/** The grain's start of a time (floored, also before 1970). */
+export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number => ms - (((ms % grainMs) + grainMs) % grainMs);
+
+/** The distinct grains of `timestamps` that rollups cover (ROLLUP_WINDOW: others are always read raw). */
+export function grainsOf(timestamps: Iterable<number>, grainMs: number = ROLLUP_GRAIN_MS): number[] {
+  const grains = new Set<number>();
+  for (const t of timestamps) if (t >= ROLLUP_WINDOW.from && t < ROLLUP_WINDOW.to) grains.add(grainOf(t, grainMs));
+  return [...grains].sort((a, b) => a - b);
+}
+
+/**
+ * Marks grains dirty: one `_bulk` to the bookkeeping index (path only: the domain refuses indices in
+ * bodies). Idempotent, and safe from any number of writers at once: each mark is one `index` of a
+ * fixed `_id`, which never conflicts. Throws when a mark was not written, so that the caller's
+ * batch fails and is sent again (its documents are then duplicates, whose grains are marked again).
+ */
+export async function markGrains(client: Client, prefix: string, c: Collection, grains: readonly number[], refresh = false): Promise<void> {
+  if (grains.length === 0) return;
+  const body = grains.flatMap((grain) => [{ index: { _id: markId(c, grain) } }, { kind: 'dirty', collection: c, grain }]);
+  const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, ...(refresh ? { refresh: true } : {}) });
+  if ((response as { errors?: boolean }).errors) {
+    const failed = (response as { items: Record<string, { error?: unknown }>[] }).items.map((i) => Object.values(i)[0]?.error).find(Boolean);
+    throw new Error(`rollup marks were not written: ${JSON.stringify(failed).slice(0, 300)}`);
+  }
+}
+
+/** One dirty grain as read, with the version that clearing it is conditioned on. */
+export interface Mark {
+  readonly grain: number;
+  readonly seqNo: number;
+  readonly primaryTerm: number;
+}
+
+/** Up to `size` of a collection's dirty grains, earliest first. */
+export async function readMarks(client: Client, prefix: string, c: Collection, size: number): Promise<Mark[]> {
+  const { body } = await client.search({
+    index: dirtyIndexName(prefix),
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    body: { size, seq_no_primary_term: true, query: { bool: { filter: [{ term: { kind: 'dirty' } }, { term: { collection: c } }] } }, sort: [{ grain: 'asc' }] },
+  });
+  const hits = (body as { hits: { hits: { _source: { grain: number }; _seq_no: number; _primary_term: number }[] } }).hits.hits;
+  return hits.map((h) => ({ grain: h._source.grain, seqNo: h._seq_no, primaryTerm: h._primary_term }));
+}
+
+/**
+ * Clears marks, each only if unchanged since it was read (`if_seq_no`/`if_primary_term`): a grain
+ * marked again meanwhile (a write after the rebuild read it) keeps its mark, and is rebuilt next
+ * time. Returns how many were cleared.
+ */
+export async function clearMarks(client: Client, prefix: string, c: Collection, marks: readonly Mark[]): Promise<number> {
+  if (marks.length === 0) return 0;
+  const body = marks.map((m) => ({ delete: { _id: markId(c, m.grain), if_seq_no: m.seqNo, if_primary_term: m.primaryTerm } }));
+  const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, refresh: true });
+  const items = (response as { items: { delete: { status: number } }[] }).items;
+  const unexpected = items.find((i) => i.delete.status !== 200 && i.delete.status !== 404 && i.delete.status !== 409);
+  if (unexpected) throw new Error(`rollup marks were not cleared: ${JSON.stringify(unexpected).slice(0, 300)}`);
+  return items.filter((i) => i.delete.status === 200).length;
+}
+
+/** Whether a collection's rollups can be read, and up to where they are complete. */
+export interface RollupState {
+  /** Every grain of the documents stored before the rollups existed has been marked (backfill.ts). */
+  readonly ready: boolean;
+  /** The start of the earliest dirty grain; +Infinity: none. */
+  readonly watermark: number;
+}
+
+/** The collection's readiness and watermark, in one search of the bookkeeping index. */
+export async function readRollupState(client: Client, prefix: string, c: Collection): Promise<RollupState> {
+  const { body } = await client.search({
+    index: dirtyIndexName(prefix),
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    body: {
+      size: 0,
+      track_total_hits: false,
+      query: { term: { collection: c } },
+      aggs: {
+        ready: { filter: { ids: { values: [readyId(c)] } } },
+        dirty: { filter: { term: { kind: 'dirty' } }, aggs: { first: { min: { field: 'grain' } } } },
+      },
+    } as never,
+  });
+  const aggs = (body as { aggregations?: { ready: { doc_count: number }; dirty: { first: { value: number | null } } } }).aggregations;
+  const first = aggs?.dirty.first.value;
+  return { ready: (aggs?.ready.doc_count ?? 0) > 0, watermark: first === null || first === undefined ? Infinity : first };
+}
+
+/** Says the collection's rollups may be read (their past grains are all marked). */
+export async function markReady(client: Client, prefix: string, c: Collection): Promise<void> {
+  await client.index({ index: dirtyIndexName(prefix), id: readyId(c), body: { kind: 'ready', collection: c }, refresh: true });
+}

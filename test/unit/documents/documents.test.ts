@@ -1,0 +1,59 @@
+import { ValidationError, type FieldError } from '#shared/errors';
+import { parseDocument } from '#shared/documents/documents';
+import { toSource } from '#shared/stores/opensearch/write';
+
+const base = { organizationId: 'org', locationId: 'loc' };
+
+function errorsOf(collection: Parameters<typeof parseDocument>[0], input: unknown, prefix?: string): FieldError[] {
+  try {
+    parseDocument(collection, input, prefix);
+  } catch (e) {
+    if (e instanceof ValidationError) return [...e.errors];
+    throw e;
+  }
+  throw new Error('expected the document to be refused');
+}
+
+describe('parseDocument', () => {
+  test('turns timestamps with an offset into epoch ms and derives crossedPaths.start from end', () => {
+    // Act
+    const doc = parseDocument('movementEvents', {
+      ...base,
+      id: 'e1',
+      timestamp: '2024-03-31T03:00:00+02:00',
+      crossedPaths: [{ id: 'n', end: 'A' }, { id: 's', end: 'B', start: 'B' }],
+      polygons: [{ id: 'z', value: 1.5 }],
+    });
+    // Assess: a given start is kept as it is
+    expect(doc).toEqual({
+      ...base,
+      id: 'e1',
+      timestamp: Date.parse('2024-03-31T01:00:00Z'),
+      crossedPaths: [{ id: 'n', end: 'A', start: 'B' }, { id: 's', end: 'B', start: 'B' }],
+      polygons: [{ id: 'z', value: 1.5 }],
+    });
+  });
+
+  test('converts every date field of a parking event', () => {
+    const doc = parseDocument('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00.500Z', startingTimestamp: '2024-03-30T09:50:00Z', duration: 600.5 });
+    expect(doc).toMatchObject({ timestamp: Date.parse('2024-03-30T10:00:00.500Z'), startingTimestamp: Date.parse('2024-03-30T09:50:00Z') });
+  });
+
+  test('lists every problem of a document at once, located by the batch prefix', () => {
+    const errors = errorsOf('movementEvents', { locationId: '', timestamp: '2024-03-31 03:00', colour: 'red', crossedPaths: [{ id: 'n', end: 'C' }] }, '/7');
+    expect(errors.map((e) => e.path).sort()).toEqual(['/7/colour', '/7/crossedPaths/0/end', '/7/locationId', '/7/organizationId', '/7/timestamp']);
+    expect(errors.find((e) => e.path === '/7/colour')?.message).toContain('allowed: id, organizationId, locationId, timestamp');
+  });
+
+  test('refuses numbers that are not finite and fields of another collection', () => {
+    expect(errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: Number.NaN }).map((e) => e.path)).toEqual(['/occupied']);
+    expect(errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', label: 'car' }).map((e) => e.path)).toEqual(['/label']);
+  });
+});
+
+describe('toSource (OpenSearch _source)', () => {
+  test('leaves the id to _id and writes dates as ISO 8601 UTC with milliseconds', () => {
+    const doc = parseDocument('parkingEvents', { ...base, id: 'p1', timestamp: '2024-03-30T11:00:00+01:00', startingTimestamp: '2024-03-30T09:50:00Z' });
+    expect(toSource(doc)).toEqual({ ...base, timestamp: '2024-03-30T10:00:00.000Z', startingTimestamp: '2024-03-30T09:50:00.000Z' });
+  });
+});
