@@ -21,7 +21,6 @@ export function createProblemsHandler() {
         'Content-Type': 'text/html; charset=utf-8',
         'Cache-Control': 'public, max-age=3600',
         'Content-Security-Policy': PROBLEMS_PAGE_POLICY,
-        'X-Content-Type-Options': 'nosniff',
       },
       body: page,
     }));

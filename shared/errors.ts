@@ -135,6 +135,31 @@ export class MisdirectedRequestError extends AppError {
   }
 }
 
+/**
+ * What Node's HTTP parser refuses before any route sees the request (the local server's `clientError`,
+ * bin/local/client-errors.ts): 400 a request it cannot read, 408 one too slow to arrive, 431 headers
+ * over its limit.
+ */
+export class MalformedRequestError extends AppError {
+  constructor(detail = 'The request could not be read as HTTP/1.1 (its request line, a header or its framing).') {
+    super(400, 'malformed-request', 'Malformed request', detail);
+  }
+}
+
+export class RequestTimeoutError extends AppError {
+  constructor(detail = 'The request did not arrive in time.') {
+    super(408, 'request-timeout', 'Request timeout', detail);
+  }
+}
+
+export class HeadersTooLargeError extends AppError {
+  constructor(maxBytes: number) {
+    super(431, 'headers-too-large', 'Request header fields too large', `The request's headers take more than the ${maxBytes} bytes this server reads; send fewer or shorter headers.`, {
+      extensions: { maxBytes },
+    });
+  }
+}
+
 export class NotAcceptableError extends AppError {
   constructor(readonly allowed: readonly string[]) {
     super(406, 'not-acceptable', 'Not acceptable', `Allowed values of Accept: ${allowed.join(', ')}.`, {

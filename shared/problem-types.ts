@@ -69,6 +69,25 @@ export const PROBLEM_TYPES = {
       "The local server (`npm start`) only: the request's `Host` is not one of its own names (`localhost`, `127.0.0.1`, `[::1]` with its port). A page of another site whose name was made to resolve to 127.0.0.1 (DNS rebinding) must not read the explorer's token or the data. Use `http://localhost:<port>`.",
     members: { allowed: 'The hosts the server answers for.' },
   },
+  'malformed-request': {
+    title: 'Malformed request',
+    status: 400,
+    description:
+      "The local server (`npm start`) only: its HTTP parser could not read the request itself (the request line, a header, `Content-Length` or the chunked framing), so no endpoint saw it. Fix the client's HTTP. Deployed, API Gateway refuses such a request before the service.",
+  },
+  'request-timeout': {
+    title: 'Request timeout',
+    status: 408,
+    description:
+      "The local server (`npm start`) only: the request's headers did not arrive within 60 s, or the whole request within 300 s (Node's `headersTimeout` and `requestTimeout`). Send it again, faster. Deployed, API Gateway keeps its own timeouts.",
+  },
+  'headers-too-large': {
+    title: 'Request header fields too large',
+    status: 431,
+    description:
+      "The local server (`npm start`) only: the request's headers take more than Node's 16 KiB (`--max-http-header-size`). Send fewer or shorter headers (a token, cookies). Deployed, API Gateway has its own limits (10 KiB of headers).",
+    members: { maxBytes: 'The most bytes of headers the server reads.' },
+  },
   'payload-too-large': {
     title: 'Payload too large',
     status: 413,

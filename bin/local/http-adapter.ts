@@ -15,15 +15,69 @@ export interface LocalRequest {
   readonly body: Buffer;
 }
 
-export async function readRequest(req: IncomingMessage, maxBytes: number): Promise<LocalRequest | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    // API Gateway refuses payloads over 10 MB before any function runs.
-    if (size > maxBytes) return 'too-large';
-    chunks.push(chunk as Buffer);
+/**
+ * Reads a request: its body up to `maxBytes` (API Gateway refuses payloads over 10 MB before any
+ * function runs), or 'too-large' as soon as the body is known to be larger (its Content-Length, or
+ * the bytes read so far). The body's bytes still on their way are then read and dropped (see
+ * {@link discardBody}), never left unread: a client that sends its whole body before it reads
+ * (Python's `requests`) would otherwise get a reset connection instead of the 413. A client that
+ * goes away before its body is whole rejects with {@link ClientGoneError}.
+ */
+export function readRequest(req: IncomingMessage, maxBytes: number): Promise<LocalRequest | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const refuse = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      discardBody(req);
+      resolve('too-large');
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return refuse();
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      req.off('error', onError);
+      try {
+        resolve(requestOf(req, Buffer.concat(chunks)));
+      } catch (e) {
+        reject(e);
+      }
+    };
+    const onError = (e: NodeJS.ErrnoException) => reject(e.code === 'ECONNRESET' ? new ClientGoneError({ cause: e }) : e);
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes) return refuse();
+    req.on('data', onData).once('end', onEnd).once('error', onError);
+  });
+}
+
+/** The client closed its connection before its request was whole: nobody is left to answer. */
+export class ClientGoneError extends Error {
+  constructor(options?: ErrorOptions) {
+    super('the client closed the connection before its request was whole', options);
+    this.name = 'ClientGoneError';
   }
+}
+
+/**
+ * How long the rest of a refused body is read and dropped, as nginx's `lingering_time` (30 s):
+ * enough for any client on a reasonable link to finish sending and read the answer; a connection
+ * still sending then is closed.
+ */
+export const DISCARD_BODY_MS = 30_000;
+
+/**
+ * Reads the rest of a request's body and drops it, so that the answer already written reaches a
+ * client still sending, and the connection closes cleanly (or serves the next request). A body
+ * still arriving after `withinMs` has its connection closed.
+ */
+export function discardBody(req: IncomingMessage, withinMs = DISCARD_BODY_MS): void {
+  const timer = setTimeout(() => req.socket.destroy(), withinMs).unref();
+  req.once('end', () => clearTimeout(timer)).once('close', () => clearTimeout(timer));
+  req.on('error', () => undefined).resume();
+}
+
+function requestOf(req: IncomingMessage, body: Buffer): LocalRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name === 'cookie') continue;
@@ -33,7 +87,7 @@ export async function readRequest(req: IncomingMessage, maxBytes: number): Promi
   const method = req.method ?? 'GET';
   const url = targetUrl(req.url ?? '/');
   if (!url) throw new NotFoundError(`No route for ${method} ${req.url ?? ''}.`);
-  return { method, url, headers, cookies, body: Buffer.concat(chunks) };
+  return { method, url, headers, cookies, body };
 }
 
 /**

@@ -10,9 +10,11 @@ import { AppError, InternalError, MisdirectedRequestError, NotFoundError, Payloa
 import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
 import { problemTypeBase } from '#commons/http/problem-middleware';
+import { SECURITY_HEADERS } from '#commons/http/security-headers';
 import type { Route } from '../../functions/routes';
 import { type ExplorerSite, serveExplorer } from './explorer';
-import { readRequest, toEvent, writeResult } from './http-adapter';
+import { answerClientError } from './client-errors';
+import { ClientGoneError, readRequest, toEvent, writeResult } from './http-adapter';
 import { isOwnHost, ownHosts } from './own-host';
 import { matchRoute } from './router';
 
@@ -86,6 +88,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     void (async () => {
       // Before anything is read or answered: see ./own-host.ts.
       if (!isOwnHost(req.headers.host, hosts)) return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
@@ -102,8 +105,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       const event = toEvent(request, match, claims, requestId);
       writeResult(res, await handler(event, lambdaContext(match.route.handler, requestId, options.functionTimeoutMs ?? 29_000)));
     })()
-      .catch((e: unknown) => writeProblem(e instanceof AppError ? e : new InternalError({ cause: e })))
-      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`));
+      .catch((e: unknown) => {
+        // Nobody to answer, and nothing wrong here: a line when requests are logged, never a stack.
+        if (e instanceof ClientGoneError) return log(`${req.method} ${req.url} client closed the connection before its request was whole ${requestId}`);
+        writeProblem(e instanceof AppError ? e : new InternalError({ cause: e }));
+      })
+      .finally(() => res.headersSent && log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`));
 
     function writeProblem(error: AppError): void {
       if (error.status >= 500) console.error(requestId, error.cause ?? error);
@@ -111,6 +118,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       writeResult(res, { statusCode: status, headers, body });
     }
   });
+  // What Node answers itself (unparseable requests, headers too large, too slow): problem+json too.
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, bindHost, resolve));
   const { port } = server.address() as AddressInfo;
   hosts = ownHosts(port, bindHost);

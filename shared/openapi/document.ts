@@ -190,6 +190,7 @@ function queryReport(problem: ProblemExample): Json {
         description:
           'Shape 1 (array of time buckets) when the pipeline starts with dateHistogram, else shape 2 (one object); with `compare`, both periods paired (`current`, `previous`). JSON or CSV by Accept (application/json by default).',
         headers: {
+          'Cache-Control': cacheControl('no-store', "A report is the organization's data as of the moment it was asked: no cache, private or shared, keeps it."),
           'X-Report-Truncated': header('X-Report-Truncated'),
           Deprecation: header('Deprecation'),
           'Server-Timing': header('Server-Timing'),

@@ -4,12 +4,14 @@ import { contentEncoding } from './content-encoding';
 import { problemErrors } from './problem-middleware';
 import { requestId } from './request-id';
 import { headWithoutBody, routeGuard } from './route-guard';
+import { securityHeaders } from './security-headers';
 import type { Route } from '../../routes';
 
 /**
  * The middlewares every HTTP handler starts with, in this order: HEAD's body dropped (its `after`
  * and `onError` run last), Powertools (tracer, logger context, metrics), the request id (logger
- * correlation id; `X-Request-Id` on every answer), the problem+json error mapping, compression by
+ * correlation id; `X-Request-Id` on every answer), `X-Content-Type-Options` on every answer, the
+ * problem+json error mapping, compression by
  * Accept-Encoding, then the route guard (404 for a path no route has, 405 with Allow for another
  * method: every handler has one, since API Gateway sends every method of the path to it). middy
  * runs `after` and `onError` middlewares last-used first, so an error is rendered (and logged with
@@ -19,5 +21,5 @@ import type { Route } from '../../routes';
  * `availableMediaTypes` is what a 406 names.
  */
 export function httpEdge(options: { readonly route: Route['handler']; readonly availableMediaTypes?: readonly string[] }): middy.MiddlewareObj[] {
-  return [headWithoutBody(), ...observability(), requestId(), problemErrors(options), contentEncoding(), routeGuard(options.route)] as middy.MiddlewareObj[];
+  return [headWithoutBody(), ...observability(), requestId(), securityHeaders(), problemErrors(options), contentEncoding(), routeGuard(options.route)] as middy.MiddlewareObj[];
 }

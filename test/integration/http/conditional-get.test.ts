@@ -51,7 +51,7 @@ describe('GET /locations', () => {
     const again = await list({ 'if-none-match': first.headers.etag! });
     expect(again.status).toBe(304);
     expect(again.body).toBe('');
-    expect(again.headers).toEqual({ etag: first.headers.etag, 'cache-control': 'private, no-cache', vary: 'Accept-Encoding', 'x-request-id': 'test-request' });
+    expect(again.headers).toEqual({ etag: first.headers.etag, 'cache-control': 'private, no-cache', vary: 'Accept-Encoding', 'x-request-id': 'test-request', 'x-content-type-options': 'nosniff' });
   });
 
   test('answers 304 to the tag in a list, to the strong form of the tag (weak comparison), and to *', async () => {
