@@ -25,27 +25,41 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/problems', handler: 'problems', public: true },
 ];
 
-/** A route as API Gateway and the local server deploy it: `ANY` matches every method no other route of the path takes. */
+/**
+ * A route as API Gateway and the local server deploy it: `ANY` matches every method no other route of
+ * the path takes; `OPTIONS` is the path's route for that method, without a token.
+ */
 export interface GatewayRoute extends Omit<Route, 'method'> {
-  readonly method: Route['method'] | 'ANY';
+  readonly method: Route['method'] | 'ANY' | 'OPTIONS';
 }
 
 /**
  * The routes deployed (lib/stack.ts) and matched locally (bin/local/router.ts): every route above,
- * and one `ANY` route per path to the function of the path's first route, with its authorization.
- * API Gateway takes a route of the request's own method over `ANY`, so another method (and `HEAD`)
- * reaches the function, whose route guard answers HEAD as GET and anything else 405 with `Allow`
- * (functions/commons/http/route-guard.ts) rather than API Gateway's bare 404.
+ * one `ANY` route per path to the function of the path's first route, with its authorization, and
+ * one public `OPTIONS` route per path to the same function. API Gateway takes a route of the
+ * request's own method over `ANY`, so another method (and `HEAD`) reaches the function, whose route
+ * guard answers HEAD as GET, OPTIONS 204 with `Allow`, and anything else 405 with `Allow`
+ * (functions/commons/http/route-guard.ts) rather than API Gateway's bare 404. A CORS preflight
+ * carries no credentials (the Fetch standard), so behind the authorizer of `ANY` it would be a 401:
+ * API Gateway answers a preflight itself only where no route takes OPTIONS
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html), and with CORS
+ * configured it adds its CORS headers to the function's 204.
  */
 export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
   ...ROUTES,
-  ...[...new Set(ROUTES.map((r) => r.path))].map((path): GatewayRoute => ({ ...ROUTES.find((r) => r.path === path)!, method: 'ANY' })),
+  ...[...new Set(ROUTES.map((r) => r.path))].flatMap((path): GatewayRoute[] => {
+    const first = ROUTES.find((r) => r.path === path)!;
+    return [
+      { ...first, method: 'ANY' },
+      { ...first, method: 'OPTIONS', public: true },
+    ];
+  }),
 ];
 
-/** The methods a path answers: its routes' methods, and HEAD where it has GET (RFC 9110 §9.3.2). */
+/** The methods a path answers: its routes' methods, HEAD where it has GET (RFC 9110 §9.3.2), and OPTIONS (§9.3.7). */
 export function allowedMethods(routes: readonly Pick<Route, 'method'>[]): string[] {
   const methods = routes.map((r) => r.method);
-  return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+  return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
 }
 
 /** A route path as a pattern over a request path (decoded): `{name}` is one segment; `names` in order. */

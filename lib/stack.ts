@@ -53,6 +53,10 @@ const PUBLIC_BECAUSE: Readonly<Partial<Record<Route['handler'], string>>> = {
     'GET /problems is public on purpose: it is the documentation page the type of every problem points to (RFC 9457), the same static page for everyone, reading no data, with its own small throttle.',
 };
 
+/** Why every path's OPTIONS route has no authorizer (GATEWAY_ROUTES in functions/routes.ts). */
+const OPTIONS_PUBLIC_BECAUSE =
+  'OPTIONS is public on purpose: a CORS preflight never carries credentials (the Fetch standard), so behind the authorizer it would be a 401; the function answers 204 with Allow, reading no data, under its own small throttle.';
+
 /** The module of a handler, relative to the project root. */
 export const handlerPath = (name: HandlerName): string => `functions/${name}.ts`;
 
@@ -210,11 +214,11 @@ export class ServiceStack extends Stack {
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
       });
     }
-    // Every route, and an ANY route per path to the same function (whose route guard answers HEAD
-    // and 405 with Allow): see GATEWAY_ROUTES.
+    // Every route, and an ANY and an OPTIONS route per path to the same function (whose route guard
+    // answers HEAD, OPTIONS, and 405 with Allow): see GATEWAY_ROUTES.
     for (const route of GATEWAY_ROUTES) {
       const id = pascalCase(route.handler);
-      const publicBecause = route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
+      const publicBecause = route.method === 'OPTIONS' ? OPTIONS_PUBLIC_BECAUSE : route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
       if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
       // Machine clients' tokens are checked by their own authorizer (lib/machine-clients.ts) when the
       // stack has the user pool, on every route of the ingest path (its ANY route answers 405 to them).

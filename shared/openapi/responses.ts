@@ -67,9 +67,9 @@ export const headers: Record<string, Json> = {
   Deprecation: { description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' }, example: '@1795305600' },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' }, example: 5 },
   Allow: {
-    description: 'The methods the path answers (RFC 9110, 10.2.1): `GET, HEAD` or `POST`.',
+    description: 'The methods the path answers (RFC 9110, 10.2.1): `GET, HEAD, OPTIONS` or `POST, OPTIONS`.',
     schema: { type: 'string' },
-    example: 'GET, HEAD',
+    example: 'GET, HEAD, OPTIONS',
   },
   'WWW-Authenticate': {
     description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
@@ -119,8 +119,8 @@ export const sharedResponses = (problem: ProblemExample): Record<string, Json> =
     notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json.', { allowed: ['application/json'] }),
   }),
   MethodNotAllowed: problemResponse(
-    'The path exists, but not with this method (`DELETE /locations`, `GET /reports:query`): `Allow` and `allowed` list its methods. Every path with GET also answers HEAD, with the headers of GET and no body. Deployed, a path behind the JWT authorizer answers 401 first without a valid token.',
-    { deleteLocations: problem('method-not-allowed', '/locations does not answer DELETE; it answers GET, HEAD.', { allowed: ['GET', 'HEAD'] }) },
+    'The path exists, but not with this method (`DELETE /locations`, `GET /reports:query`): `Allow` and `allowed` list its methods. Every path with GET also answers HEAD, with the headers of GET and no body; every path answers OPTIONS (a CORS preflight among others) 204 with `Allow`, without a token. Deployed, a path behind the JWT authorizer answers 401 first without a valid token.',
+    { deleteLocations: problem('method-not-allowed', '/locations does not answer DELETE; it answers GET, HEAD, OPTIONS.', { allowed: ['GET', 'HEAD', 'OPTIONS'] }) },
     { Allow: header('Allow') },
   ),
   MisdirectedRequest: problemResponse(

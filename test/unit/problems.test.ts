@@ -40,7 +40,7 @@ const EVERY_ERROR: readonly AppError[] = [
   new UnauthorizedError(),
   new ForbiddenError('d', 'ingest'),
   new NotFoundError('d'),
-  new MethodNotAllowedError('DELETE', '/locations', ['GET', 'HEAD']),
+  new MethodNotAllowedError('DELETE', '/locations', ['GET', 'HEAD', 'OPTIONS']),
   new MisdirectedRequestError('evil.example', ['localhost:3000']),
   new MalformedRequestError(),
   new RequestTimeoutError(),

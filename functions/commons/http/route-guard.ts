@@ -2,6 +2,8 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { MethodNotAllowedError, NotFoundError } from '#shared/errors';
 import { allowedMethods, ROUTES, routePattern, type Route } from '../../routes';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
+import { SECURITY_HEADERS } from './security-headers';
 
 const PATTERNS = ROUTES.map((route) => ({ route, regex: routePattern(route.path).regex }));
 
@@ -11,10 +13,13 @@ const PATTERNS = ROUTES.map((route) => ({ route, regex: routePattern(route.path)
  * variable (lib/api.ts, gatewayRoutePath), so `POST /anything` reaches the query function; and every
  * path has an `ANY` route (GATEWAY_ROUTES), so `DELETE /locations` reaches the locations function.
  * A path no route has: 404. A path with other methods: 405 with `Allow` (RFC 9110 §15.5.6). `HEAD`
- * where the path has GET: answered as GET, without the body (see {@link headWithoutBody}).
+ * where the path has GET: answered as GET, without the body (see {@link headWithoutBody}). `OPTIONS`
+ * (a CORS preflight among others, which comes without a token): 204 with `Allow`, here and now, as
+ * middy answers a `before` that returns (the handler and every `after` skipped, so this answer
+ * carries the request id and the security headers itself).
  * Percent-encoded paths are compared decoded (`/reports%3Aquery` is the route).
  */
-export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGatewayProxyEventV2> {
+export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
   return {
     before: async ({ event }) => {
       const path = decodedPath(event.rawPath ?? '');
@@ -22,6 +27,10 @@ export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGa
       const here = PATTERNS.filter((p) => p.regex.test(path)).map((p) => p.route);
       const allowed = allowedMethods(here);
       const own = here.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
+      if (here.length > 0 && method === 'OPTIONS') {
+        const id = requestIdOf(event);
+        return { statusCode: 204, headers: { Allow: allowed.join(', '), ...SECURITY_HEADERS, ...(id === undefined ? {} : { [REQUEST_ID_HEADER]: id }) } };
+      }
       if (here.length > 0 && !allowed.includes(method)) throw new MethodNotAllowedError(method, event.rawPath, allowed);
       if (own?.handler !== handler) throw new NotFoundError(`There is no route for ${event.rawPath}; the OpenAPI document lists the routes.`);
     },

@@ -177,9 +177,9 @@ describe('the local server', () => {
       call('/locations', { method: 'PUT', token: null }),
       call('/nowhere', { method: 'DELETE' }),
     ]);
-    expect([del.status, del.headers.get('allow'), del.headers.get('content-type')]).toEqual([405, 'GET, HEAD', 'application/problem+json']);
-    expect(await del.json()).toMatchObject({ type: '/problems#method-not-allowed', allowed: ['GET', 'HEAD'] });
-    expect([getReport.status, getReport.headers.get('allow')]).toEqual([405, 'POST']);
+    expect([del.status, del.headers.get('allow'), del.headers.get('content-type')]).toEqual([405, 'GET, HEAD, OPTIONS', 'application/problem+json']);
+    expect(await del.json()).toMatchObject({ type: '/problems#method-not-allowed', allowed: ['GET', 'HEAD', 'OPTIONS'] });
+    expect([getReport.status, getReport.headers.get('allow')]).toEqual([405, 'POST, OPTIONS']);
     expect([unauthorized.status, nowhere.status]).toEqual([401, 404]);
   });
 

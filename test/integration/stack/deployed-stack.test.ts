@@ -293,9 +293,9 @@ describe('the cloud assembly', () => {
     expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(15);
   });
 
-  it('routes the three endpoints of the spec behind the JWT authorizer and /health and /problems without one, with payload format 2.0', () => {
+  it('routes the three endpoints of the spec behind the JWT authorizer and /health, /problems and OPTIONS without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
-    const open = ['GET /health', 'GET /problems', 'ANY /health', 'ANY /problems'];
+    const open = ['GET /health', 'GET /problems', 'ANY /health', 'ANY /problems', ...api.routes.filter((r) => r.method === 'OPTIONS').map((r) => r.routeKey)];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
       // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
       ['ANY /health', 'NONE', '2.0'],
@@ -310,6 +310,14 @@ describe('the cloud assembly', () => {
       ['GET /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
+      // One OPTIONS route per path without a token: a CORS preflight carries none.
+      ['OPTIONS /health', 'NONE', '2.0'],
+      ['OPTIONS /ingest/{collection}', 'NONE', '2.0'],
+      ['OPTIONS /locations', 'NONE', '2.0'],
+      ['OPTIONS /locations/{locationId}/insights/history', 'NONE', '2.0'],
+      ['OPTIONS /locations/{locationId}/insights/live', 'NONE', '2.0'],
+      ['OPTIONS /problems', 'NONE', '2.0'],
+      ['OPTIONS /{segment1}', 'NONE', '2.0'],
       ['POST /ingest/{collection}', 'CUSTOM', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
     ]);
@@ -509,6 +517,16 @@ describe('the deployed service, run from its assets', () => {
     const type = (JSON.parse(refused.body) as { type: string }).type;
     expect(type).toBe('/problems#validation');
     expect(response.body).toContain(`<section id="${type.split('#')[1]}">`);
+  });
+
+  it('answers a CORS preflight without a token 204 with Allow, from the function of the path, never 401', async () => {
+    const preflight = { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+    const [report, locations] = await Promise.all([
+      api.request({ method: 'OPTIONS', path: '/reports:query', claims: {}, headers: preflight }),
+      api.request({ method: 'OPTIONS', path: '/locations', claims: {}, headers: { ...preflight, 'access-control-request-method': 'GET' } }),
+    ]);
+    expect([report.status, report.headers.allow, report.body, report.headers['x-request-id']]).toEqual([204, 'POST, OPTIONS', '', report.requestId]);
+    expect([locations.status, locations.headers.allow]).toEqual([204, 'GET, HEAD, OPTIONS']);
   });
 
   it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {

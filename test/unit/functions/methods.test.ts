@@ -14,11 +14,16 @@ const list = createListLocationsHandler({ store: () => ({ listLocations: async (
 const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
 
 describe('another method on a path that exists', () => {
-  test('answers 405 problem+json with Allow naming GET and HEAD on /locations', async () => {
-    for (const method of ['DELETE', 'POST', 'PUT', 'OPTIONS']) {
+  test('answers 405 problem+json with Allow naming GET, HEAD and OPTIONS on /locations', async () => {
+    for (const method of ['DELETE', 'POST', 'PUT', 'PATCH']) {
       const answer = await invoke(list, { method, path: '/locations' });
-      expect([method, answer.status, answer.headers.allow, answer.headers['content-type']]).toEqual([method, 405, 'GET, HEAD', 'application/problem+json']);
-      expect(answer.json()).toMatchObject({ type: '/problems#method-not-allowed', status: 405, allowed: ['GET', 'HEAD'], detail: `/locations does not answer ${method}; it answers GET, HEAD.` });
+      expect([method, answer.status, answer.headers.allow, answer.headers['content-type']]).toEqual([method, 405, 'GET, HEAD, OPTIONS', 'application/problem+json']);
+      expect(answer.json()).toMatchObject({
+        type: '/problems#method-not-allowed',
+        status: 405,
+        allowed: ['GET', 'HEAD', 'OPTIONS'],
+        detail: `/locations does not answer ${method}; it answers GET, HEAD, OPTIONS.`,
+      });
     }
   });
 
@@ -28,13 +33,33 @@ describe('another method on a path that exists', () => {
       invoke(report, { method: 'HEAD', path: '/reports%3Aquery' }),
       invoke(report, { method: 'GET', path: '/anything' }),
     ]);
-    expect([get.status, get.headers.allow, head.status, head.headers.allow, head.body]).toEqual([405, 'POST', 405, 'POST', '']);
+    expect([get.status, get.headers.allow, head.status, head.headers.allow, head.body]).toEqual([405, 'POST, OPTIONS', 405, 'POST, OPTIONS', '']);
     expect(nowhere.status).toBe(404);
   });
 
   test('answers 405 to a method of another path that reached this function (POST /health on the report route)', async () => {
     const answer = await invoke(report, { method: 'POST', path: '/health', body: {} });
-    expect([answer.status, answer.headers.allow]).toEqual([405, 'GET, HEAD']);
+    expect([answer.status, answer.headers.allow]).toEqual([405, 'GET, HEAD, OPTIONS']);
+  });
+});
+
+describe('OPTIONS', () => {
+  test('answers a CORS preflight without a token 204 with Allow, the request id and nosniff, on every path, whichever function it reached', async () => {
+    // Prepare: what a browser sends before a cross-origin report (no Authorization, never).
+    const preflight = { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+    // Act
+    const [reports, locations, health] = await Promise.all([
+      invoke(report, { method: 'OPTIONS', path: '/reports:query', org: null, headers: preflight, requestId: 'r-1' }),
+      invoke(list, { method: 'OPTIONS', path: '/locations', org: null, headers: preflight }),
+      invoke(report, { method: 'OPTIONS', path: '/health', org: null }),
+    ]);
+    // Assess
+    expect([reports.status, reports.headers.allow, reports.body, reports.headers['x-request-id'], reports.headers['x-content-type-options']]).toEqual([204, 'POST, OPTIONS', '', 'r-1', 'nosniff']);
+    expect([locations.status, locations.headers.allow, health.status, health.headers.allow]).toEqual([204, 'GET, HEAD, OPTIONS', 204, 'GET, HEAD, OPTIONS']);
+  });
+
+  test('answers OPTIONS on a path no route has 404', async () => {
+    expect((await invoke(report, { method: 'OPTIONS', path: '/anything', org: null })).status).toBe(404);
   });
 });
 

@@ -205,7 +205,7 @@ describe('the service stack with the default context (cdk.json)', () => {
   });
 
   describe('api', () => {
-    it('routes every route of functions/routes.ts and an ANY route per path (405 and HEAD) behind the JWT authorizer but /health, /problems and the ingest path, the custom method as a path variable', () => {
+    it('routes every route of functions/routes.ts and an ANY route per path (405 and HEAD) behind the JWT authorizer but /health, /problems and the ingest path, an OPTIONS route per path without one (a CORS preflight has no token), the custom method as a path variable', () => {
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
       expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
         ['ANY /health', 'NONE'],
@@ -220,12 +220,19 @@ describe('the service stack with the default context (cdk.json)', () => {
         ['GET /locations/{locationId}/insights/history', 'JWT'],
         ['GET /locations/{locationId}/insights/live', 'JWT'],
         ['GET /problems', 'NONE'],
+        ['OPTIONS /health', 'NONE'],
+        ['OPTIONS /ingest/{collection}', 'NONE'],
+        ['OPTIONS /locations', 'NONE'],
+        ['OPTIONS /locations/{locationId}/insights/history', 'NONE'],
+        ['OPTIONS /locations/{locationId}/insights/live', 'NONE'],
+        ['OPTIONS /problems', 'NONE'],
+        ['OPTIONS /{segment1}', 'NONE'],
         ['POST /ingest/{collection}', 'CUSTOM'],
         ['POST /{segment1}', 'JWT'],
       ]);
     });
 
-    it('sends the ANY route of each path to the function of its own routes', () => {
+    it('sends the ANY and OPTIONS routes of each path to the function of its own routes', () => {
       const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
       const fnOf = (target: unknown) => {
         const id = JSON.stringify(target).match(/"Ref":"([^"]+)"/)?.[1] as string;
@@ -235,13 +242,13 @@ describe('the service stack with the default context (cdk.json)', () => {
       const byKey = new Map(routes.map((r) => [r.RouteKey, fnOf(r.Target)]));
       for (const [key, fn] of byKey) {
         const [method, path] = key.split(' ');
-        if (method !== 'ANY') continue;
-        const own = [...byKey].filter(([k]) => k !== key && k.endsWith(` ${path}`)).map(([, f]) => f);
+        if (method !== 'ANY' && method !== 'OPTIONS') continue;
+        const own = [...byKey].filter(([k]) => !/^(ANY|OPTIONS) /.test(k) && k.endsWith(` ${path}`)).map(([, f]) => f);
         expect({ key, same: own.length > 0 && own.every((f) => f === fn) }).toEqual({ key, same: true });
       }
     });
 
-    it('throttles the report route (10 requests per second, bursts of 20) and the ingest route (20, bursts of 40) apart from the stage, and /health and /problems (5, bursts of 10)', () => {
+    it('throttles the report route (10 requests per second, bursts of 20) and the ingest route (20, bursts of 40) apart from the stage, and the routes without a token, /health, /problems and OPTIONS (5, bursts of 10)', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
         RouteSettings: {
           'POST /{segment1}': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
@@ -250,6 +257,9 @@ describe('the service stack with the default context (cdk.json)', () => {
           'GET /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
           'ANY /health': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
           'ANY /problems': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'OPTIONS /locations': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'OPTIONS /{segment1}': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+          'OPTIONS /ingest/{collection}': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
         },
       });
     });

@@ -120,6 +120,11 @@ describe('the local server, where Node meets the client', () => {
     expect(lines.filter((l) => l.includes('client closed'))).toEqual([expect.stringMatching(/^POST \/reports:query client closed the connection before its request was whole [0-9a-f-]{36}$/)]);
   });
 
+  test('answers a CORS preflight without a token 204 with Allow, as the OPTIONS route does in AWS, never 401', async () => {
+    const answer = await fetch(`${server.url}/reports:query`, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } });
+    expect([answer.status, answer.headers.get('allow'), answer.headers.get('access-control-allow-origin')]).toEqual([204, 'POST, OPTIONS', null]);
+  });
+
   test("sends X-Content-Type-Options: nosniff on its own answers, the OpenAPI document's and a 404's", async () => {
     const [doc, missing] = await Promise.all([fetch(`${server.url}/openapi.json`), fetch(`${server.url}/nowhere`)]);
     expect([doc.headers.get('x-content-type-options'), missing.headers.get('x-content-type-options')]).toEqual(['nosniff', 'nosniff']);
