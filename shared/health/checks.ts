@@ -29,6 +29,33 @@ export async function runChecks(checks: Readonly<Record<string, HealthCheck>>, o
   return { status: results.every(([, status]) => status === 'ok') ? 'ok' : 'fail', checks: Object.fromEntries(results) };
 }
 
+/**
+ * How old a health report may be when it is answered: a flood of `/health` (it needs no token) then
+ * costs the engine and the table one check per second, not one per request, while a monitor still
+ * sees an outage within a second of its start.
+ */
+export const HEALTH_MAX_AGE_MS = 1_000;
+
+/**
+ * `run`, shared: a caller within `maxAgeMs` of the end of the last run gets its report; a caller
+ * while a run is on gets that run's. So at most one run at a time, and one per `maxAgeMs` however
+ * many ask. `now` is a monotonic clock in milliseconds.
+ */
+export function sharedReport(run: () => Promise<HealthReport>, maxAgeMs = HEALTH_MAX_AGE_MS, now: () => number = () => performance.now()): () => Promise<HealthReport> {
+  let running: Promise<HealthReport> | undefined;
+  let last: { readonly at: number; readonly report: HealthReport } | undefined;
+  return () => {
+    if (last && now() - last.at <= maxAgeMs) return Promise.resolve(last.report);
+    running ??= run()
+      .then((report) => {
+        last = { at: now(), report };
+        return report;
+      })
+      .finally(() => (running = undefined));
+    return running;
+  };
+}
+
 async function runCheck(name: string, check: HealthCheck, options: RunChecksOptions): Promise<CheckStatus> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   const controller = new AbortController();

@@ -1,3 +1,5 @@
+import { createHealthHandler } from '../../../functions/health';
+import { invoke } from '../../../bin/dev/lambda-events';
 import { engineCheck, PROBE_REQUEST, runChecks } from '#shared/health/checks';
 import type { ReportEngine } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
@@ -52,5 +54,41 @@ describe('engineCheck', () => {
   test('fails when the engine fails', async () => {
     const engine: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new Error('connect ECONNREFUSED')) };
     await expect(engineCheck(async () => engine)(new AbortController().signal)).rejects.toThrow('ECONNREFUSED');
+  });
+});
+
+describe('GET /health under a flood', () => {
+  test('reaches the engine once for fifty requests at once, again only once its report is more than a second old', async () => {
+    // Prepare: a check that counts its runs and takes a moment; a clock the test moves.
+    let runs = 0;
+    let clock = 0;
+    const engine = async () => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const handler = createHealthHandler({ checks: { engine }, now: () => clock });
+    const ask = () => invoke(handler, { method: 'GET', path: '/health', org: null });
+    // Act
+    const flood = await Promise.all(Array.from({ length: 50 }, ask));
+    clock = 1_000;
+    const withinASecond = await ask();
+    clock = 1_021;
+    const older = await ask();
+    // Assess: one run for the flood and the ask within a second of its end (at 0), a second run after.
+    expect(flood.every((a) => a.status === 200) && withinASecond.status === 200 && older.status === 200).toBe(true);
+    expect(runs).toBe(2);
+  });
+
+  test('a failure is shared like a success: 503 for everyone within the second, with Retry-After', async () => {
+    let runs = 0;
+    const handler = createHealthHandler({ checks: {
+        engine: async () => {
+          runs++;
+          throw new Error('down');
+        },
+      }, now: () => 0 });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => invoke(handler, { method: 'GET', path: '/health', org: null })));
+    expect(answers.map((a) => [a.status, a.headers['retry-after']])).toEqual(Array.from({ length: 5 }, () => [503, '5']));
+    expect(runs).toBe(1);
   });
 });
