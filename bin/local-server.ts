@@ -25,6 +25,7 @@ import { startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
 import { startRollupRebuilds } from './local/rollup-rebuilds';
 import { appendOnlyWriter, startLineCheckers } from './local/line-checkers';
+import { closingWriter } from './local/closing-writer';
 import { openLocationStore, type OpenedLocationStore } from './local/stores';
 import { buildExplorer } from '../web/build';
 import { seed } from './seed/seed';
@@ -48,6 +49,9 @@ interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
 }
 
 const SIMULATE_EVERY_S = 5;
+
+/** A second signal this soon after the first is the same one delivered twice, not a second Ctrl-C. */
+const SAME_SIGNAL_MS = 500;
 
 /** `npm start [-- flags]`: the flags, or an exit code when help was asked for or a flag is wrong. */
 function parseFlags(argv: readonly string[]): StartFlags | number {
@@ -139,7 +143,9 @@ async function main(argv: readonly string[]): Promise<void> {
     : withoutIdentity
       ? appendOnlyWriter(db!)
       : new DuckDbDocumentWriter(db!);
-  provideDocumentWriter(cache ? forgettingWriter(writer, cache) : writer);
+  // Closed first on the way out: a write begun is answered, a later one refused 503 (the client retries).
+  const writes = closingWriter(cache ? forgettingWriter(writer, cache) : writer);
+  provideDocumentWriter(writes);
   const checkers = startLineCheckers({ withoutIdentity });
   provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
@@ -172,13 +178,16 @@ async function main(argv: readonly string[]): Promise<void> {
   const simulation = flags.simulate ? await simulate(server.url, devKey, locations, flags, runRefresh) : undefined;
   printBanner(server.url, token, issuer, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
 
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const stop = async (signal: string) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      // One Ctrl-C can arrive twice: the terminal signals the whole process group, and npm forwards
+      // it to its script too where the shell runs node as its own (macOS's sh does).
+      if (performance.now() - stoppingSince < SAME_SIGNAL_MS) return;
       console.log(`\n${signal} again: exiting now.`);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     console.log(`\n${signal}: stopping…`);
     // Never hang on the way out: a report the interrupt cannot reach must not hold the process.
     setTimeout(() => {
@@ -188,8 +197,10 @@ async function main(argv: readonly string[]): Promise<void> {
     clearInterval(timer);
     await simulation?.stop();
     await rebuilds?.stop();
-    // Running reports are interrupted and answer 503 (the server waits for those answers), so nothing holds the database below.
-    await Promise.all([duckdb?.close(), server.close()]);
+    // Running reports are interrupted and answer 503, running writes end and later ones answer 503
+    // (the server waits for those answers, and answers 503 what is left after its grace), so nothing
+    // holds the database below.
+    await Promise.all([duckdb?.close(), writes.close(), server.close()]);
     await checkers.close();
     if (db) {
       // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.

@@ -28,7 +28,9 @@ export async function startLocalService(env: Record<string, string> = {}, args: 
   // A data folder given is another run's: kept when this one stops.
   const own = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lrs-local-'));
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/local-server.ts', ...args], {
+  // As package.json's `start` runs it: node itself, with tsx's loader (no tsx CLI, which relays a signal
+  // to its child and kills it outright when the child's event loop does not acknowledge within 30 ms).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import type { DevKey } from './auth/dev-key';
 import { type TrustedIssuer, tokenVerifier } from './auth/issuer';
 import { bearerToken, toAuthorizerClaims } from './auth/tokens';
-import { AppError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { AppError, EngineUnavailableError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
 import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
 import { problemTypeBase } from '#commons/http/problem-middleware';
@@ -51,13 +51,18 @@ export interface LocalServerOptions {
   readonly log?: (line: string) => void;
   /** The handlers' timeout (their context's remaining time starts there), as the deployed functions' 29 s. @default 29000 */
   readonly functionTimeoutMs?: number;
+  /** How long close() waits for the answers in progress. @default CLOSE_GRACE_MS */
+  readonly closeGraceMs?: number;
 }
 
 export interface LocalServer {
   readonly url: string;
   /**
    * Stops taking connections, lets the answers being worked on be written (a report the engine's
-   * close interrupted answers 503) for up to CLOSE_GRACE_MS, then closes every connection.
+   * close interrupted answers 503, an ingest whose write had begun its 200) for up to
+   * CLOSE_GRACE_MS, answers whatever is still unanswered then 503 with Retry-After (the ingest retry
+   * rule sends such a batch again), and closes every connection. A request that comes in the
+   * meantime on a connection kept alive gets that 503 at once.
    */
   close(): Promise<void>;
 }
@@ -79,17 +84,23 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const verifyToken = tokenVerifier(options.devKey, options.issuer);
   const bindHost = options.host ?? '127.0.0.1';
   let hosts: string[] = [];
-  /** Answers not yet written in full: close() waits for them. */
-  const unanswered = new Set<ServerResponse>();
+  /** Answers not yet written in full, and how to refuse each: close() waits for them, then refuses the rest. */
+  const unanswered = new Map<ServerResponse, () => void>();
+  let closing = false;
   const server: Server = createServer((req, res) => {
     const started = performance.now();
-    unanswered.add(res);
+    unanswered.set(res, () => writeProblem(stopping()));
     res.once('close', () => unanswered.delete(res));
     // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     void (async () => {
+      if (closing) {
+        // A request already on its way in (pipelined) when close() began: refused, not dropped.
+        res.shouldKeepAlive = false;
+        return writeProblem(stopping());
+      }
       // Before anything is read or answered: see ./own-host.ts.
       if (!isOwnHost(req.headers.host, hosts)) return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
       const request = await readRequest(req, MAX_PAYLOAD_BYTES);
@@ -113,7 +124,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       .finally(() => res.headersSent && log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`));
 
     function writeProblem(error: AppError): void {
-      if (error.status >= 500) console.error(requestId, error.cause ?? error);
+      if (res.headersSent) return;
+      if (error.status >= 500 && !(error instanceof ServerStoppingError)) console.error(requestId, error.cause ?? error);
       const { status, headers, body } = renderProblem(error, { requestId, ...problemTypeBase() });
       writeResult(res, { statusCode: status, headers, body });
     }
@@ -126,18 +138,33 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   return {
     url: `http://localhost:${port}`,
     async close() {
+      closing = true;
+      // Every answer from now on closes its connection: none is kept alive for a next request.
+      for (const res of unanswered.keys()) res.shouldKeepAlive = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
-      const answered = Promise.all([...unanswered].map((res) => once(res, 'close').catch(() => undefined)));
-      await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      const answered = Promise.all([...unanswered.keys()].map((res) => once(res, 'close').catch(() => undefined)));
+      await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, options.closeGraceMs ?? CLOSE_GRACE_MS)))]);
       clearTimeout(timer);
+      // What the grace did not see answered is answered now, never dropped: its client may retry.
+      for (const refuse of unanswered.values()) refuse();
+      await new Promise((resolve) => setImmediate(resolve));
       // Keep-alive connections the answers left open, and whatever outlasted the grace.
       server.closeAllConnections();
       await closed;
     },
   };
 }
+
+/** 503: the server is stopping; a request it could not finish is refused so that its client sends it again. */
+class ServerStoppingError extends EngineUnavailableError {
+  constructor() {
+    super('The local server is stopping and did not finish this request. Send it again once the server runs (an ingest batch whole: what of it was written comes back as duplicates).', 5);
+  }
+}
+
+const stopping = () => new ServerStoppingError();
 
 function lambdaContext(functionName: string, awsRequestId: string, timeoutMs: number): Context {
   const deadline = Date.now() + timeoutMs;

@@ -3,6 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
+import { loadOrCreateDevKey } from '../../../bin/local/auth/dev-key';
+import { mintDevToken } from '../../../bin/local/auth/tokens';
+import { dataPaths, LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
+import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 
 /**
  * `npm start` as a new user runs it: a fresh data folder, first-start seeding, the banner, and the
@@ -147,6 +151,36 @@ describe('npm start', () => {
       // Assess
       expect(await exited).toBe(0);
       expect(await report).toEqual(interrupted);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test('on SIGTERM, every ingest batch in flight is answered, 200 or 503 with Retry-After, none dropped with its connection', async () => {
+    // Prepare: npm start again on the same folder; eight batches of 10,000 events at once.
+    const again = await startLocalService({}, [], { dataDir: service.dataDir });
+    try {
+      const key = await loadOrCreateDevKey(dataPaths(again.dataDir).devKey);
+      const token = await mintDevToken(key, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim(), scopes: [INGEST_SCOPE] });
+      const batch = (k: number) =>
+        Array.from({ length: 10_000 }, (_, i) =>
+          JSON.stringify({ id: `sigterm-${k}-${i}`, locationId: 'berlin-mall', label: 'person', timestamp: new Date(Date.now() - i * 1000).toISOString(), crossedPaths: [{ id: 'entrance', end: 'A' }] }),
+        ).join('\n');
+      const answers = Array.from({ length: 8 }, (_, k) =>
+        fetch(`${again.url}/ingest/movementEvents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body: batch(k) }).then(
+          async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), whole: (await r.text()).length > 0 }),
+          (e: { cause?: { code?: string } }) => ({ dropped: e.cause?.code ?? String(e) }),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Act
+      const exited = new Promise<number | null>((resolve) => again.child.once('exit', resolve));
+      again.child.kill('SIGTERM');
+      // Assess
+      expect(await exited).toBe(0);
+      const written = { status: 200, retryAfter: null, whole: true };
+      const refused = { status: 503, retryAfter: '5', whole: true };
+      for (const answer of await Promise.all(answers)) expect([written, refused]).toContainEqual(answer);
     } finally {
       await again.stop();
     }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '../../..');
 /** Every npm script that runs a command of bin/ (so a new one cannot be forgotten), and the two CDK apps. */
 const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-const CLIS = [...Object.values(SCRIPTS).flatMap((line) => /^tsx bin\/([\w-]+)\.ts$/.exec(line)?.[1] ?? []), 'ci-access', 'app'];
+const CLIS = [...Object.values(SCRIPTS).flatMap((line) => /^(?:tsx|node --import tsx) bin\/([\w-]+)\.ts$/.exec(line)?.[1] ?? []), 'ci-access', 'app'];
 
 let sandbox: string;
 beforeAll(() => {

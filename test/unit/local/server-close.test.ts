@@ -47,3 +47,35 @@ test('close() lets a running report answer its 503 before the connection goes', 
   expect(await answer).toEqual({ status: 503, type: 'application/problem+json', problem: '/problems#engine-unavailable' });
   await closed;
 });
+
+/**
+ * What close() cannot wait for is still answered (issue 30, M5): a request unanswered when the grace
+ * ends gets 503 with Retry-After and `Connection: close`, so that an ingest client retries its batch
+ * rather than losing it with a dropped connection.
+ */
+test('close() answers 503 with Retry-After what is still unanswered when its grace ends', async () => {
+  // Prepare: an engine that answers only once the test is over; a grace of 300 ms.
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let release!: (e: Error) => void;
+  const released = new Promise<never>((_, reject) => (release = reject));
+  provideReportEngine({ maxBuckets: 65_535, run: () => (started(), released) });
+  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
+  const key = await ephemeralDevKey();
+  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 300 });
+  const answer = fetch(`${server.url}/reports:query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
+  }).then(
+    async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), connection: r.headers.get('connection'), type: ((await r.json()) as { type: string }).type }),
+    (e: unknown) => ({ failed: String(e) }),
+  );
+  await running;
+  // Act
+  await server.close();
+  // Assess
+  expect(await answer).toEqual({ status: 503, retryAfter: '5', connection: 'close', type: '/problems#engine-unavailable' });
+  release(new Error('the test is over'));
+});
