@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
-import { CSV_OPTIONS } from '../report/render/csv';
+import { CSV_OPTIONS, LOCAL_TIME } from '../report/render/csv';
+import { isoInZone } from '../time/local-time';
 import type { OccupancyHistory } from './history';
 
 /** The media types the history answers, as the report endpoint (JSON by default). */
@@ -7,17 +8,19 @@ export const HISTORY_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 export type HistoryMediaType = (typeof HISTORY_MEDIA_TYPES)[number];
 
 /** The CSV columns, one row per sensor group and bucket (group by id, then time). */
-export const HISTORY_CSV_COLUMNS = ['sensorGroupId', 'sensorGroupName', 'timestamp', 'occupancy', 'peak'] as const;
+export const HISTORY_CSV_COLUMNS = ['sensorGroupId', 'sensorGroupName', 'timestamp', LOCAL_TIME, 'occupancy', 'peak'] as const;
 
 /**
  * JSON as the model is; CSV (RFC 4180, CRLF, the report's csv-stringify options: a group name that
  * starts like a formula is escaped) in long form, since group names are data and may repeat; a
- * closed bucket has empty `occupancy` and `peak`.
+ * closed bucket has empty `occupancy` and `peak`. Each bucket's start is written twice: `timestamp`
+ * in UTC, as in JSON, and `localTime` on the location's wall clock with its offset, so that a
+ * spreadsheet shows a local day on its own date.
  */
 export function renderHistory(history: OccupancyHistory, mediaType: HistoryMediaType): string {
   if (mediaType === 'application/json') return JSON.stringify(history);
   const rows = (history.insights.occupancy ?? []).flatMap((g) =>
-    g.buckets.map((b) => [g.sensorGroup.id, g.sensorGroup.name, b.timestamp, b.occupancy ?? '', b.peak ?? '']),
+    g.buckets.map((b) => [g.sensorGroup.id, g.sensorGroup.name, b.timestamp, isoInZone(Date.parse(b.timestamp), history.timeZone), b.occupancy ?? '', b.peak ?? '']),
   );
   return stringify([[...HISTORY_CSV_COLUMNS], ...rows], CSV_OPTIONS);
 }

@@ -114,10 +114,11 @@ export function occupancyHistory(problem: ProblemExample): Json {
             schema: { type: 'string' },
             examples: {
               hourly: {
-                summary: 'The same as CSV (RFC 4180, CRLF): one row per group and bucket, a closed bucket with empty cells',
+                summary: "The same as CSV (RFC 4180, CRLF): one row per group and bucket, each start in UTC and on the location's clock, a closed bucket with empty cells",
                 value:
-                  'sensorGroupId,sensorGroupName,timestamp,occupancy,peak\r\n1,Entrance hall,2024-03-31T03:00:00.000Z,,\r\n1,Entrance hall,2024-03-31T04:00:00.000Z,2,2\r\n1,Entrance hall,2024-03-31T05:00:00.000Z,1,1\r\n' +
-                  '3,Parking,2024-03-31T03:00:00.000Z,1,1\r\n3,Parking,2024-03-31T04:00:00.000Z,1,1\r\n3,Parking,2024-03-31T05:00:00.000Z,1,1\r\n',
+                  'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak\r\n' +
+                  '1,Entrance hall,2024-03-31T03:00:00.000Z,2024-03-31T05:00:00+02:00,,\r\n1,Entrance hall,2024-03-31T04:00:00.000Z,2024-03-31T06:00:00+02:00,2,2\r\n1,Entrance hall,2024-03-31T05:00:00.000Z,2024-03-31T07:00:00+02:00,1,1\r\n' +
+                  '3,Parking,2024-03-31T03:00:00.000Z,2024-03-31T05:00:00+02:00,1,1\r\n3,Parking,2024-03-31T04:00:00.000Z,2024-03-31T06:00:00+02:00,1,1\r\n3,Parking,2024-03-31T05:00:00.000Z,2024-03-31T07:00:00+02:00,1,1\r\n',
               },
             },
           },

@@ -74,8 +74,9 @@ export async function answerReport(
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);
   const { model, truncated, source } = plan.compare ? await answerComparison(plan, scope, engine, options, pacer) : await answerPlan(plan, scope, engine, options, pacer);
-  const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer) : await renderJson(model, pacer);
-  await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes);
+  const zone = localTimeZone(plan);
+  const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer, zone) : await renderJson(model, pacer);
+  await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes, zone);
   deadline?.throwIfExpired();
   return {
     mediaType,
@@ -84,6 +85,12 @@ export async function answerReport(
     ...source,
     ...(plan.deprecatedFields.length > 0 ? { deprecatedSince: START_DEPRECATED_AT } : {}),
   };
+}
+
+/** The zone of the CSV's `localTime` column: the dateHistogram's, when the request named one. */
+function localTimeZone(plan: ReportPlan): string | undefined {
+  const first = plan.pipeline[0];
+  return first?.kind === 'dateHistogram' && first.zoneNamed ? first.timeZone : undefined;
 }
 
 interface Shaped {
@@ -164,10 +171,11 @@ async function checkBodySize(
   mediaType: ReportMediaType,
   maxBytes: number,
   sentBytes: (body: string) => Promise<number>,
+  localZone: string | undefined,
 ): Promise<void> {
   const bytes = await sentBytes(body);
   if (bytes <= maxBytes) return;
-  const csvBytes = mediaType === 'text/csv' ? bytes : estimateCsvSentBytes((await csvWriter()).csvSize(model), body, bytes);
+  const csvBytes = mediaType === 'text/csv' ? bytes : estimateCsvSentBytes((await csvWriter()).csvSize(model, localZone), body, bytes);
   throw new ResponseTooLargeError(bytes, maxBytes, csvBytes <= maxBytes ? csvBytes : undefined);
 }
 

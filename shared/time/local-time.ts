@@ -59,6 +59,32 @@ function offsetOf(zone: string, utcMs: number): number {
   return offsetsAround(zone, utcMs).offsetAt(utcMs);
 }
 
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * An instant as ISO 8601 on the wall clock of `zone`, with the zone's UTC offset then:
+ * `2024-03-01T00:00:00+01:00` (whole seconds; an offset with seconds, as the local mean times
+ * before 1900 have, is written with them: `+00:53:28`).
+ */
+export function isoInZone(utcMs: number, zone: string): string {
+  const offset = offsetOf(zone, utcMs);
+  const local = new Date(utcMs + offset).toISOString().slice(0, 19);
+  const seconds = Math.abs(offset) / 1000;
+  const hh = Math.floor(seconds / 3600);
+  const mm = Math.floor((seconds % 3600) / 60);
+  const ss = Math.floor(seconds % 60);
+  return `${local}${offset < 0 ? '-' : '+'}${pad(hh)}:${pad(mm)}${ss ? `:${pad(ss)}` : ''}`;
+}
+
+/**
+ * The instant showing the same wall-clock time as `utcMs`, `days` calendar days earlier in `zone`:
+ * 09:32 on Monday is 09:32 on the Monday before, whatever a DST change in between did (a time the
+ * earlier day skipped is the instant its clocks jumped). "The same time last week".
+ */
+export function sameTimeDaysBefore(utcMs: number, zone: string, days: number): number {
+  return localToInstant(utcMs + offsetOf(zone, utcMs) - days * DAY, zone);
+}
+
 /** How many zone-years of offsets are kept (a process sees a few zones and one or two years). */
 const MAX_YEARS = 64;
 const years = new Map<string, ZoneOffsets>();

@@ -83,7 +83,7 @@ describeInBrowser('the report explorer in Chromium', () => {
 
   test('draws the API’s answer: a legend entry and a line per series, the values at the cursor, a table of the same numbers', async () => {
     await run(page);
-    const names = (csv.split('\r\n')[0] as string).split(',').slice(1);
+    const names = (csv.split('\r\n')[0] as string).split(',').slice(2); // timestamp, localTime
     expect(names).toEqual(['bicycle', 'car', 'person', 'truck']);
     expect(answer).toHaveLength(7);
 
@@ -135,6 +135,9 @@ describeInBrowser('the report explorer in Chromium', () => {
     const body = readFileSync((await download.path()) as string, 'utf8');
     expect(body).toBe(csv);
     expect(body.split('\r\n')).toHaveLength(1 + 7 + 1);
+    // Beside each UTC start, the Berlin day it begins, on Berlin's clock with its offset.
+    const rows = body.split('\r\n').slice(1, -1).map((r) => r.split(','));
+    expect(rows.map((r) => [r[0], r[1]])).toEqual(Array.from({ length: 7 }, (_, i) => [first.plus({ days: i }).toUTC().toISO(), iso(first.plus({ days: i }))]));
   });
 
   test('shows the request as a curl command that answers the same when run as shown, and copies it', async () => {

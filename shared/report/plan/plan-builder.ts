@@ -164,7 +164,8 @@ class PlanBuilder {
         if (!timeZone) this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
         // Disjoint timestamp ranges match nothing: no bounds, so the answer is an empty series.
         const bounds = timeRange && !isEmptyRange(timeRange) ? { bounds: timeRange } : {};
-        return timeZone ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...bounds } : undefined;
+        const named = agg.timeZone === undefined ? {} : { zoneNamed: true as const };
+        return timeZone ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...named, ...bounds } : undefined;
       }
       case 'filter': {
         const filter = this.filter(agg.filter, `${path}/filter`, context, 'aggregation');

@@ -144,6 +144,8 @@ export interface DateHistogramAggNode {
   readonly kind: 'dateHistogram';
   readonly interval: HistogramInterval;
   readonly timeZone: string;
+  /** The request named `timeZone` (UTC or not): its CSV has a `localTime` column beside `timestamp`. */
+  readonly zoneNamed?: true;
   /** Buckets span [min, max) when set (from the timestamp range filter); else first to last non-empty. */
   readonly bounds?: TimeRange;
 }

@@ -99,7 +99,7 @@ describe('the local server', () => {
     ]);
     const csv = await call(path, { headers: { accept: 'text/csv' } });
     expect([csv.status, csv.headers.get('content-type')]).toEqual([200, 'text/csv; charset=utf-8']);
-    expect((await csv.text()).split('\r\n')[0]).toBe('sensorGroupId,sensorGroupName,timestamp,occupancy,peak');
+    expect((await csv.text()).split('\r\n')[0]).toBe('sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak');
     expect((await call(path.replace('interval=30m', 'interval=2h'))).status).toBe(400);
   });
 

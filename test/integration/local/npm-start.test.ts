@@ -52,9 +52,10 @@ describe('npm start', () => {
 
     expect(split(report).status).toBe('200');
     const csv = split(report).body.split('\r\n');
-    expect(csv[0]).toBe('timestamp,bicycle,car,person,truck');
-    // 30 days up to now, in Berlin days: 30 rows and the trailing empty line.
+    expect(csv[0]).toBe('timestamp,localTime,bicycle,car,person,truck');
+    // 30 days up to now, in Berlin days: 30 rows and the trailing empty line; each day starts at Berlin's midnight.
     expect(csv).toHaveLength(32);
+    expect(csv.slice(1, -1).every((row) => /^[^,]+Z,\d{4}-\d\d-\d\dT00:00:00\+0[12]:00,/.test(row))).toBe(true);
   });
 
   test('answers the examples the README and docs/local.md mark as runnable on it, with data', () => {

@@ -419,7 +419,7 @@ describe('the deployed service, run from its assets', () => {
       },
     });
     const csv = await call('GET', '/locations/hall/insights/history', { query: { ...query, interval: '30m', from: '2025-03-03T09:00:00Z', to: '2025-03-03T10:00:00Z' }, headers: { accept: 'text/csv' } });
-    expect([csv.status, csv.body]).toEqual([200, 'sensorGroupId,sensorGroupName,timestamp,occupancy,peak\r\n1,Hall,2025-03-03T09:00:00.000Z,1,1\r\n1,Hall,2025-03-03T09:30:00.000Z,0,0\r\n']);
+    expect([csv.status, csv.body]).toEqual([200, 'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak\r\n1,Hall,2025-03-03T09:00:00.000Z,2025-03-03T09:00:00+00:00,1,1\r\n1,Hall,2025-03-03T09:30:00.000Z,2025-03-03T09:30:00+00:00,0,0\r\n']);
     expect((await call('GET', '/locations/elsewhere/insights/history', { query })).status).toBe(404);
   });
 

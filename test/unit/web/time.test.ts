@@ -21,6 +21,8 @@ describe('days and instants in a time zone', () => {
   test('writes an instant on the zone’s wall clock with its offset', () => {
     expect(isoWithOffset(Date.UTC(2026, 2, 29, 1, 0), 'Europe/Berlin')).toBe('2026-03-29T03:00:00+02:00');
     expect(isoWithOffset(Date.UTC(2026, 0, 1, 3, 0), 'America/St_Johns')).toBe('2025-12-31T23:30:00-03:30');
+    // Liberia kept its mean time (−00:44:30) until 1972: the offset is written with its seconds.
+    expect(isoWithOffset(Date.UTC(1960, 0, 1, 12, 0), 'Africa/Monrovia')).toBe('1960-01-01T11:15:30-00:44:30');
     expect(formatLocal(Date.UTC(2026, 2, 29, 0, 59), 'Europe/Berlin')).toBe('2026-03-29 01:59');
   });
 

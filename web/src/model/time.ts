@@ -1,4 +1,4 @@
-import { addDays, type LocalDate, localDateOf, localMsOf, localToInstant } from '#shared/time/local-time';
+import { addDays, isoInZone, type LocalDate, localDateOf, localMsOf, localToInstant } from '#shared/time/local-time';
 import { intlOffset } from '#shared/time/zone-offsets';
 
 /**
@@ -49,13 +49,8 @@ export function startOfDay(day: string, zone: string): number {
   return localToInstant(localMsOf(date), zone);
 }
 
-/** An instant as ISO 8601 in the wall-clock time of `zone` with its offset: `2026-03-29T00:00:00+01:00`. */
-export function isoWithOffset(instant: number, zone: string): string {
-  const offset = intlOffset(zone, instant);
-  const local = new Date(instant + offset).toISOString().slice(0, 19);
-  const minutes = Math.round(offset / 60_000);
-  return `${local}${minutes < 0 ? '-' : '+'}${pad(Math.trunc(minutes / 60))}:${pad(minutes % 60)}`;
-}
+/** An instant as ISO 8601 in the wall-clock time of `zone` with its offset: `2026-03-29T00:00:00+01:00` (the service's CSV writes `localTime` with the same code). */
+export const isoWithOffset = isoInZone;
 
 /** An instant as `YYYY-MM-DD HH:MM` on the wall clock of `zone`. */
 export function formatLocal(instant: number, zone: string): string {

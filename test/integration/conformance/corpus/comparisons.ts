@@ -39,16 +39,17 @@ export const COMPARISON_CASES: readonly ConformanceCase[] = [
     },
     accept: 'text/csv',
     // Local hours 00, 01, 02 (+02), 02 (+01), 03: me-09 22:30Z car, me-10 00:30Z car, me-11 01:30Z person.
-    // A week before (Oct 20, 00:00+02 to 04:00+02) has four hours and no document.
+    // A week before (Oct 20, 00:00+02 to 04:00+02) has four hours and no document. localTime tells the
+    // two 02:00s apart by their offsets.
     expected: {
       status: 200,
       body:
-        'timestamp,car,person,previous timestamp,previous car,previous person\r\n' +
-        '2024-10-26T22:00:00.000Z,1,0,2024-10-19T22:00:00.000Z,0,0\r\n' +
-        '2024-10-26T23:00:00.000Z,0,0,2024-10-19T23:00:00.000Z,0,0\r\n' +
-        '2024-10-27T00:00:00.000Z,1,0,2024-10-20T00:00:00.000Z,0,0\r\n' +
-        '2024-10-27T01:00:00.000Z,0,1,,,\r\n' +
-        '2024-10-27T02:00:00.000Z,0,0,2024-10-20T01:00:00.000Z,0,0\r\n',
+        'timestamp,localTime,car,person,previous timestamp,previous localTime,previous car,previous person\r\n' +
+        '2024-10-26T22:00:00.000Z,2024-10-27T00:00:00+02:00,1,0,2024-10-19T22:00:00.000Z,2024-10-20T00:00:00+02:00,0,0\r\n' +
+        '2024-10-26T23:00:00.000Z,2024-10-27T01:00:00+02:00,0,0,2024-10-19T23:00:00.000Z,2024-10-20T01:00:00+02:00,0,0\r\n' +
+        '2024-10-27T00:00:00.000Z,2024-10-27T02:00:00+02:00,1,0,2024-10-20T00:00:00.000Z,2024-10-20T02:00:00+02:00,0,0\r\n' +
+        '2024-10-27T01:00:00.000Z,2024-10-27T02:00:00+01:00,0,1,,,,\r\n' +
+        '2024-10-27T02:00:00.000Z,2024-10-27T03:00:00+01:00,0,0,2024-10-20T01:00:00.000Z,2024-10-20T03:00:00+02:00,0,0\r\n',
     },
   },
   {

@@ -29,14 +29,19 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'renders the same days as CSV, absent counts written 0',
+    // localTime: each day's start on Berlin's clock, beside the UTC instant (the histogram names a timeZone).
     body: { filters: [spring], aggregations: [hist('1d', 'Europe/Berlin'), label] },
     accept: 'text/csv',
     expected: {
       status: 200,
       headers: { 'Content-Type': 'text/csv; charset=utf-8' },
       body:
-        'timestamp,car,person,truck\r\n2024-03-28T23:00:00.000Z,1,0,0\r\n2024-03-29T23:00:00.000Z,1,0,0\r\n' +
-        '2024-03-30T23:00:00.000Z,1,2,1\r\n2024-03-31T22:00:00.000Z,0,0,0\r\n2024-04-01T22:00:00.000Z,0,0,1\r\n',
+        'timestamp,localTime,car,person,truck\r\n' +
+        '2024-03-28T23:00:00.000Z,2024-03-29T00:00:00+01:00,1,0,0\r\n' +
+        '2024-03-29T23:00:00.000Z,2024-03-30T00:00:00+01:00,1,0,0\r\n' +
+        '2024-03-30T23:00:00.000Z,2024-03-31T00:00:00+01:00,1,2,1\r\n' +
+        '2024-03-31T22:00:00.000Z,2024-04-01T00:00:00+02:00,0,0,0\r\n' +
+        '2024-04-01T22:00:00.000Z,2024-04-02T00:00:00+02:00,0,0,1\r\n',
     },
   },
   {

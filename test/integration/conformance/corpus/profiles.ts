@@ -51,9 +51,12 @@ export const PROFILE_CASES: readonly ConformanceCase[] = [
     },
     accept: 'text/csv',
     // Week of Mar 25: me-01 Fri, me-02 Sat 23:30+01, me-03..me-06 Sun. Week of Apr 1: me-07 Mon 00:00+02, me-08 Tue.
+    // localTime: each week starts on a Monday at midnight in Berlin, +01:00 before the spring change, +02:00 after.
     expected: {
       status: 200,
-      body: 'timestamp,monday,tuesday,friday,saturday,sunday\r\n2024-03-24T23:00:00.000Z,0,0,1,1,4\r\n2024-03-31T22:00:00.000Z,1,1,0,0,0\r\n',
+      body:
+        'timestamp,localTime,monday,tuesday,friday,saturday,sunday\r\n' +
+        '2024-03-24T23:00:00.000Z,2024-03-25T00:00:00+01:00,0,0,1,1,4\r\n2024-03-31T22:00:00.000Z,2024-04-01T00:00:00+02:00,1,1,0,0,0\r\n',
     },
   },
   {

@@ -1,6 +1,6 @@
 import type { AggResult, EngineResult } from '#shared/stores/store';
 import { buildPlan } from '#shared/report/plan/build-plan';
-import { renderCsv } from '#shared/report/render/csv';
+import { csvSize, renderCsv } from '#shared/report/render/csv';
 import { renderJson } from '#shared/report/render/json';
 import { shapeReport } from '#shared/report/shape/model';
 
@@ -130,6 +130,46 @@ describe('shapeReport: object shape', () => {
 });
 
 describe('renderCsv', () => {
+  const daily = { source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1d' }] };
+  const days: AggResult = { kind: 'histogram', buckets: [{ key: T0, count: 3 }, { key: T1, count: 0 }] };
+
+  test('writes each bucket’s start on the local clock beside the UTC one when given the report’s zone', async () => {
+    const model = await shapeReport(buildPlan(daily), result(days));
+    // Kolkata is UTC+05:30 all year: 00:00Z is 05:30 there.
+    expect(await renderCsv(model, undefined, 'Asia/Kolkata')).toBe(
+      'timestamp,localTime,count\r\n2024-03-01T00:00:00.000Z,2024-03-01T05:30:00+05:30,3\r\n2024-03-02T00:00:00.000Z,2024-03-02T05:30:00+05:30,0\r\n',
+    );
+    // St. John's, UTC−03:30 in March (before its DST change on the 10th): the previous evening.
+    expect((await renderCsv(model, undefined, 'America/St_Johns')).split('\r\n')[1]).toBe('2024-03-01T00:00:00.000Z,2024-02-29T20:30:00-03:30,3');
+    expect((await renderCsv(model, undefined, 'UTC')).split('\r\n')[1]).toBe('2024-03-01T00:00:00.000Z,2024-03-01T00:00:00+00:00,3');
+  });
+
+  test('names the local column of the earlier period of a comparison too, empty where a bucket has no partner', async () => {
+    const model = {
+      kind: 'histogramComparison' as const,
+      columns: [{ name: 'count', isStat: false }],
+      rows: [{ current: { timestamp: T1, values: new Map([['count', 2]]) }, previous: { timestamp: T0, values: new Map([['count', 1]]) } }, { current: { timestamp: T1 + 86_400_000, values: new Map() } }],
+    };
+    expect(await renderCsv(model, undefined, 'Europe/Berlin')).toBe(
+      'timestamp,localTime,count,previous timestamp,previous localTime,previous count\r\n' +
+        '2024-03-02T00:00:00.000Z,2024-03-02T01:00:00+01:00,2,2024-03-01T00:00:00.000Z,2024-03-01T01:00:00+01:00,1\r\n' +
+        '2024-03-03T00:00:00.000Z,2024-03-03T01:00:00+01:00,0,,,\r\n',
+    );
+  });
+
+  test('counts the local column in the size it announces without writing the CSV', async () => {
+    const model = await shapeReport(buildPlan(daily), result(days));
+    const written = await renderCsv(model, undefined, 'Asia/Kolkata');
+    expect(csvSize(model, 'Asia/Kolkata')).toEqual({ bytes: Buffer.byteLength(written), jsonStringBytes: Buffer.byteLength(JSON.stringify(written)) });
+  });
+
+  test('marks a dateHistogram whose request named a time zone, UTC too, and no other', () => {
+    const first = (body: unknown) => buildPlan(body).pipeline[0] as { zoneNamed?: true };
+    expect(first({ ...daily, aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'UTC' }] }).zoneNamed).toBe(true);
+    expect(first({ ...daily, aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }] }).zoneNamed).toBe(true);
+    expect(first(daily).zoneNamed).toBeUndefined();
+  });
+
   test('quotes names holding commas, quotes or line breaks (RFC 4180)', async () => {
     const body = { aggregations: [{ type: 'terms', field: 'label' }] };
     const tree: AggResult = { kind: 'terms', buckets: [{ key: 'a,b', count: 1 }, { key: 'say "hi"', count: 2 }] };
