@@ -7,7 +7,7 @@ export interface Route {
   /** API Gateway route path; `{name}` is a path parameter. */
   readonly path: string;
   /** Module under functions/ exporting `handler`. */
-  readonly handler: 'list-locations' | 'live-insights' | 'occupancy-history' | 'query-report' | 'ingest' | 'health' | 'problems';
+  readonly handler: 'list-locations' | 'live-insights' | 'occupancy-history' | 'sites-overview' | 'query-report' | 'ingest' | 'health' | 'problems';
   /**
    * Answered without a token: API Gateway routes it without the JWT authorizer (lib/api.ts), the
    * local server without checking one. @default false
@@ -19,6 +19,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/locations', handler: 'list-locations' },
   { method: 'GET', path: '/locations/{locationId}/insights/live', handler: 'live-insights' },
   { method: 'GET', path: '/locations/{locationId}/insights/history', handler: 'occupancy-history' },
+  { method: 'GET', path: '/insights/overview', handler: 'sites-overview' },
   { method: 'POST', path: '/reports:query', handler: 'query-report' },
   { method: 'POST', path: '/ingest/{collection}', handler: 'ingest' },
   { method: 'GET', path: '/health', handler: 'health', public: true },

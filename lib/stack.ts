@@ -244,9 +244,9 @@ export class ServiceStack extends Stack {
     // ...and marks the grains it wrote for the rollups' rebuild (docs/rollups.md).
     const rollupPaths = rollupIndexPaths(config.openSearch.indexPrefix);
     grantDomainPaths(this.endpoints.ingest, this.reporting.domain, { Put: [`${rollupPaths.dirty}/_bulk`] }, 'Ingest marks grains in the rollup bookkeeping index only.');
-    // Reports read the rollup rows and the watermark beside the monthly indices, when rollups are on.
+    // Reports (and the overview's counts) read the rollup rows and the watermark beside the monthly indices, when rollups are on.
     if (config.rollups) {
-      for (const fn of [this.endpoints['query-report'], this.split.worker]) {
+      for (const fn of [this.endpoints['query-report'], this.split.worker, this.endpoints['sites-overview']]) {
         grantDomainPaths(fn, this.reporting.domain, { Post: [...rollupPaths.levels, rollupPaths.dirty].map((p) => `${p}/_search`) }, 'Reports search the rollup indices and the bookkeeping index by name.');
         fn.addEnvironment(ENV.rollups, 'on');
       }
@@ -256,6 +256,9 @@ export class ServiceStack extends Stack {
     // The history reads the location's groups and counts crossings through the report engine.
     this.endpoints['occupancy-history'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
     this.endpoints['occupancy-history'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+    // The overview reads every location's groups and cache entries, and counts through the report engine.
+    this.endpoints['sites-overview'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
+    this.endpoints['sites-overview'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
 
     const watched = {
       ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),

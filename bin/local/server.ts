@@ -28,6 +28,7 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   'list-locations': lazy(() => import('../../functions/list-locations')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'occupancy-history': lazy(() => import('../../functions/occupancy-history')),
+  'sites-overview': lazy(() => import('../../functions/sites-overview')),
   'query-report': lazy(() => import('../../functions/query-report')),
   ingest: lazy(() => import('../../functions/ingest')),
   health: lazy(() => import('../../functions/health')),

@@ -1,4 +1,5 @@
 import { historySchema, occupancyHistory } from './history-operation';
+import { overviewSchema, sitesOverview } from './overview-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
 import { health, problemsPage } from './public-operations';
 import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
@@ -50,6 +51,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       '/locations': { get: listLocations() },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
       '/locations/{locationId}/insights/history': { get: occupancyHistory(problem) },
+      '/insights/overview': { get: sitesOverview(problem) },
       '/reports:query': { post: queryReport(problem) },
       '/ingest/{collection}': { post: ingestDocuments(problem) },
       '/health': { get: health() },
@@ -60,7 +62,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       headers: { ...headers, ...ingestHeaders },
       parameters: { ...parameters, ...ingestParameters },
       responses: sharedResponses(problem),
-      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, OccupancyHistory: historySchema },
+      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, OccupancyHistory: historySchema, SitesOverview: overviewSchema },
     },
   };
 }

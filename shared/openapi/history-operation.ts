@@ -1,5 +1,5 @@
 import { DEFAULT_HISTORY_INTERVAL, HISTORY_INTERVALS, MAX_HISTORY_BUCKETS, MAX_HISTORY_DAYS, MAX_HISTORY_VALUES } from '../occupancy/history-query';
-import { cacheControl, common, getHeaders, problemResponse, ref, type ProblemExample } from './responses';
+import { cacheControl, common, engineUnavailable, getHeaders, problemResponse, ref, type ProblemExample } from './responses';
 
 /** `GET /locations/{locationId}/insights/history`: occupancy over time per sensor group. */
 
@@ -134,14 +134,7 @@ export function occupancyHistory(problem: ProblemExample): Json {
         notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
       }),
       ...common,
-      '503': {
-        description: 'The engine is unreachable or overloaded, or the history reached its deadline: retry after Retry-After seconds, or ask for a shorter range.',
-        headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
-        content: {
-          'application/problem+json': { schema: ref('schemas', 'Problem'), examples: { engineUnavailable: problem('engine-unavailable', 'The search engine did not answer in time; try again shortly.') } },
-          'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { timeout: { value: { message: 'Service Unavailable' } } } },
-        },
-      },
+      '503': engineUnavailable(problem, 'The engine is unreachable or overloaded, or the history reached its deadline: retry after Retry-After seconds, or ask for a shorter range.'),
     },
   };
 }

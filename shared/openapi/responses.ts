@@ -164,4 +164,14 @@ const common = {
   '500': ref('responses', 'InternalError'),
 };
 
-export { cacheControl, common, getHeaders, header, problemResponse, ref };
+/** 503 of an operation that counts on the engine: the engine's problem, or API Gateway's own message past its timeout. */
+const engineUnavailable = (problem: ProblemExample, description: string): Json => ({
+  description,
+  headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
+  content: {
+    'application/problem+json': { schema: ref('schemas', 'Problem'), examples: { engineUnavailable: problem('engine-unavailable', 'The search engine did not answer in time; try again shortly.') } },
+    'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { timeout: { value: { message: 'Service Unavailable' } } } },
+  },
+});
+
+export { cacheControl, common, engineUnavailable, getHeaders, header, problemResponse, ref };

@@ -270,7 +270,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(15);
+    expect(serviceFunctionIds()).toHaveLength(16);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -290,7 +290,7 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(15);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(16);
   });
 
   it('routes the three endpoints of the spec behind the JWT authorizer and /health, /problems and OPTIONS without one, with payload format 2.0', () => {
@@ -300,12 +300,14 @@ describe('the cloud assembly', () => {
       // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
       ['ANY /health', 'NONE', '2.0'],
       ['ANY /ingest/{collection}', 'CUSTOM', '2.0'],
+      ['ANY /insights/overview', 'JWT', '2.0'],
       ['ANY /locations', 'JWT', '2.0'],
       ['ANY /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['ANY /problems', 'NONE', '2.0'],
       ['ANY /{segment1}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
+      ['GET /insights/overview', 'JWT', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
@@ -313,6 +315,7 @@ describe('the cloud assembly', () => {
       // One OPTIONS route per path without a token: a CORS preflight carries none.
       ['OPTIONS /health', 'NONE', '2.0'],
       ['OPTIONS /ingest/{collection}', 'NONE', '2.0'],
+      ['OPTIONS /insights/overview', 'NONE', '2.0'],
       ['OPTIONS /locations', 'NONE', '2.0'],
       ['OPTIONS /locations/{locationId}/insights/history', 'NONE', '2.0'],
       ['OPTIONS /locations/{locationId}/insights/live', 'NONE', '2.0'],
@@ -392,6 +395,14 @@ describe('the deployed service, run from its assets', () => {
     const after = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(after.status).toBe(200);
     expect(JSON.parse(after.body)).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] } });
+  });
+
+  it('answers the overview of every site: the hall with its live value and today\'s crossings by the hour', async () => {
+    // After the refresh above: 2 people in the hall; today's four crossings in its first UTC hour, nothing a week before.
+    const response = await call('GET', '/insights/overview');
+    expect([response.status, response.headers['cache-control']]).toEqual([200, expect.stringMatching(/^private, max-age=\d+$/)]);
+    const { locations } = JSON.parse(response.body) as { locations: { id: string; occupancy: unknown; today: { from: string; count: number; hourly: number[] }; lastWeek: { count: number } }[] };
+    expect(locations.map((l) => [l.id, l.occupancy, l.today.from, l.today.count, l.today.hourly[0], l.lastWeek.count])).toEqual([['hall', { people: 2, groups: 1 }, new Date(midnight).toISOString(), 4, 4, 0]]);
   });
 
   it('answers the occupancy history from the domain, JSON and CSV, and 404 for the other organization\'s location', async () => {

@@ -6,6 +6,7 @@ import { mapOpenSearchError } from '#shared/stores/opensearch/errors';
 import { createListLocationsHandler } from '../../../functions/list-locations';
 import { createLiveInsightsHandler } from '../../../functions/live-insights';
 import { createOccupancyHistoryHandler } from '../../../functions/occupancy-history';
+import { createSitesOverviewHandler } from '../../../functions/sites-overview';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { createIngestHandler } from '../../../functions/ingest';
 import { INGEST_SCOPE } from '#commons/http/identity';
@@ -65,6 +66,15 @@ const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
   ['getOccupancyHistory 404', history, historyRequest({}), example(HISTORY, 'get', '404', 'unknownLocation')],
   ['getOccupancyHistory 406', history, historyRequest({}, { accept: 'application/xml' }), example(HISTORY, 'get', '406', 'notAcceptable')],
   ['listLocations 406', list, { method: 'GET', path: '/locations', headers: { accept: 'text/csv' } }, example('/locations', 'get', '406', 'notAcceptable')],
+  [
+    'getSitesOverview 503',
+    createSitesOverviewHandler({
+      store: () => ({ listLocations: async () => [{ id: 'berlin-mall', timezone: 'Europe/Berlin' }] as never, getLiveView: async () => undefined }),
+      engine: async () => ({ maxBuckets: 65_535, run: () => Promise.reject(mapOpenSearchError(new errors.TimeoutError('Request timed out', {} as never))) }),
+    }),
+    { method: 'GET', path: '/insights/overview' },
+    example('/insights/overview', 'get', '503', 'engineUnavailable'),
+  ],
 ];
 
 // Ingest: a writer that writes everything, one location, and an embedded table for Idempotency-Keys.

@@ -1,0 +1,177 @@
+import { runPool } from '../concurrency';
+import type { Deadline } from '../report/deadline';
+import type { AggResult, ReportEngine, Scope } from '../stores/store';
+import { planFromRequest } from '../report/plan/plan-builder';
+import type { AggregationInput } from '../report/schema/aggregations';
+import type { ReportRequest } from '../report/schema/request';
+import { byId, type Location } from '../locations/model';
+import type { LocationStore } from '../locations/store';
+import { addDays, localDateOf, localMsOf, localToInstant, sameTimeDaysBefore } from '../time/local-time';
+import { currentOccupancy, maxAgeSeconds } from './live-insights';
+
+/**
+ * Every site at a glance (`GET /insights/overview`): for each location the caller may see, people
+ * now (the live value of its open groups together), and movement events today up to now beside the
+ * same day a week before up to the same wall-clock time, hour by hour. One answer for all of them, so
+ * a page of 500 sites makes one request, not a thousand.
+ *
+ * The counts come from ordinary report plans on the report engine (the same tenancy scope, compiler
+ * and rollups as `POST /reports:query`): the locations are grouped by the days their zones give
+ * (every zone with the same midnights and offsets today and a week ago shares one group), and each
+ * group is counted in two plans per 100 locations: today's hours up to now, and the hours of the same
+ * day a week before with the part before the same time apart. A location's numbers are therefore
+ * exactly those of a report over its own day in its own zone.
+ */
+
+export interface OverviewOccupancy {
+  /** People in its open groups with current data, together (the live endpoint's entries summed). */
+  readonly people: number;
+  /** How many groups that is; 0 when every group is closed or without current data. */
+  readonly groups: number;
+}
+
+export interface OverviewDay {
+  /** The local day's start (ISO 8601 UTC). */
+  readonly from: string;
+  /** Where the count stops: now for today, the same wall-clock time a week before for the other. */
+  readonly to: string;
+  /** Movement events in [from, to). */
+  readonly count: number;
+  /** Movement events per local hour from `from`: today up to now (the last hour so far), the other day whole. */
+  readonly hourly: readonly number[];
+}
+
+export interface OverviewLocation {
+  readonly id: string;
+  readonly timezone: string;
+  readonly occupancy: OverviewOccupancy;
+  readonly today: OverviewDay;
+  /** The same weekday a week before, counted up to the same wall-clock time; `hourly` is the whole day. */
+  readonly lastWeek: OverviewDay;
+}
+
+export interface SitesOverview {
+  /** The instant "now" of every count (ISO 8601 UTC). */
+  readonly at: string;
+  readonly locations: readonly OverviewLocation[];
+}
+
+export interface OverviewDeps {
+  readonly store: Pick<LocationStore, 'listLocations' | 'getLiveView'>;
+  readonly engine: ReportEngine;
+}
+
+/**
+ * Locations per plan: a `filters` stage names each, and takes at most 100 buckets. A day has at most
+ * 25 hours, so a plan holds at most 25 × 100 × 2 buckets (with `sofar`), far under the engine's limit.
+ */
+export const LOCATIONS_PER_PLAN = 100;
+/** Plans and store reads in flight at once. */
+const CONCURRENCY = 4;
+const LIVE_CONCURRENCY = 16;
+
+/** The days of one location: today up to now, and the same day a week before. */
+interface Days {
+  readonly todayStart: number;
+  readonly todayEnd: number;
+  readonly lastWeekStart: number;
+  readonly lastWeekEnd: number;
+  readonly lastWeekUntil: number;
+}
+
+export function daysOf(zone: string, now: number): Days {
+  const today = localDateOf(now, zone);
+  const start = (days: number) => localToInstant(localMsOf(addDays(today, days)), zone);
+  return { todayStart: start(0), todayEnd: start(1), lastWeekStart: start(-7), lastWeekEnd: start(-6), lastWeekUntil: sameTimeDaysBefore(now, zone, 7) };
+}
+
+/** The organization's locations (by id) with their live values and today's and last week's counts at `now`. */
+export async function sitesOverview(deps: OverviewDeps, scope: Scope, now: number, options: { readonly deadline?: Deadline } = {}): Promise<{ readonly body: SitesOverview; readonly maxAgeSeconds: number }> {
+  const locations = [...(await deps.store.listLocations(scope.organizationId))].sort(byId);
+  const [occupancy, counts] = await Promise.all([liveOf(deps.store, scope, locations, now), countsOf(deps.engine, scope, locations, now, options.deadline)]);
+  const body: SitesOverview = {
+    at: new Date(now).toISOString(),
+    locations: locations.map((l, i) => ({ id: l.id, timezone: l.timezone, occupancy: occupancy[i] as OverviewOccupancy, ...(counts.get(l.id) as Pick<OverviewLocation, 'today' | 'lastWeek'>) })),
+  };
+  return { body, maxAgeSeconds: maxAgeSeconds(now) };
+}
+
+async function liveOf(store: OverviewDeps['store'], scope: Scope, locations: readonly Location[], now: number): Promise<OverviewOccupancy[]> {
+  return runPool(locations, LIVE_CONCURRENCY, async (l) => {
+    const view = await store.getLiveView(scope.organizationId, l.id);
+    const entries = view ? currentOccupancy(view, now) : [];
+    return { people: entries.reduce((sum, e) => sum + e.occupancy, 0), groups: entries.length };
+  });
+}
+
+/** One group of locations whose zones give the same days, counted together. */
+interface Batch {
+  readonly zone: string;
+  readonly days: Days;
+  readonly ids: readonly string[];
+}
+
+function batchesOf(locations: readonly Location[], now: number): Batch[] {
+  const groups = new Map<string, { zone: string; days: Days; ids: string[] }>();
+  for (const l of locations) {
+    const days = daysOf(l.timezone, now);
+    const key = JSON.stringify(days);
+    const group = groups.get(key) ?? { zone: l.timezone, days, ids: [] };
+    group.ids.push(l.id);
+    groups.set(key, group);
+  }
+  return [...groups.values()].flatMap((g) => chunks(g.ids, LOCATIONS_PER_PLAN).map((ids) => ({ zone: g.zone, days: g.days, ids })));
+}
+
+async function countsOf(engine: ReportEngine, scope: Scope, locations: readonly Location[], now: number, deadline?: Deadline): Promise<Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>> {
+  const counts = new Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>();
+  const run = async (request: ReportRequest): Promise<AggResult> => (await engine.run(planFromRequest(request), scope, deadline ? { deadline } : {})).root;
+  await runPool(batchesOf(locations, now), CONCURRENCY, async ({ zone, days, ids }) => {
+    const today = await run(hourlyRequest(zone, ids, days.todayStart, Math.max(days.todayStart, now)));
+    const before = await run(hourlyRequest(zone, ids, days.lastWeekStart, days.lastWeekEnd, days.lastWeekUntil));
+    const iso = (t: number) => new Date(t).toISOString();
+    ids.forEach((id, k) => {
+      const mine = hourlyOf(today, k, false);
+      const theirs = hourlyOf(before, k, true);
+      counts.set(id, {
+        today: { from: iso(days.todayStart), to: iso(now), count: sum(mine.hourly), hourly: mine.hourly },
+        lastWeek: { from: iso(days.lastWeekStart), to: iso(days.lastWeekUntil), count: theirs.sofar, hourly: theirs.hourly },
+      });
+    });
+  });
+  return counts;
+}
+
+/**
+ * Movement events per local hour of [from, to) for each of `ids` (a `filters` bucket each, in order);
+ * with `until`, each location's bucket also counts the part before it (`sofar`).
+ */
+export function hourlyRequest(zone: string, ids: readonly string[], from: number, to: number, until?: number): ReportRequest {
+  const range = (a: number, b: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(a).toISOString(), to: new Date(b).toISOString() });
+  const aggregations: AggregationInput[] = [
+    { type: 'dateHistogram', interval: '1h', timeZone: zone },
+    { type: 'filters', filters: Object.fromEntries(ids.map((id, k) => [`l${k}`, { type: 'terms', field: 'locationId', values: [id] }])) },
+  ];
+  if (until !== undefined) aggregations.push({ type: 'filters', filters: { sofar: range(from, until) } });
+  return { source: 'movementEvents', locationIds: [...ids], filters: [range(from, to)], aggregations };
+}
+
+/** Location k's hourly counts from a histogram → filters(locations) [→ filters(sofar)] result, and its part so far. */
+function hourlyOf(root: AggResult, k: number, withSofar: boolean): { hourly: number[]; sofar: number } {
+  if (root.kind !== 'histogram') throw new Error(`unexpected ${root.kind} result at the hour stage`);
+  let sofar = 0;
+  const hourly = root.buckets.map((hour) => {
+    const location = hour.sub?.kind === 'filters' ? hour.sub.buckets[k] : undefined;
+    if (withSofar && location?.sub?.kind === 'filters') sofar += location.sub.buckets[0]?.count ?? 0;
+    return location?.count ?? 0;
+  });
+  return { hourly, sofar };
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
