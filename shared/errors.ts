@@ -220,7 +220,7 @@ export class EngineUnavailableError extends AppError {
   }
 }
 
-/** Retry-After of a timed-out report: long enough for a burst to pass, short enough to be worth waiting. */
+/** Retry-After of a timed-out or too expensive report: long enough for a burst to pass, short enough to be worth waiting. */
 export const REPORT_TIMEOUT_RETRY_AFTER_SECONDS = 10;
 
 /**
@@ -244,6 +244,27 @@ export class ReportTimeoutError extends AppError {
         headers: { 'Retry-After': String(REPORT_TIMEOUT_RETRY_AFTER_SECONDS) },
         extensions: budgetMs === undefined ? {} : { timeoutMs: Math.round(budgetMs) },
       },
+    );
+  }
+}
+
+/**
+ * 503: the report needed more memory than the engine gives the reports running at once (DuckDB's
+ * `Out of Memory Error`, an OpenSearch circuit breaker or search backpressure), and was stopped.
+ * 503 rather than 422 because those limits are shared by every report running at once, so the same
+ * report may fit when fewer run (docs/errors-and-decisions.md, "Bounded reports"); its own type,
+ * so that a caller can tell it from an unreachable engine and make the report cheaper.
+ */
+export class ReportTooExpensiveError extends AppError {
+  constructor(options?: ErrorOptions) {
+    super(
+      503,
+      'report-too-expensive',
+      'Report too expensive',
+      'This report needed more memory than the report engine gives the reports running at once, and was stopped. ' +
+        'Try again when fewer reports run; if it is refused again, make it cheaper: narrow the time range, use fewer ' +
+        'buckets (a coarser dateHistogram interval, fewer filters buckets or terms values), or add "splitInterval".',
+      { ...options, headers: { 'Retry-After': String(REPORT_TIMEOUT_RETRY_AFTER_SECONDS) } },
     );
   }
 }

@@ -139,7 +139,7 @@ export const PROBLEM_TYPES = {
     title: 'Service unavailable',
     status: 503,
     description:
-      'The report engine is unreachable, overloaded or out of memory for this report. Nothing was changed: send the same request again after `Retry-After` seconds.',
+      'The report engine is unreachable or overloaded. Nothing was changed: send the same request again after `Retry-After` seconds. (A report that needs more memory than the engine gives it is `report-too-expensive`.)',
   },
   'report-timeout': {
     title: 'Report timed out',
@@ -147,6 +147,12 @@ export const PROBLEM_TYPES = {
     description:
       'The report reached its deadline and its query was stopped. Try again after `Retry-After` seconds, or make the report cheaper: a shorter time range, fewer buckets, or `splitInterval`.',
     members: { timeoutMs: 'The time the report had, in milliseconds.' },
+  },
+  'report-too-expensive': {
+    title: 'Report too expensive',
+    status: 503,
+    description:
+      "The report needed more memory than the report engine gives the reports running at once (the embedded engine's memory limit; an OpenSearch circuit breaker, or its search backpressure cancelling the most expensive search), and was stopped. Nothing was changed. It may fit when fewer reports run: try again after `Retry-After` seconds. If it is refused again, make it cheaper: a shorter time range, fewer buckets (a coarser `dateHistogram` interval, fewer `filters` buckets or `terms` values), or `splitInterval`, whose slices each need less.",
   },
   internal: {
     title: 'Internal error',

@@ -265,7 +265,7 @@ function queryReport(problem: ProblemExample): Json {
       ...common,
       '503': {
         description:
-          'The engine is unreachable, overloaded or out of memory for this report, or the report reached its deadline (the function\'s time less 2 s) and its query was stopped (`report-timeout`): retry after Retry-After seconds, or make the report cheaper. Deployed, API Gateway answers `{"message":"Service Unavailable"}` itself when the function does not answer within 30 s.',
+          'The engine is unreachable or overloaded, or the report needed more memory than the engine gives the reports running at once (`report-too-expensive`), or it reached its deadline (the function\'s time less 2 s) and its query was stopped (`report-timeout`): retry after Retry-After seconds, or make the report cheaper. Deployed, API Gateway answers `{"message":"Service Unavailable"}` itself when the function does not answer within 30 s.',
         headers: { 'Retry-After': header('Retry-After'), 'X-Request-Id': header('X-Request-Id') },
         content: {
           'application/problem+json': {
@@ -275,6 +275,7 @@ function queryReport(problem: ProblemExample): Json {
               reportTimeout: problem('report-timeout', 'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
                 { timeoutMs: 27000 },
               ),
+              reportTooExpensive: problem('report-too-expensive', 'This report needed more memory than the report engine gives the reports running at once, and was stopped. Try again when fewer reports run; if it is refused again, make it cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets or terms values), or add "splitInterval".'),
             },
           },
           'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { timeout: { value: { message: 'Service Unavailable' } } } },

@@ -14,6 +14,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   ReportTimeoutError,
+  ReportTooExpensiveError,
   RequestTimeoutError,
   TooManyBucketsError,
   UnauthorizedError,
@@ -56,6 +57,7 @@ const EVERY_ERROR: readonly AppError[] = [
   new IdempotencyKeyReusedError(),
   new EngineUnavailableError('d'),
   new ReportTimeoutError(1000),
+  new ReportTooExpensiveError(),
   new InternalError(),
 ];
 

@@ -1,17 +1,29 @@
 import { errors } from '@opensearch-project/opensearch';
-import { AppError, EngineUnavailableError, InternalError, TooManyBucketsError } from '../../errors';
+import { AppError, EngineUnavailableError, InternalError, ReportTooExpensiveError, TooManyBucketsError } from '../../errors';
+
+/** What the failure was part of: a report's tripped memory breaker is the report's own cost. @default 'other' */
+export type OpenSearchWork = 'report' | 'other';
 
 /**
  * Engine failures → our errors. OpenSearch answers too_many_buckets with HTTP 503, so it is found by
- * its error type (anywhere in the cause chain), not by status. Unreachable, overloaded or timed-out
- * engines are 503 with Retry-After; any other refusal is a query we built wrong: a 500 (a bug).
+ * its error type (anywhere in the cause chain), not by status. A search stopped for what it costs is
+ * report-too-expensive (503): a circuit breaker (`circuit_breaking_exception`, HTTP 429 whatever
+ * its `durability`: OpenSearch's CircuitBreakingException.status()), or search backpressure
+ * cancelling the most expensive search of a node under duress (`task_cancelled_exception`,
+ * "cancelled task with reason: heap usage exceeded ...", HTTP 500; docs.opensearch.org,
+ * "Search backpressure"). Unreachable, overloaded or timed-out engines are 503 with Retry-After
+ * (a breaker tripped by a write among them: the node is short of memory); any other refusal is a
+ * query we built wrong: a 500 (a bug).
  */
-export function mapOpenSearchError(e: unknown): AppError {
+export function mapOpenSearchError(e: unknown, work: OpenSearchWork = 'other'): AppError {
   if (e instanceof AppError) return e;
   if (e instanceof errors.ResponseError) {
     const body = e.meta?.body as unknown;
     const tooMany = findErrorOfType(body, 'too_many_buckets_exception');
     if (tooMany) return new TooManyBucketsError(parseLimit(tooMany.reason), { cause: e });
+    if (work === 'report' && (findErrorOfType(body, 'circuit_breaking_exception') || isBackpressureCancellation(body))) {
+      return new ReportTooExpensiveError({ cause: e });
+    }
     const status = e.meta?.statusCode ?? 0;
     if (status === 429 || status >= 500) {
       return new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.', 5, { cause: e });
@@ -44,6 +56,12 @@ function findErrorOfType(node: unknown, type: string, depth = 0): EngineErrorNod
     if (found) return found;
   }
   return undefined;
+}
+
+/** Search backpressure's cancellation: "cancelled task with reason: heap usage exceeded [...]" (or cpu usage, elapsed time). */
+function isBackpressureCancellation(body: unknown): boolean {
+  const cancelled = findErrorOfType(body, 'task_cancelled_exception');
+  return /^cancelled task with reason: .*exceeded/.test(cancelled?.reason ?? '');
 }
 
 /** "Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536]..." */

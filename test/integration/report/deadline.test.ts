@@ -31,9 +31,16 @@ beforeAll(async () => {
   for (let i = 0; i < DOCUMENTS; i += 5_000) {
     await indexDocuments(client, prefix, { movementEvents: Array.from({ length: 5_000 }, (_, j) => heavyEvent(i + j)) });
   }
+  // Far more memory than the heavy report takes before any deadline here (see openHeavyDuckDb): it
+  // reaches the deadline, never the memory limit (that is too-expensive.test.ts).
   duckdb = await openHeavyDuckDb(1_000_000);
+});
+// A DuckDB engine per test, closed after it: close() waits until the queries the deadline stopped
+// have let go of their memory, so that no test starts beside the last one's leftovers.
+beforeEach(() => {
   engines = { OpenSearch: new OpenSearchEngine(client, { indexPrefix: prefix }), DuckDB: new DuckDbEngine(duckdb) };
 });
+afterEach(() => (engines.DuckDB as DuckDbEngine).close());
 afterAll(async () => {
   await deleteIndices(client, prefix);
   duckdb?.closeSync();

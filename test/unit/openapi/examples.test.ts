@@ -50,6 +50,13 @@ const historyRequest = (query: Record<string, string>, headers: Record<string, s
 const HISTORY = '/locations/{locationId}/insights/history';
 const terms = { aggregations: [{ type: 'terms', field: 'label' }] };
 
+/** A search refused by the request circuit breaker, as a 2.19 node answers it (HTTP 429). */
+const breakerTripped = () => {
+  const cause = { type: 'circuit_breaking_exception', reason: '[request] Data too large, data for [<reused_arrays>] would be [65784/64.2kb], which is larger than the limit of [65536/64kb]', bytes_wanted: 65784, bytes_limit: 65536, durability: 'TRANSIENT' };
+  const body = { error: { root_cause: [cause], type: 'search_phase_execution_exception', reason: 'all shards failed', phase: 'query', grouped: true, failed_shards: [{ shard: 0, index: 'movement-events-2024.03', reason: cause }] }, status: 429 };
+  return new errors.ResponseError({ body, statusCode: 429, headers: {}, warnings: null, meta: {} as never });
+};
+
 const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
   ['queryReport 400 invalidInterval', report(), { body: { aggregations: [{ type: 'dateHistogram', interval: '15 minutes' }] } }, example('/reports:query', 'post', '400', 'invalidInterval')],
   ['queryReport 400 notJson', report(), { rawBody: '{"aggregations":' }, example('/reports:query', 'post', '400', 'notJson')],
@@ -59,6 +66,7 @@ const cases: [string, Parameters<typeof invoke>[0], HttpRequest, unknown][] = [
   ['queryReport 415', report(), { body: terms, headers: { 'content-type': 'text/plain' } }, example('/reports:query', 'post', '415', 'otherType')],
   ['queryReport 500', report({ maxBuckets: 65_535, run: async () => (undefined as unknown as { x: () => never }).x() }), { body: terms }, example('/reports:query', 'post', '500', 'bug')],
   ['queryReport 503', report({ maxBuckets: 65_535, run: () => Promise.reject(mapOpenSearchError(new errors.TimeoutError('Request timed out', {} as never))) }), { body: terms }, example('/reports:query', 'post', '503', 'engineUnavailable')],
+  ['queryReport 503 reportTooExpensive', report({ maxBuckets: 65_535, run: () => Promise.reject(mapOpenSearchError(breakerTripped(), 'report')) }), { body: terms }, example('/reports:query', 'post', '503', 'reportTooExpensive')],
   ['listLocations 405', list, { method: 'DELETE', path: '/locations' }, example('/locations', 'get', '405', 'deleteLocations')],
   ['getLiveInsights 400', live, liveRequest('dwell'), example('/locations/{locationId}/insights/live', 'get', '400', 'unknownKind')],
   ['getLiveInsights 404', live, liveRequest('occupancy'), example('/locations/{locationId}/insights/live', 'get', '404', 'unknownLocation')],

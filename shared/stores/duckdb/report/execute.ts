@@ -87,7 +87,7 @@ export class DuckDbEngine implements ReportEngine {
       if (e instanceof AppError) throw e;
       if (this.closing.signal.aborted) throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, { cause: e });
       if (deadline?.expired) throw deadline.error(e);
-      throw mapDuckDbError(e);
+      throw mapDuckDbError(e, 'report');
     }
   }
 

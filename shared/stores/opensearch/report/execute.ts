@@ -154,7 +154,7 @@ export class OpenSearchEngine implements ReportEngine {
       }
       return (response.body as { aggregations?: RawAggs }).aggregations;
     } catch (e) {
-      const mapped = mapOpenSearchError(e);
+      const mapped = mapOpenSearchError(e, 'report');
       if (deadline && mapped.slug !== 'too-many-buckets' && (deadline.expired || isSearchTimeout(e))) throw deadline.error(e);
       throw mapped;
     } finally {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { EngineUnavailableError, ReportTimeoutError, TooManyBucketsError } from '#shared/errors';
+import { EngineUnavailableError, ReportTimeoutError, ReportTooExpensiveError, TooManyBucketsError } from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
 import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
 import { openDuckDb } from '#shared/stores/duckdb/store';
@@ -59,6 +59,25 @@ describe('the deadline', () => {
   });
 });
 
+describe('memory', () => {
+  test('a report that needs more than the memory limit is 503 report-too-expensive with Retry-After, and a cheap one still answers', async () => {
+    // Prepare: 10,000 events (about 6 MB) under a 16 MB limit
+    const small = await openHeavyDuckDb(10_000, { memoryLimit: '16MB' });
+    try {
+      // Act
+      const error = await new DuckDbEngine(small).run(heavy, scope).catch((e: unknown) => e);
+      const cheap = await new DuckDbEngine(small).run(buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }), scope);
+      // Assess
+      expect(error).toBeInstanceOf(ReportTooExpensiveError);
+      expect(error).toMatchObject({ status: 503, slug: 'report-too-expensive', headers: { 'Retry-After': '10' } });
+      expect(String((error as Error).cause)).toMatch(/Out of Memory Error/);
+      expect(cheap.root).toEqual({ kind: 'terms', buckets: [{ key: 'car', count: 3334 }, { key: 'person', count: 3333 }, { key: 'truck', count: 3333 }] });
+    } finally {
+      small.closeSync();
+    }
+  });
+});
+
 describe('close()', () => {
   test('interrupts the running reports (503) and refuses new ones', async () => {
     // Prepare
@@ -97,9 +116,11 @@ describe('the bucket floor', () => {
 
 describe('openDuckDb resources', () => {
   test('sets the memory limit, threads and checkpoint threshold, and no spilling in memory', async () => {
-    const c = await db.connect();
+    const fresh = await openDuckDb(':memory:');
+    const c = await fresh.connect();
     const [row] = (await c.runAndReadAll("SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), current_setting('checkpoint_threshold')")).getRowsJS();
     c.closeSync();
+    fresh.closeSync();
     // 64MB: 64 × 10⁶ bytes, as DuckDB reads the unit
     expect(row).toEqual(['488.2 MiB', 2n, '', '61.0 MiB']);
   });
