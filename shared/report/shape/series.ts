@@ -95,9 +95,9 @@ function statValue(r: Extract<AggResult, { kind: 'stats' }>, stat: string): numb
     case 'count':
       return r.count;
     case 'sum':
-      return r.sum;
+      return answeredSum(r.sum);
     case 'avg':
-      return r.count > 0 ? r.sum / r.count : undefined;
+      return r.count > 0 ? answeredSum(r.sum) / r.count : undefined;
     case 'min':
       return r.min ?? undefined;
     case 'max':
@@ -105,6 +105,24 @@ function statValue(r: Extract<AggResult, { kind: 'stats' }>, stat: string): numb
     default:
       return undefined;
   }
+}
+
+/** The significant digits of an answered sum: DBL_DIG, the most that every double keeps through a decimal round trip. */
+export const SUM_DIGITS = 15;
+
+/**
+ * A stats sum as the service answers it, and the sum every `avg` divides: an integer as it is,
+ * anything else rounded to {@link SUM_DIGITS} significant digits. The engines add the same doubles
+ * in different orders and groupings (OpenSearch per shard, then the shards' sums in the order and
+ * number of the shards searched, empty ones included, each step with Kahan's compensation; DuckDB
+ * per month; a split report per slice, then the slices), and a sum of fractions can differ in its
+ * last bit between two of them: 0.15 + 0.3 is 0.44999999999999996 added once, 0.45 when a later
+ * add of an empty shard's 0 applies the compensation. A double's 17th digit is noise of the order
+ * of addition, not data: at 15 digits every such path gives the one value, and a sum of decimals
+ * gives the decimal (0.45), whichever engine, shard layout, slices or rollups computed it.
+ */
+export function answeredSum(sum: number): number {
+  return Number.isInteger(sum) || !Number.isFinite(sum) ? sum : Number(sum.toPrecision(SUM_DIGITS));
 }
 
 const orderParts = (parts: readonly Part[]): Part[] => [...parts.filter((p) => !p.direction), ...parts.filter((p) => p.direction)];
