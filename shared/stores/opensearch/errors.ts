@@ -24,6 +24,7 @@ export function mapOpenSearchError(e: unknown, work: OpenSearchWork = 'other'): 
     if (work === 'report' && (findErrorOfType(body, 'circuit_breaking_exception') || isBackpressureCancellation(body))) {
       return new ReportTooExpensiveError({ cause: e });
     }
+    if (isPartUnavailable(body)) return new EngineUnavailableError(PART_UNAVAILABLE, 5, { cause: e });
     const status = e.meta?.statusCode ?? 0;
     if (status === 429 || status >= 500) {
       return new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.', 5, { cause: e });
@@ -56,6 +57,35 @@ function findErrorOfType(node: unknown, type: string, depth = 0): EngineErrorNod
     if (found) return found;
   }
   return undefined;
+}
+
+/** What a search that found part of its data unavailable answers (EVERY_INDEX, assertEveryShard). */
+const PART_UNAVAILABLE = 'Part of the data is not available right now (an index is closed, or a shard is recovering or has no copy on a live node); try again shortly.';
+
+/**
+ * A closed index of the pattern (`index_closed_exception`, HTTP 400), an index named that is not
+ * there (`index_not_found_exception`, 404), a shard with no active copy ("Search rejected due to
+ * missing shards", 503; `no_shard_available_action_exception`): data the search must read is not
+ * there now (layout/indices.ts, EVERY_INDEX). 503, whatever status OpenSearch gave it.
+ */
+function isPartUnavailable(body: unknown): boolean {
+  if (['index_closed_exception', 'index_not_found_exception', 'no_shard_available_action_exception'].some((type) => findErrorOfType(body, type))) return true;
+  return /Search rejected due to missing shards/.test(JSON.stringify(body ?? ''));
+}
+
+/**
+ * Throws EngineUnavailableError (503) when a search answered 200 without every shard: `_shards`
+ * says how many answered (skipped ones, which a range filter rules out, count). With
+ * `allow_partial_search_results: false` that is an error already; this keeps any search that says
+ * less from being read as the whole.
+ */
+export function assertEveryShard(body: unknown): void {
+  const shards = (body as { _shards?: { total?: number; successful?: number; skipped?: number; failed?: number } } | undefined)?._shards;
+  if (!shards) return;
+  const answered = (shards.successful ?? 0) + (shards.skipped ?? 0);
+  if ((shards.failed ?? 0) > 0 || answered < (shards.total ?? 0)) {
+    throw new EngineUnavailableError(PART_UNAVAILABLE, 5, { cause: new Error(`${shards.successful} of ${shards.total} shards answered, ${shards.skipped ?? 0} skipped, ${shards.failed ?? 0} failed`) });
+  }
 }
 
 /** Search backpressure's cancellation: "cancelled task with reason: heap usage exceeded [...]" (or cpu usage, elapsed time). */

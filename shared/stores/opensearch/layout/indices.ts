@@ -1,3 +1,4 @@
+import type { API } from '@opensearch-project/opensearch';
 import { CATALOG, COLLECTIONS, type Collection, type FieldDef } from '../../../documents/fields';
 import { formatMonth, monthOf } from '../../../documents/retention';
 
@@ -13,6 +14,24 @@ export const INDEX_BASE: Readonly<Record<Collection, string>> = {
 };
 
 export const indexPattern = (prefix: string, c: Collection): string => `${prefix}${INDEX_BASE[c]}-*`;
+
+/**
+ * How every search that reads a collection's documents names its indices (reports, their time
+ * extent, the rollups' rebuild): the pattern's closed indices too, and none of them ignored, so that
+ * a closed month fails the search (`index_closed_exception`) instead of silently leaving its
+ * documents out, as the default (`expand_wildcards: open`) does; an index named besides the pattern
+ * (a rollup level) must exist. A month with no index at all has no documents (`allow_no_indices`).
+ * A shard with no active copy (a red index, a node that died or is recovering) fails the search
+ * before it starts ("Search rejected due to missing shards", HTTP 503) instead of answering from the
+ * others, as `allow_partial_search_results: true` (the cluster's default) does, even with
+ * `_shards.failed` 0. See docs/errors-and-decisions.md, "A report never answers with part of its data".
+ */
+export const EVERY_INDEX: Pick<API.Search_Request, 'expand_wildcards' | 'ignore_unavailable' | 'allow_no_indices' | 'allow_partial_search_results'> = {
+  expand_wildcards: ['open', 'closed'],
+  ignore_unavailable: false,
+  allow_no_indices: true,
+  allow_partial_search_results: false,
+};
 
 /** The monthly index a document with this timestamp (epoch ms) is written to. */
 export function indexNameFor(prefix: string, c: Collection, timestampMs: number): string {

@@ -3,7 +3,7 @@ import type { EngineLimits, Scope } from '../../store';
 import type { NestedPath } from '../../../documents/fields';
 import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan, type StatsAggNode } from '../../../report/plan/plan';
 import { PERCENTILES_COMPRESSION } from '../../../report/percentiles/hazen';
-import { indexPattern } from '../layout/indices';
+import { EVERY_INDEX, indexPattern } from '../layout/indices';
 import { itemCount, rollupSplit, rollupStatsAggs, type RollupRead } from './rollup-read';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
@@ -44,10 +44,8 @@ export function compileTimeExtent(plan: ReportPlan, scope: Scope, options: Compi
 function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, aggs: Record<string, Agg>): API.Search_Request {
   return {
     index: indexPattern(options.indexPrefix, plan.source) + (options.rollup ? `,${options.rollup.index}` : ''),
-    ignore_unavailable: true,
-    allow_no_indices: true,
-    // A failed shard must fail the report, never shrink it silently.
-    allow_partial_search_results: false,
+    // Every index and shard of the range answers, or the report fails (503), never shrinks silently.
+    ...EVERY_INDEX,
     ...(options.requestCache === undefined ? {} : { request_cache: options.requestCache }),
     body: {
       size: 0,

@@ -6,7 +6,7 @@ import type { Deadline } from '../../../report/deadline';
 import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../../store';
 import type { AggNode, DateHistogramAggNode, ReportPlan } from '../../../report/plan/plan';
 import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stageName, type CompileOptions } from './compile';
-import { isSearchTimeout, mapOpenSearchError } from '../errors';
+import { assertEveryShard, isSearchTimeout, mapOpenSearchError } from '../errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from './empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../../report/histogram/keys';
 import { ENGINE_RAW_REASONS, matchRollup, ROLLUP_GRAIN_MS, rollupLevels } from '../../../rollups/match';
@@ -148,6 +148,7 @@ export class OpenSearchEngine implements ReportEngine {
     const forget = deadline ? onAbort(deadline.signal, () => void pending.abort()) : undefined;
     try {
       const response = await pending;
+      assertEveryShard(response.body);
       // Partial results are refused, so a timeout should fail the search; should a node answer timed_out anyway, it is no answer.
       if ((response.body as { timed_out?: boolean }).timed_out) {
         throw deadline?.error() ?? new EngineUnavailableError('The search engine did not answer in time; try again shortly.');

@@ -1,6 +1,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Collection } from '../../../documents/fields';
 import { ROLLUP_GRAIN_MS, ROLLUP_WINDOW, rollupLevels } from '../../../rollups/match';
+import { assertEveryShard } from '../errors';
 import { dirtyIndexName } from '../layout/rollup-indices';
 
 /**
@@ -57,8 +58,10 @@ export async function readMarks(client: Client, prefix: string, c: Collection, s
     index: dirtyIndexName(prefix),
     ignore_unavailable: true,
     allow_no_indices: true,
+    allow_partial_search_results: false,
     body: { size, seq_no_primary_term: true, query: { bool: { filter: [{ term: { kind: 'dirty' } }, { term: { collection: c } }] } }, sort: [{ grain: 'asc' }] },
   });
+  assertEveryShard(body);
   const hits = (body as { hits: { hits: { _source: { grain: number }; _seq_no: number; _primary_term: number }[] } }).hits.hits;
   return hits.map((h) => ({ grain: h._source.grain, seqNo: h._seq_no, primaryTerm: h._primary_term }));
 }
@@ -92,6 +95,7 @@ export async function readRollupState(client: Client, prefix: string, c: Collect
     index: dirtyIndexName(prefix),
     ignore_unavailable: true,
     allow_no_indices: true,
+    allow_partial_search_results: false,
     body: {
       size: 0,
       track_total_hits: false,
@@ -102,6 +106,7 @@ export async function readRollupState(client: Client, prefix: string, c: Collect
       },
     } as never,
   });
+  assertEveryShard(body);
   const aggs = (body as { aggregations?: { ready: { doc_count: number }; dirty: { first: { value: number | null } } } }).aggregations;
   const first = aggs?.dirty.first.value;
   return { ready: (aggs?.ready.doc_count ?? 0) > 0, watermark: first === null || first === undefined ? Infinity : first };

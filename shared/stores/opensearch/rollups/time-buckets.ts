@@ -1,4 +1,5 @@
 import type { Client } from '@opensearch-project/opensearch';
+import { EVERY_INDEX } from '../layout/indices';
 
 /** One non-empty bucket of document times: its start (epoch-aligned) and how many documents it holds. */
 export interface TimeBucket {
@@ -7,10 +8,11 @@ export interface TimeBucket {
 }
 
 /**
- * How the rollup job asks for aggregations over the raw indices: no hits, no total, a month without
- * an index is no error, and a shard that fails fails the search (a partial page would be a wrong row).
+ * How the rollup job asks for aggregations over the raw indices: as a report does (EVERY_INDEX), a
+ * month without an index is no error, and a closed month or a shard that is not there fails the
+ * search: a page without them would be wrong rows, and their grains' marks cleared for good.
  */
-export const AGGREGATIONS_ONLY = { ignore_unavailable: true, allow_no_indices: true, allow_partial_search_results: false } as const;
+export const AGGREGATIONS_ONLY = EVERY_INDEX;
 export const NO_HITS = { size: 0, track_total_hits: false } as const;
 
 /**

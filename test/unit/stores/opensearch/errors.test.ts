@@ -1,6 +1,6 @@
 import { errors } from '@opensearch-project/opensearch';
 import { EngineUnavailableError, InternalError, ReportTooExpensiveError, TooManyBucketsError } from '#shared/errors';
-import { mapOpenSearchError } from '#shared/stores/opensearch/errors';
+import { assertEveryShard, mapOpenSearchError } from '#shared/stores/opensearch/errors';
 
 /**
  * OpenSearch refusals → our problems, from the bodies a node answers with (a refusal of every shard
@@ -49,5 +49,30 @@ describe('a report refused by OpenSearch', () => {
 describe('a write refused by a breaker', () => {
   test('is the engine short of memory: 503 engine-unavailable, not the report type', () => {
     expect(mapOpenSearchError(refused(429, breaker('TRANSIENT')))).toBeInstanceOf(EngineUnavailableError);
+  });
+});
+
+describe('a search that found part of its data unavailable', () => {
+  const missingShards = new errors.ResponseError({
+    body: { error: { root_cause: [], type: 'search_phase_execution_exception', reason: '', caused_by: { type: 'search_phase_execution_exception', reason: 'Search rejected due to missing shards [[movement-events-2024.05][0]].' } }, status: 503 },
+    statusCode: 503,
+    headers: {},
+    warnings: null,
+    meta: {} as never,
+  });
+
+  test.each([
+    ['a closed index (HTTP 400)', refused(400, { type: 'index_closed_exception', reason: 'closed', index: 'movement-events-2024.04' })],
+    ['a named index that is not there (HTTP 404)', refused(404, { type: 'index_not_found_exception', reason: 'no such index [rollup-movement-events-1d]' })],
+    ['a shard with no active copy (HTTP 503)', missingShards],
+  ])('%s is 503 engine-unavailable saying so, with Retry-After', (_, e) => {
+    expect(mapOpenSearchError(e, 'report')).toMatchObject({ status: 503, slug: 'engine-unavailable', headers: { 'Retry-After': '5' }, detail: expect.stringMatching(/^Part of the data is not available right now/), cause: e });
+  });
+
+  test('a 200 from fewer shards than it searched is refused; skipped shards count as answered', () => {
+    expect(() => assertEveryShard({ _shards: { total: 2, successful: 1, skipped: 0, failed: 0 } })).toThrow(EngineUnavailableError);
+    expect(() => assertEveryShard({ _shards: { total: 3, successful: 2, skipped: 0, failed: 1 } })).toThrow(/^Part of the data/);
+    expect(() => assertEveryShard({ _shards: { total: 3, successful: 1, skipped: 2, failed: 0 } })).not.toThrow();
+    expect(() => assertEveryShard({ _shards: { total: 3, successful: 3, skipped: 2, failed: 0 } })).not.toThrow();
   });
 });
