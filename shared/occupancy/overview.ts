@@ -18,8 +18,8 @@ import { currentOccupancy, maxAgeSeconds } from './live-insights';
  * The counts come from ordinary report plans on the report engine (the same tenancy scope, compiler
  * and rollups as `POST /reports:query`): the locations are grouped by the days their zones give
  * (every zone with the same midnights and offsets today and a week ago shares one group), and each
- * group is counted in two plans per 100 locations: today's hours up to now, and the hours of the same
- * day a week before with the part before the same time apart. A location's numbers are therefore
+ * group is counted in three plans per 100 locations: today's hours up to now, the hours of the same
+ * day a week before, and that day's count up to the same time. A location's numbers are therefore
  * exactly those of a report over its own day in its own zone.
  */
 
@@ -63,7 +63,7 @@ export interface OverviewDeps {
 
 /**
  * Locations per plan: a `filters` stage names each, and takes at most 100 buckets. A day has at most
- * 25 hours, so a plan holds at most 25 × 100 × 2 buckets (with `sofar`), far under the engine's limit.
+ * 25 hours, so a plan holds at most 25 × 100 buckets, far under the engine's limit.
  */
 export const LOCATIONS_PER_PLAN = 100;
 /** Plans and store reads in flight at once. */
@@ -125,17 +125,20 @@ function batchesOf(locations: readonly Location[], now: number): Batch[] {
 
 async function countsOf(engine: ReportEngine, scope: Scope, locations: readonly Location[], now: number, deadline?: Deadline): Promise<Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>> {
   const counts = new Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>();
-  const run = async (request: ReportRequest): Promise<AggResult> => (await engine.run(planFromRequest(request), scope, deadline ? { deadline } : {})).root;
+  const run = (request: (grouping: Grouping) => ReportRequest) => byLocations(engine, scope, request, deadline);
   await runPool(batchesOf(locations, now), CONCURRENCY, async ({ zone, days, ids }) => {
-    const today = await run(hourlyRequest(zone, ids, days.todayStart, Math.max(days.todayStart, now)));
-    const before = await run(hourlyRequest(zone, ids, days.lastWeekStart, days.lastWeekEnd, days.lastWeekUntil));
+    // Three plans, each of a shape the rollups answer (a range's ragged ends read from the documents):
+    // today's hours so far; last week's whole day by the hour (the same plan all day, so a report
+    // cache keeps it); last week's count up to the same time, without hours.
+    const today = await run((g) => hourlyRequest(zone, ids, days.todayStart, Math.max(days.todayStart, now), g));
+    const before = await run((g) => hourlyRequest(zone, ids, days.lastWeekStart, days.lastWeekEnd, g));
+    const sofar = await run((g) => countRequest(ids, days.lastWeekStart, days.lastWeekUntil, g));
     const iso = (t: number) => new Date(t).toISOString();
     ids.forEach((id, k) => {
-      const mine = hourlyOf(today, k, false);
-      const theirs = hourlyOf(before, k, true);
+      const mine = hourlyOf(today, id, k);
       counts.set(id, {
-        today: { from: iso(days.todayStart), to: iso(now), count: sum(mine.hourly), hourly: mine.hourly },
-        lastWeek: { from: iso(days.lastWeekStart), to: iso(days.lastWeekUntil), count: theirs.sofar, hourly: theirs.hourly },
+        today: { from: iso(days.todayStart), to: iso(now), count: sum(mine), hourly: mine },
+        lastWeek: { from: iso(days.lastWeekStart), to: iso(days.lastWeekUntil), count: countOf(sofar, id, k), hourly: hourlyOf(before, id, k) },
       });
     });
   });
@@ -143,29 +146,56 @@ async function countsOf(engine: ReportEngine, scope: Scope, locations: readonly 
 }
 
 /**
- * Movement events per local hour of [from, to) for each of `ids` (a `filters` bucket each, in order);
- * with `until`, each location's bucket also counts the part before it (`sofar`).
+ * How a plan splits its locations: `terms locationId` (one grouping, what the engines do fastest),
+ * or, when the engine's terms cap cut that (a cap below the plan's locations), one `filters` bucket
+ * per location in order (`l0`, `l1`, …), which nothing cuts.
  */
-export function hourlyRequest(zone: string, ids: readonly string[], from: number, to: number, until?: number): ReportRequest {
-  const range = (a: number, b: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(a).toISOString(), to: new Date(b).toISOString() });
-  const aggregations: AggregationInput[] = [
-    { type: 'dateHistogram', interval: '1h', timeZone: zone },
-    { type: 'filters', filters: Object.fromEntries(ids.map((id, k) => [`l${k}`, { type: 'terms', field: 'locationId', values: [id] }])) },
-  ];
-  if (until !== undefined) aggregations.push({ type: 'filters', filters: { sofar: range(from, until) } });
-  return { source: 'movementEvents', locationIds: [...ids], filters: [range(from, to)], aggregations };
+export type Grouping = 'terms' | 'filters';
+
+async function byLocations(engine: ReportEngine, scope: Scope, request: (grouping: Grouping) => ReportRequest, deadline?: Deadline): Promise<{ root: AggResult; grouping: Grouping }> {
+  const options = deadline ? { deadline } : {};
+  const terms = await engine.run(planFromRequest(request('terms')), scope, options);
+  if (!terms.truncated) return { root: terms.root, grouping: 'terms' };
+  return { root: (await engine.run(planFromRequest(request('filters')), scope, options)).root, grouping: 'filters' };
 }
 
-/** Location k's hourly counts from a histogram → filters(locations) [→ filters(sofar)] result, and its part so far. */
-function hourlyOf(root: AggResult, k: number, withSofar: boolean): { hourly: number[]; sofar: number } {
-  if (root.kind !== 'histogram') throw new Error(`unexpected ${root.kind} result at the hour stage`);
-  let sofar = 0;
-  const hourly = root.buckets.map((hour) => {
-    const location = hour.sub?.kind === 'filters' ? hour.sub.buckets[k] : undefined;
-    if (withSofar && location?.sub?.kind === 'filters') sofar += location.sub.buckets[0]?.count ?? 0;
-    return location?.count ?? 0;
-  });
-  return { hourly, sofar };
+const range = (a: number, b: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(a).toISOString(), to: new Date(b).toISOString() });
+
+const locationStage = (ids: readonly string[], grouping: Grouping): AggregationInput =>
+  grouping === 'terms' ? { type: 'terms', field: 'locationId' } : { type: 'filters', filters: Object.fromEntries(ids.map((id, k) => [`l${k}`, { type: 'terms', field: 'locationId', values: [id] }])) };
+
+/** Movement events per local hour of [from, to) for each of `ids`. */
+export function hourlyRequest(zone: string, ids: readonly string[], from: number, to: number, grouping: Grouping = 'terms'): ReportRequest {
+  return { source: 'movementEvents', locationIds: [...ids], filters: [range(from, to)], aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: zone }, locationStage(ids, grouping)] };
+}
+
+/** Movement events in [from, to) for each of `ids`. */
+export function countRequest(ids: readonly string[], from: number, to: number, grouping: Grouping = 'terms'): ReportRequest {
+  return { source: 'movementEvents', locationIds: [...ids], filters: [range(from, to)], aggregations: [locationStage(ids, grouping)] };
+}
+
+/** A terms stage's counts by key, made once per stage. */
+const termsCounts = new WeakMap<AggResult, ReadonlyMap<string, number>>();
+
+/** The count of location `id` (the k-th of the plan) in a location stage's result; 0 when it has none. */
+function countIn(stage: AggResult | undefined, grouping: Grouping, id: string, k: number): number {
+  if (stage === undefined || (stage.kind !== 'terms' && stage.kind !== 'filters') || stage.kind !== grouping) return 0;
+  if (grouping === 'filters') return stage.buckets[k]?.count ?? 0;
+  let byKey = termsCounts.get(stage);
+  if (!byKey) termsCounts.set(stage, (byKey = new Map(stage.buckets.map((b) => [b.key, b.count]))));
+  return byKey.get(id) ?? 0;
+}
+
+/** Location `id`'s hourly counts from a histogram → location stage result. */
+function hourlyOf(result: { root: AggResult; grouping: Grouping }, id: string, k: number): number[] {
+  if (result.root.kind !== 'histogram') throw new Error(`unexpected ${result.root.kind} result at the hour stage`);
+  return result.root.buckets.map((hour) => countIn(hour.sub, result.grouping, id, k));
+}
+
+/** Location `id`'s count from a location stage result. */
+function countOf(result: { root: AggResult; grouping: Grouping }, id: string, k: number): number {
+  if (result.root.kind !== result.grouping) throw new Error(`unexpected ${result.root.kind} result at the location stage`);
+  return countIn(result.root, result.grouping, id, k);
 }
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);

@@ -43,11 +43,15 @@ const events = [
   event(ORG_A, 'nyc-store', '2024-03-31T09:30:00Z'), // 05:30: hour 5
   event(ORG_A, 'nyc-store', '2024-03-24T09:00:00Z'), // a week before, 05:00 EDT: hour 5
   event(ORG_B, 'berlin-mall', '2024-03-31T05:00:00Z'), // org B's location of the same id: never A's
+  event(ORG_A, 'berlin-outlet', '2024-03-31T09:30:00Z'), // 11:30 CEST at a second Berlin site: the eleventh hour, as the mall's 11:59
+  event(ORG_A, 'berlin-outlet', '2024-03-24T10:00:00Z'), // a week before, 11:00 CET: the same hour as the mall's 11:30
 ];
+/** A second site in Berlin's zone, without sensor groups: counted in the same plans as berlin-mall. */
+const outlet = { locations: [{ id: 'berlin-outlet', organizationId: ORG_A, type: 'store', timezone: 'Europe/Berlin' }] };
 
 let duckdb: DuckDBInstance;
 let table: TestTable;
-let engines: Record<'opensearch' | 'duckdb', ReportEngine>;
+let engines: Record<'opensearch' | 'duckdb' | 'opensearch, terms cap 1' | 'duckdb, terms cap 1', ReportEngine>;
 
 const entry = (org: string, sensorGroupId: number, occupancy: number, openedAt: string, refreshedAt = '2024-03-31T09:55:00.000Z') => ({
   organizationId: org, locationId: 'berlin-mall', sensorGroupId, name: 'cached name', occupancy, openedAt, refreshedAt,
@@ -57,12 +61,16 @@ beforeAll(async () => {
   await indexDocuments(client, prefix, { movementEvents: events });
   duckdb = await openDuckDb(':memory:');
   await ingestDocuments(duckdb, 'movementEvents', events.map((e, i) => parseDocument('movementEvents', e, `/${i}`)));
+  // A terms cap of 1 cuts the grouping of the two Berlin sites by location: each is then counted in a bucket of its own.
   engines = {
     opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS }),
     duckdb: new DuckDbEngine(duckdb, { maxBuckets: TEST_MAX_BUCKETS }),
+    'opensearch, terms cap 1': new OpenSearchEngine(client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS, limits: { termsCap: 1 } }),
+    'duckdb, terms cap 1': new DuckDbEngine(duckdb, { maxBuckets: TEST_MAX_BUCKETS, limits: { termsCap: 1 } }),
   };
   table = await createTestTable('overview');
   await applyImport(table.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z') });
+  await applyImport(table.store, validateImportFile(outlet), { now: new Date('2024-01-01T00:00:00Z') });
   // Berlin at 12:00 CEST: the Entrance hall (06:00–22:00 CEST, opened 04:00Z) has 2, the Parking
   // (all day, opened at midnight CET, 23:00Z) 1; the Food court is closed on Sundays, its entry stale.
   await table.store.putOccupancy(entry(ORG_A, 1, 2, '2024-03-31T04:00:00.000Z'));
@@ -82,7 +90,7 @@ const overview = (engine: ReportEngine, org: string) =>
 
 const hours = (length: number, ones: Record<number, number>) => Array.from({ length }, (_, i) => ones[i] ?? 0);
 
-describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
+describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms cap 1'] as const)('on %s', (name) => {
   test('answers every location: people now, today so far and the same day a week before up to the same wall-clock time, by local hour', async () => {
     // Act
     const response = await overview(engines[name], ORG_A);
@@ -100,6 +108,13 @@ describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
           // 11 local hours so far (00, 01, 03, …, 11): the spring day has no 02:00.
           today: { from: '2024-03-30T23:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 4, hourly: hours(11, { 0: 1, 1: 1, 2: 1, 10: 1 }) },
           lastWeek: { from: '2024-03-23T23:00:00.000Z', to: '2024-03-24T11:00:00.000Z', count: 2, hourly: hours(24, { 0: 1, 11: 1, 12: 1, 23: 1 }) },
+        },
+        {
+          id: 'berlin-outlet',
+          timezone: 'Europe/Berlin',
+          occupancy: { people: 0, groups: 0 },
+          today: { from: '2024-03-30T23:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 1, hourly: hours(11, { 10: 1 }) },
+          lastWeek: { from: '2024-03-23T23:00:00.000Z', to: '2024-03-24T11:00:00.000Z', count: 1, hourly: hours(24, { 11: 1 }) },
         },
         {
           id: 'nyc-store',
