@@ -64,6 +64,40 @@ describeInBrowser('honest drawing', () => {
     await context.close();
   });
 
+  test('an older run that answers late never draws over a newer run that failed', async () => {
+    const { page, context, problems } = await openPage();
+    // Two reports in the history: 1h (older) and 1d (newer).
+    await page.fill('#interval', '1h');
+    await run(page);
+    await page.fill('#interval', '1d');
+    await run(page);
+    expect(await page.isVisible('#chart canvas')).toBe(true);
+    // From now on the first report asked answers late (2 s) and well, the second at once with a 422.
+    let asked = 0;
+    const late = new Promise<void>((resolve) => setTimeout(resolve, 2_000));
+    await page.route('**/reports:query', async (route) => {
+      if (++asked === 1) {
+        await late;
+        return route.continue();
+      }
+      return route.fulfill({ status: 422, contentType: 'application/problem+json', body: JSON.stringify({ type: '/problems#invalid-report', title: 'Invalid report', status: 422, detail: 'Refused.' }) });
+    });
+    // Back (runs the 1h report: it answers late), then at once forward (runs the 1d report: it fails).
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForFunction(() => document.querySelector('#result')?.getAttribute('aria-busy') === 'true');
+    await page.goForward({ waitUntil: 'commit' });
+    await page.waitForFunction(() => !/Running/.test(document.querySelector('#result-status')?.textContent ?? ''));
+    await late;
+    await page.waitForTimeout(500);
+    // The newer run's failure stands: the late answer of the older run is not drawn.
+    expect(asked).toBe(2);
+    expect(await page.isVisible('#chart-area')).toBe(false);
+    expect(await page.textContent('#result-status')).toBe('The report failed; see the message in the form. The previous result was cleared.');
+    expect(await page.getAttribute('#result', 'aria-busy')).toBeNull();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   test('says why there is nothing to draw: a range after now, a range without data', async () => {
     const { page, context, problems } = await openPage();
     const today = berlinToday();

@@ -131,6 +131,13 @@ function draw(): void {
   drawTable(byId('table') as HTMLTableElement, state.answer, state.answerZone, formatNumber);
 }
 
+/**
+ * Each run's number: runs can overlap (the Run button, back/forward, a new token reloading the
+ * locations), and only the latest may draw, say how it went or end the busy state, so a late answer
+ * never lands over a newer run's failure.
+ */
+let latestRun = 0;
+
 /** Runs the report the form shows; `push` adds it to the history (not when back/forward brought it). */
 async function run({ push = true } = {}): Promise<void> {
   clearErrors();
@@ -143,6 +150,8 @@ async function run({ push = true } = {}): Promise<void> {
   }
   const status = byId('result-status');
   const result = byId('result');
+  const runNumber = ++latestRun;
+  const superseded = () => runNumber !== latestRun;
   controls.run.disabled = true;
   result.setAttribute('aria-busy', 'true');
   status.textContent = 'Running the report…';
@@ -150,6 +159,7 @@ async function run({ push = true } = {}): Promise<void> {
   const started = performance.now();
   try {
     const { body, truncated, source } = await api.report(built.request);
+    if (superseded()) return;
     state.tooManyBuckets = false;
     const now = Date.now();
     const { answer, future } = withoutFuture(readAnswer(body, built.stats ? 'gap' : 'zero'), now);
@@ -171,11 +181,14 @@ async function run({ push = true } = {}): Promise<void> {
     if (push && report) pushReport(report);
     bringResultIntoView();
   } catch (e) {
+    if (superseded()) return;
     status.textContent = failureNote(e instanceof ProblemError ? e.problem.status : undefined);
     failure(e);
   } finally {
-    controls.run.disabled = false;
-    result.removeAttribute('aria-busy');
+    if (!superseded()) {
+      controls.run.disabled = false;
+      result.removeAttribute('aria-busy');
+    }
   }
 }
 
