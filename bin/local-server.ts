@@ -1,3 +1,5 @@
+// First: the environment the handlers' modules read when they load.
+import './local/environment';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { ScheduledEvent, Context } from 'aws-lambda';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -21,7 +23,7 @@ import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './c
 import { progressBar } from './cli/progress';
 import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
-import { startLocalServer } from './local/server';
+import { reservePort, startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
 import { startRollupRebuilds } from './local/rollup-rebuilds';
 import { appendOnlyWriter, startLineCheckers } from './local/line-checkers';
@@ -34,6 +36,8 @@ import { startSimulation, type Simulation } from './local/simulate';
 import { duckDbTarget, openSearchTarget } from './seed/targets';
 
 const REFRESH_MS = 5 * 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   readonly port: number;
@@ -102,10 +106,8 @@ async function main(argv: readonly string[]): Promise<void> {
     console.error(`${ENV.problemTypeBase} ${baseError}`);
     process.exit(2);
   }
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-  // No CloudWatch here: keep the EMF metric lines off the console (the handlers still record them).
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  // The port first: in use, it stops us now (one line, see describeFailure), not after the seeding.
+  const port = flags.port === 0 ? undefined : await reservePort(flags.port);
   const paths = dataPaths(flags.dataDir);
   mkdirSync(paths.root, { recursive: true });
   const opensearch = await resolveOpenSearch(flags);
@@ -165,6 +167,7 @@ async function main(argv: readonly string[]): Promise<void> {
     : { files: buildExplorer(), token: mint };
   // FUNCTION_TIMEOUT_SECONDS: the handlers' timeout, 29 s as deployed; a report's deadline is 2 s less.
   const functionTimeoutMs = process.env.FUNCTION_TIMEOUT_SECONDS ? Number(process.env.FUNCTION_TIMEOUT_SECONDS) * 1000 : undefined;
+  await port?.release();
   const server = await startLocalServer({
     port: flags.port,
     devKey,
@@ -285,6 +288,9 @@ async function simulate(url: string, devKey: DevKey, locations: OpenedLocationSt
 
 function printBanner(url: string, token: string, issuer: TrustedIssuer | undefined, stores: string): void {
   const auth = `-H "Authorization: Bearer $TOKEN"`;
+  // The history's example: the last 24 whole hours before the banner, hourly.
+  const to = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+  const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
   console.log(`
 Location and Reporting Service running at ${url}   (OpenAPI: ${url}/openapi.json)
 Report explorer: ${url}/   (${issuer ? `sign in with ${issuer.issuer}, client ${issuer.clientId}` : 'the token below is filled in'})
@@ -294,6 +300,7 @@ export TOKEN=${token}
 
 curl -s ${auth} ${url}/locations
 curl -s ${auth} "${url}/locations/berlin-mall/insights/live?filter=occupancy"
+curl -s ${auth} "${url}/locations/berlin-mall/insights/history?filter=occupancy&interval=1h&from=${iso(to - DAY_MS)}&to=${iso(to)}"
 curl -s ${auth} -H 'Content-Type: application/json' -H 'Accept: text/csv' ${url}/reports:query \\
   -d '{"aggregations":[{"type":"dateHistogram","interval":"1d","timeZone":"Europe/Berlin"},{"type":"terms","field":"label"}],"locationIds":["berlin-mall"]}'
 

@@ -21,10 +21,10 @@ const ROOT = join(__dirname, '../..');
 /**
  * `npm start` as a user runs it, in a fresh data folder (so it seeds 30 days for 3 locations) on a free
  * port: the real local server, the real handlers, DuckDB and the embedded location table. `env` adds
- * to the environment, `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
+ * to the environment (a variable given as undefined is removed from it), `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
  * is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart does.
  */
-export async function startLocalService(env: Record<string, string> = {}, args: readonly string[] = [], options: { readonly dataDir?: string } = {}): Promise<LocalService> {
+export async function startLocalService(env: Record<string, string | undefined> = {}, args: readonly string[] = [], options: { readonly dataDir?: string } = {}): Promise<LocalService> {
   // A data folder given is another run's: kept when this one stops.
   const own = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lrs-local-'));
@@ -32,7 +32,8 @@ export async function startLocalService(env: Record<string, string> = {}, args: 
   // to its child and kills it outright when the child's event loop does not acknowledge within 30 ms).
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts', ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', ...env },
+    // A variable given as undefined is left out (the tests' own POWERTOOLS_LOG_LEVEL, say).
+    env: Object.fromEntries(Object.entries({ ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }).filter(([, v]) => v !== undefined)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

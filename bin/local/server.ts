@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { DevKey } from './auth/dev-key';
 import { type TrustedIssuer, tokenVerifier } from './auth/issuer';
@@ -34,6 +34,8 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   health: lazy(() => import('../../functions/health')),
   problems: lazy(() => import('../../functions/problems')),
 };
+
+const DEFAULT_HOST = '127.0.0.1';
 
 /** API Gateway's own payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -83,7 +85,7 @@ export const CLOSE_GRACE_MS = 5_000;
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const log = options.log ?? (() => undefined);
   const verifyToken = tokenVerifier(options.devKey, options.issuer);
-  const bindHost = options.host ?? '127.0.0.1';
+  const bindHost = options.host ?? DEFAULT_HOST;
   let hosts: string[] = [];
   /** Answers not yet written in full, and how to refuse each: close() waits for them, then refuses the rest. */
   const unanswered = new Map<ServerResponse, () => void>();
@@ -166,6 +168,17 @@ class ServerStoppingError extends EngineUnavailableError {
 }
 
 const stopping = () => new ServerStoppingError();
+
+/**
+ * Holds a port until release(): npm start takes its port before it seeds a data folder (seconds of
+ * work), so that a port in use stops it at once with EADDRINUSE, as listen would later, rather than
+ * after the seeding. Released just before the server listens on it.
+ */
+export async function reservePort(port: number, host = DEFAULT_HOST): Promise<{ release(): Promise<void> }> {
+  const holder = createNetServer();
+  await new Promise<void>((resolve, reject) => holder.once('error', reject).listen(port, host, resolve));
+  return { release: () => new Promise<void>((resolve) => holder.close(() => resolve())) };
+}
 
 function lambdaContext(functionName: string, awsRequestId: string, timeoutMs: number): Context {
   const deadline = Date.now() + timeoutMs;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
@@ -30,16 +30,16 @@ function printedCurls(): string[] {
 }
 
 describe('npm start', () => {
-  test('seeds a fresh data folder and prints a token and three curl examples', () => {
+  test('seeds a fresh data folder and prints a token and four curl examples', () => {
     const output = service.output();
     expect(output).toMatch(/First start: seeding 30 days of data for 3 locations… \d+ movement events/);
     expect(output).toMatch(/export TOKEN=[\w-]+\.[\w-]+\.[\w-]+/);
-    expect(printedCurls()).toHaveLength(3);
+    expect(printedCurls()).toHaveLength(4);
   });
 
   test('answers each printed curl command as printed', () => {
     const { token } = service;
-    const [locations, live, report] = printedCurls().map((cmd) =>
+    const [locations, live, history, report] = printedCurls().map((cmd) =>
       execFileSync('bash', ['-c', `${cmd} -w '\\n%{http_code}'`], { env: { ...process.env, TOKEN: token } }).toString(),
     );
     const split = (r = '') => ({ status: r.slice(r.lastIndexOf('\n') + 1), body: r.slice(0, r.lastIndexOf('\n')) });
@@ -49,6 +49,11 @@ describe('npm start', () => {
 
     expect(split(live).status).toBe('200');
     expect(JSON.parse(split(live).body)).toEqual({ insights: { occupancy: expect.any(Array) } });
+
+    // The last 24 whole hours, hourly: 24 buckets for each of berlin-mall's two sensor groups.
+    expect(split(history).status).toBe('200');
+    const groups = (JSON.parse(split(history).body) as { insights: { occupancy: { buckets: unknown[] }[] } }).insights.occupancy;
+    expect(groups.map((g) => g.buckets.length)).toEqual([24, 24]);
 
     expect(split(report).status).toBe('200');
     const csv = split(report).body.split('\r\n');
@@ -113,6 +118,29 @@ describe('npm start', () => {
       expect(seed).toEqual({ status: 1, stderr: expect.stringMatching(held('seed')) });
     } finally {
       rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  test('with its port taken, says so in one line and exits 1 before it seeds a fresh data folder', () => {
+    // Prepare: the running service holds its port; a fresh folder, seeding allowed.
+    const fresh = mkdtempSync(join(tmpdir(), 'lrs-fresh-'));
+    try {
+      // Act
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/local-server.ts'], {
+        cwd: join(__dirname, '../../..'),
+        env: { ...process.env, DATA_DIR: fresh, PORT: new URL(service.url).port },
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+      // Assess: the one line, and nothing seeded (no database, nothing said of seeding).
+      expect({ status: r.status, stderr: r.stderr.trim() }).toEqual({
+        status: 1,
+        stderr: `npm start: port ${new URL(service.url).port} is in use (another npm start?): stop what holds it, or choose another with --port <n> or PORT=<n>`,
+      });
+      expect(r.stdout).not.toContain('seeding');
+      expect(existsSync(join(fresh, 'reports.duckdb'))).toBe(false);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
     }
   });
 

@@ -49,3 +49,25 @@ test('streams new events for every seeded location through the ingest endpoint, 
   expect(service.output()).toMatch(/POST \/ingest\/movementEvents 200/);
   expect(service.output()).not.toMatch(/simulate: .*(rejected|HTTP)/);
 });
+
+describe('without LOG_REQUESTS', () => {
+  let quiet: LocalService;
+  beforeAll(async () => {
+    // As a user starts it: without the tests' own Powertools level (test/setup/env.ts).
+    quiet = await startLocalService({ POWERTOOLS_LOG_LEVEL: undefined }, ['--simulate', '1']);
+  });
+  afterAll(() => quiet?.stop());
+
+  test('prints nothing after the banner: no line per round, none for a refused request', async () => {
+    // Act: a few rounds, a 401 and a 400.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    const refused = await Promise.all([
+      fetch(`${quiet.url}/locations`),
+      fetch(`${quiet.url}/reports:query`, { method: 'POST', headers: { authorization: `Bearer ${quiet.token}`, 'content-type': 'application/json' }, body: '{"aggregations":[]}' }),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Assess: the banner (with the token) is the last thing printed.
+    expect(refused.map((r) => r.status)).toEqual([401, 400]);
+    expect(quiet.output().split('Ctrl-C stops the service.')[1]).toBe('\n');
+  });
+});
