@@ -159,9 +159,27 @@ export function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2
     res.writeHead(200, { 'content-type': 'application/json' }).end(typeof result === 'string' ? result : JSON.stringify(result));
     return;
   }
-  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : bytesOf(result.body);
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   res.writeHead(result.statusCode ?? 200, headers).end(body);
+}
+
+/** The last large body written, as bytes. */
+let lastLarge: { readonly text: string; readonly bytes: Buffer } | undefined;
+
+/**
+ * A body's UTF-8 bytes, made once for a large body answered to many at once (identical reports share
+ * one answer, functions/query-report.ts): every response then writes the same Buffer, where a string
+ * was copied into each socket's buffer. Short bodies are encoded by the socket as usual.
+ */
+function bytesOf(text: string): string | Buffer {
+  if (text.length < 64 * 1024) return text;
+  if (lastLarge?.text === text) return lastLarge.bytes;
+  const made = { text, bytes: Buffer.from(text, 'utf8') };
+  lastLarge = made;
+  // The sharers answer in the same turn of the event loop; hold it no longer.
+  setImmediate(() => lastLarge === made && (lastLarge = undefined));
+  return made.bytes;
 }
