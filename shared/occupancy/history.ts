@@ -4,7 +4,7 @@ import type { ReportEngine } from '../stores/store';
 import { createRounding } from '../report/histogram/rounding';
 import { byId, LOCATION_ID, type SensorGroup } from '../locations/model';
 import type { LocationStore } from '../locations/store';
-import { HISTORY_INTERVALS, MAX_HISTORY_VALUES, type HistoryQuery } from './history-query';
+import { HISTORY_INTERVALS, MAX_HISTORY_BUCKETS, MAX_HISTORY_VALUES, type HistoryQuery } from './history-query';
 import { openPeriodsBetween, type OpenPeriod } from './opening-hours';
 import { CrossingTimeline, floorToSlot, isMark, SLOT_MS } from './timeline';
 
@@ -65,6 +65,7 @@ export async function occupancyHistory(
   if (!found) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
   const { location } = found;
   const edges = bucketEdges(query, location.timezone);
+  refuseBeyondBucketLimit(edges.length - 1, query.interval.text);
   const first = edges[0]!;
   const last = edges[edges.length - 1]!;
   const body = { timeZone: location.timezone, interval: query.interval.text, from: iso(first), to: iso(last) };
@@ -93,6 +94,21 @@ export async function occupancyHistory(
     return { sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values) };
   });
   return { ...body, insights: { occupancy } };
+}
+
+/**
+ * The query's own check (./history-query.ts) counts the range's length in intervals; the buckets of
+ * the time zone that overlap it can be one more (a range off the bucket edges, 00:14 to 00:01 31
+ * days later: 2977 quarters). This counts them, before any engine work.
+ */
+function refuseBeyondBucketLimit(buckets: number, interval: string): void {
+  if (buckets <= MAX_HISTORY_BUCKETS) return;
+  throw new ValidationError([
+    {
+      path: '/query/interval',
+      message: `${interval} makes ${buckets} buckets overlapping this range in the location's time zone, more than ${MAX_HISTORY_BUCKETS}: use a longer interval (${HISTORY_INTERVALS.join(', ')}) or a shorter range`,
+    },
+  ]);
 }
 
 /**

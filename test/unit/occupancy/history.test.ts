@@ -72,6 +72,23 @@ describe('the bound on the answer', () => {
     });
     await expect(occupancyHistory({ store, engine: unused }, ORG, 'many', { ...query, to: Date.parse('2024-03-02T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
   });
+
+  test('counts the buckets that overlap the range in the time zone: 2977 quarters are refused, 2976 answered', async () => {
+    // Prepare: the probe's range, 00:14 to 00:01 31 days later in Berlin (+01:00, then +02:00 from 30 March):
+    // 31 × 96 quarters less 13 minutes, overlapping the 00:00 quarter at each end: 31 × 96 + 1 = 2977.
+    const store = { getLocationWithGroups: async () => ({ location: location('edges', ORG, 'Europe/Berlin'), sensorGroups: [group(everyDay('08:00', '20:00'))] }) };
+    const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
+    const query = parseHistoryQuery({ filter: 'occupancy', from: '2025-03-26T00:14:00Z', to: '2025-04-26T00:01:00Z' });
+    // Act
+    const answer = occupancyHistory({ store, engine: unused }, ORG, 'edges', query);
+    // Assess: refused before the engine, naming the interval and the count.
+    await expect(answer).rejects.toMatchObject({
+      status: 400,
+      errors: [{ path: '/query/interval', message: "15m makes 2977 buckets overlapping this range in the location's time zone, more than 2976: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range" }],
+    });
+    // One minute less at the end (to 00:00) ends on an edge: 2976 quarters, past the bound check to the engine.
+    await expect(occupancyHistory({ store, engine: unused }, ORG, 'edges', { ...query, to: Date.parse('2025-04-26T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
+  });
 });
 
 describe('the history query', () => {
