@@ -11,7 +11,17 @@ import { oppositeDirection, type Collection } from './fields';
  * mappings are (`dynamic: strict`): an unknown property is refused rather than silently dropped.
  */
 
-const text = z.string().check(z.minLength(1), z.maxLength(512));
+/**
+ * A lone surrogate (`"\ud800"` in JSON) is no character: each store would write U+FFFD in its
+ * place, a value the client never sent. The line is refused instead, naming the field.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const WELL_FORMED_MESSAGE = 'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character';
+const text = z.string().check(
+  z.minLength(1),
+  z.maxLength(512),
+  z.refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE),
+);
 const number = z.number().check(z.refine(Number.isFinite, 'must be a finite number'));
 const isoTimestamp = z.iso.datetime({ offset: true });
 const direction = z.enum(['A', 'B']);
@@ -130,7 +140,7 @@ export function parseDocument<C extends Collection>(collection: C, input: unknow
  */
 const ISO_PATTERN = (isoTimestamp._zod.def as unknown as { readonly pattern: RegExp }).pattern;
 const LEAVES = new Map<z.ZodMiniType, (value: unknown) => boolean>([
-  [text, (v) => typeof v === 'string' && v.length >= 1 && v.length <= 512],
+  [text, (v) => typeof v === 'string' && v.length >= 1 && v.length <= 512 && !LONE_SURROGATE.test(v)],
   [number, (v) => typeof v === 'number' && Number.isFinite(v)],
   [isoTimestamp, (v) => typeof v === 'string' && ISO_PATTERN.test(v)],
   [direction, (v) => v === 'A' || v === 'B'],

@@ -1,5 +1,6 @@
 import { ValidationError, type FieldError } from '#shared/errors';
 import { parseDocument } from '#shared/documents/documents';
+import { checkLines } from '#shared/ingest/batch';
 import { toSource } from '#shared/stores/opensearch/write';
 
 const base = { organizationId: 'org', locationId: 'loc' };
@@ -48,6 +49,32 @@ describe('parseDocument', () => {
   test('refuses numbers that are not finite and fields of another collection', () => {
     expect(errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: Number.NaN }).map((e) => e.path)).toEqual(['/occupied']);
     expect(errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', label: 'car' }).map((e) => e.path)).toEqual(['/label']);
+  });
+});
+
+describe('text that is not well-formed Unicode', () => {
+  const refusal = { message: 'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character' };
+
+  test('refuses a line with a lone surrogate, naming the field, rather than storing U+FFFD', () => {
+    // Prepare: as sent in NDJSON, the escapes JSON.parse turns into lone surrogates (high alone, low alone, reversed pair).
+    const lines = ['{"label":"car\\ud800"}', '{"trackingCameraId":"\\udc00cam"}', '{"crossedPaths":[{"id":"\\udc00\\ud800","end":"A"}]}'].map((json, i) => ({
+      line: i + 1,
+      text: json.replace('{', '{"locationId":"loc","timestamp":"2024-03-30T10:00:00Z",'),
+    }));
+    // Act
+    const { valid, rejected } = checkLines('movementEvents', lines, { organizationId: 'org' });
+    // Assess
+    expect(valid).toEqual([]);
+    expect(rejected).toEqual([
+      { line: 1, errors: [{ path: '/label', ...refusal }] },
+      { line: 2, errors: [{ path: '/trackingCameraId', ...refusal }] },
+      { line: 3, errors: [{ path: '/crossedPaths/0/id', ...refusal }] },
+    ]);
+  });
+
+  test('keeps a character outside the BMP (a surrogate pair) and U+FFFD sent as itself', () => {
+    const doc = parseDocument('movementEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', label: '\u{1F697}', trackingCameraId: '\uFFFD' });
+    expect([doc.label, doc.trackingCameraId]).toEqual(['🚗', '\uFFFD']);
   });
 });
 
