@@ -135,73 +135,148 @@ export async function waitForOpenSearch(
 class PortInUseError extends Error {}
 
 async function startOnce(opts: StartOpenSearchOptions): Promise<OpenSearchNode> {
+  const [httpPort, transportPort] = await pickPorts(opts.port);
+  const home = prepareNodeHome({ ...opts, httpPort, transportPort });
+  const node = new NodeProcess(home, {
+    'cluster.name': 'lrs-test',
+    'discovery.type': 'single-node',
+    ...opts.settings,
+  });
+  const startupMs = await node.launch(opts.startTimeoutMs).catch(async (error: unknown) => {
+    await node.stop();
+    throw /Address already in use|BindException/.test((error as Error).message) && opts.port === undefined ? new PortInUseError((error as Error).message) : error;
+  });
+  return { url: home.url, startupMs, logFile: home.logFile, stop: () => node.stop() };
+}
+
+/** Where one node runs: its own home (see the file's comment), ports, data folder and JVM. */
+export interface NodeHome {
+  readonly url: string;
+  readonly runDir: string;
+  readonly logFile: string;
+  readonly javaHome: string;
+  readonly runAs: RunAs | undefined;
+  readonly heap: string;
+  /** Settings every launch passes (ports, paths, bucket limit); a launch adds its own. */
+  readonly settings: Readonly<Record<string, string | number | boolean>>;
+  /** The run directory (and default data) is removed on stop. */
+  readonly disposable: boolean;
+  /** Data given by the caller (never deleted): stopped with SIGTERM on an emergency, not SIGKILL. */
+  readonly ownData: boolean;
+}
+
+/** Options of one node's home: {@link StartOpenSearchOptions} with its two ports decided. */
+export interface NodeHomeOptions extends Pick<StartOpenSearchOptions, 'heap' | 'maxBuckets' | 'dataDir' | 'keepData' | 'pluginsDir'> {
+  readonly httpPort: number;
+  readonly transportPort: number;
+}
+
+/** Makes one node's home (distribution downloaded once, run directory, data and snapshot folders). */
+export function prepareNodeHome(opts: NodeHomeOptions): NodeHome {
   const distHome = ensureDistribution();
   const javaHome = resolveJavaHome();
   const runAs = resolveRunAs();
-  const [httpPort, transportPort] = await pickPorts(opts.port);
   const runDir = createRunDir(distHome, runAs, opts.pluginsDir);
   const dataDir = prepareDataDir(opts.dataDir ?? join(runDir, 'data'), runAs);
   // File-system snapshot repositories must live under path.repo (the restore runbook's test uses one).
   const snapshotDir = prepareDataDir(join(runDir, 'snapshots'), runAs);
-  const logFile = join(runDir, 'logs', 'console.log');
-  const disposable = !opts.keepData;
-  const removeRunDir = (): void => {
-    if (disposable) rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
-  };
-
-  const started = Date.now();
-  const child = spawnNode({
+  return {
+    url: `http://127.0.0.1:${opts.httpPort}`,
     runDir,
-    logFile,
+    logFile: join(runDir, 'logs', 'console.log'),
     javaHome,
     runAs,
     heap: opts.heap ?? '512m',
-    args: settingsArgs({
-      'cluster.name': 'lrs-test',
-      'discovery.type': 'single-node',
+    settings: {
       'network.host': '127.0.0.1',
-      'http.port': httpPort,
-      'transport.port': transportPort,
+      'http.port': opts.httpPort,
+      'transport.port': opts.transportPort,
       'path.data': dataDir,
       'path.logs': join(runDir, 'logs'),
       'path.repo': snapshotDir,
       'cluster.routing.allocation.disk.threshold_enabled': false,
       ...(opts.maxBuckets === undefined ? {} : { 'search.max_buckets': opts.maxBuckets }),
-      ...opts.settings,
-    }),
-  });
-  const pid = child.pid!;
-  // Disposable data: kill hard and clean up; otherwise let OpenSearch shut down cleanly.
-  const unregister = registerEmergencyCleanup(() => {
-    killGroup(pid, disposable && opts.dataDir === undefined ? 'SIGKILL' : 'SIGTERM');
-    if (disposable) removeRunDir();
-  });
-  const url = `http://127.0.0.1:${httpPort}`;
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      await terminate(child);
-      unregister();
-      removeRunDir();
-    })());
-
-  try {
-    await waitForOpenSearch(url, {
-      timeoutMs: opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
-      failure: () => (hasExited(child) ? `OpenSearch exited early (${exitDescription(child)})` : undefined),
-    });
-  } catch (error) {
-    const tail = tailFile(logFile);
-    await stop();
-    const where = opts.keepData ? ` (${logFile})` : '';
-    const message = `${(error as Error).message}\n--- end of the node's console output${where} ---\n${tail}`;
-    throw /Address already in use|BindException/.test(tail) && opts.port === undefined
-      ? new PortInUseError(message)
-      : new Error(message);
-  }
-  return { url, startupMs: Date.now() - started, logFile, stop };
+    },
+    disposable: !opts.keepData,
+    ownData: opts.dataDir !== undefined,
+  };
 }
+
+/**
+ * One node's JVM on its home: launched, killed (SIGKILL, as a crash) and launched again on the same
+ * data and ports as often as a test wants, stopped for good once (run directory removed).
+ */
+export class NodeProcess {
+  private child: ChildProcess | undefined;
+  private unregister: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    readonly home: NodeHome,
+    private readonly settings: Readonly<Record<string, string | number | boolean>>,
+  ) {}
+
+  /** Whether the JVM runs (launched and not exited). */
+  get running(): boolean {
+    return this.child !== undefined && !hasExited(this.child);
+  }
+
+  /**
+   * Spawns the JVM and resolves with the milliseconds until it answered (`ready`, default: cluster
+   * health yellow or green through this node); fails with the tail of its log if it exits early
+   * or does not answer in time (the JVM is killed then).
+   */
+  async launch(timeoutMs = DEFAULT_START_TIMEOUT_MS, ready: (url: string, failure: () => string | undefined) => Promise<void> = defaultReady(timeoutMs)): Promise<number> {
+    if (this.running) throw new Error(`the node at ${this.home.url} is running already`);
+    const { home } = this;
+    const started = Date.now();
+    const child = spawnNode({ ...home, args: settingsArgs({ ...home.settings, ...this.settings }) });
+    this.child = child;
+    const pid = child.pid!;
+    this.unregister?.();
+    // Disposable data: kill hard and clean up; otherwise let OpenSearch shut down cleanly.
+    this.unregister = registerEmergencyCleanup(() => {
+      killGroup(pid, home.disposable && !home.ownData ? 'SIGKILL' : 'SIGTERM');
+      if (home.disposable) this.removeRunDir();
+    });
+    try {
+      await ready(home.url, () => (hasExited(child) ? `OpenSearch exited early (${exitDescription(child)})` : undefined));
+    } catch (error) {
+      await this.kill('SIGKILL');
+      const where = home.disposable ? '' : ` (${home.logFile})`;
+      throw new Error(`${(error as Error).message}\n--- end of the node's console output${where} ---\n${tailFile(home.logFile)}`);
+    }
+    return Date.now() - started;
+  }
+
+  /** Sends the signal to the node's process group (the JVM and its watchdog) and waits for the JVM to exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || hasExited(child)) return;
+    if (signal === 'SIGKILL') {
+      killGroup(child.pid!, 'SIGKILL');
+      await waitForExit(child, 10_000);
+    } else await terminate(child);
+  }
+
+  /** Stops the node (SIGTERM, then SIGKILL after 30 s) and removes the run directory. Idempotent. */
+  stop(): Promise<void> {
+    return (this.stopping ??= (async () => {
+      if (this.child) await terminate(this.child);
+      this.unregister?.();
+      if (this.home.disposable) this.removeRunDir();
+    })());
+  }
+
+  private removeRunDir(): void {
+    rmSync(this.home.runDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+const defaultReady =
+  (timeoutMs: number) =>
+  (url: string, failure: () => string | undefined): Promise<void> =>
+    waitForOpenSearch(url, { timeoutMs, failure });
 
 /** Runs scripts/opensearch-dist.sh (download + unpack once) and returns the distribution's home. */
 function ensureDistribution(): string {
@@ -228,7 +303,7 @@ function resolveJavaHome(): string {
   return dirname(dirname(realpathSync(java)));
 }
 
-interface RunAs {
+export interface RunAs {
   uid: number;
   gid: number;
 }
@@ -258,8 +333,14 @@ function lookupUser(name: string): RunAs | undefined {
 
 /** The HTTP port (given or free) and a free transport port, distinct from each other. */
 async function pickPorts(httpPort: number | undefined): Promise<[number, number]> {
+  const [first, second] = (await freePorts(2)) as [number, number];
+  return httpPort === undefined ? [first, second] : [httpPort, first === httpPort ? second : first];
+}
+
+/** `count` distinct ports free on 127.0.0.1 right now (held at once, so never the same twice). */
+export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    [0, 0].map(
+    Array.from({ length: count }, () => 0).map(
       () =>
         new Promise<ReturnType<typeof createServer>>((res, rej) => {
           const server = createServer();
@@ -269,8 +350,7 @@ async function pickPorts(httpPort: number | undefined): Promise<[number, number]
   );
   const ports = servers.map((s) => (s.address() as AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((res) => s.close(res))));
-  const [first, second] = ports as [number, number];
-  return httpPort === undefined ? [first, second] : [httpPort, first === httpPort ? second : first];
+  return ports;
 }
 
 /** Creates the per-run home: hard links to the distribution and the extra plugins, a private config/, logs/, tmp/. */
