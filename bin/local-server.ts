@@ -19,7 +19,7 @@ import { provideItemTable } from '#commons/clients/dynamo';
 import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
-import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from './cli/opensearch';
+import { openSearchEnv, prepareCluster, resolveOpenSearch, withClient, type OpenSearchConnection } from './cli/opensearch';
 import { progressBar } from './cli/progress';
 import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
@@ -123,6 +123,7 @@ async function main(argv: readonly string[]): Promise<void> {
     if (locations.dynamo.endpoint) process.env[ENV.dynamoDbEndpoint] = locations.dynamo.endpoint;
   }
 
+  if (opensearch) await withClient(opensearch, flags.indexPrefix, (client) => prepareCluster(client, opensearch, flags.indexPrefix));
   if (flags.seed ?? !(opensearch || locations.dynamo)) {
     await seedFirstStart(locations, opensearch ? { opensearch, indexPrefix: flags.indexPrefix } : { duckdb: paths.duckdb, db: db!, ...(existsSync(paths.legacyDynamo) ? { legacy: paths.legacyDynamo } : {}) });
   }

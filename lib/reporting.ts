@@ -7,7 +7,7 @@ import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { PROBE_REQUEST } from '../shared/health/checks';
-import { INDEX_BASE } from '../shared/stores/opensearch/layout/indices';
+import { INDEX_BASE, replicasFor } from '../shared/stores/opensearch/layout/indices';
 import { indexTemplates } from '../shared/stores/opensearch/layout/templates';
 import { ismPolicyId } from '../shared/stores/opensearch/layout/ism';
 import { DEFAULT_RETENTION_MONTHS } from '../shared/documents/retention';
@@ -165,7 +165,7 @@ export class Reporting extends Construct {
     });
     this.acknowledgeProviderFindings(provider);
 
-    const replicas = dataNodes > 1 ? 1 : 0;
+    const replicas = replicasFor(dataNodes);
     const templates = indexTemplates(this.indexPrefix, { shards: 1, replicas });
     this.indexTemplates = new CustomResource(this, 'IndexTemplates', {
       serviceToken: provider.serviceToken,

@@ -1,11 +1,13 @@
 import { DescribeDomainCommand, OpenSearchClient, ResourceNotFoundException, type DomainStatus } from '@aws-sdk/client-opensearch';
-import { openSearchAuthOf } from '#commons/clients/opensearch-client';
+import type { Client } from '@opensearch-project/opensearch';
+import { ensureIndexTemplates, settingsForCluster } from '#shared/stores/opensearch/layout/templates';
+import { createOpenSearchClient, openSearchAuthOf } from '#commons/clients/opensearch-client';
 import { ENV } from '#commons/env';
 import type { OpenSearchCliFlags } from './options';
 
 /** Where an OpenSearch cluster answers, and how requests to it are signed. */
 export interface OpenSearchConnection {
-  /** e.g. `http://localhost:9200`, or `https://<domain endpoint>` */
+  /** e.g. `http://localhost:9200`, several nodes comma-separated (`http://a:9200,http://b:9200`), or `https://<domain endpoint>` */
   readonly url: string;
   /** `sigv4` for an Amazon OpenSearch Service domain (service `es`), `none` for a cluster you run. */
   readonly auth: 'sigv4' | 'none';

@@ -5,10 +5,9 @@ import type { DocumentWriter } from '#shared/stores/write';
 import type { Collection } from '#shared/documents/fields';
 import { DuckDbDocumentWriter } from '#shared/stores/duckdb/write';
 import { openDuckDb } from '#shared/stores/duckdb/store';
-import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
 import { OpenSearchDocumentWriter } from '#shared/stores/opensearch/write';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
-import { openSearchEnv, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
+import { openSearchEnv, prepareCluster, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
 import type { OpenSearchCliFlags } from '../cli/options';
 
 /** One refused document: where it was (1-based, e.g. its NDJSON line) and why. */
@@ -55,11 +54,11 @@ export async function duckDbTarget(path: string, instance?: DuckDBInstance): Pro
 /**
  * OpenSearch through `_bulk` into the monthly indices. Requests to an AWS domain are signed with SigV4
  * like the functions' own, and its templates are left alone (the stack's custom resource owns them);
- * a cluster you run gets the templates first, with no replicas.
+ * a cluster you run gets the templates first (prepareCluster: replicas by its data nodes).
  */
 export async function openSearchTarget(connection: OpenSearchConnection, indexPrefix: string): Promise<DocumentTarget> {
   const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
-  if (connection.auth === 'none') await ensureIndexTemplates(client, indexPrefix, { replicas: 0 });
+  await prepareCluster(client, connection, indexPrefix);
   return target(`OpenSearch ${connection.url} (prefix '${indexPrefix}')`, new OpenSearchDocumentWriter(client, { indexPrefix }), () => client.close());
 }
 

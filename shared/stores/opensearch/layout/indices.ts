@@ -50,11 +50,19 @@ export function monthOfIndex(prefix: string, c: Collection, name: string): numbe
 }
 
 export interface IndexSettings {
-  /** @default 1 — one shard per month is plenty below ~50 GB a month. */
+  /** @default 1 — one shard per month is plenty below ~50 GB a month (docs/scale.md). */
   readonly shards?: number;
-  /** @default 1 (set 0 on a single node). */
-  readonly replicas?: number;
+  /** Copies of each shard besides the primary: {@link replicasFor} the cluster's data nodes. */
+  readonly replicas: number;
 }
+
+/**
+ * The one rule for replicas, wherever indices are made (the stack's templates, the seed and the CLIs
+ * on a cluster you run, npm start): one replica where the cluster has more than one data node, so
+ * that every shard has a copy on another node and a node's death loses nothing and stops nothing;
+ * none on a single node, where a replica could never be assigned (the cluster would stay yellow).
+ */
+export const replicasFor = (dataNodes: number): number => (dataNodes > 1 ? 1 : 0);
 
 type Mapping = Record<string, unknown>;
 
@@ -96,14 +104,14 @@ export const SLOW_LOG_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 /** The monthly indices' templates, one per collection (all of the service's: ./templates.ts). */
-export function monthlyIndexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
+export function monthlyIndexTemplates(prefix: string, settings: IndexSettings): { name: string; body: Record<string, unknown> }[] {
   const monthly = COLLECTIONS.map((c) => ({
     name: `${prefix}${INDEX_BASE[c]}`,
     body: {
       index_patterns: [indexPattern(prefix, c)],
       priority: 100,
       template: {
-        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas ?? 1, ...SLOW_LOG_SETTINGS },
+        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas, ...SLOW_LOG_SETTINGS },
         mappings: mappingsFor(c),
       },
     },

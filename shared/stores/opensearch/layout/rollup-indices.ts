@@ -95,8 +95,8 @@ const DIRTY_MAPPINGS: Mapping = {
 };
 
 /** The index templates of the rollup indices and of the bookkeeping index (created on first write). */
-export function rollupIndexTemplates(prefix: string, settings: IndexSettings = {}): { name: string; body: Record<string, unknown> }[] {
-  const indexSettings = { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas ?? 1 };
+export function rollupIndexTemplates(prefix: string, settings: IndexSettings): { name: string; body: Record<string, unknown> }[] {
+  const indexSettings = { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas };
   const template = (name: string, mappings: Mapping, extra: Record<string, string> = {}) => ({
     name,
     body: { index_patterns: [name], priority: 100, template: { settings: { ...indexSettings, ...extra }, mappings } },
