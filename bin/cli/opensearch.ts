@@ -60,3 +60,23 @@ export function openSearchEnv(connection: OpenSearchConnection, indexPrefix: str
     ...(connection.region ? { AWS_REGION: connection.region } : {}),
   };
 }
+
+/**
+ * A cluster you run gets the service's index templates before anything is written (the seed, the
+ * ingest CLI, npm start), with the replicas its data nodes call for now (and existing indices
+ * raised to them): the stack's custom resource does this for an AWS domain, whose templates are left
+ * alone here.
+ */
+export async function prepareCluster(client: Client, connection: OpenSearchConnection, indexPrefix: string): Promise<void> {
+  if (connection.auth === 'none') await ensureIndexTemplates(client, indexPrefix, await settingsForCluster(client));
+}
+
+/** Runs `work` with a client of the connection's, closed afterwards. */
+export async function withClient<T>(connection: OpenSearchConnection, indexPrefix: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}

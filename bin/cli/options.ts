@@ -8,7 +8,10 @@ import { InvalidArgumentError, Option } from 'commander';
 export const cliOptions = {
   dataDir: (fallback = process.env.DATA_DIR ?? '.data') =>
     new Option('--data-dir <path>', 'local data folder: DuckDB, the location table, the development key (env DATA_DIR)').default(fallback),
-  opensearchUrl: () => new Option('--opensearch-url <url>', 'an OpenSearch cluster you run, e.g. http://localhost:9200').argParser(httpUrl).conflicts('domain'),
+  opensearchUrl: () =>
+    new Option('--opensearch-url <url>', 'an OpenSearch cluster you run, e.g. http://localhost:9200; repeat it or give a comma-separated list for several of its nodes (a request fails over to the next)')
+      .argParser(httpUrls)
+      .conflicts('domain'),
   domain: () =>
     new Option('--domain <name>', 'an Amazon OpenSearch Service domain: its endpoint from DescribeDomain, requests signed with SigV4').conflicts('opensearchUrl'),
   indexPrefix: (fallback = process.env.OPENSEARCH_INDEX_PREFIX ?? '') =>
@@ -27,6 +30,7 @@ export interface DataDirFlags {
   readonly dataDir: string;
 }
 export interface OpenSearchCliFlags {
+  /** One URL, or several nodes' comma-separated. */
   readonly opensearchUrl?: string;
   readonly domain?: string;
   readonly region?: string;
@@ -44,6 +48,16 @@ export const wholeNumber = (min: number, max: number) => (value: string): number
   if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
   return n;
 };
+
+/**
+ * Node URLs, repeated or comma-separated, each an http(s) URL: kept as one comma-separated list in
+ * the order given, without repeats (OPENSEARCH_URL's form, functions/commons/clients/opensearch-client.ts).
+ */
+function httpUrls(value: string, previous: string | undefined): string {
+  const urls = [...(previous ?? '').split(','), ...value.split(',')].map((url) => url.trim()).filter((url) => url !== '');
+  if (urls.length === 0) throw new InvalidArgumentError('must be an http(s) URL');
+  return [...new Set(urls.map(httpUrl))].join(',');
+}
 
 function httpUrl(value: string): string {
   if (!/^https?:\/\/[^/\s]+/.test(value)) throw new InvalidArgumentError('must be an http(s) URL');

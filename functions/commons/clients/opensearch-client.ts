@@ -11,17 +11,39 @@ export function openSearchAuthOf(env: NodeJS.ProcessEnv): 'sigv4' | 'none' {
 }
 
 /**
+ * The node URLs of OPENSEARCH_URL: one (an AWS domain's endpoint, a single node) or several, comma
+ * separated (every node of a cluster you run: `npm start -- --opensearch-url a,b,c`).
+ */
+export function openSearchNodes(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+}
+
+/**
+ * Attempts after the first: one on a single URL (a connection reset); with several nodes, one on
+ * each other node. The client's pool (opensearch-js 3, lib/Transport.js and lib/pool/ConnectionPool.js)
+ * round-robins over the nodes it holds alive; a connection error, a timeout, or a 502/503/504 marks
+ * that node dead (skipped until its resurrect timeout, 60 s doubling per failure, passes and a ping
+ * answers) and retries the request on the next alive node while attempts remain. No sniffing: the
+ * nodes named are the nodes used (an AWS domain's endpoint is a load balancer, sniffing there finds
+ * addresses the caller cannot reach).
+ */
+export const retriesFor = (nodes: number): number => Math.max(1, nodes - 1);
+
+/**
  * A client for the domain. In AWS every request is signed with SigV4 (service `es`) using the
  * function's role from the default credential chain (cached and refreshed by the provider).
  * Synchronous, for the CLIs and tests; the functions reach it through `reportEngine()` in ./engine
  * (or `import()` it), so that the client is loaded on first use, not at start.
  */
 export function createOpenSearchClient(env: NodeJS.ProcessEnv): Client {
-  const node = env[ENV.openSearchUrl];
-  if (!node) throw new Error('OPENSEARCH_URL is not set');
+  const nodes = openSearchNodes(env[ENV.openSearchUrl]);
+  if (nodes.length === 0) throw new Error('OPENSEARCH_URL is not set');
   const region = env.AWS_REGION;
   const auth = openSearchAuthOf(env);
-  const common = { node, requestTimeout: 25_000, maxRetries: 1 };
+  const common = { nodes, requestTimeout: 25_000, maxRetries: retriesFor(nodes.length) };
   if (auth !== 'sigv4') return new Client(common);
   if (!region) throw new Error('OPENSEARCH_AUTH=sigv4 needs AWS_REGION');
   const credentials = defaultProvider();

@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOpenSearchClient } from '#commons/clients/opensearch-client';
+import { Command } from 'commander';
+import { createOpenSearchClient, openSearchNodes } from '#commons/clients/opensearch-client';
+import { cliOptions } from '../../../bin/cli/options';
 
 /** What the client really sends: captured by a loopback HTTP server. */
 async function captureRequest(env: NodeJS.ProcessEnv): Promise<IncomingHttpHeaders> {
@@ -41,5 +43,45 @@ describe('the OpenSearch client of the functions', () => {
 
   test('refuses SigV4 without a region rather than signing for a wrong one', () => {
     expect(() => createOpenSearchClient({ OPENSEARCH_URL: 'https://search.example', OPENSEARCH_AUTH: 'sigv4' })).toThrow('AWS_REGION');
+  });
+});
+
+/** A port nothing listens on: bound once by the system, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('several nodes (a cluster you run)', () => {
+  test('--opensearch-url repeated or comma-separated gives one list, in order, without repeats', () => {
+    const parse = (...args: string[]) => new Command().exitOverride().addOption(cliOptions.opensearchUrl()).parse(args, { from: 'user' }).opts().opensearchUrl;
+    expect(parse('--opensearch-url', 'http://a:9200/')).toBe('http://a:9200');
+    expect(parse('--opensearch-url', 'http://a:9200,http://b:9200', '--opensearch-url', 'http://c:9200', '--opensearch-url', 'http://a:9200')).toBe('http://a:9200,http://b:9200,http://c:9200');
+    expect(() => parse('--opensearch-url', 'http://a:9200,b:9200')).toThrow('must be an http(s) URL');
+    expect(openSearchNodes('http://a:9200, http://b:9200,')).toEqual(['http://a:9200', 'http://b:9200']);
+  });
+
+  test('a request to a node that is down is retried on the next one', async () => {
+    // Two nodes down, one up: each of six searches lands on the live node (the dead ones are
+    // marked dead on their first refusal and skipped after).
+    let answered = 0;
+    const server = createServer((_req, res) => {
+      answered++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"took":1,"hits":{"hits":[]}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const live = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const [down1, down2] = [await closedPort(), await closedPort()];
+    const client = createOpenSearchClient({ OPENSEARCH_AUTH: 'none', OPENSEARCH_URL: `http://127.0.0.1:${down1},http://127.0.0.1:${down2},${live}` });
+    try {
+      for (let i = 0; i < 6; i++) await client.search({ index: 'x', body: { size: 0 } });
+      expect(answered).toBe(6);
+    } finally {
+      await client.close();
+      server.close();
+    }
   });
 });
