@@ -1,23 +1,67 @@
 import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
+import type { Browser } from 'playwright-core';
 import { startLocalService } from '../bin/dev/local-service';
 import { chromiumPath, launchChromium, noChromium } from '../bin/dev/chromium';
 import { buildExplorer } from '../web/build';
+import { manySites } from './overview-data';
 import { machine, median } from './stats';
 
 /**
- * `npm run bench -- explorer` (issue 25): the explorer's bundle sizes, and on `npm start`'s seeded data
- * in headless Chromium the dashboard's load (DOMContentLoaded), its first chart and all its panels, and
- * the builder's first chart from a link. The baseline, in the same run: the API requests the page made,
- * sent again from Node in parallel (what any client pays), so "page ÷ API" is the page's own cost.
+ * `npm run bench -- explorer` (issues 25 and 34): the explorer's bundle sizes; on `npm start`'s seeded
+ * data in headless Chromium the dashboard's load (DOMContentLoaded), its first chart and all its
+ * panels, the builder's first chart from a link, and what the dashboard asks (requests and bytes);
+ * then every site at a glance over 500 locations: the overview answer against the per-location calls
+ * it replaces, and the table drawn after the answer arrives. Baselines in the same run: the API
+ * requests the page made, sent again from Node in parallel (what any client pays).
  */
 const RUNS = 9;
+const SITES = 500;
+const EVENTS_PER_SITE_AND_DAY = 60;
 
 interface Timing {
   readonly loaded: number;
   readonly firstChart: number;
   readonly done: number;
 }
+
+interface Call {
+  readonly url: string;
+  readonly method: string;
+  readonly body: string | null;
+  readonly headers: Record<string, string>;
+}
+
+/** Every request a page made until it was ready and the network idle: by kind, and the bytes both ways (headers and bodies as sent). */
+export interface Traffic {
+  readonly requests: number;
+  readonly byKind: Record<string, number>;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+const DASHBOARD_READY = `['dash-occupancy','dash-entries','dash-week','dash-busiest'].every((id) => !document.getElementById(id).hasAttribute('aria-busy') && ((document.getElementById(id).querySelector('.panel-status')?.textContent ?? '') !== '' || document.getElementById(id).querySelector('.empty')))`;
+
+/** What the dashboard at `url` asks, counted by Chromium; `url` may be another build's server (the figures before a change). */
+export async function pageTraffic(browser: Browser, url: string, ready = DASHBOARD_READY): Promise<Traffic> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  const page = await context.newPage();
+  const sizes: Promise<{ kind: string; in: number; out: number }>[] = [];
+  page.on('requestfinished', (r) =>
+    sizes.push(r.sizes().then((s) => ({ kind: r.resourceType(), in: s.responseHeadersSize + s.responseBodySize, out: s.requestHeadersSize + s.requestBodySize }))),
+  );
+  await page.goto(url);
+  await page.waitForFunction(ready);
+  await page.waitForLoadState('networkidle');
+  const all = await Promise.all(sizes);
+  await context.close();
+  const byKind: Record<string, number> = {};
+  for (const s of all) byKind[s.kind] = (byKind[s.kind] ?? 0) + 1;
+  return { requests: all.length, byKind, bytesIn: all.reduce((a, s) => a + s.in, 0), bytesOut: all.reduce((a, s) => a + s.out, 0) };
+}
+
+export const describeTraffic = (t: Traffic): string =>
+  `${t.requests} requests (${Object.entries(t.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}), ${(t.bytesIn / 1000).toFixed(1)} kB in, ${(t.bytesOut / 1000).toFixed(1)} kB out`;
 
 export async function benchExplorer(): Promise<void> {
   const sizes = buildExplorer()
@@ -26,14 +70,24 @@ export async function benchExplorer(): Promise<void> {
   console.log(`bundle: ${sizes.join('; ')}`);
   const executablePath = chromiumPath();
   if (!executablePath) return console.log(`explorer timing skipped: ${noChromium()}`);
-  const before = loadavg()[0]?.toFixed(1);
-  const [service, browser] = await Promise.all([startLocalService(), launchChromium(executablePath)]);
+  const browser = await launchChromium(executablePath);
   try {
-    const measure = async (query: string, ready: string): Promise<{ timing: Timing; calls: { url: string; method: string; body: string | null; headers: Record<string, string> }[] }> => {
+    await benchPages(browser);
+    await benchOverview(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+async function benchPages(browser: Browser): Promise<void> {
+  const before = loadavg()[0]?.toFixed(1);
+  const service = await startLocalService();
+  try {
+    const measure = async (query: string, ready: string): Promise<{ timing: Timing; calls: Call[] }> => {
       // bypassCSP: the readiness checks are page code given as text (the page's CSP refuses eval).
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
       const page = await context.newPage();
-      const calls: { url: string; method: string; body: string | null; headers: Record<string, string> }[] = [];
+      const calls: Call[] = [];
       page.on('request', (r) => {
         if (r.resourceType() === 'fetch') calls.push({ url: r.url(), method: r.method(), body: r.postData(), headers: r.headers() });
       });
@@ -48,13 +102,8 @@ export async function benchExplorer(): Promise<void> {
       await context.close();
       return { timing, calls };
     };
-    const replay = async (calls: { url: string; method: string; body: string | null; headers: Record<string, string> }[]) => {
-      const start = performance.now();
-      await Promise.all(calls.map((c) => fetch(c.url, { method: c.method, headers: c.headers, body: c.body ?? undefined }).then((r) => r.arrayBuffer())));
-      return performance.now() - start;
-    };
     const pages = {
-      dashboard: ['?view=dashboard&location=berlin-mall', `['dash-occupancy','dash-entries','dash-week','dash-busiest'].every((id) => !document.getElementById(id).hasAttribute('aria-busy') && (document.getElementById(id).querySelector('.panel-status')?.textContent ?? '') !== '')`],
+      dashboard: ['?view=dashboard&location=berlin-mall', DASHBOARD_READY],
       'builder from a link': ['?view=report&locations=berlin-mall&source=movementEvents&preset=last7&tz=Europe%2FBerlin&overTime=1&interval=1h&by=label', `document.querySelector('#table tbody tr') !== null`],
     } as const;
     for (const [name, [query, ready]] of Object.entries(pages)) {
@@ -72,9 +121,84 @@ export async function benchExplorer(): Promise<void> {
         `${name}: DOMContentLoaded ${m('loaded').toFixed(0)} ms, first chart ${m('firstChart').toFixed(0)} ms, all drawn ${m('done').toFixed(0)} ms; its API calls from Node in parallel ${apiMs.toFixed(0)} ms; (all drawn − loaded) ÷ API ${((m('done') - m('loaded')) / apiMs).toFixed(2)}×`,
       );
     }
+    console.log(`dashboard traffic: ${describeTraffic(await pageTraffic(browser, `${service.url}/?view=dashboard&location=berlin-mall`))}`);
     console.log(`median of ${RUNS} fresh tabs after one warm-up; ${await machine()}; load average ${before} before, ${loadavg()[0]?.toFixed(1)} after`);
   } finally {
-    await browser.close();
     await service.stop();
+  }
+}
+
+async function replay(calls: readonly Call[], concurrency = calls.length): Promise<number> {
+  const start = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < calls.length) {
+      const c = calls[next++]!;
+      await fetch(c.url, { method: c.method, headers: c.headers, body: c.body ?? undefined }).then((r) => r.arrayBuffer());
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, calls.length)) }, worker));
+  return performance.now() - start;
+}
+
+/**
+ * Every site at a glance over 500 locations in ten zones: `GET /insights/overview` against what a
+ * page without it would ask per location (its live answer and one report of today's and last week's
+ * counts so far: 1,000 requests, six at a time as a browser sends them to one host), alternating,
+ * median of 5; then the page (`?view=sites`) in Chromium: its requests, and the time from the answer's
+ * arrival to the table drawn (the frame after it was laid out), median of 5 fresh tabs.
+ */
+async function benchOverview(browser: Browser): Promise<void> {
+  const before = loadavg()[0]?.toFixed(1);
+  const sites = await manySites(SITES, EVENTS_PER_SITE_AND_DAY);
+  try {
+    const { url, token } = sites.service;
+    const auth = { authorization: `Bearer ${token}` };
+    const overviewCall: Call = { url: `${url}/insights/overview`, method: 'GET', body: null, headers: auth };
+    const perLocation = (): Call[] => {
+      const now = new Date().toISOString();
+      const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
+      const weekAgo = new Date(Date.now() - 8 * 86_400_000).toISOString();
+      const range = (from: string, to: string) => ({ type: 'range', field: 'timestamp', from, to });
+      return sites.ids.flatMap((id) => [
+        { url: `${url}/locations/${id}/insights/live?filter=occupancy`, method: 'GET', body: null, headers: auth },
+        {
+          url: `${url}/reports:query`,
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ source: 'movementEvents', locationIds: [id], filters: [range(weekAgo, now)], aggregations: [{ type: 'filters', filters: { today: range(dayAgo, now), lastWeek: range(weekAgo, dayAgo) } }] }),
+        },
+      ]);
+    };
+    await replay([overviewCall]);
+    await replay(perLocation(), 6);
+    const one: number[] = [];
+    const many: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      one.push(await replay([overviewCall]));
+      many.push(await replay(perLocation(), 6));
+    }
+    const bytes = (await (await fetch(overviewCall.url, { headers: { ...auth, 'accept-encoding': 'br' } })).arrayBuffer()).byteLength;
+    console.log(
+      `overview of ${SITES} sites (${sites.events.toLocaleString('en')} events): GET /insights/overview ${median(one).toFixed(0)} ms (1 request, ${(bytes / 1000).toFixed(1)} kB br); ` +
+        `per location, live + a report each, 6 at a time: ${median(many).toFixed(0)} ms (${perLocation().length} requests); ratio ${(median(many) / median(one)).toFixed(1)}×`,
+    );
+    const drawn: number[] = [];
+    let traffic: Traffic | undefined;
+    for (let i = 0; i < 6; i++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(`${url}/?view=sites`);
+      await page.waitForFunction(`document.getElementById('sites-table').dataset.drawnMs !== undefined`);
+      const rows = (await page.evaluate(`document.querySelectorAll('#sites-table tbody tr').length`)) as number;
+      if (rows !== SITES) throw new Error(`the overview drew ${rows} rows, not ${SITES}`);
+      if (i > 0) drawn.push(Number(await page.evaluate(`document.getElementById('sites-table').dataset.drawnMs`)));
+      await context.close();
+    }
+    traffic = await pageTraffic(browser, `${url}/?view=sites`, `document.getElementById('sites-table').dataset.drawnMs !== undefined`);
+    console.log(`overview page: ${SITES} rows drawn ${median(drawn).toFixed(0)} ms after the answer arrived (median of 5, goal ≤ 500 ms); ${describeTraffic(traffic)}`);
+    console.log(`${await machine()}; load average ${before} before, ${loadavg()[0]?.toFixed(1)} after`);
+  } finally {
+    await sites.stop();
   }
 }

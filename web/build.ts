@@ -20,7 +20,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 
 /**
  * Builds the report explorer with esbuild: web/src/main.ts (and the CSS it imports) bundled and minified
- * into `/assets/explorer-<hash>.js` and `.css` with source maps, and index.html pointing at them. In
+ * into `/assets/explorer-<hash>.js` and `.css` with source maps, the sign-in code into a chunk loaded
+ * only where the page signs people in, and index.html pointing at the entry. In
  * memory and synchronous (about 0.1 s), so `npm start` builds it at every start and the CDK construct
  * builds it during synth; nothing built is kept in the repository.
  */
@@ -34,6 +35,9 @@ export function buildExplorer(): ExplorerFile[] {
     minify: true,
     sourcemap: 'linked',
     entryNames: 'assets/[name]-[hash]',
+    // The sign-in (auth.ts and oauth4webapi) is imported only where the page signs people in: a chunk of its own.
+    splitting: true,
+    chunkNames: 'assets/[name]-[hash]',
     outdir,
     write: false,
     legalComments: 'linked',
@@ -44,7 +48,7 @@ export function buildExplorer(): ExplorerFile[] {
     contentType: CONTENT_TYPES[extname(f.path)] ?? 'application/octet-stream',
     body: f.contents,
   }));
-  const find = (ext: string) => assets.find((a) => a.path.endsWith(ext))?.path;
+  const find = (ext: string) => assets.find((a) => a.path.startsWith('/assets/explorer-') && a.path.endsWith(ext))?.path;
   const tags = [`<link rel="stylesheet" href="${find('.css')}">`, `<script type="module" src="${find('.js')}"></script>`].join('\n  ');
   const html = readFileSync(join(SOURCE, 'index.html'), 'utf8').replace('<!-- assets -->', tags);
   return [{ path: '/index.html', contentType: CONTENT_TYPES['.html'] as string, body: new TextEncoder().encode(html) }, ...assets];

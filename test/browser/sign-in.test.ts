@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -7,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumPath, launchChromium, noChromium } from '../../bin/dev/chromium';
 import { type LocalService, startLocalService } from '../../bin/dev/local-service';
 import { LOCAL_ORGANIZATION_ID } from '../../bin/local/config';
+import { axeViolations } from './support/explorer-page';
 
 /**
  * Signing in to the explorer end to end: a real OpenID Connect provider on this machine
@@ -87,16 +87,6 @@ async function runReport(page: Page): Promise<void> {
   await page.waitForFunction(() => /^Answered in/.test(document.querySelector('#result-status')?.textContent ?? ''));
 }
 
-/** axe-core's WCAG 2.2 AA and best-practice rules on the page as it is. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-    });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
 
 const session = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('lrs-session') ?? 'null') as { idToken: string; refreshToken?: string } | null);
 const locationIds = (page: Page) => page.$$eval('#location-list input', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));

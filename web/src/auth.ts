@@ -1,6 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import './auth.css';
-import { readSignInConfig, SIGN_IN_CONFIG_PATH, type SignInConfig } from './model/sign-in-config';
+import type { SignInConfig } from './model/sign-in-config';
 import { displayName, forget, forgetPending, readPending, readSession, renewDelayMs, type Session, writePending, writeSession } from './model/session';
 
 /**
@@ -45,15 +44,6 @@ function requestOptions(issuer: URL): { [oauth.allowInsecureRequests]?: boolean 
   return loopback ? { [oauth.allowInsecureRequests]: true } : {};
 }
 
-async function loadConfig(): Promise<SignInConfig | undefined> {
-  const response = await fetch(SIGN_IN_CONFIG_PATH, { headers: { accept: 'application/json' } });
-  if (response.status === 404 || response.status === 403) return undefined; // S3 through CloudFront answers 403 for a missing object
-  if (!response.ok) throw new Error(`${SIGN_IN_CONFIG_PATH} answered ${response.status}`);
-  const config = readSignInConfig(await response.json().catch(() => undefined));
-  if (typeof config === 'string') throw new Error(`${SIGN_IN_CONFIG_PATH} ${config}`);
-  return config;
-}
-
 /** The account bar in the page's header: who is signed in, and the buttons. */
 function accountBar() {
   const bar = document.createElement('div');
@@ -85,12 +75,11 @@ function accountBar() {
 }
 
 /**
- * Starts the page's sign-in: false when the page has no sign-in settings (the local development
- * token, or a deployment that trusts another issuer); the hooks say when the session begins and ends.
+ * Starts the page's sign-in with the settings found beside the page (./sign-in-probe.ts loads them,
+ * and this module only then: a page that signs no one in never loads it); the hooks say when the
+ * session begins and ends.
  */
-export async function startSignIn(hooks: SignInHooks): Promise<boolean> {
-  const config = await loadConfig();
-  if (!config) return false;
+export async function startSignIn(config: SignInConfig, hooks: SignInHooks): Promise<void> {
   const issuer = new URL(config.issuer);
   const options = requestOptions(issuer);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }));
@@ -155,7 +144,6 @@ export async function startSignIn(hooks: SignInHooks): Promise<boolean> {
   }
   if (session) hooks.onSignedIn();
   else if (!ended) end('Sign in to see your organization’s data.');
-  return true;
 }
 
 /** To the provider's sign-in page, with a fresh state, nonce and PKCE verifier kept for the way back. */

@@ -2,8 +2,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Answer, NamedNumbersAnswer, TimeSeriesAnswer } from './model/answer';
 import { stack } from './model/answer';
-import { colorOf, dashOf } from './model/palette';
-import { formatLocal } from './model/time';
+import { axisLabel, dateTime } from './model/clock';
+import { colorOf, seriesStyles } from './model/palette';
 
 export type ChartKind = 'lines' | 'stacked';
 
@@ -13,9 +13,16 @@ export interface ChartOptions {
   readonly formatNumber: (n: number) => string;
 }
 
+/** A legend entry: a series' name and how it is drawn. */
+export interface LegendEntry {
+  readonly name: string;
+  readonly color: string;
+  readonly dash?: readonly number[];
+}
+
 export interface Chart {
   /** The series drawn, with their colours (for an exported image). */
-  readonly legend: readonly { readonly name: string; readonly color: string }[];
+  readonly legend: readonly LegendEntry[];
   destroy(): void;
 }
 
@@ -33,7 +40,9 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
   area.cursor.textContent = '';
   const spec = answer.kind === 'timeSeries' ? timeSeriesSpec(answer, options) : namedNumbersSpec(answer, options);
   const width = Math.max(240, area.chart.clientWidth);
-  const plot = new uPlot({ ...spec.options, width, height: chartHeight(width), legend: { show: false } }, spec.data, area.chart);
+  // What the y axis starts at, as uPlot laid it out at each drawing: counts start at zero (the browser tests read it).
+  const drawn = (u: uPlot) => void (area.chart.dataset.yMin = String(u.scales.y?.min));
+  const plot = new uPlot({ ...spec.options, width, height: chartHeight(width), legend: { show: false }, hooks: { draw: [drawn] } }, spec.data, area.chart);
   area.chart.setAttribute('aria-label', spec.label);
 
   const shown = spec.legend.map(() => true);
@@ -84,10 +93,27 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
 
 const chartHeight = (width: number): number => (width < 480 ? 240 : 320);
 
+/**
+ * The y range: always from zero (or from below it, for negative values, up to zero), so that a bar's
+ * or a line's height is its value and a change of 3% never looks like a collapse; the top a round
+ * number above the largest value.
+ */
+export function zeroBasedRange(min: number | null, max: number | null): [number, number] {
+  const nice = (v: number) => {
+    const p = 10 ** Math.floor(Math.log10(v));
+    return (Math.ceil((v * 1.05) / p * 2) / 2) * p;
+  };
+  const lo = min !== null && min < 0 ? -nice(-min) : 0;
+  const hi = max !== null && max > 0 ? nice(max) : lo < 0 ? 0 : 1;
+  return [lo, hi];
+}
+
+const Y_SCALE: uPlot.Scale = { range: (_u, min, max) => zeroBasedRange(min, max) };
+
 interface Spec {
   readonly options: Omit<uPlot.Options, 'width' | 'height'>;
   readonly data: uPlot.AlignedData;
-  readonly legend: readonly { readonly name: string; readonly color: string }[];
+  readonly legend: readonly LegendEntry[];
   readonly label: string;
   /** The cursor line: which bucket or name the cursor is on. */
   describe(idx: number): string;
@@ -102,29 +128,32 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
   const values = stacked ? stack(answer.series) : answer.series.map((s) => [...s.values]);
   const bars = uPlot.paths.bars!({ size: [0.8, 48], align: 0 });
   const step = answer.times.length > 1 ? ((answer.times[1] as number) - (answer.times[0] as number)) / 1000 : 3600;
+  const styles = seriesStyles(answer.series);
   const series: uPlot.Series[] = answer.series.map((s, i) => ({
     label: s.name,
-    stroke: colorOf(i),
+    stroke: styles[i]!.color,
     width: stacked ? 0 : 2,
-    ...(stacked ? { fill: colorOf(i), paths: bars, points: { show: false } } : { points: { show: answer.times.length <= 60 } }),
-    ...(dashOf(i) && !stacked ? { dash: dashOf(i) } : {}),
+    ...(stacked ? { fill: styles[i]!.color, paths: bars, points: { show: false } } : { points: { show: answer.times.length <= 60 } }),
+    ...(styles[i]!.dash && !stacked ? { dash: [...styles[i]!.dash!] } : {}),
     spanGaps: false,
   }));
   const format = (v: number | null | undefined) => (v === null || v === undefined ? '–' : options.formatNumber(v));
+  const zone = options.timeZone;
   return {
     options: {
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), options.timeZone),
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
       // Bars need half a bucket of room at both ends, or the first and last are cut in half.
-      scales: { x: stacked ? { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } : { time: true } },
+      scales: { x: stacked ? { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } : { time: true }, y: Y_SCALE },
       series: [{}, ...series],
       bands: stacked ? answer.series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : [],
-      axes: [{ ...AXIS }, { ...AXIS, size: 60 }],
+      // Ticks in the zone of the data and the reader's own way of writing dates (uPlot's own labels are American).
+      axes: [{ ...AXIS, size: 50, values: (_u, splits, _axis, _space, incr) => splits.map((t, i) => axisLabel(t * 1000, incr, i === 0, zone)) }, { ...AXIS, size: 60 }],
       cursor: { points: { show: !stacked } },
     },
     data: [answer.times.map((t) => t / 1000), ...values],
-    legend: answer.series.map((s, i) => ({ name: s.name, color: colorOf(i) })),
-    label: `${stacked ? 'Stacked bar' : 'Line'} chart of ${answer.series.length} series over ${answer.times.length} points in time (${options.timeZone}); the table below lists the values.`,
-    describe: (idx) => `${formatLocal(answer.times[idx] as number, options.timeZone)} (${options.timeZone})`,
+    legend: answer.series.map((s, i) => ({ name: s.name, ...styles[i]! })),
+    label: `${stacked ? 'Stacked bar' : 'Line'} chart of ${answer.series.length} series over ${answer.times.length} points in time (${zone}), from zero; the table below lists the values.`,
+    describe: (idx) => `${dateTime(answer.times[idx] as number, zone)} (${zone})`,
     valueAt: (i, idx) => format(answer.series[i]?.values[idx]),
     ...(stacked
       ? {
@@ -142,7 +171,7 @@ function namedNumbersSpec(answer: NamedNumbersAnswer, options: ChartOptions): Sp
   const slanted = names.length > 4;
   return {
     options: {
-      scales: { x: { time: false, range: [-0.5, Math.max(0.5, names.length - 0.5)] } },
+      scales: { x: { time: false, range: [-0.5, Math.max(0.5, names.length - 0.5)] }, y: Y_SCALE },
       series: [{}, { label: 'value', stroke: colorOf(0), fill: colorOf(0), width: 0, paths: uPlot.paths.bars!({ size: [0.7, 96], align: 0 }), points: { show: false } }],
       axes: [
         {
@@ -168,14 +197,16 @@ function namedNumbersSpec(answer: NamedNumbersAnswer, options: ChartOptions): Sp
 const shorten = (s: string): string => (s.length > 18 ? `${s.slice(0, 17)}…` : s);
 
 /** One legend entry: a button that shows or hides its series; returns a setter for its value. */
-function legendItem(list: HTMLElement, entry: { name: string; color: string }, toggle: () => boolean): (value: string) => void {
+function legendItem(list: HTMLElement, entry: LegendEntry, toggle: () => boolean): (value: string) => void {
   const item = document.createElement('li');
   const button = document.createElement('button');
   button.type = 'button';
   button.setAttribute('aria-pressed', 'true');
   const swatch = document.createElement('span');
-  swatch.className = 'swatch';
-  swatch.style.background = entry.color;
+  swatch.className = entry.dash ? 'swatch dashed' : 'swatch';
+  // A dashed series has a dashed swatch (a border in its colour), a solid one a solid bar.
+  if (entry.dash) swatch.style.borderTopColor = entry.color;
+  else swatch.style.background = entry.color;
   const name = document.createElement('span');
   name.className = 'name';
   name.textContent = entry.name;

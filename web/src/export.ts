@@ -15,7 +15,7 @@ export function downloadBlob(blob: Blob, name: string): void {
  * A chart as a PNG: its title, the canvas uPlot drew (on white: the canvas itself is transparent) and
  * the legend's names in their colours below, at the canvas's own resolution.
  */
-export async function chartPng(chart: HTMLElement, legend: readonly { name: string; color: string }[], title: string): Promise<Blob> {
+export async function chartPng(chart: HTMLElement, legend: readonly { name: string; color: string; dash?: readonly number[] }[], title: string): Promise<Blob> {
   const source = chart.querySelector('canvas');
   if (!source) throw new Error('no chart drawn');
   const scale = source.width / Math.max(1, source.getBoundingClientRect().width);
@@ -34,8 +34,15 @@ export async function chartPng(chart: HTMLElement, legend: readonly { name: stri
   legend.forEach((entry, i) => {
     const x = 8 * scale + (i % 4) * (out.width / 4);
     const y = source.height + line + Math.floor(i / 4) * line + line * 0.7;
-    g.fillStyle = entry.color;
-    g.fillRect(x, y - line * 0.35, 18 * scale, 4 * scale);
+    // The swatch is drawn as the series is: solid, or dashed in the same colour.
+    g.strokeStyle = entry.color;
+    g.lineWidth = 3 * scale;
+    g.setLineDash((entry.dash ?? []).map((d) => d * scale * 0.6));
+    g.beginPath();
+    g.moveTo(x, y - line * 0.3);
+    g.lineTo(x + 18 * scale, y - line * 0.3);
+    g.stroke();
+    g.setLineDash([]);
     g.fillStyle = '#1a1a1a';
     g.fillText(entry.name, x + 24 * scale, y);
   });

@@ -1,8 +1,9 @@
 import { type ExplorerApi, ProblemError, refreshDelayMs } from './model/api';
+import { clockTimeIn } from './model/clock';
 
 export interface LivePanel {
-  /** Shows a location's occupancy now and keeps it current. */
-  show(locationId: string): void;
+  /** Shows a location's occupancy now and keeps it current; clock times on the location's clock (`zone`), named. */
+  show(locationId: string, zone: string): void;
 }
 
 /** After a failed call, try again this much later. */
@@ -15,6 +16,8 @@ const RETRY_MS = 60_000;
  */
 export function livePanel(api: ExplorerApi, el: { body: HTMLElement; status: HTMLElement }, now = () => Date.now()): LivePanel {
   let current: string | undefined;
+  let zone = 'UTC';
+  const clock = (t: number) => clockTimeIn(t, zone);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let generation = 0;
 
@@ -68,11 +71,10 @@ export function livePanel(api: ExplorerApi, el: { body: HTMLElement; status: HTM
   });
 
   return {
-    show(locationId) {
+    show(locationId, timeZone) {
       current = locationId;
+      zone = timeZone;
       void load();
     },
   };
 }
-
-const clock = (t: number): string => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });

@@ -1,7 +1,6 @@
 import type { Collection } from '#shared/documents/fields';
 import './explorer.css';
 import { type Chart, type ChartKind, drawChart } from './chart';
-import { sessionToken, startSignIn } from './auth';
 import { checkedLocations, clearErrors, controls, fillCollectionChoices, fillLocations, initControls, readForm, showProblem } from './form';
 import { livePanel } from './live';
 import { type Answer, readAnswer } from './model/answer';
@@ -16,7 +15,9 @@ import { showSource } from './source-note';
 import { emptyReason, failureNote, withoutFuture } from './model/honest';
 import { chartPng, downloadBlob } from './export';
 import { startDashboard } from './dashboard/dashboard';
-import { showView } from './view';
+import { startSites } from './dashboard/sites';
+import { findSignIn } from './sign-in-probe';
+import { showView, type View, viewInUrl } from './view';
 import { applyPreset, applyReport, chosenPreset, copyLink, currentReport, initPresets, leavePreset, pushReport, reportInUrl } from './share';
 
 const TOKEN_KEY = 'lrs-explorer-token';
@@ -40,10 +41,17 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-let view = showView();
-let dashboardStarted = false;
+/** The page's view; the bare address shows every site until the locations say the caller has only one. */
+const resolveView = (count = 2): View => {
+  const named = viewInUrl();
+  return named === 'home' ? (count === 1 ? 'dashboard' : 'sites') : named;
+};
+let view = showView(resolveView());
+const started = new Set<View>();
 
-const api = new ExplorerApi(async () => (await sessionToken()) || controls.token.value);
+/** The sign-in code, loaded only where the page signs people in (sign-in-probe.ts). */
+let auth: typeof import('./auth') | undefined;
+const api = new ExplorerApi(async () => (auth ? await auth.sessionToken() : '') || controls.token.value);
 const live = livePanel(api, { body: byId('live-body'), status: byId('live-status') });
 const liveLocation = byId('live-location') as HTMLSelectElement;
 
@@ -232,7 +240,7 @@ function defaultRange(): void {
 }
 
 async function loadLocations(): Promise<void> {
-  view = showView(); // the sign-in puts back the address it started from
+  view = showView(resolveView()); // the sign-in puts back the address it started from
   clearErrors();
   try {
     const locations = await api.locations();
@@ -241,7 +249,8 @@ async function loadLocations(): Promise<void> {
       ...locations.map((l) => {
         const o = document.createElement('option');
         o.value = l.id;
-        o.textContent = l.id;
+        o.textContent = (l as typeof l & { name?: string }).name || l.id;
+        o.dataset.timezone = l.timezone;
         return o;
       }),
     );
@@ -252,10 +261,10 @@ async function loadLocations(): Promise<void> {
     if (linked) applyReport(linked);
     refreshRequest();
     if (linked) void run({ push: false });
-    if (view === 'dashboard') {
-      if (!dashboardStarted) startDashboard(api, locations);
-      dashboardStarted = true;
-    } else if (locations[0]) live.show(locations[0].id);
+    view = showView(resolveView(locations.length));
+    if (view !== 'report' && !started.has(view)) (view === 'sites' ? startSites : startDashboard)(api, locations);
+    started.add(view);
+    if (view === 'report' && locations[0]) live.show(locations[0].id, locations[0].timezone);
   } catch (e) {
     controls.locationList.textContent = 'The locations could not be loaded.';
     failure(e);
@@ -310,7 +319,10 @@ function wire(): void {
     applyReport(linked);
     void run({ push: false });
   });
-  liveLocation.addEventListener('change', () => live.show(liveLocation.value));
+  liveLocation.addEventListener('change', () => {
+    const chosen = liveLocation.selectedOptions[0];
+    live.show(liveLocation.value, chosen?.dataset.timezone ?? 'UTC');
+  });
 }
 
 initControls();
@@ -325,8 +337,10 @@ void start();
 async function start(): Promise<void> {
   if (!document.querySelector<HTMLMetaElement>('meta[name="lrs-token"]')?.content) {
     try {
-      const signsIn = await startSignIn({ onSignedIn: () => void loadLocations(), onSignedOut: (message) => void (controls.locationList.textContent = message) });
-      if (signsIn) {
+      const config = await findSignIn();
+      if (config) {
+        auth = await import('./auth');
+        await auth.startSignIn(config, { onSignedIn: () => void loadLocations(), onSignedOut: (message) => void (controls.locationList.textContent = message) });
         controls.token.value = '';
         return void ((controls.token.closest('.field') as HTMLElement).hidden = true);
       }

@@ -1,21 +1,29 @@
-import { fromQuery, type PageState } from './model/url-state';
+import { fromQuery } from './model/url-state';
 
-/** The view the URL names (the dashboard unless `view=report`), shown and named in the header and title. */
-export function showView(): PageState['view'] {
-  const view = fromQuery(location.search).view;
-  const dashboard = view === 'dashboard';
-  (document.getElementById('dashboard-view') as HTMLElement).hidden = !dashboard;
-  (document.getElementById('report-view') as HTMLElement).hidden = dashboard;
-  const name = dashboard ? 'Dashboard' : 'Report builder';
-  (document.getElementById('page-h') as HTMLElement).textContent = name;
-  document.title = `${name} · Location and Reporting Service`;
-  for (const [id, current] of [['nav-dashboard', dashboard], ['nav-report', !dashboard]] as const) {
-    const link = document.getElementById(id) as HTMLElement;
-    if (current) link.setAttribute('aria-current', 'page');
+/** The views of the page; the bare address (home) becomes one of them once the locations are known. */
+export type View = 'sites' | 'dashboard' | 'report';
+
+const NAMES: Readonly<Record<View, string>> = { sites: 'Every site', dashboard: 'Dashboard', report: 'Report builder' };
+const SKIP: Readonly<Record<View, [string, string]>> = {
+  sites: ['#sites', 'Skip to the sites'],
+  dashboard: ['#dashboard-view', 'Skip to the dashboard'],
+  report: ['#result', 'Skip to the result'],
+};
+
+/** The view the URL names; `home` until main.ts resolves it (every site, or a caller's only one). */
+export const viewInUrl = (): View | 'home' => fromQuery(location.search).view;
+
+/** Shows one view, names it in the header and the title, and marks its link as the current page. */
+export function showView(view: View): View {
+  for (const v of Object.keys(NAMES) as View[]) {
+    (document.getElementById(`${v}-view`) as HTMLElement).hidden = v !== view;
+    const link = document.getElementById(`nav-${v}`) as HTMLElement;
+    if (v === view) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  (document.getElementById('page-h') as HTMLElement).textContent = NAMES[view];
+  document.title = `${NAMES[view]} · Location and Reporting Service`;
   const skip = document.getElementById('skip') as HTMLAnchorElement;
-  skip.href = dashboard ? '#dashboard-view' : '#result';
-  skip.textContent = dashboard ? 'Skip to the dashboard' : 'Skip to the result';
+  [skip.href, skip.textContent] = SKIP[view];
   return view;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumPath, launchChromium, noChromium } from '../../../bin/dev/chromium';
@@ -45,9 +45,14 @@ export const num = (text: string): number => Number(text.replace(/,/g, ''));
 
 /** Every page gets a fresh context; CSP violations and script errors fail the test that caused them. */
 export async function openPage(
-  options: { width?: number; height?: number; clock?: boolean; query?: string; wait?: boolean } = {},
+  options: { width?: number; height?: number; clock?: boolean; query?: string; wait?: boolean; locale?: string; timezoneId?: string } = {},
 ): Promise<{ page: Page; context: BrowserContext; problems: string[]; responses: { url: string; cacheControl: string }[] }> {
-  const context = await env.browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, locale: 'en-US', acceptDownloads: true });
+  const context = await env.browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    locale: options.locale ?? 'en-US',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+    acceptDownloads: true,
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   const responses: { url: string; cacheControl: string }[] = [];
@@ -63,10 +68,11 @@ export async function openPage(
   return { page, context, problems, responses };
 }
 
-export const shot = async (page: Page, name: string) => {
+/** Writes a screenshot for the docs when EXPLORER_SCREENSHOTS_DIR is set: the whole page, or (`fullPage: false`) what a screen shows first. */
+export const shot = async (page: Page, name: string, options: { fullPage?: boolean } = {}) => {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `explorer-${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SHOTS, `explorer-${name}.png`), fullPage: options.fullPage ?? true });
 };
 
 export const shownRequest = async (page: Page): Promise<Json> => JSON.parse((await page.textContent('#request-json')) as string) as Json;
@@ -121,3 +127,29 @@ export async function keyTo(page: Page, key: string): Promise<{ cursor: string; 
   return { cursor: (await page.textContent('#cursor')) as string, values: Object.fromEntries(items.map((i) => [i.name, num(i.value)])) };
 }
 
+
+/** The API's GET answer, as any client would ask it. */
+export const getJson = async <T = Json>(path: string): Promise<T> =>
+  (await (await fetch(`${env.service.url}${path}`, { headers: { authorization: `Bearer ${env.service.token}` } })).json()) as T;
+
+/** Every table of the visible view fits its box: nothing cut off, no sideways scrolling (details opened first). */
+export const clippedTables = async (page: Page): Promise<string[]> => {
+  await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  return page.$$eval('.table-wrap', (wraps) =>
+    wraps
+      .filter((w) => (w as HTMLElement).offsetParent !== null)
+      .filter((w) => w.scrollWidth > w.clientWidth + 1)
+      .map((w) => `${w.closest('section')?.id ?? '?'}: ${w.scrollWidth} > ${w.clientWidth}`),
+  );
+};
+
+/** axe-core's WCAG 2.2 AA and best-practice rules on the page as it is. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  return page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}

@@ -76,8 +76,8 @@ describe('a comparison answer', () => {
       series: [
         { name: 'car', values: [2, 0] },
         { name: 'bus', values: [0, 0] },
-        { name: 'previous car', values: [1, null], earlier: true },
-        { name: 'previous bus', values: [4, null], earlier: true },
+        { name: 'previous car', values: [1, null], earlier: true, pairOf: 0 },
+        { name: 'previous bus', values: [4, null], earlier: true, pairOf: 1 },
       ],
     });
   });

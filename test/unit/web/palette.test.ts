@@ -1,4 +1,4 @@
-import { PALETTE } from '../../../web/src/model/palette';
+import { EARLIER_DASH, PALETTE, REPEAT_DASH, seriesStyles } from '../../../web/src/model/palette';
 
 /** WCAG 2 relative luminance and contrast ratio (https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio). */
 const luminance = (hex: string): number => {
@@ -19,5 +19,19 @@ describe('the series colours', () => {
   test('each stands out at least 3:1 from the white chart background (WCAG 1.4.11) and no two are alike', () => {
     for (const color of PALETTE) expect({ color, ok: contrast(color, '#ffffff') >= 3 }).toEqual({ color, ok: true });
     expect(new Set(PALETTE).size).toBe(PALETTE.length);
+  });
+});
+
+describe('the style of each series', () => {
+  test('draws an earlier period in the colour of the series it is paired with, dashed; the others take the palette in order', () => {
+    const styles = seriesStyles([{}, {}, { earlier: true, pairOf: 0 }, { earlier: true, pairOf: 1 }]);
+    expect(styles).toEqual([{ color: PALETTE[0] }, { color: PALETTE[1] }, { color: PALETTE[0], dash: EARLIER_DASH }, { color: PALETTE[1], dash: EARLIER_DASH }]);
+  });
+
+  test('gives an earlier series without a partner a colour of its own, and dots the colours that come round again', () => {
+    const nine = Array.from({ length: 9 }, () => ({}));
+    const styles = seriesStyles([...nine, { earlier: true }]);
+    expect(styles[8]).toEqual({ color: PALETTE[0], dash: REPEAT_DASH });
+    expect(styles[9]).toEqual({ color: PALETTE[1], dash: EARLIER_DASH });
   });
 });

@@ -21,33 +21,36 @@ export function heatColors(share: number): { background: string; color: string }
   return { background: `rgb(${rgb.join(' ')})`, color: onBlack >= onWhite ? '#000' : '#fff' };
 }
 
-/** A weekday × hour grid as a table: a row per weekday, a column per hour, each cell shaded by its count, the count written in it. */
-export function drawHeatmap(table: HTMLTableElement, grid: readonly (readonly number[])[], caption: string): void {
+/**
+ * A weekday × hour grid as a table, each cell shaded by its count with the count written in it: a row
+ * per weekday and a column per hour, or (`byHour`, on a narrow screen, where 24 columns cannot fit)
+ * a row per hour and a column per weekday. The same cells either way.
+ */
+export function drawHeatmap(table: HTMLTableElement, grid: readonly (readonly number[])[], caption: string, byHour = false): void {
   table.classList.add('heat');
   const max = Math.max(1, ...grid.flat());
   (table.querySelector('caption') as HTMLElement).textContent = caption;
   const head = table.tHead as HTMLTableSectionElement;
   const body = table.tBodies[0] as HTMLTableSectionElement;
-  const th = (text: string, scope: string) => {
-    const cell = el('th', { textContent: text });
+  const th = (text: string, scope: string, title?: string) => {
+    const cell = el('th', { textContent: text, ...(title ? { title } : {}) });
     cell.scope = scope;
     return cell;
   };
-  head.replaceChildren(el('tr', {}, th('Day', 'col'), ...HOURS.map((h) => th(h.slice(0, 2), 'col'))));
-  body.replaceChildren(
-    ...grid.map((row, d) =>
-      el(
-        'tr',
-        {},
-        th(WEEKDAYS[d]!.slice(0, 1).toUpperCase() + WEEKDAYS[d]!.slice(1, 3), 'row'),
-        ...row.map((n, h) => {
-          const td = el('td', { textContent: formatNumber(n), title: `${WEEKDAYS[d]} ${HOURS[h]}: ${formatNumber(n)}` });
-          const { background, color } = heatColors(n / max);
-          td.style.background = background;
-          td.style.color = color;
-          return td;
-        }),
-      ),
-    ),
-  );
+  const day = (d: number) => WEEKDAYS[d]!.slice(0, 1).toUpperCase() + WEEKDAYS[d]!.slice(1, 3);
+  const cell = (d: number, h: number) => {
+    const n = grid[d]![h]!;
+    const td = el('td', { textContent: formatNumber(n), title: `${WEEKDAYS[d]} ${HOURS[h]}: ${formatNumber(n)}` });
+    const { background, color } = heatColors(n / max);
+    td.style.background = background;
+    td.style.color = color;
+    return td;
+  };
+  if (byHour) {
+    head.replaceChildren(el('tr', {}, th('Hour', 'col'), ...WEEKDAYS.map((_, d) => th(day(d).slice(0, 2), 'col', WEEKDAYS[d]))));
+    body.replaceChildren(...HOURS.map((h, k) => el('tr', {}, th(h, 'row'), ...WEEKDAYS.map((_, d) => cell(d, k)))));
+    return;
+  }
+  head.replaceChildren(el('tr', {}, th('Day', 'col'), ...HOURS.map((h) => th(h.slice(0, 2), 'col', h))));
+  body.replaceChildren(...grid.map((row, d) => el('tr', {}, th(day(d), 'row'), ...row.map((_, h) => cell(d, h)))));
 }

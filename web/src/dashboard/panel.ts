@@ -37,10 +37,16 @@ export class Panel {
     section.append(this.status, this.body, this.actions);
   }
 
+  /** A first load: nothing shown yet. A refresh keeps what is shown until the new answer replaces it. */
   loading(): void {
     this.clear();
     this.section.setAttribute('aria-busy', 'true');
     this.status.textContent = 'Loading…';
+  }
+
+  /** The panel shows an answer (drawn, or said why not). */
+  get answered(): boolean {
+    return !this.section.hasAttribute('aria-busy') && (this.status.textContent !== '' || this.body.querySelector('.empty') !== null);
   }
 
   clear(): void {
@@ -63,8 +69,12 @@ export class Panel {
     this.status.textContent = status;
   }
 
-  /** Draws a time series or named numbers with the builder's chart, and the table of its numbers below it. */
-  drawChart(answer: Answer, timeZone: string, label: string): void {
+  /**
+   * Draws a time series or named numbers with the builder's chart and, unless the panel has a table of
+   * its own (`table: false`), the same numbers as a table below it: one table, one toggle.
+   */
+  drawChart(answer: Answer, timeZone: string, label: string, options: { readonly table?: boolean; readonly formatTime?: (instant: number, zone: string) => string } = {}): void {
+    this.clear();
     const chart = el('div', { className: 'chart', tabIndex: 0 });
     chart.setAttribute('role', 'group');
     chart.setAttribute('aria-roledescription', 'chart');
@@ -75,12 +85,12 @@ export class Panel {
     legend.setAttribute('aria-label', `Series of ${label}`);
     this.body.append(chart, cursor, legend);
     this.chart = drawChart({ chart, legend, cursor }, answer, { kind: 'lines', timeZone, formatNumber });
-    this.appendTable((table) => drawTable(table, answer, timeZone, formatNumber), label);
+    if (options.table !== false) this.appendTable((table) => drawTable(table, answer, timeZone, formatNumber, options.formatTime), label);
     const drawn = this.chart;
     this.action(el('button', { type: 'button', className: 'secondary', textContent: 'Download PNG' }), () =>
       void chartPng(chart, drawn.legend, label).then((png) => downloadBlob(png, `${this.name}.png`)),
     );
-    this.csv(answerCsv(answer));
+    this.csv(answerCsv(answer, timeZone));
   }
 
   /** A table of the numbers, folded under the drawing. */

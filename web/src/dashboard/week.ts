@@ -1,45 +1,56 @@
-import type { WeekComparison } from '../model/dashboard';
+import type { Change, WeekComparison } from '../model/dashboard';
+import { clockTimeIn } from '../model/clock';
 import { el, formatNumber } from './panel';
 
 const signed = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
 const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' });
 
-/** The week-over-week table: a row per weekday, then the totals so far and their change. */
-export function drawWeekTable(table: HTMLTableElement, c: WeekComparison): void {
-  (table.querySelector('caption') as HTMLElement).textContent = 'Movement events per day, this week beside last week.';
-  const th = (text: string, scope: string) => {
-    const cell = el('th', { textContent: text });
-    cell.scope = scope;
-    return cell;
-  };
+/** A change in words: `+30 (+6.7%)`, the share left out when the base is 0. */
+export const changeText = (c: Change): string => `${signed(c.delta)}${c.share === undefined ? '' : ` (${percent.format(c.share)})`}`;
+
+/** A change in a table cell: the difference, and the share under it (so a narrow column fits). */
+export const changeCell = (c: Change | null): HTMLTableCellElement =>
+  c === null ? el('td') : el('td', {}, signed(c.delta), ...(c.share === undefined ? [] : [' ', el('span', { className: 'sub', textContent: percent.format(c.share) })]));
+
+const th = (text: string | Node, scope: string) => {
+  const cell = el('th', {}, text);
+  cell.scope = scope;
+  return cell;
+};
+
+/**
+ * The week-over-week table: a row per weekday, then the totals so far and last week's whole week.
+ * Every row compares like with like: a past day with last week's same day, today so far with last
+ * week's same day up to the same time (its whole day is said beside it), the week so far with last
+ * week up to the same time.
+ */
+export function drawWeekTable(table: HTMLTableElement, c: WeekComparison, zone: string): void {
+  const until = clockTimeIn(c.now, zone);
+  (table.querySelector('caption') as HTMLElement).textContent = `Movement events per day, this week beside last week. Today and the totals count up to ${until}, last week up to the same time.`;
   (table.tHead as HTMLTableSectionElement).replaceChildren(el('tr', {}, th('Day', 'col'), th('This week', 'col'), th('Last week', 'col'), th('Change', 'col')));
-  const rows = c.rows.map((r) =>
-    el(
+  const rows = c.rows.map((r) => {
+    const day = `${r.weekday[0]!.toUpperCase()}${r.weekday.slice(1)}`;
+    const lastWeek = r.today ? el('td', {}, formatNumber(r.lastWeek), ' ', el('span', { className: 'sub' }, `of ${formatNumber(r.lastWeekWhole)} all day`)) : el('td', { textContent: formatNumber(r.lastWeek) });
+    return el(
       'tr',
-      {},
-      th(`${r.weekday[0]!.toUpperCase()}${r.weekday.slice(1)}${r.today ? ' (today, so far)' : ''}`, 'row'),
+      { className: r.today ? 'today' : '' },
+      th(r.today ? `${day}, today so far` : day, 'row'),
       el('td', { textContent: r.thisWeek === null ? '' : formatNumber(r.thisWeek) }),
-      el('td', { textContent: formatNumber(r.lastWeek) }),
-      el('td', { textContent: r.change === null ? '' : `${signed(r.change)}${r.today ? ' *' : ''}` }),
-    ),
-  );
-  const share = c.deltaShare === undefined ? '' : ` (${percent.format(c.deltaShare)})`;
-  const so = el('tr', { className: 'total' }, upToNow(c.now), el('td', { textContent: formatNumber(c.thisWeekTotal) }), el('td', { textContent: formatNumber(c.lastWeekSameTime) }), el('td', { textContent: `${signed(c.delta)}${share}` }));
+      lastWeek,
+      changeCell(r.change),
+    );
+  });
+  const so = el('tr', { className: 'total' }, upToNow(c.now, zone), el('td', { textContent: formatNumber(c.thisWeekTotal) }), el('td', { textContent: formatNumber(c.lastWeekSameTime) }), changeCell(c.total));
   const whole = el('tr', { className: 'total' }, th('Last week, whole week', 'row'), el('td'), el('td', { textContent: formatNumber(c.lastWeekTotal) }), el('td'));
   (table.tBodies[0] as HTMLTableSectionElement).replaceChildren(...rows, so, whole);
-  const note = table.querySelector('caption') as HTMLElement;
-  note.textContent += ' * Today so far against last week’s same day up to the same time.';
 }
 
-/** The totals' row header, the instant they count up to in a `<time>`. */
-function upToNow(now: number): HTMLTableCellElement {
-  const cell = el('th', {}, 'Up to now (', el('time', { dateTime: new Date(now).toISOString(), textContent: new Date(now).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) }), '), and a week before');
-  cell.scope = 'row';
-  return cell;
+/** The totals' row header, the instant they count up to in a `<time>`, on the location's clock. */
+function upToNow(now: number, zone: string): HTMLTableCellElement {
+  return th(el('span', {}, 'Week up to ', el('time', { dateTime: new Date(now).toISOString(), textContent: clockTimeIn(now, zone) })), 'row');
 }
 
 /** One line for the status: the totals so far and the change. */
 export function weekSummary(c: WeekComparison): string {
-  const share = c.deltaShare === undefined ? '' : ` (${percent.format(c.deltaShare)})`;
-  return `This week up to now ${formatNumber(c.thisWeekTotal)}, last week up to the same time ${formatNumber(c.lastWeekSameTime)}: ${signed(c.delta)}${share}. Today, not over, is in the table only.`;
+  return `This week up to now ${formatNumber(c.thisWeekTotal)}, last week up to the same time ${formatNumber(c.lastWeekSameTime)}: ${changeText(c.total)}. Today, not over, is in the table only.`;
 }

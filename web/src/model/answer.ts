@@ -9,6 +9,10 @@ export interface Series {
   readonly values: readonly (number | null)[];
   /** A series of the earlier period of a comparison: its values are past, whatever the bucket's time. */
   readonly earlier?: boolean;
+  /** For an earlier series, the index of the current series it is compared with (drawn in its colour, dashed). */
+  readonly pairOf?: number;
+  /** In a table, a column under a shared group heading (`Main entrance` over `today` and `a week before`). */
+  readonly heading?: { readonly group: string; readonly label: string };
 }
 
 export interface TimeSeriesAnswer {
@@ -110,7 +114,7 @@ function readComparison(body: unknown, absent: 'zero' | 'gap'): Answer {
     times: now.times,
     series: [
       ...names.map((name) => ({ name, values: pick(now, name) })),
-      ...names.map((name) => ({ name: `previous ${name}`, values: pairs.map((p, i) => (p.previous ? (pick(before, name)[i] ?? fill) : null)), earlier: true })),
+      ...names.map((name, k) => ({ name: `previous ${name}`, values: pairs.map((p, i) => (p.previous ? (pick(before, name)[i] ?? fill) : null)), earlier: true, pairOf: k })),
     ],
   };
 }

@@ -1,6 +1,8 @@
 import type { Problem } from '#shared/errors';
 import type { Location } from '#shared/locations/model';
 import type { LiveInsights } from '#shared/occupancy/live-insights';
+import type { SitesOverview } from '#shared/occupancy/overview';
+import type { GroupLines } from './lines';
 import type { ReportRequest } from '#shared/report/schema/request';
 import { toProblem } from './problems';
 import { answerSourceOf, type AnswerSource } from './source';
@@ -19,6 +21,14 @@ export interface ReportResult<T> {
   readonly truncated: boolean;
   /** `Server-Timing`: answered from rollups or, and why, from the documents; undefined when the service says nothing. */
   readonly source?: AnswerSource;
+}
+
+/** A location as `GET /locations/{id}` answers it: what the dashboard reads of it. */
+export interface LocationDetail {
+  readonly id: string;
+  readonly name?: string;
+  readonly timezone: string;
+  readonly sensorGroups?: readonly (GroupLines & { readonly capacity?: number })[];
 }
 
 /** Live occupancy and how long it stays current (the answer's `Cache-Control: max-age`). */
@@ -47,6 +57,25 @@ export class ExplorerApi {
 
   async locations(): Promise<Location[]> {
     return (await this.call('/locations', { headers: { accept: 'application/json' } })).json() as Promise<Location[]>;
+  }
+
+  /**
+   * One location with its sensor groups (`GET /locations/{id}`: names, capacities, counting lines with
+   * their in direction); undefined where the service has no such route yet or the location is gone.
+   */
+  async location(locationId: string): Promise<LocationDetail | undefined> {
+    try {
+      return (await (await this.call(`/locations/${encodeURIComponent(locationId)}`, { headers: { accept: 'application/json' } })).json()) as LocationDetail;
+    } catch (e) {
+      if (e instanceof ProblemError && (e.problem.status === 404 || e.problem.status === 405)) return undefined;
+      throw e;
+    }
+  }
+
+  /** Every site at a glance (`GET /insights/overview`), and how long the answer stays current. */
+  async overview(): Promise<{ readonly body: SitesOverview; readonly maxAgeSeconds: number | undefined }> {
+    const response = await this.call('/insights/overview', { headers: { accept: 'application/json' } });
+    return { body: (await response.json()) as SitesOverview, maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')) };
   }
 
   async liveOccupancy(locationId: string): Promise<LiveResult> {

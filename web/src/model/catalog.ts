@@ -46,6 +46,12 @@ export const BREAKDOWNS: Readonly<Record<Collection, readonly Breakdown[]>> = {
       label: 'Line and direction (crossings)',
       stages: [nested('crossedPaths'), terms('crossedPaths.id'), terms('crossedPaths.end')],
     },
+    {
+      // A line id names a line of one camera: with the camera, a series is one counting line's direction.
+      id: 'cameraLine',
+      label: 'Camera, line and direction (crossings)',
+      stages: [terms('trackingCameraId'), nested('crossedPaths'), terms('crossedPaths.id'), terms('crossedPaths.end')],
+    },
     { id: 'polygons', label: 'Zone (polygon visits)', stages: [nested('polygons'), terms('polygons.id')] },
     byLocation,
     ...profiles,

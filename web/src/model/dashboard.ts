@@ -1,10 +1,11 @@
 import type { OccupancyHistory } from '#shared/occupancy/history';
 import { WEEKDAYS } from '#shared/locations/model';
+import { sameTimeDaysBefore } from '#shared/time/local-time';
+import type { ReportRequest } from '#shared/report/schema/request';
 import type { NamedNumbersAnswer, Series, TimeSeriesAnswer } from './answer';
 import { presetRange } from './presets';
-import type { ReportRequest } from '#shared/report/schema/request';
 import type { ReportForm } from './request';
-import { shiftDay } from './time';
+import { shiftDay, startOfDay, todayIn } from './time';
 import type { ReportState } from './url-state';
 
 /**
@@ -23,11 +24,12 @@ const base = (locationId: string, timeZone: string): Omit<ReportForm, 'firstDay'
 });
 
 export interface DashboardReports {
-  /** Line crossings per hour today, by line and direction: the entries (and exits). */
+  /** Line crossings per hour today, by camera, line and direction: the entries and exits. */
   readonly entries: ReportState;
+  /** Movement events per hour today beside the same day a week before: what "today so far" counts. */
+  readonly today: ReportState;
   /** Movement events per day, Monday to Sunday of this week, compared with the week before (`compare: 1w`). */
   readonly thisWeek: ReportState;
-  readonly lastWeek: ReportState;
   /** Movement events by weekday and hour over the four whole weeks (28 days) before today. */
   readonly busiest: ReportState;
 }
@@ -35,22 +37,102 @@ export interface DashboardReports {
 export function dashboardReports(locationId: string, timeZone: string, today: string): DashboardReports {
   const common = base(locationId, timeZone);
   const thisWeek = presetRange('thisWeek', today);
-  const lastWeek = presetRange('lastWeek', today);
   return {
-    entries: { preset: 'today', form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: 'crossedPaths' } },
+    entries: { preset: 'today', form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: 'cameraLine' } },
+    today: { preset: 'today', form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: '', compare: '1w' } },
     thisWeek: { form: { ...common, firstDay: thisWeek.firstDay, lastDay: shiftDay(thisWeek.firstDay, 6), overTime: true, interval: '1d', breakdown: '', compare: '1w' } },
-    lastWeek: { preset: 'lastWeek', form: { ...common, ...lastWeek, overTime: true, interval: '1d', breakdown: '' } },
     busiest: { form: { ...common, firstDay: shiftDay(today, -28), lastDay: shiftDay(today, -1), overTime: false, interval: '1h', breakdown: 'weekdayHour' } },
   };
 }
 
+/**
+ * The instants the dashboard compares, in the location's zone: today up to now against the same
+ * day a week before up to the same wall-clock time (09:32 against last Monday's 09:32, whatever a
+ * DST change in between did), and this week so far against last week up to that same instant.
+ */
+export interface DayWindows {
+  readonly zone: string;
+  readonly now: number;
+  /** Today's date in the zone (`YYYY-MM-DD`). */
+  readonly today: string;
+  readonly todayStart: number;
+  readonly todayEnd: number;
+  readonly lastWeekDayStart: number;
+  readonly lastWeekDayEnd: number;
+  /** Now's wall-clock time on the same weekday a week before. */
+  readonly lastWeekUntil: number;
+  /** This week's Monday, and the Monday before, at midnight. */
+  readonly weekStart: number;
+  readonly lastWeekStart: number;
+}
+
+export function dayWindows(zone: string, now: number): DayWindows {
+  const today = todayIn(zone, now);
+  const monday = presetRange('thisWeek', today).firstDay;
+  const lastWeekDay = shiftDay(today, -7);
+  const lastWeekUntil = sameTimeDaysBefore(now, zone, 7);
+  return {
+    zone,
+    now,
+    today,
+    todayStart: startOfDay(today, zone),
+    todayEnd: startOfDay(shiftDay(today, 1), zone),
+    lastWeekDayStart: startOfDay(lastWeekDay, zone),
+    lastWeekDayEnd: startOfDay(shiftDay(lastWeekDay, 1), zone),
+    lastWeekUntil,
+    weekStart: startOfDay(monday, zone),
+    lastWeekStart: startOfDay(shiftDay(monday, -7), zone),
+  };
+}
+
+/** The counts "so far" the dashboard compares, named as the `filters` report answers them. */
+export interface SoFar {
+  /** Today up to now, and the same day a week before up to the same time. */
+  readonly today: number;
+  readonly todayLastWeek: number;
+  /** This week up to now, and last week up to the same time. */
+  readonly week: number;
+  readonly lastWeek: number;
+}
+
+/** One report of four counts: today and this week up to now, and the same spans a week before. */
+export function soFarRequest(locationId: string, w: DayWindows): ReportRequest {
+  const range = (from: number, to: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(from).toISOString(), to: new Date(to).toISOString() });
+  return {
+    source: 'movementEvents',
+    locationIds: [locationId],
+    filters: [range(w.lastWeekStart, w.now)],
+    aggregations: [
+      {
+        type: 'filters',
+        filters: {
+          today: range(w.todayStart, w.now),
+          todayLastWeek: range(w.lastWeekDayStart, w.lastWeekUntil),
+          week: range(w.weekStart, w.now),
+          lastWeek: range(w.lastWeekStart, w.lastWeekUntil),
+        },
+      },
+    ],
+  };
+}
+
+/** A change and its share of the base (undefined when the base is 0: no percentage of nothing). */
+export interface Change {
+  readonly delta: number;
+  readonly share: number | undefined;
+}
+
+export const change = (now: number, before: number): Change => ({ delta: now - before, share: before === 0 ? undefined : (now - before) / before });
+
 export interface WeekRow {
   readonly weekday: string;
-  /** This week's count: up to now for today, null after today. */
+  /** This week's count: so far for today, null after today. */
   readonly thisWeek: number | null;
+  /** Last week's same day: up to the same time for today, whole for every other day. */
   readonly lastWeek: number;
-  /** This week's count less last week's on the same day, today's against last week's up to the same time. */
-  readonly change: number | null;
+  /** Last week's same day in full (for today, beside the part compared). */
+  readonly lastWeekWhole: number;
+  readonly change: Change | null;
   readonly today: boolean;
 }
 
@@ -62,63 +144,46 @@ export interface WeekComparison {
   readonly thisWeekTotal: number;
   readonly lastWeekSameTime: number;
   readonly lastWeekTotal: number;
-  /** thisWeekTotal − lastWeekSameTime, and that as a share of lastWeekSameTime (undefined for 0). */
-  readonly delta: number;
-  readonly deltaShare: number | undefined;
+  readonly total: Change;
   /** The instant "now" of the comparison (epoch ms). */
   readonly now: number;
 }
 
-const total = (values: readonly (number | null)[]) => values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
-
 /**
  * Day by day (Monday first), this week's counts beside last week's. Today is not over: it is compared
- * with last week's same day up to the same time (`sameTime.day`), and the totals are this week up to now
- * against last week up to the same time (`sameTime.week`), never a part of a day against a whole one.
+ * with last week's same day up to the same time, and the totals are this week up to now against last
+ * week up to the same time, never a part of a day beside a whole one.
  */
-export function compareWeeks(thisWeek: TimeSeriesAnswer, lastWeek: TimeSeriesAnswer, daysSoFar: number, sameTime: { readonly week: number; readonly day: number }, now: number): WeekComparison {
+export function compareWeeks(thisWeek: TimeSeriesAnswer, lastWeek: TimeSeriesAnswer, daysSoFar: number, soFar: SoFar, now: number): WeekComparison {
   const mine = thisWeek.series[0]?.values ?? [];
   const theirs = lastWeek.series[0]?.values ?? [];
-  const rows = WEEKDAYS.map((weekday, i) => {
+  const rows = WEEKDAYS.map((weekday, i): WeekRow => {
     const today = i === daysSoFar - 1;
-    const count = i < daysSoFar ? (mine[i] ?? 0) : null;
-    const before = theirs[i] ?? 0;
-    return { weekday, thisWeek: count, lastWeek: before, change: count === null ? null : count - (today ? sameTime.day : before), today };
+    const whole = theirs[i] ?? 0;
+    const count = today ? soFar.today : i < daysSoFar ? (mine[i] ?? 0) : null;
+    const before = today ? soFar.todayLastWeek : whole;
+    return { weekday, thisWeek: count, lastWeek: before, lastWeekWhole: whole, change: count === null ? null : change(count, before), today };
   });
-  const thisWeekTotal = total(rows.map((r) => r.thisWeek));
-  const delta = thisWeekTotal - sameTime.week;
   return {
     rows,
     daysSoFar,
-    thisWeekTotal,
-    lastWeekSameTime: sameTime.week,
-    lastWeekTotal: total(rows.map((r) => r.lastWeek)),
-    delta,
-    deltaShare: sameTime.week === 0 ? undefined : delta / sameTime.week,
+    thisWeekTotal: soFar.week,
+    lastWeekSameTime: soFar.lastWeek,
+    lastWeekTotal: theirs.reduce<number>((sum, v) => sum + (v ?? 0), 0),
+    total: change(soFar.week, soFar.lastWeek),
     now,
   };
 }
 
-/** The two weeks as one time series on this week's days, for the chart; today, not over, is left out. */
+/** The two weeks as one time series on this week's days, for the chart: last week dashed in this week's colour; today, not over, left out. */
 export function weeksAsSeries(thisWeek: TimeSeriesAnswer, comparison: WeekComparison): TimeSeriesAnswer {
   return {
     kind: 'timeSeries',
     times: thisWeek.times,
     series: [
       { name: 'this week', values: comparison.rows.map((r) => (r.today ? null : r.thisWeek)) },
-      { name: 'last week', values: comparison.rows.map((r) => r.lastWeek) },
+      { name: 'last week', values: comparison.rows.map((r) => r.lastWeekWhole), earlier: true, pairOf: 0 },
     ],
-  };
-}
-
-/** The counts of last week up to the same time as now: from its Monday, and from the start of its same day. */
-export function sameTimeLastWeek(locationId: string, weekStart: number, dayStart: number, until: number): ReportRequest {
-  const range = (from: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(from).toISOString(), to: new Date(until).toISOString() });
-  return {
-    source: 'movementEvents',
-    locationIds: [locationId],
-    filters: [range(weekStart)],
-    aggregations: [{ type: 'filters', filters: { week: range(weekStart), day: range(dayStart) } }],
   };
 }
 
@@ -131,10 +196,10 @@ export function heatGrid(answer: NamedNumbersAnswer): number[][] {
 }
 
 /**
- * Occupancy over today per sensor group, with the same day last week beside each: one series of
- * `occupancy` per group and day, on today's bucket times (last week's buckets in order, so a DST change
- * between the two days shifts last week's by an hour). A closed bucket, and a bucket of today after
- * now, has no value (a gap).
+ * Occupancy over today per sensor group, with the same day last week beside each (in the group's
+ * colour, dashed): one series of `occupancy` per group and day, on today's bucket times (last week's
+ * buckets in order, so a DST change between the two days shifts last week's by an hour). A closed
+ * bucket, and a bucket of today after now, has no value (a gap).
  */
 export function occupancySeries(today: OccupancyHistory, lastWeek: OccupancyHistory | undefined, now: number): TimeSeriesAnswer {
   const groups = today.insights.occupancy ?? [];
@@ -142,9 +207,11 @@ export function occupancySeries(today: OccupancyHistory, lastWeek: OccupancyHist
   const series: Series[] = [];
   for (const group of groups) {
     // Today's buckets after now are not known yet: a gap, never a value.
-    series.push({ name: group.sensorGroup.name, values: group.buckets.map((b, i) => ((times[i] as number) > now ? null : (b.occupancy ?? null))) });
+    const at = series.length;
+    const name = group.sensorGroup.name;
+    series.push({ name, values: group.buckets.map((b, i) => ((times[i] as number) > now ? null : (b.occupancy ?? null))), heading: { group: name, label: 'today' } });
     const before = lastWeek?.insights.occupancy?.find((g) => g.sensorGroup.id === group.sensorGroup.id);
-    if (before) series.push({ name: `${group.sensorGroup.name}, a week before`, values: times.map((_, i) => before.buckets[i]?.occupancy ?? null) });
+    if (before) series.push({ name: `${name}, a week before`, values: times.map((_, i) => before.buckets[i]?.occupancy ?? null), earlier: true, pairOf: at, heading: { group: name, label: 'a week before' } });
   }
   return { kind: 'timeSeries', times, series };
 }

@@ -4,7 +4,8 @@ import type { ReportForm } from './request';
 
 /**
  * The page's state in its URL, so a link, a bookmark, back/forward and a reload show the same thing:
- * `?view=dashboard&location=…` or `?view=report&…` with every control of the report form. Short,
+ * `?view=sites`, `?view=dashboard&location=…` or `?view=report&…` with every control of the report form
+ * (none: the home page). Short,
  * readable parameter names; the token is never in it. A `preset` makes the link relative ("today"
  * opened tomorrow is tomorrow's today); without one the days are fixed.
  */
@@ -19,12 +20,16 @@ export interface ReportState {
 }
 
 export type PageState =
+  | { readonly view: 'home' }
+  | { readonly view: 'sites' }
   | { readonly view: 'dashboard'; readonly location?: string }
   | { readonly view: 'report'; readonly report?: ReportState };
 
 export function toQuery(state: PageState): string {
   const q = new URLSearchParams();
+  if (state.view === 'home') return '?';
   q.set('view', state.view);
+  if (state.view === 'sites') return `?${q}`;
   if (state.view === 'dashboard') {
     if (state.location) q.set('location', state.location);
     return `?${q}`;
@@ -40,7 +45,8 @@ export function toQuery(state: PageState): string {
   if (f.timeZone) q.set('tz', f.timeZone);
   if (f.overTime !== undefined) q.set('overTime', f.overTime ? '1' : '0');
   if (f.interval) q.set('interval', f.interval);
-  if (f.breakdown) q.set('by', f.breakdown);
+  // An empty breakdown is a choice (a plain count), not a gap: written, so the builder does not put its default in.
+  if (f.breakdown !== undefined) q.set('by', f.breakdown);
   if (f.statsField) q.set('measure', f.statsField);
   if (f.statsField && f.stats?.length) q.set('stats', f.stats.join(','));
   if (f.statsField && f.percentiles?.length) q.set('percentiles', f.percentiles.join(','));
@@ -54,8 +60,11 @@ export function toQuery(state: PageState): string {
 export function fromQuery(search: string): PageState {
   const q = new URLSearchParams(search);
   const view = q.get('view');
+  if (view === 'sites') return { view: 'sites' };
   if (view !== 'report') {
     const location = q.get('location') ?? undefined;
+    // The bare address is the home page: every site, or the one site a caller has (main.ts decides).
+    if (view !== 'dashboard' && !location) return { view: 'home' };
     return { view: 'dashboard', ...(location ? { location } : {}) };
   }
   const form: { -readonly [K in keyof ReportForm]?: ReportForm[K] } = {};

@@ -1,0 +1,48 @@
+/**
+ * Times and dates as people read them: on the wall clock of the place they are about (the location's
+ * time zone, named beside them), written the way the reader's browser writes them (its locale), so a
+ * Tokyo page opened in New York says `9:32 PM (Asia/Tokyo)` and a Berlin page opened in Berlin
+ * `21:32 (Europe/Berlin)`. `locale` is undefined in the page (the browser's) and fixed in tests.
+ */
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function format(locale: string | undefined, zone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = JSON.stringify([locale ?? '', zone, options]);
+  let f = formats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, { ...options, timeZone: zone });
+    formats.set(key, f);
+  }
+  return f;
+}
+
+/** Hours and minutes on the zone's clock: `21:32`, `9:32 PM`. */
+export const clockTime = (instant: number, zone: string, locale?: string): string => format(locale, zone, { hour: 'numeric', minute: '2-digit' }).format(instant);
+
+/** The time with its zone named: `21:32 (Europe/Berlin)`. */
+export const clockTimeIn = (instant: number, zone: string, locale?: string): string => `${clockTime(instant, zone, locale)} (${zone})`;
+
+/** A day on the zone's calendar: `Mon, Jun 3` / `Mo., 3. Juni`. */
+export const shortDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { weekday: 'short', month: 'short', day: 'numeric' }).format(instant);
+
+/** A day in full: `Monday, June 3, 2026`. */
+export const longDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { dateStyle: 'full' }).format(instant);
+
+/** A day and time: `Jun 3, 2026, 21:30`. */
+export const dateTime = (instant: number, zone: string, locale?: string): string => format(locale, zone, { dateStyle: 'medium', timeStyle: 'short' }).format(instant);
+
+/** Day and month only, for a chart's axis: `6/3`, `3.6.`. */
+export const dayMonth = (instant: number, zone: string, locale?: string): string => format(locale, zone, { month: 'numeric', day: 'numeric' }).format(instant);
+
+/**
+ * A chart axis label for a tick (epoch ms): the date at ticks a day or more apart, the time within a
+ * day, and the date under the time at the first tick and at each midnight, so a reader never has to
+ * guess which day an hour belongs to.
+ */
+export function axisLabel(instant: number, stepSeconds: number, first: boolean, zone: string, locale?: string): string {
+  if (stepSeconds >= 86_400) return shortDate(instant, zone, locale);
+  const time = clockTime(instant, zone, locale);
+  const midnight = format('en-GB', zone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(instant) === '00:00';
+  return first || midnight ? `${time}\n${shortDate(instant, zone, locale)}` : time;
+}
