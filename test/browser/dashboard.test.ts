@@ -160,6 +160,12 @@ describeInBrowser('the dashboard of a location', () => {
     expect(await page.$$eval('#dashboard-view .chart', (charts) => charts.map((c) => (c as HTMLElement).dataset.yMin))).toEqual(['0', '0', '0']);
   });
 
+  test('ticks the week’s chart at its days, never at hours between them', async () => {
+    // Monday to Sunday of this week on Berlin's calendar, written as an en-US browser writes a day.
+    const days = Array.from({ length: 7 }, (_, i) => today.startOf('week').plus({ days: i }).setLocale('en-US').toFormat('ccc, LLL d'));
+    expect(JSON.parse((await page.getAttribute('#dash-week .chart', 'data-x-labels')) as string)).toEqual(days);
+  });
+
   const entriesRequest = () => ({
     source: 'movementEvents',
     locationIds: ['berlin-mall'],

@@ -46,6 +46,7 @@ describeInBrowser('every site at a glance', () => {
     const at = Date.parse((await page.getAttribute('#sites-status time', 'datetime')) as string);
     const locations = await getJson<{ id: string; timezone: string }[]>('/locations');
     const rows = await rowsOf(page);
+    expect(await page.$$eval('#sites-table td td, #sites-table td th', (nested) => nested.length)).toBe(0);
     expect(rows.map((r) => r.id)).toEqual(locations.map((l) => l.id)); // by name, A to Z: the ids until locations have names
     for (const l of locations) {
       const live = await getJson<{ insights: { occupancy: { occupancy: number }[] } }>(`/locations/${l.id}/insights/live?filter=occupancy`);

@@ -2,7 +2,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Answer, NamedNumbersAnswer, TimeSeriesAnswer } from './model/answer';
 import { stack } from './model/answer';
-import { axisLabel, dateTime } from './model/clock';
+import { axisLabel, dateTime, tickSteps } from './model/clock';
 import { colorOf, seriesStyles } from './model/palette';
 
 export type ChartKind = 'lines' | 'stacked';
@@ -40,8 +40,12 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
   area.cursor.textContent = '';
   const spec = answer.kind === 'timeSeries' ? timeSeriesSpec(answer, options) : namedNumbersSpec(answer, options);
   const width = Math.max(240, area.chart.clientWidth);
-  // What the y axis starts at, as uPlot laid it out at each drawing: counts start at zero (the browser tests read it).
-  const drawn = (u: uPlot) => void (area.chart.dataset.yMin = String(u.scales.y?.min));
+  // What the y axis starts at and what the time axis says, as uPlot laid them out at each drawing: counts
+  // start at zero, ticks are never finer than the buckets (the browser tests read them).
+  const drawn = (u: uPlot) => {
+    area.chart.dataset.yMin = String(u.scales.y?.min);
+    if (spec.xLabels) area.chart.dataset.xLabels = JSON.stringify(spec.xLabels());
+  };
   const plot = new uPlot({ ...spec.options, width, height: chartHeight(width), legend: { show: false }, hooks: { draw: [drawn] } }, spec.data, area.chart);
   area.chart.setAttribute('aria-label', spec.label);
 
@@ -117,6 +121,8 @@ interface Spec {
   readonly label: string;
   /** The cursor line: which bucket or name the cursor is on. */
   describe(idx: number): string;
+  /** The time axis' labels as last drawn (none for named numbers). */
+  xLabels?(): readonly string[];
   /** Legend entry i's value at a point, formatted. */
   valueAt(i: number, idx: number): string;
   /** The data again with only the shown series stacked (stacked bars only). */
@@ -139,21 +145,34 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
   }));
   const format = (v: number | null | undefined) => (v === null || v === undefined ? '–' : options.formatNumber(v));
   const zone = options.timeZone;
+  let xLabels: string[] = [];
   return {
     options: {
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
+      // Room on the right for the last tick's label (a day's `Sun, Nov 29` is wider than uPlot's default gap).
+      padding: [null, 40, null, null],
       // Bars need half a bucket of room at both ends, or the first and last are cut in half.
       scales: { x: stacked ? { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } : { time: true }, y: Y_SCALE },
       series: [{}, ...series],
       bands: stacked ? answer.series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : [],
       // Ticks in the zone of the data and the reader's own way of writing dates (uPlot's own labels are American).
-      axes: [{ ...AXIS, size: 50, values: (_u, splits, _axis, _space, incr) => splits.map((t, i) => axisLabel(t * 1000, incr, i === 0, zone)) }, { ...AXIS, size: 60 }],
+      // Ticks never finer than the buckets (a chart of days ticks at midnights only).
+      axes: [
+        {
+          ...AXIS,
+          size: 50,
+          incrs: tickSteps(answer.times),
+          values: (_u, splits, _axis, _space, incr) => (xLabels = splits.map((t, i) => axisLabel(t * 1000, incr, i === 0, zone))),
+        },
+        { ...AXIS, size: 60 },
+      ],
       cursor: { points: { show: !stacked } },
     },
     data: [answer.times.map((t) => t / 1000), ...values],
     legend: answer.series.map((s, i) => ({ name: s.name, ...styles[i]! })),
     label: `${stacked ? 'Stacked bar' : 'Line'} chart of ${answer.series.length} series over ${answer.times.length} points in time (${zone}), from zero; the table below lists the values.`,
     describe: (idx) => `${dateTime(answer.times[idx] as number, zone)} (${zone})`,
+    xLabels: () => xLabels,
     valueAt: (i, idx) => format(answer.series[i]?.values[idx]),
     ...(stacked
       ? {

@@ -132,14 +132,19 @@ export async function keyTo(page: Page, key: string): Promise<{ cursor: string; 
 export const getJson = async <T = Json>(path: string): Promise<T> =>
   (await (await fetch(`${env.service.url}${path}`, { headers: { authorization: `Bearer ${env.service.token}` } })).json()) as T;
 
-/** Every table of the visible view fits its box: nothing cut off, no sideways scrolling (details opened first). */
+/** Every table of the visible view fits its box: nothing cut off at the side or below, no scrolling inside it (details opened first). */
 export const clippedTables = async (page: Page): Promise<string[]> => {
   await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
   return page.$$eval('.table-wrap', (wraps) =>
     wraps
       .filter((w) => (w as HTMLElement).offsetParent !== null)
-      .filter((w) => w.scrollWidth > w.clientWidth + 1)
-      .map((w) => `${w.closest('section')?.id ?? '?'}: ${w.scrollWidth} > ${w.clientWidth}`),
+      .flatMap((w) => {
+        const where = w.closest('section')?.id ?? '?';
+        return [
+          ...(w.scrollWidth > w.clientWidth + 1 ? [`${where}: ${w.scrollWidth} > ${w.clientWidth} wide`] : []),
+          ...(w.scrollHeight > w.clientHeight + 1 ? [`${where}: ${w.scrollHeight} > ${w.clientHeight} high`] : []),
+        ];
+      }),
   );
 };
 

@@ -97,7 +97,7 @@ export class Panel {
   appendTable(fill: (table: HTMLTableElement) => void, label: string, open = false): HTMLTableElement {
     const table = el('table', {}, el('caption'), el('thead'), el('tbody'));
     fill(table);
-    const wrap = el('div', { className: 'table-wrap', tabIndex: 0 }, table);
+    const wrap = el('div', { className: 'table-wrap whole', tabIndex: 0 }, table);
     wrap.setAttribute('role', 'region');
     wrap.setAttribute('aria-label', `Table: ${label}`);
     this.body.append(el('details', { open }, el('summary', {}, 'The numbers as a table'), wrap));

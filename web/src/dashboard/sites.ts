@@ -6,7 +6,7 @@ import { toQuery } from '../model/url-state';
 import { nameOf } from './dashboard';
 import { el, formatNumber } from './panel';
 import { RefreshClock } from './refresh';
-import { changeCell } from './week';
+import { changeContent } from './week';
 
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
 const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 });
@@ -15,7 +15,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 interface Column {
   readonly key: SortKey | 'hourly';
   readonly label: string;
-  readonly cell: (row: SiteRow) => Node | string;
+  readonly cell: (row: SiteRow) => Node | string | (Node | string)[];
 }
 
 const COLUMNS: readonly Column[] = [
@@ -23,7 +23,7 @@ const COLUMNS: readonly Column[] = [
   { key: 'people', label: 'People now', cell: (r) => (r.people === undefined ? el('span', { className: 'muted', textContent: 'closed' }) : formatNumber(r.people)) },
   { key: 'utilization', label: '% of capacity', cell: (r) => (r.utilization === undefined ? '' : percent.format(r.utilization)) },
   { key: 'today', label: 'Today so far', cell: (r) => formatNumber(r.today) },
-  { key: 'change', label: 'vs. last week', cell: (r) => changeCell(r.change) },
+  { key: 'change', label: 'vs. last week', cell: (r) => changeContent(r.change) },
   { key: 'hourly', label: 'By hour (last week dashed)', cell: (r) => sparkline(r.hourly, r.hourlyLastWeek) },
   { key: 'silentSensors', label: 'Silent sensors', cell: (r) => (r.silentSensors === undefined ? '' : formatNumber(r.silentSensors)) },
 ];
@@ -51,7 +51,8 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
         const tr = el('tr', {});
         tr.dataset.location = r.id;
         shown.forEach((c, i) => {
-          const cell = i === 0 ? el('th', {}, c.cell(r), el('span', { className: 'sub', textContent: r.timezone })) : el('td', { className: c.key === 'hourly' ? 'spark-cell' : '' }, c.cell(r));
+          const content = [c.cell(r)].flat();
+          const cell = i === 0 ? el('th', {}, ...content, el('span', { className: 'sub', textContent: r.timezone })) : el('td', { className: c.key === 'hourly' ? 'spark-cell' : '' }, ...content);
           if (i === 0) (cell as HTMLTableCellElement).scope = 'row';
           if (c.key === 'change' && r.change.delta !== 0) cell.dataset.tone = r.change.delta > 0 ? 'up' : 'down';
           tr.append(cell);

@@ -9,8 +9,10 @@ const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFrac
 export const changeText = (c: Change): string => `${signed(c.delta)}${c.share === undefined ? '' : ` (${percent.format(c.share)})`}`;
 
 /** A change in a table cell: the difference, and the share under it (so a narrow column fits). */
-export const changeCell = (c: Change | null): HTMLTableCellElement =>
-  c === null ? el('td') : el('td', {}, signed(c.delta), ...(c.share === undefined ? [] : [' ', el('span', { className: 'sub', textContent: percent.format(c.share) })]));
+/** A change as a cell's content: the difference, and the share under it where there is one. */
+export const changeContent = (c: Change): (Node | string)[] => [signed(c.delta), ...(c.share === undefined ? [] : [' ', el('span', { className: 'sub', textContent: percent.format(c.share) })])];
+
+export const changeCell = (c: Change | null): HTMLTableCellElement => (c === null ? el('td') : el('td', {}, ...changeContent(c)));
 
 const th = (text: string | Node, scope: string) => {
   const cell = el('th', {}, text);
