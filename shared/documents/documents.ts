@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { ValidationError } from '../errors';
+import { isNotBeforeFloor, TIMESTAMP_FLOOR_MESSAGE, TIMESTAMP_FORMAT_MESSAGE } from '../time/timestamps';
 import { issuesToErrors } from '../validation';
 import { fastParser, type FastParse } from './fast-parse';
 import { oppositeDirection, type Collection } from './fields';
@@ -23,7 +24,8 @@ const text = z.string().check(
   z.refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE),
 );
 const number = z.number().check(z.refine(Number.isFinite, 'must be a finite number'));
-const isoTimestamp = z.iso.datetime({ offset: true });
+const isoFormat = z.iso.datetime({ offset: true, error: TIMESTAMP_FORMAT_MESSAGE });
+const isoTimestamp = isoFormat.check(z.refine((t) => isNotBeforeFloor(Date.parse(t)), TIMESTAMP_FLOOR_MESSAGE));
 const direction = z.enum(['A', 'B']);
 
 const common = {
@@ -138,11 +140,11 @@ export function parseDocument<C extends Collection>(collection: C, input: unknow
  * (./fast-parse.ts: zod's own output or "not sure", never another answer; the property test in
  * test/unit/documents/fast-parse.test.ts holds it to zod). The timestamp's pattern is zod's own.
  */
-const ISO_PATTERN = (isoTimestamp._zod.def as unknown as { readonly pattern: RegExp }).pattern;
+const ISO_PATTERN = (isoFormat._zod.def as unknown as { readonly pattern: RegExp }).pattern;
 const LEAVES = new Map<z.ZodMiniType, (value: unknown) => boolean>([
   [text, (v) => typeof v === 'string' && v.length >= 1 && v.length <= 512 && !LONE_SURROGATE.test(v)],
   [number, (v) => typeof v === 'number' && Number.isFinite(v)],
-  [isoTimestamp, (v) => typeof v === 'string' && ISO_PATTERN.test(v)],
+  [isoTimestamp, (v) => typeof v === 'string' && ISO_PATTERN.test(v) && isNotBeforeFloor(Date.parse(v))],
   [direction, (v) => v === 'A' || v === 'B'],
 ]);
 
@@ -160,7 +162,7 @@ function normalize(doc: Record<string, unknown>, fields: readonly string[]): Rec
   for (const name of fields) {
     const value = doc[name];
     if (value === undefined) continue;
-    // The schema checked the ISO 8601 form (years 0000-9999), which Date.parse reads to the millisecond.
+    // The schema checked the ISO 8601 form (years 1970-9999), which Date.parse reads to the millisecond.
     if (name === 'timestamp' || name === 'startingTimestamp') out[name] = Date.parse(value as string);
     else if (name === 'crossedPaths') {
       out[name] = (value as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({ end: p.end, id: p.id, start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B') }));

@@ -1,5 +1,6 @@
 import { ValidationError, type FieldError } from '../errors';
 import { parseIsoTimestamp } from '../report/plan/time';
+import { isNotBeforeFloor, TIMESTAMP_FLOOR_MESSAGE, TIMESTAMP_FORMAT_MESSAGE } from '../time/timestamps';
 import type { HistogramInterval } from '../report/plan/plan';
 import { parseInsightKinds, type InsightKind } from './live-insights';
 
@@ -79,6 +80,8 @@ function timestamp(text: string | undefined, name: 'from' | 'to', errors: FieldE
     return undefined;
   }
   const ms = parseIsoTimestamp(text);
-  if (ms === undefined) errors.push({ path, message: 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00' });
-  return ms;
+  if (ms === undefined) errors.push({ path, message: TIMESTAMP_FORMAT_MESSAGE });
+  else if (!isNotBeforeFloor(ms)) errors.push({ path, message: TIMESTAMP_FLOOR_MESSAGE });
+  else return ms;
+  return undefined;
 }

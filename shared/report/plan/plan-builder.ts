@@ -8,6 +8,7 @@ import { FieldChecker, type Context } from './field-checker';
 import { STAT_NAMES, type AggNode, type PercentileStat, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
 import { canonicalTimeZone } from '../../time/zones';
+import { isNotBeforeFloor, TIMESTAMP_FLOOR_MESSAGE, TIMESTAMP_FORMAT_MESSAGE } from '../../time/timestamps';
 import { MAX_PERCENTILES } from '../percentiles/hazen';
 import { isBeforeExactly, parseAmount, parseHistogramInterval, parseRangeBound } from './time';
 
@@ -91,7 +92,12 @@ class PlanBuilder {
     if (kind === 'date') {
       const ms = typeof value === 'string' ? parseRangeBound(value) : undefined;
       if (ms === undefined) {
-        this.check.error(path, 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-05-01T00:00:00Z');
+        this.check.error(path, TIMESTAMP_FORMAT_MESSAGE);
+        return null;
+      }
+      // A dateHistogram's buckets reach out to the range's bounds: before the floor, their keys would be local mean time.
+      if (!isNotBeforeFloor(ms)) {
+        this.check.error(path, TIMESTAMP_FLOOR_MESSAGE);
         return null;
       }
       return ms;

@@ -50,7 +50,7 @@ export const NestedPathSchema = named(
 export const TimestampSchema = named(
   z.iso.datetime({ offset: true }),
   'Timestamp',
-  'An RFC 3339 date-time with `Z` or an offset, fractions allowed (`2024-03-01T00:00:00Z`, `2024-03-01T01:00:00.5+01:00`); a bound finer than a millisecond is rounded up to the next millisecond.',
+  'An RFC 3339 date-time with `Z` or an offset, fractions allowed (`2024-03-01T00:00:00Z`, `2024-03-01T01:00:00.5+01:00`), from 1970-01-01T00:00:00Z on; a bound finer than a millisecond is rounded up to the next millisecond.',
 );
 
 export const RangeBoundSchema = named(

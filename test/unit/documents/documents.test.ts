@@ -1,6 +1,7 @@
 import { ValidationError, type FieldError } from '#shared/errors';
 import { parseDocument } from '#shared/documents/documents';
 import { checkLines } from '#shared/ingest/batch';
+import { parseHistoryQuery } from '#shared/occupancy/history-query';
 import { toSource } from '#shared/stores/opensearch/write';
 
 const base = { organizationId: 'org', locationId: 'loc' };
@@ -75,6 +76,39 @@ describe('text that is not well-formed Unicode', () => {
   test('keeps a character outside the BMP (a surrogate pair) and U+FFFD sent as itself', () => {
     const doc = parseDocument('movementEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', label: '\u{1F697}', trackingCameraId: '\uFFFD' });
     expect([doc.label, doc.trackingCameraId]).toEqual(['🚗', '\uFFFD']);
+  });
+});
+
+describe('timestamps', () => {
+  const historyErrors = (from: string) => {
+    try {
+      parseHistoryQuery({ filter: 'occupancy', from, to: '2024-03-31T00:00:00Z' });
+    } catch (e) {
+      return (e as ValidationError).errors.filter((x) => x.path === '/query/from').map((x) => x.message);
+    }
+    return [];
+  };
+
+  test('ingest and history refuse a timestamp that is not ISO 8601 in the same words', () => {
+    // Act
+    const ingest = errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30 10:00', startingTimestamp: 'yesterday' });
+    // Assess: the words history has always said, for both fields, and history's own.
+    const words = 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00';
+    expect(ingest).toEqual([
+      { path: '/timestamp', message: words },
+      { path: '/startingTimestamp', message: words },
+    ]);
+    expect(historyErrors('2024-03-30 10:00')).toEqual([words]);
+  });
+
+  test('refuse instants before 1970 (year 0000 among them) in ingest and history, and take 1970 itself', () => {
+    const floor = 'must be 1970-01-01T00:00:00Z or later (no time zone has reliable offsets before it)';
+    expect(errorsOf('movementEvents', { ...base, timestamp: '0000-01-01T00:00:00Z' })).toEqual([{ path: '/timestamp', message: floor }]);
+    // One millisecond before the floor, written with an offset.
+    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', startingTimestamp: '1970-01-01T00:59:59.999+01:00' })).toEqual([{ path: '/startingTimestamp', message: floor }]);
+    expect(parseDocument('movementEvents', { ...base, timestamp: '1970-01-01T01:00:00+01:00' }).timestamp).toBe(0);
+    expect(historyErrors('0000-01-01T00:00:00Z')).toEqual([floor]);
+    expect(historyErrors('1970-01-01T00:00:00Z')).toEqual([]);
   });
 });
 

@@ -141,8 +141,8 @@ describe('buildPlan: ranges', () => {
     expect(bounds('2024-03-01T12:00:00.123456Z', '2024-03-01T12:00:00.999999999Z')[1]).toEqual({ from: noon + 124, to: noon + 1000 });
     // only digits that are not zero round up
     expect(bounds('2024-03-01T12:00:00.123000000Z', '2024-03-01T12:00:01.0000Z')[1]).toEqual({ from: noon + 123, to: noon + 1000 });
-    // before 1970 too: the fraction is of the second, so up is later
-    expect(bounds('1969-12-31T23:59:59.9995Z', '1970-01-01T00:00:00.0001Z')[1]).toEqual({ from: 0, to: 1 });
+    // at the floor (1970) too: the fraction is of the second, so up is later
+    expect(bounds('1970-01-01T00:00:00.0001Z', '1970-01-01T00:00:00.0015Z')[1]).toEqual({ from: 1, to: 2 });
   });
 
   test('accepts two bounds within one millisecond in order (a range that holds no document), refuses them out of order', () => {
@@ -176,9 +176,17 @@ describe('buildPlan: ranges', () => {
     for (const text of ['2024-03-01T00:00Z', '2024-03-01', '2024-03-01T00:00:00+24:00', '2024-03-01T00:00:00+0100', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-03-01 00:00:00Z']) {
       expect([text, errorsOf({ filters: [{ type: 'range', field: 'timestamp', from: text }], aggregations: [{ type: 'terms', field: 'label' }] })]).toEqual([
         text,
-        [{ path: '/filters/0/from', message: 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-05-01T00:00:00Z' }],
+        [{ path: '/filters/0/from', message: 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00' }],
       ]);
     }
+  });
+
+  test('refuses a date bound before 1970 (year 0000 gave day keys in local mean time), as ingest and history do', () => {
+    const report = (from: string) => ({ source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from, to: '1970-01-03T00:00:00Z' }], aggregations: [{ ...day, timeZone: 'Europe/Berlin' }] });
+    const floor = 'must be 1970-01-01T00:00:00Z or later (no time zone has reliable offsets before it)';
+    expect(errorsOf(report('0000-01-01T00:00:00Z'))).toEqual([{ path: '/filters/0/from', message: floor }]);
+    expect(errorsOf(report('1969-12-31T23:59:59.999Z'))).toEqual([{ path: '/filters/0/from', message: floor }]);
+    expect(() => buildPlan(report('1970-01-01T00:00:00Z'))).not.toThrow();
   });
 
   test('refuses from after to, and from equal to to (half-open ranges)', () => {
