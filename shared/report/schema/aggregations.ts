@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { described, named } from '../../openapi/registry';
 import { fieldName, NAME, OPTIONAL_FLAG, OPTIONAL_NAME } from './common';
 import { FilterSchema } from './filters';
-import { NestedPathSchema } from './vocabulary';
+import { NestedPathSchema, timeZoneInput, TimeZoneSchema } from './vocabulary';
 import { EXACT_PERCENTILE_VALUES, MAX_PERCENTILES } from '../percentiles/hazen';
 
 /**
@@ -67,8 +67,9 @@ export const DateHistogramAggregationSchema = named(
       'The bucket length: `<n>s`, `<n>m`, `<n>h` or `<n>d` (n from 1, a fixed length aligned to the epoch in local time) or `1d`, `1w` (from Monday), `1M`, `1q`, `1y`, which follow the calendar of `timeZone`.',
     ),
     timeZone: described(
-      z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      timeZoneInput(),
       'The IANA time zone the buckets are aligned in (`Europe/Berlin`); `UTC` by default. Bucket timestamps are always written in UTC.',
+      TimeZoneSchema,
     ),
     keyJoiner,
   }),
@@ -87,8 +88,9 @@ export const ProfileAggregationSchema = named(
       'What to group by: `hour`, the local hour of day (keys `00:00` to `23:00`), or `weekday`, the local day of the week (keys `monday` to `sunday`).',
     ),
     timeZone: described(
-      z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      timeZoneInput(),
       "The IANA time zone whose wall clock gives each document's hour or weekday (`Europe/Berlin`); `UTC` by default.",
+      TimeZoneSchema,
     ),
     keyJoiner,
   }),

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { described, named } from '../../openapi/registry';
+import { timeZoneInput, TimeZoneSchema } from './vocabulary';
 
 /** `<n><unit>`, n from 1 to 999, unit d w M q y: how much earlier the compared period lies. */
 export const COMPARE_OFFSET = /^[1-9]\d{0,2}[dwMqy]$/;
@@ -15,8 +16,9 @@ export const CompareSchema = named(
       "How much earlier the compared period lies, on the calendar of the report's time zone: `<n>d` days, `<n>w` weeks, `<n>M` months, `<n>q` quarters or `<n>y` years, n from 1 to 999. A month earlier than March 31 is February 29 (or 28): a day the earlier month lacks becomes its last day.",
     ),
     timeZone: described(
-      z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+      timeZoneInput(),
       "The IANA time zone whose calendar the offset follows. With a dateHistogram it is the histogram's `timeZone` (left out, or the same zone); without one, `UTC` by default.",
+      TimeZoneSchema,
     ),
   }),
   'Compare',

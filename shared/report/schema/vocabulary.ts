@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { named } from '../../openapi/registry';
 import { CATALOG, COLLECTIONS, NESTED_PATHS, type Collection, type FieldDef } from '../../documents/fields';
+import { TIME_ZONE_PATTERN } from '../../time/zones';
 
 /**
  * The request language's words, from the field catalog, as named schemas: which collections, which
@@ -57,4 +58,18 @@ export const RangeBoundSchema = named(
   z.union([z.number(), TimestampSchema]),
   'RangeBound',
   'A bound of a range: a number for a number field, a Timestamp for a date field (`timestamp`, `startingTimestamp`).',
+);
+
+/**
+ * A `timeZone` as zod checks it (1 to 64 characters: the plan builder then refuses a zone ICU does
+ * not know, naming the field, as one message for every such place), and the component the OpenAPI
+ * document shows for it, with the pattern of a zone name, so that a client validating against the
+ * document refuses `+01:00` before sending it.
+ */
+export const timeZoneInput = () => z.optional(z.string().check(z.minLength(1), z.maxLength(64)));
+
+export const TimeZoneSchema = named(
+  z.string().check(z.minLength(1), z.maxLength(64), z.regex(TIME_ZONE_PATTERN)),
+  'TimeZone',
+  'An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`); offsets such as `+01:00` are refused, since they ignore daylight saving time. A name the service\'s time zone database does not know is a 400 naming the field.',
 );

@@ -7,6 +7,8 @@ import { PROBLEM_SLUGS } from '#shared/problem-types';
 import { CATALOG, COLLECTIONS } from '#shared/documents/fields';
 import { HISTOGRAM_INTERVAL } from '#shared/report/schema/aggregations';
 import { SPLIT_INTERVAL } from '#shared/report/schema/request';
+import { COMPARE_OFFSET } from '#shared/report/schema/compare';
+import { canonicalTimeZone, TIME_ZONE_PATTERN } from '#shared/time/zones';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -137,6 +139,21 @@ describe('the typed request vocabulary of the OpenAPI document', () => {
     expect(property('DateHistogramAggregation', 'interval').pattern).toBe(HISTOGRAM_INTERVAL.source);
     expect(property('ReportRequest', 'splitInterval').pattern).toBe(SPLIT_INTERVAL.source);
     expect(['15m', '1M', '7d'].every((i) => HISTOGRAM_INTERVAL.test(i)) && !HISTOGRAM_INTERVAL.test('2w')).toBe(true);
+  });
+
+  test("gives every timeZone the pattern of a zone name and compare.offset the validator's own, so a client validating against the document refuses them", () => {
+    // Assess: the three places a report names a zone show the TimeZone component, a pattern, not a plain string.
+    for (const [kind, name] of [['DateHistogramAggregation', 'timeZone'], ['ProfileAggregation', 'timeZone'], ['Compare', 'timeZone']] as const) {
+      expect([kind, property(kind, name).$ref]).toEqual([kind, '#/components/schemas/TimeZone']);
+    }
+    expect(schemas.TimeZone).toMatchObject({ type: 'string', pattern: TIME_ZONE_PATTERN.source, maxLength: 64 });
+    expect(property('Compare', 'offset').pattern).toBe(COMPARE_OFFSET.source);
+    // The pattern keeps every zone the service knows and refuses the offsets and words it refuses.
+    const pattern = new RegExp(schemas.TimeZone!.pattern as string);
+    const known = Intl.supportedValuesOf('timeZone');
+    expect(known.filter((zone) => !pattern.test(zone))).toEqual([]);
+    for (const wrong of ['+01:00', 'GMT +1', 'Europe/', '/Berlin', 'Europe Berlin', '']) expect([wrong, pattern.test(wrong), canonicalTimeZone(wrong)]).toEqual([wrong, false, undefined]);
+    expect(['1w', '999y'].every((o) => COMPARE_OFFSET.test(o)) && !['1h', '1000d', '0w'].some((o) => COMPARE_OFFSET.test(o))).toBe(true);
   });
 
   test('describes every property of every schema, and every component', () => {
