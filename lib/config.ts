@@ -13,6 +13,8 @@ export interface ServiceConfig {
   readonly account?: string;
   readonly region?: string;
   readonly openSearch: {
+    /** The profile the node counts, types and volume default from (docs/scale.md); each key of its own overrides. */
+    readonly profile: OpenSearchProfileName;
     readonly dataNodes: number;
     readonly instanceType: string;
     readonly masterNodes: number;
@@ -69,6 +71,21 @@ export interface ServiceConfig {
    */
   readonly problemTypeBase?: string;
 }
+
+/**
+ * The domain's shape by context `openSearchProfile`; `openSearchDataNodes` and the other keys
+ * override any part of it. `small` (the default): one t3.small data node, no replica, no dedicated
+ * masters: a stage or a small customer. `production`: three data nodes in three Availability Zones
+ * (one replica: lib/reporting.ts, replicasFor), three dedicated cluster managers (the quorum survives
+ * a zone), general-purpose Graviton data nodes with 100 GiB each. Its capacity, and the bigger nodes
+ * and volumes a billion events a year want (set with the keys of their own), are in docs/scale.md.
+ */
+export const OPENSEARCH_PROFILES = {
+  small: { dataNodes: 1, instanceType: 't3.small.search', masterNodes: 0, masterInstanceType: 'm7g.large.search', volumeGiB: 10 },
+  production: { dataNodes: 3, instanceType: 'm7g.large.search', masterNodes: 3, masterInstanceType: 'm7g.large.search', volumeGiB: 100 },
+} as const;
+export type OpenSearchProfileName = keyof typeof OPENSEARCH_PROFILES;
+const isProfile = (name: string): name is OpenSearchProfileName => Object.hasOwn(OPENSEARCH_PROFILES, name);
 
 type Ctx = Pick<Node, 'tryGetContext'>;
 
@@ -132,16 +149,20 @@ export function readConfig(node: Ctx): ServiceConfig {
   if (domainPrefix && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) throw new Error(`Context "cognitoDomainPrefix" must be lower-case letters, digits and hyphens (at most 63), got "${domainPrefix}".`);
   const account = optionalText(node, 'account');
   const region = optionalText(node, 'region');
+  const profileName = text(node, 'openSearchProfile', 'small');
+  if (!isProfile(profileName)) throw new Error(`Context "openSearchProfile" must be one of ${Object.keys(OPENSEARCH_PROFILES).join(', ')}, got "${profileName}".`);
+  const profile = { name: profileName, ...OPENSEARCH_PROFILES[profileName] };
   return {
     stage,
     ...(account ? { account } : {}),
     ...(region ? { region } : {}),
     openSearch: {
-      dataNodes: int(node, 'openSearchDataNodes', 1, 1),
-      instanceType: text(node, 'openSearchInstanceType', 't3.small.search'),
-      masterNodes: int(node, 'openSearchMasterNodes', 0, 0),
-      masterInstanceType: text(node, 'openSearchMasterInstanceType', 'm7g.large.search'),
-      volumeGiB: int(node, 'openSearchVolumeGiB', 10, 10),
+      profile: profile.name,
+      dataNodes: int(node, 'openSearchDataNodes', profile.dataNodes, 1),
+      instanceType: text(node, 'openSearchInstanceType', profile.instanceType),
+      masterNodes: int(node, 'openSearchMasterNodes', profile.masterNodes, 0),
+      masterInstanceType: text(node, 'openSearchMasterInstanceType', profile.masterInstanceType),
+      volumeGiB: int(node, 'openSearchVolumeGiB', profile.volumeGiB, 10),
       indexPrefix: text(node, 'openSearchIndexPrefix', ''),
       engineVersion: engineVersion(node),
     },

@@ -32,7 +32,21 @@ describe('reading the CDK context', () => {
     expect(readConfig(nodeWith({ problemTypeBase: 'https://docs.example.org/lrs/problems#' })).problemTypeBase).toBe('https://docs.example.org/lrs/problems#');
   });
 
+  it('takes the production profile: 3 data nodes, 3 dedicated masters, 100 GiB each; a key of its own still overrides', () => {
+    expect(readConfig(nodeWith({ openSearchProfile: 'production' })).openSearch).toMatchObject({
+      profile: 'production',
+      dataNodes: 3,
+      instanceType: 'm7g.large.search',
+      masterNodes: 3,
+      masterInstanceType: 'm7g.large.search',
+      volumeGiB: 100,
+    });
+    expect(readConfig(nodeWith({ openSearchProfile: 'production', openSearchDataNodes: '6' })).openSearch).toMatchObject({ dataNodes: 6, masterNodes: 3 });
+    expect(readConfig(nodeWith({})).openSearch).toMatchObject({ profile: 'small', dataNodes: 1, masterNodes: 0 });
+  });
+
   it.each([
+    [{ openSearchProfile: 'huge' }, /Context "openSearchProfile" must be one of small, production, got "huge"/],
     [{ stage: 'Prod!' }, /stage/],
     [{ openSearchDataNodes: '0' }, /openSearchDataNodes/],
     [{ openSearchVolumeGiB: 'ten' }, /openSearchVolumeGiB/],

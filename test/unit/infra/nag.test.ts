@@ -79,7 +79,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('finds nothing unacknowledged in a production-sized deployment, where no size-related acknowledgement applies', () => {
-    const context = { stage: 'prod', openSearchDataNodes: 3, openSearchMasterNodes: 3, openSearchInstanceType: 'r7g.large.search' };
+    const context = { stage: 'prod', openSearchProfile: 'production' };
     const { outdir } = synthService({ context, nag: true });
     expect(findings(outdir)).toEqual([]);
   });

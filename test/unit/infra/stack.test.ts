@@ -683,6 +683,23 @@ describe('the service stack with other context', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'FreeStorageSpace', Threshold: 100 * 1024 * 0.25 });
   });
 
+  it('takes the production profile: 3 data nodes in 3 zones, 3 dedicated masters, one replica', () => {
+    const { template } = synthService({ context: { stage: 'prod', openSearchProfile: 'production' } });
+    template.hasResourceProperties('AWS::OpenSearchService::Domain', {
+      ClusterConfig: Match.objectLike({
+        InstanceCount: 3,
+        InstanceType: 'm7g.large.search',
+        ZoneAwarenessEnabled: true,
+        ZoneAwarenessConfig: { AvailabilityZoneCount: 3 },
+        DedicatedMasterEnabled: true,
+        DedicatedMasterCount: 3,
+        DedicatedMasterType: 'm7g.large.search',
+      }),
+      EBSOptions: Match.objectLike({ VolumeSize: 100 }),
+    });
+    template.hasResourceProperties('Custom::OpenSearchIndexTemplates', { Replicas: '1' });
+  });
+
   it('retains data stores in prod and has no CORS when no origin is configured', () => {
     const { template, stack } = synthService({ context: { stage: 'prod', corsOrigins: '', splitMaxConcurrency: 4 } });
     expect(stack.stackName).toBe('LocationReporting-prod');

@@ -3,8 +3,8 @@ import { removeSynthOutputs, resourcesOf, synthService } from './synth';
 
 type Json = Record<string, unknown>;
 
-/** A production stack (retained data) on one engine version, its resources by logical id. */
-const prodOn = (engineVersion: string): Template => synthService({ context: { stage: 'prod', openSearchEngineVersion: engineVersion } }).template;
+/** A production stack (retained data) of a domain profile on one engine version, its resources by logical id. */
+const prodOn = (profile: string, engineVersion: string): Template => synthService({ context: { stage: 'prod', openSearchProfile: profile, openSearchEngineVersion: engineVersion } }).template;
 
 const onlyOne = (resources: Record<string, Json>): [string, Json] => {
   const entries = Object.entries(resources);
@@ -21,13 +21,18 @@ afterAll(removeSynthOutputs);
  * A replacement is a new, empty domain. So a version change must leave the logical id, the name and
  * every other property as they were, and carry the policy.
  */
-describe('changing the OpenSearch engine version (2.17 → 2.19)', () => {
+/**
+ * Both profiles (lib/config.ts): the small default and the production one (3 data nodes in 3 zones,
+ * dedicated masters, one replica), where the blue/green upgrade copies shards onto a new set of
+ * nodes while the old ones serve (docs/operations.md#upgrading-opensearch).
+ */
+describe.each(['small', 'production'])('changing the OpenSearch engine version (2.17 → 2.19), %s profile', (profile) => {
   let before: Template;
   let after: Template;
 
   beforeAll(() => {
-    before = prodOn('2.17');
-    after = prodOn('2.19');
+    before = prodOn(profile, '2.17');
+    after = prodOn(profile, '2.19');
   });
 
   it('keeps the same domain (logical id) and changes only its EngineVersion', () => {
