@@ -23,7 +23,20 @@ const text = z.string().check(
   z.maxLength(512),
   z.refine((s) => !LONE_SURROGATE.test(s), WELL_FORMED_MESSAGE),
 );
-const number = z.number().check(z.refine(Number.isFinite, 'must be a finite number'));
+/**
+ * Each number by what it means (docs/ingest.md, "What each number may be"): a duration (a parking
+ * stay, the time spent in a polygon) is seconds from 0 to {@link MAX_SECONDS}; a lot's occupied,
+ * free and total spots are from 0 to {@link MAX_SPOTS}, occupied and free within total (fractions
+ * allowed: a gateway may send a lot's average over its interval, 2.5 spots).
+ * So no sum an engine computes can overflow (2^53 documents at the largest value stay below 1e25, a
+ * double's range ends near 1.8e308), and every engine and path answers a finite number.
+ */
+export const MAX_SECONDS = 1_000_000_000;
+export const MAX_SPOTS = 1_000_000;
+const seconds = z.number().check(
+  z.refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_SECONDS, `must be a number of seconds from 0 to ${MAX_SECONDS.toLocaleString('en-US')} (about 31 years)`),
+);
+const spots = z.number().check(z.refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_SPOTS, `must be a number of spots from 0 to ${MAX_SPOTS.toLocaleString('en-US')}`));
 const isoFormat = z.iso.datetime({ offset: true, error: TIMESTAMP_FORMAT_MESSAGE });
 const isoTimestamp = isoFormat.check(z.refine((t) => isNotBeforeFloor(Date.parse(t)), TIMESTAMP_FLOOR_MESSAGE));
 const direction = z.enum(['A', 'B']);
@@ -43,7 +56,7 @@ export const CrossedPathSchema = z.strictObject({
   start: z.optional(direction),
 });
 
-export const PolygonSchema = z.strictObject({ id: text, value: number });
+export const PolygonSchema = z.strictObject({ id: text, value: seconds });
 
 export const MovementEventSchema = z.strictObject({
   ...common,
@@ -56,16 +69,16 @@ export const MovementEventSchema = z.strictObject({
 export const ParkingLotStatsSchema = z.strictObject({
   ...common,
   parkingLotId: z.optional(text),
-  occupied: z.optional(number),
-  free: z.optional(number),
-  total: z.optional(number),
+  occupied: z.optional(spots),
+  free: z.optional(spots),
+  total: z.optional(spots),
 });
 
 export const ParkingEventSchema = z.strictObject({
   ...common,
   parkingLotId: z.optional(text),
   cameraId: z.optional(text),
-  duration: z.optional(number),
+  duration: z.optional(seconds),
   spotId: z.optional(text),
   startingTimestamp: z.optional(isoTimestamp),
 });
@@ -132,7 +145,18 @@ export function parseDocument<C extends Collection>(collection: C, input: unknow
     if (!result.success) throw new ValidationError(issuesToErrors(schema, input, result.error.issues, pathPrefix));
     data = result.data;
   }
+  if (collection === 'parkingLotStats') refuseBeyondTotal(data as ParkingLotStatsDocument, pathPrefix);
   return normalize(data as Record<string, unknown>, SORTED_FIELDS[collection]) as unknown as ReportDocument<C>;
+}
+
+/** A lot's occupied and free spots are each within its total (when the document gives the total). */
+function refuseBeyondTotal(doc: ParkingLotStatsDocument, pathPrefix: string): void {
+  const { total } = doc;
+  if (total === undefined) return;
+  const errors = (['occupied', 'free'] as const)
+    .filter((name) => (doc[name] ?? 0) > total)
+    .map((name) => ({ path: `${pathPrefix}/${name}`, message: `must be at most total (${total}): a lot has no more ${name} spots than spots` }));
+  if (errors.length > 0) throw new ValidationError(errors);
 }
 
 /**
@@ -143,7 +167,8 @@ export function parseDocument<C extends Collection>(collection: C, input: unknow
 const ISO_PATTERN = (isoFormat._zod.def as unknown as { readonly pattern: RegExp }).pattern;
 const LEAVES = new Map<z.ZodMiniType, (value: unknown) => boolean>([
   [text, (v) => typeof v === 'string' && v.length >= 1 && v.length <= 512 && !LONE_SURROGATE.test(v)],
-  [number, (v) => typeof v === 'number' && Number.isFinite(v)],
+  [seconds, (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_SECONDS],
+  [spots, (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_SPOTS],
   [isoTimestamp, (v) => typeof v === 'string' && ISO_PATTERN.test(v) && isNotBeforeFloor(Date.parse(v))],
   [direction, (v) => v === 'A' || v === 'B'],
 ]);

@@ -30,7 +30,7 @@ const movementEvent: fc.Arbitrary<DocumentInput<'movementEvents'>> = fc
     label: fc.option(fc.constantFrom('car', 'person', 'truck'), { nil: undefined }),
     timestamp,
     crossedPaths: fc.array(fc.record({ id: fc.constantFrom('north', 'south'), end: fc.constantFrom('A' as const, 'B' as const) }), { maxLength: 2 }),
-    polygons: fc.array(fc.record({ id: fc.constantFrom('z1', 'z2'), value: fc.integer({ min: -40, max: 200 }).map((v) => v / 2) }), { maxLength: 2 }),
+    polygons: fc.array(fc.record({ id: fc.constantFrom('z1', 'z2'), value: fc.integer({ min: 0, max: 240 }).map((v) => v / 2) }), { maxLength: 2 }),
   })
   .map((d) => (d.label === undefined ? (({ label: _, ...rest }) => rest)(d) : d) as DocumentInput<'movementEvents'>);
 

@@ -53,6 +53,41 @@ describe('parseDocument', () => {
   });
 });
 
+describe('numbers by what they mean', () => {
+  const stats = (fields: Record<string, unknown>) => errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', ...fields });
+  const seconds = 'must be a number of seconds from 0 to 1,000,000,000 (about 31 years)';
+  const spots = 'must be a number of spots from 0 to 1,000,000';
+
+  test('refuse a negative or huge duration and time in a polygon, naming the field and the range', () => {
+    // The probe's values: −5 and ±1e308 (whose sums overflowed to null, NaN or 0 by engine and path).
+    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration: -5 })).toEqual([{ path: '/duration', message: seconds }]);
+    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration: 1e308 })).toEqual([{ path: '/duration', message: seconds }]);
+    expect(errorsOf('movementEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', polygons: [{ id: 'z', value: 12 }, { id: 'z', value: -1e308 }] })).toEqual([{ path: '/polygons/1/value', message: seconds }]);
+    // The ends of the range are taken, fractions too.
+    const ends = [0, 600.5, 1e9].map((duration) => parseDocument('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration }).duration);
+    expect(ends).toEqual([0, 600.5, 1e9]);
+  });
+
+  test('refuse spots that are negative or beyond 1,000,000, and take an average (2.5 spots)', () => {
+    expect(stats({ occupied: -1, free: -0.5, total: 1_000_001 })).toEqual([
+      { path: '/occupied', message: spots },
+      { path: '/free', message: spots },
+      { path: '/total', message: spots },
+    ]);
+    expect(parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 2.5, free: 7.5, total: 10 })).toMatchObject({ occupied: 2.5, free: 7.5 });
+  });
+
+  test('refuse occupied or free spots beyond the total, and take them up to it', () => {
+    expect(stats({ occupied: 11, free: 12, total: 10 })).toEqual([
+      { path: '/occupied', message: 'must be at most total (10): a lot has no more occupied spots than spots' },
+      { path: '/free', message: 'must be at most total (10): a lot has no more free spots than spots' },
+    ]);
+    expect(parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 10, free: 0, total: 10 })).toMatchObject({ occupied: 10, free: 0, total: 10 });
+    // Without a total there is nothing to be within.
+    expect(parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 500 })).toMatchObject({ occupied: 500 });
+  });
+});
+
 describe('text that is not well-formed Unicode', () => {
   const refusal = { message: 'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character' };
 

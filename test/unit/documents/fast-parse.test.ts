@@ -29,7 +29,7 @@ const timestampText = fc
 /** Valid from 1970 on (shared/time/timestamps.ts); the years before are among timestampText's, refused. */
 const validTimestamp = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
 const someText = fc.oneof(fc.string({ maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 4 }), fc.string({ minLength: 510, maxLength: 514 }), fc.constant(''));
-const someNumber = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-0, Number.NaN, Number.POSITIVE_INFINITY, '1'));
+const someNumber = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-0, -1, 0.5, 1e6, 1e6 + 1, 1e9, 1e9 + 0.5, -1e308, 1e308, Number.NaN, Number.POSITIVE_INFINITY, '1'));
 const someDirection = fc.constantFrom('A', 'B', 'C', 'a', '');
 /** Any JSON-like value, or any value at all, where a field's kind is wrong. */
 const wild = fc.oneof(fc.jsonValue(), fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true, withSparseArray: true }));
@@ -75,12 +75,13 @@ const validField: Record<string, fc.Arbitrary<unknown>> = {
   parkingLotId: text,
   cameraId: text,
   spotId: text,
-  occupied: fc.integer(),
-  free: fc.integer(),
-  total: fc.integer(),
-  duration: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  // Within the bounds of each number (shared/documents/documents.ts): spots and seconds from 0.
+  occupied: fc.double({ min: 0, max: 1_000_000, noNaN: true }),
+  free: fc.double({ min: 0, max: 1_000_000, noNaN: true }),
+  total: fc.double({ min: 0, max: 1_000_000, noNaN: true }),
+  duration: fc.double({ min: 0, max: 1e9, noNaN: true }),
   crossedPaths: fc.array(fc.record({ id: text, end: fc.constantFrom('A', 'B'), start: fc.constantFrom('A', 'B') }, { requiredKeys: ['id', 'end'] }), { maxLength: 4 }),
-  polygons: fc.array(fc.record({ id: text, value: fc.double({ noNaN: true, noDefaultInfinity: true }) }), { maxLength: 4 }),
+  polygons: fc.array(fc.record({ id: text, value: fc.double({ min: 0, max: 1e9, noNaN: true }) }), { maxLength: 4 }),
 };
 
 /** Valid documents as a gateway sends them: JSON text, parsed. */
