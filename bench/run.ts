@@ -3,6 +3,7 @@ import { benchBundleSizesCli, benchBundlesCli } from './bundles';
 import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchExplorer } from './explorer';
+import { benchHistoryLoop } from './history-loop';
 import { benchHostile } from './hostile';
 import { benchIngest, benchIngestIdentity } from './ingest';
 import { benchLocalThroughput } from './local-throughput';
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<void>> = {
     if (engines.includes('opensearch')) await benchRollupsOpenSearch();
   },
   explorer: benchExplorer,
+  'history-loop': benchHistoryLoop,
 };
 
 const program = new Command()

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors';
 import type { Deadline } from '../report/deadline';
+import { Pacer } from '../report/pace';
 import type { ReportEngine } from '../stores/store';
 import { createRounding } from '../report/histogram/rounding';
 import { byId, LOCATION_ID, type SensorGroup } from '../locations/model';
@@ -73,7 +74,15 @@ export async function occupancyHistory(
 
   const groups = [...found.sensorGroups].sort(byId);
   refuseBeyondValueLimit(groups.length, edges.length - 1, query.interval.text);
-  const samples = new Map(groups.map((g) => [g.id, samplesOf(g, location.timezone, first, last)]));
+  // A month of 5-minute marks per group is tens of thousands of steps, even with the counts cached:
+  // the work goes in turns (../report/pace.ts), so that other requests of the process are answered
+  // in between and the deadline is seen.
+  const pacer = new Pacer(options.deadline);
+  const samples = new Map<number, Sample[]>();
+  for (const g of groups) {
+    await pacer.turn();
+    samples.set(g.id, samplesOf(g, location.timezone, first, last));
+  }
   const all = [...samples.values()].flat();
   const cuts = all.flatMap((s) => [s.at, s.period.start]);
   const earliest = cuts.reduce((a, b) => Math.min(a, b), Infinity);
@@ -86,13 +95,16 @@ export async function occupancyHistory(
           location.id,
           groups.flatMap((g) => g.lines),
           { from: floorToSlot(earliest), to: ceilToSlot(last), cuts },
-          options,
+          { ...options, pacer },
         );
-  const occupancy = groups.map((group) => {
+  const occupancy: GroupHistory[] = [];
+  for (const group of groups) {
+    await pacer.turn();
     const net = timeline?.netOf(group.lines);
-    const values = (samples.get(group.id) ?? []).map((s) => ({ at: s.at, value: Math.max(0, net!(s.at) - net!(s.period.start)) }));
-    return { sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values) };
-  });
+    const values = await pacer.map(samples.get(group.id) ?? [], (s) => ({ at: s.at, value: Math.max(0, net!(s.at) - net!(s.period.start)) }));
+    await pacer.turn();
+    occupancy.push({ sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values) });
+  }
   return { ...body, insights: { occupancy } };
 }
 

@@ -1,4 +1,5 @@
 import type { Deadline } from '../report/deadline';
+import { Pacer } from '../report/pace';
 import type { AggregationInput } from '../report/schema/aggregations';
 import type { AggResult, ReportEngine, Scope } from '../stores/store';
 import { planFromRequest } from '../report/plan/plan-builder';
@@ -36,8 +37,9 @@ export class CrossingTimeline {
     locationId: string,
     lines: readonly CountingLine[],
     range: { readonly from: number; readonly to: number; readonly cuts: readonly number[] },
-    options: { readonly deadline?: Deadline } = {},
+    options: { readonly deadline?: Deadline; readonly pacer?: Pacer } = {},
   ): Promise<CrossingTimeline> {
+    const pacer = options.pacer ?? new Pacer(options.deadline);
     const { from, to } = range;
     if (!isMark(from) || !isMark(to) || to < from) throw new Error(`timeline bounds must be 5-minute marks in order, got ${from}..${to}`);
     const slots = Array.from({ length: (to - from) / SLOT_MS }, () => new CrossingCounts());
@@ -53,10 +55,13 @@ export class CrossingTimeline {
         const end = Math.min(to, start + timeBuckets * SLOT_MS);
         const root = await run(crossingsRequest(locationId, cameras, lineIds, start, end, { type: 'dateHistogram', interval: '5m' }));
         if (root.kind !== 'histogram') throw new Error(`unexpected ${root.kind} result at the slot stage`);
-        for (const bucket of root.buckets) {
-          const slot = slots[(bucket.key - from) / SLOT_MS];
-          if (slot && bucket.sub) readCounts(bucket.sub, cameras, slot);
-        }
+        // A cached answer comes back at once: reading its thousands of slots takes turns, not the loop.
+        await pacer.chunks(root.buckets, (chunk) => {
+          for (const bucket of chunk) {
+            const slot = slots[(bucket.key - from) / SLOT_MS];
+            if (slot && bucket.sub) readCounts(bucket.sub, cameras, slot);
+          }
+        });
       }
       const perQuery = Math.max(1, Math.min(PIECES_PER_REPORT, timeBuckets));
       for (let i = 0; i < cuts.length; i += perQuery) {
@@ -67,6 +72,7 @@ export class CrossingTimeline {
         };
         const root = await run(crossingsRequest(locationId, cameras, lineIds, floorToSlot(chunk[0]!), chunk[chunk.length - 1]!, lead));
         if (root.kind !== 'filters') throw new Error(`unexpected ${root.kind} result at the piece stage`);
+        await pacer.turn();
         root.buckets.forEach((bucket, k) => {
           if (bucket.sub) readCounts(bucket.sub, cameras, pieces.get(chunk[k]!)!);
         });
