@@ -31,8 +31,8 @@ const text = z.string().check(
  * So no sum an engine computes can overflow (2^53 documents at the largest value stay below 1e25, a
  * double's range ends near 1.8e308), and every engine and path answers a finite number.
  */
-export const MAX_SECONDS = 1_000_000_000;
-export const MAX_SPOTS = 1_000_000;
+const MAX_SECONDS = 1_000_000_000;
+const MAX_SPOTS = 1_000_000;
 const seconds = z.number().check(
   z.refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_SECONDS, `must be a number of seconds from 0 to ${MAX_SECONDS.toLocaleString('en-US')} (about 31 years)`),
 );

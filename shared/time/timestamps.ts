@@ -12,8 +12,8 @@ export const TIMESTAMP_FORMAT_MESSAGE = 'must be an ISO 8601 timestamp with Z or
  * time zone would start at an instant no clock showed, and the database itself keeps no promise
  * about offsets before 1970. No camera or sensor saw anything then.
  */
-export const TIMESTAMP_FLOOR_MS = 0;
-export const TIMESTAMP_FLOOR = '1970-01-01T00:00:00Z';
+const TIMESTAMP_FLOOR_MS = 0;
+const TIMESTAMP_FLOOR = '1970-01-01T00:00:00Z';
 export const TIMESTAMP_FLOOR_MESSAGE = `must be ${TIMESTAMP_FLOOR} or later (no time zone has reliable offsets before it)`;
 
 /** Whether a valid timestamp's epoch ms is at or after the floor (NaN, for text that is none, passes: its format is refused on its own). */

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { described, named } from '../../openapi/registry';
 import { fieldName, NAME, OPTIONAL_FLAG, OPTIONAL_NAME } from './common';
 import { FilterSchema } from './filters';
-import { NestedPathSchema, timeZoneInput, TimeZoneSchema } from './vocabulary';
+import { NestedPathSchema, timeZoneInput, TimeZoneNameSchema } from './vocabulary';
 import { EXACT_PERCENTILE_VALUES, MAX_PERCENTILES } from '../percentiles/hazen';
 
 /**
@@ -69,7 +69,7 @@ export const DateHistogramAggregationSchema = named(
     timeZone: described(
       timeZoneInput(),
       'The IANA time zone the buckets are aligned in (`Europe/Berlin`); `UTC` by default. Bucket timestamps are always written in UTC.',
-      TimeZoneSchema,
+      TimeZoneNameSchema,
     ),
     keyJoiner,
   }),
@@ -90,7 +90,7 @@ export const ProfileAggregationSchema = named(
     timeZone: described(
       timeZoneInput(),
       "The IANA time zone whose wall clock gives each document's hour or weekday (`Europe/Berlin`); `UTC` by default.",
-      TimeZoneSchema,
+      TimeZoneNameSchema,
     ),
     keyJoiner,
   }),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { described, named } from '../../openapi/registry';
-import { timeZoneInput, TimeZoneSchema } from './vocabulary';
+import { timeZoneInput, TimeZoneNameSchema } from './vocabulary';
 
 /** `<n><unit>`, n from 1 to 999, unit d w M q y: how much earlier the compared period lies. */
 export const COMPARE_OFFSET = /^[1-9]\d{0,2}[dwMqy]$/;
@@ -18,7 +18,7 @@ export const CompareSchema = named(
     timeZone: described(
       timeZoneInput(),
       "The IANA time zone whose calendar the offset follows. With a dateHistogram it is the histogram's `timeZone` (left out, or the same zone); without one, `UTC` by default.",
-      TimeZoneSchema,
+      TimeZoneNameSchema,
     ),
   }),
   'Compare',

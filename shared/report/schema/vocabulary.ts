@@ -68,7 +68,7 @@ export const RangeBoundSchema = named(
  */
 export const timeZoneInput = () => z.optional(z.string().check(z.minLength(1), z.maxLength(64)));
 
-export const TimeZoneSchema = named(
+export const TimeZoneNameSchema = named(
   z.string().check(z.minLength(1), z.maxLength(64), z.regex(TIME_ZONE_PATTERN)),
   'TimeZone',
   'An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`); offsets such as `+01:00` are refused, since they ignore daylight saving time. A name the service\'s time zone database does not know is a 400 naming the field.',
