@@ -62,6 +62,43 @@ export async function pageTraffic(browser: Browser, url: string, ready = DASHBOA
   return { requests: all.length, byKind, bytesIn: all.reduce((a, s) => a + s.in, 0), bytesOut: all.reduce((a, s) => a + s.out, 0) };
 }
 
+const SITES_DRAWN = `document.getElementById('sites-table').dataset.drawnMs !== undefined`;
+
+/** One load of every site at a glance: the table's own drawn time (answer to painted, wall clock) and the page's main-thread CPU, navigation to drawn. */
+interface SitesLoad {
+  readonly rows: number;
+  readonly drawnMs: number;
+  /** Chromium's main-thread task time in thread ticks (CPU, not wall clock: what a busy machine's other work does not inflate). */
+  readonly cpuMs: number;
+  readonly layoutMs: number;
+}
+
+async function loadSites(browser: Browser, url: string): Promise<SitesLoad> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+    const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    const before = await metrics();
+    await page.goto(`${url}/?view=sites`);
+    await page.waitForFunction(SITES_DRAWN);
+    const after = await metrics();
+    const ms = (k: string) => ((after[k] ?? 0) - (before[k] ?? 0)) * 1000;
+    return {
+      rows: (await page.evaluate(`document.querySelectorAll('#sites-table tbody tr').length`)) as number,
+      drawnMs: Number(await page.evaluate(`document.getElementById('sites-table').dataset.drawnMs`)),
+      cpuMs: ms('TaskDuration'),
+      layoutMs: ms('LayoutDuration') + ms('RecalcStyleDuration'),
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/** The few sites of `npm start`'s seeded data (benchPages), against which the 500 are set. */
+let fewSites: SitesLoad[] = [];
+
 export const describeTraffic = (t: Traffic): string =>
   `${t.requests} requests (${Object.entries(t.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}), ${(t.bytesIn / 1000).toFixed(1)} kB in, ${(t.bytesOut / 1000).toFixed(1)} kB out`;
 
@@ -123,7 +160,14 @@ async function benchPages(browser: Browser): Promise<void> {
         `${name}: DOMContentLoaded ${m('loaded').toFixed(0)} ms, first chart ${m('firstChart').toFixed(0)} ms, all drawn ${m('done').toFixed(0)} ms; its API calls from Node in parallel ${apiMs.toFixed(0)} ms; (all drawn − loaded) ÷ API ${((m('done') - m('loaded')) / apiMs).toFixed(2)}×`,
       );
     }
-    console.log(`dashboard traffic: ${describeTraffic(await pageTraffic(browser, `${service.url}/?view=dashboard&location=berlin-mall`))}`);
+    const dashboard = '/?view=dashboard&location=berlin-mall';
+    console.log(`dashboard traffic: ${describeTraffic(await pageTraffic(browser, `${service.url}${dashboard}`))}`);
+    // The same count on another build's `npm start` (BENCH_EXPLORER_BEFORE=http://127.0.0.1:3999): the figures before a change.
+    const otherBuild = process.env.BENCH_EXPLORER_BEFORE;
+    if (otherBuild) console.log(`dashboard traffic on ${otherBuild}: ${describeTraffic(await pageTraffic(browser, `${otherBuild.replace(/\/$/, '')}${dashboard}`))}`);
+    await loadSites(browser, service.url);
+    fewSites = [];
+    for (let i = 0; i < 5; i++) fewSites.push(await loadSites(browser, service.url));
     console.log(`median of ${RUNS} fresh tabs after one warm-up; ${await machine()}; load average ${before} before, ${loadavg()[0]?.toFixed(1)} after`);
   } finally {
     await service.stop();
@@ -187,20 +231,22 @@ async function benchOverview(browser: Browser): Promise<void> {
       `overview of ${SITES + SEEDED_SITES} sites (${sites.events.toLocaleString('en')} events on the ${SITES}): GET /insights/overview ${median(one).toFixed(0)} ms (1 request, ${(body.length / 1000).toFixed(1)} kB, ${(bytes / 1000).toFixed(1)} kB br); ` +
         `per location, live + a report each, 6 at a time: ${median(many).toFixed(0)} ms (${perLocation().length} requests); ratio ${(median(many) / median(one)).toFixed(1)}×`,
     );
-    const drawn: number[] = [];
-    let traffic: Traffic | undefined;
-    for (let i = 0; i < 6; i++) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-      const page = await context.newPage();
-      await page.goto(`${url}/?view=sites`);
-      await page.waitForFunction(`document.getElementById('sites-table').dataset.drawnMs !== undefined`);
-      const rows = (await page.evaluate(`document.querySelectorAll('#sites-table tbody tr').length`)) as number;
-      if (rows !== sites.ids.length + SEEDED_SITES) throw new Error(`the overview drew ${rows} rows, not ${sites.ids.length + SEEDED_SITES}`);
-      if (i > 0) drawn.push(Number(await page.evaluate(`document.getElementById('sites-table').dataset.drawnMs`)));
-      await context.close();
+    await loadSites(browser, url); // warm-up
+    const loads: SitesLoad[] = [];
+    for (let i = 0; i < 5; i++) {
+      const load = await loadSites(browser, url);
+      if (load.rows !== sites.ids.length + SEEDED_SITES) throw new Error(`the overview drew ${load.rows} rows, not ${sites.ids.length + SEEDED_SITES}`);
+      loads.push(load);
     }
-    traffic = await pageTraffic(browser, `${url}/?view=sites`, `document.getElementById('sites-table').dataset.drawnMs !== undefined`);
-    console.log(`overview page: ${SITES + SEEDED_SITES} rows drawn ${median(drawn).toFixed(0)} ms after the answer arrived (median of 5, goal ≤ 500 ms); ${describeTraffic(traffic)}`);
+    const traffic = await pageTraffic(browser, `${url}/?view=sites`, SITES_DRAWN);
+    const of = (loads: readonly SitesLoad[], k: keyof SitesLoad) => median(loads.map((l) => l[k])).toFixed(0);
+    console.log(`overview page: ${SITES + SEEDED_SITES} rows drawn ${of(loads, 'drawnMs')} ms after the answer arrived (wall clock, median of 5, goal ≤ 500 ms); ${describeTraffic(traffic)}`);
+    if (fewSites.length > 0) {
+      console.log(
+        `overview page, main-thread CPU from navigation to drawn (thread ticks, median of 5): ${SITES + SEEDED_SITES} rows ${of(loads, 'cpuMs')} ms (layout and style ${of(loads, 'layoutMs')} ms), ` +
+          `${fewSites[0]!.rows} rows ${of(fewSites, 'cpuMs')} ms (layout and style ${of(fewSites, 'layoutMs')} ms): the ${SITES} more rows cost ${(Number(of(loads, 'cpuMs')) - Number(of(fewSites, 'cpuMs'))).toFixed(0)} ms of CPU`,
+      );
+    }
     console.log(`${await machine()}; load average ${before} before, ${loadavg()[0]?.toFixed(1)} after`);
   } finally {
     await sites.stop();
