@@ -1,8 +1,6 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { parseDocument } from '#shared/documents/documents';
-import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
-import { openDuckDb } from '#shared/stores/duckdb/store';
-import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { DuckDbEngine, openDuckDb, ingestDocuments } from '#shared/stores/duckdb/store';
 import { BROTLI_QUALITY } from '#commons/http/content-encoding';
 import { seedMovementEvents } from '../bin/seed/generate';
 import { createQueryReportHandler } from '../functions/query-report';

@@ -6,7 +6,7 @@ import { Client } from '@opensearch-project/opensearch';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { loadOrCreateDevKey } from '../bin/local/auth/dev-key';
 import { mintDevToken } from '../bin/local/auth/tokens';
-import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { OpenSearchEngine } from '#shared/stores/opensearch/store';
 import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../functions/query-report';
 import { httpEvent } from '../bin/dev/lambda-events';
 import { startOpenSearch } from '../bin/dev/opensearch-node';

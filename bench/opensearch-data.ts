@@ -1,7 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { Presets, SingleBar } from 'cli-progress';
-import { indexNameFor } from '#shared/stores/opensearch/layout/indices';
-import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
+import { indexNameFor, ensureIndexTemplates } from '#shared/stores/opensearch/store';
 
 /**
  * Makes a one-shard benchmark index hold exactly `count` synthetic movement events: kept as is when

@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
 import { parseDocument } from '#shared/documents/documents';
 import { COLLECTIONS } from '#shared/documents/fields';
-import { toSource } from '#shared/stores/opensearch/write';
-import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
-import { dirtyIndexName, rollupIndexName, rollupIndexNames } from '#shared/stores/opensearch/layout/rollup-indices';
-import { rebuildRollups } from '#shared/stores/opensearch/rollups/rebuild';
+import { toSource, OpenSearchEngine, dirtyIndexName, rollupIndexName, rollupIndexNames, openSearchStore } from '#shared/stores/opensearch/store';
 import { seedMovementEvents, type SeedOptions } from '../bin/seed/generate';
 import { startOpenSearch } from '../bin/dev/opensearch-node';
 import { byLabelAndDirection, ORG } from './duckdb';
@@ -98,7 +95,7 @@ async function buildRollups(client: Client, prefix: string): Promise<{ ms: numbe
   let grains = 0;
   let runs = 0;
   for (;;) {
-    const outcome = await rebuildRollups(client, prefix);
+    const outcome = await openSearchStore(client, { indexPrefix: prefix }).rebuildRollups();
     runs++;
     grains += outcome.rebuilt.movementEvents;
     if (!outcome.more) break;

@@ -3,10 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { parseDocument, type ReportDocument } from '#shared/documents/documents';
-import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
-import { openDuckDb } from '#shared/stores/duckdb/store';
-import { rebuildRollups } from '#shared/stores/duckdb/rollups/rebuild';
-import { ingestDocuments } from '#shared/stores/duckdb/write';
+import { DuckDbEngine, openDuckDb, duckDbStore, ingestDocuments } from '#shared/stores/duckdb/store';
 import type { ReportEngine } from '#shared/stores/store';
 import { answerReport } from '#shared/report/query-report';
 import { seedMovementEvents } from '../bin/seed/generate';
@@ -65,7 +62,8 @@ const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 /** Rebuilds the dirty grains (all of them in a file just written) and checkpoints; the grains and ms. */
 async function rebuild(db: DuckDBInstance): Promise<{ grains: number; ms: number }> {
   const t = performance.now();
-  const grains = await rebuildRollups(db);
+  const outcome = await duckDbStore(db).rebuildRollups();
+  const grains = Object.values(outcome.rebuilt).reduce((a, b) => a + b, 0);
   if (grains > 0) await count(db, 'CHECKPOINT');
   return { grains, ms: performance.now() - t };
 }
@@ -119,7 +117,7 @@ async function ingestRate(docs: readonly ReportDocument<'movementEvents'>[], mai
     const t = performance.now();
     for (let i = 0; i < docs.length; i += BATCH) {
       await ingestDocuments(db, 'movementEvents', docs.slice(i, i + BATCH), { rollups: maintain });
-      if (maintain) await rebuildRollups(db);
+      if (maintain) await duckDbStore(db).rebuildRollups();
     }
     return performance.now() - t;
   } finally {

@@ -5,11 +5,9 @@ import { eraseOrganization, type OrganizationErasureOutcome } from '#shared/eras
 import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { ItemTable } from '#shared/locations/item-table';
 import { isOrganizationId } from '#shared/organization';
-import { deleteOrganizationRows } from '#shared/stores/duckdb/erase';
-import { deleteOrganizationDocuments } from '#shared/stores/opensearch/erase';
 import { COLLECTIONS } from '#shared/documents/fields';
 import { createDocumentClient } from '#commons/clients/dynamo-client';
-import { openDocumentStore, type DocumentStore } from './cli/document-store';
+import { openDocumentStore } from './cli/document-store';
 import { cliOptions, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';
 import type { CliOutput } from './import-locations';
@@ -69,7 +67,7 @@ export async function eraseOrganizationCli(argv: readonly string[], out: CliOutp
     const outcome = await eraseOrganization(
       {
         table: table.table,
-        documents: (organizationId, dry) => eraseDocuments(store, organizationId, dry),
+        documents: (organizationId, dry) => store.eraseOrganization({ organizationId, dryRun: dry }),
         ...(cognito && o.userPoolId ? { removeClient: (c) => deleteAppClient(cognito, o.userPoolId!, c.clientId) } : {}),
       },
       o.org,
@@ -82,12 +80,6 @@ export async function eraseOrganizationCli(argv: readonly string[], out: CliOutp
     await table?.close();
     await store.close();
   }
-}
-
-function eraseDocuments(store: DocumentStore, organizationId: string, dryRun: boolean) {
-  return store.kind === 'opensearch'
-    ? deleteOrganizationDocuments(store.client, store.indexPrefix, { organizationId, dryRun })
-    : deleteOrganizationRows(store.instance, { organizationId, dryRun });
 }
 
 interface OpenedTable {

@@ -8,13 +8,10 @@ import { mintDevToken } from './local/auth/tokens';
 import { trustIssuer, type TrustedIssuer } from './local/auth/issuer';
 import { openApiDocument } from '#shared/openapi/document';
 import { problemTypeBaseError } from '#shared/problem-uri';
-import { DEFAULT_LIMITS, type ReportEngine } from '#shared/stores/store';
-import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
-import { openDuckDb } from '#shared/stores/duckdb/store';
-import { provideReportEngine } from '#commons/clients/engine';
-import { provideDocumentWriter } from '#commons/clients/document-writer';
+import { DEFAULT_LIMITS, type Store } from '#shared/stores/store';
+import { duckDbStore, openDuckDb } from '#shared/stores/duckdb/store';
+import { provideStore } from '#commons/clients/store';
 import { provideLineChecker } from '#commons/clients/line-checker';
-import { DuckDbDocumentWriter } from '#shared/stores/duckdb/write';
 import { provideItemTable } from '#commons/clients/dynamo';
 import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 import { ENV } from '#commons/env';
@@ -129,26 +126,20 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
-  const duckdb = db && new DuckDbEngine(db, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) }, rollups: flags.rollups });
-  const engine: ReportEngine = opensearch
-    ? (await import('#commons/clients/opensearch-engine')).openSearchEngineFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
-    : (duckdb as DuckDbEngine);
+  const documents: Store = opensearch
+    ? (await import('#commons/clients/opensearch-store')).openSearchStoreFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
+    : duckDbStore(db!, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) }, rollups: flags.rollups, description: `DuckDB ${paths.duckdb}` });
   // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is
   // ours alone, and our own writes make the cache forget what they change.
-  const cache = !opensearch && flags.reportCache ? new CachedReportEngine(engine) : undefined;
-  provideReportEngine(cache ?? engine);
-  // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
-  const rebuilds = db && flags.rollups ? startRollupRebuilds(db, undefined, undefined, () => cache?.forgetUnaccelerated()) : undefined;
+  const cache = !opensearch && flags.reportCache ? new CachedReportEngine(documents.reports) : undefined;
   // Benchmark only (bench/ingest.ts): the baseline duplicate detection is measured against; no flag, as a user never wants it.
   const withoutIdentity = process.env.BENCH_INGEST_WITHOUT_IDENTITY === '1' && !opensearch;
-  const writer = opensearch
-    ? (await import('#commons/clients/opensearch-writer')).openSearchWriterFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
-    : withoutIdentity
-      ? appendOnlyWriter(db!)
-      : new DuckDbDocumentWriter(db!);
+  const writer = withoutIdentity ? appendOnlyWriter(db!) : documents.writer;
   // Closed first on the way out: a write begun is answered, a later one refused 503 (the client retries).
   const writes = closingWriter(cache ? forgettingWriter(writer, cache) : writer);
-  provideDocumentWriter(writes);
+  provideStore({ ...documents, reports: cache ?? documents.reports, writer: writes });
+  // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
+  const rebuilds = db && flags.rollups ? startRollupRebuilds(documents, undefined, undefined, () => cache?.forgetUnaccelerated()) : undefined;
   const checkers = startLineCheckers({ withoutIdentity });
   provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
@@ -202,17 +193,11 @@ async function main(argv: readonly string[]): Promise<void> {
     await simulation?.stop();
     await rebuilds?.stop();
     // Running reports are interrupted and answer 503, running writes end and later ones answer 503
-    // (the server waits for those answers, and answers 503 what is left after its grace), so nothing
-    // holds the database below.
-    await Promise.all([duckdb?.close(), writes.close(), server.close()]);
+    // (the server waits for those answers, and answers 503 what is left after its grace); the store
+    // then checkpoints DuckDB's log into the file after the writes under way, so the data folder is
+    // whole when we exit.
+    await Promise.all([documents.close(), writes.close(), server.close()]);
     await checkers.close();
-    if (db) {
-      // A checkpoint writes the WAL into the database file, so the data folder is whole when we exit.
-      const connection = await db.connect();
-      await connection.run('CHECKPOINT');
-      connection.closeSync();
-      db.closeSync();
-    }
     await locations.close();
     console.log('stopped cleanly.');
     process.exit(0);

@@ -1,6 +1,4 @@
 import { Command } from 'commander';
-import { deleteExpiredMonths } from '#shared/stores/duckdb/retention';
-import { deleteExpiredIndices } from '#shared/stores/opensearch/retention';
 import { COLLECTIONS } from '#shared/documents/fields';
 import { DEFAULT_RETENTION_MONTHS, firstKeptMonth, formatMonth, MAX_RETENTION_MONTHS } from '#shared/documents/retention';
 import { openDocumentStore } from './cli/document-store';
@@ -44,13 +42,12 @@ export async function retentionCli(argv: readonly string[], out: CliOutput = con
   const store = await openDocumentStore(o, dataPaths(o.dataDir).duckdb);
   try {
     out.log(`${store.description}: keeping ${formatMonth(firstKeptMonth(run.nowMs, run.months)!)} and later`);
-    if (store.kind === 'opensearch') {
-      const outcome = await deleteExpiredIndices(store.client, store.indexPrefix, run);
+    const outcome = await store.applyRetention(run);
+    if (outcome.kind === 'indices') {
       for (const i of outcome.expired) out.log(`${verb} ${i.index}`);
       out.log(`${outcome.expired.length} indices ${verb}, ${outcome.kept.length} kept`);
     } else {
-      const deleted = await deleteExpiredMonths(store.instance, run);
-      out.log(`${verb} ${COLLECTIONS.map((c) => `${deleted[c]} ${c}`).join(', ')}`);
+      out.log(`${verb} ${COLLECTIONS.map((c) => `${outcome.deleted[c]} ${c}`).join(', ')}`);
     }
     return 0;
   } finally {

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { engineCheck, type HealthCheck, HEALTH_MAX_AGE_MS, runChecks, sharedReport } from '#shared/health/checks';
 import { tableCheck } from '#commons/clients/dynamo';
-import { reportEngine } from '#commons/clients/engine';
+import { reportEngine } from '#commons/clients/store';
 import { httpEdge } from '#commons/http/edge';
 import { logger } from '#commons/powertools/logger';
 

@@ -4,8 +4,8 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import { answerIngest, collectionOf, type LineChecker } from '#shared/ingest/answer';
 import type { ItemTable } from '#shared/locations/item-table';
 import type { LocationStore } from '#shared/locations/store';
-import type { DocumentWriter } from '#shared/stores/write';
-import { documentWriter } from '#commons/clients/document-writer';
+import type { DocumentWriter } from '#shared/stores/store';
+import { documentWriter } from '#commons/clients/store';
 import { lineChecker } from '#commons/clients/line-checker';
 import { itemTable, locationStore } from '#commons/clients/dynamo';
 import { idempotencyKeyOf, oncePerKey, REPLAYED_HEADER } from '#commons/idempotency/idempotency-key';

@@ -8,7 +8,7 @@ import { HISTORY_MEDIA_TYPES, renderHistory, type HistoryMediaType } from '#shar
 import { Deadline } from '#shared/report/deadline';
 import type { ReportEngine } from '#shared/stores/store';
 import { locationStore } from '#commons/clients/dynamo';
-import { reportEngine } from '#commons/clients/engine';
+import { reportEngine } from '#commons/clients/store';
 import type { Provider } from '#commons/clients/lazy';
 import { conditionalGet } from '#commons/http/conditional-get';
 import { httpEdge } from '#commons/http/edge';

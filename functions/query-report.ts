@@ -8,7 +8,7 @@ import { Gate, SingleFlight } from '#shared/concurrency';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportAnswer, type ReportMediaType } from '#shared/report/query-report';
 import type { SliceExecutor } from '#shared/report/split/run-split';
 import { bodyLimit } from '#commons/http/body-limit';
-import { reportEngine } from '#commons/clients/engine';
+import { reportEngine } from '#commons/clients/store';
 import { organizationOf } from '#commons/http/identity';
 import { jsonBody } from '#commons/http/json-body';
 import type { Provider } from '#commons/clients/lazy';

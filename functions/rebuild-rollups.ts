@@ -1,23 +1,20 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { Client } from '@opensearch-project/opensearch';
-import { ENV } from '#commons/env';
+import type { RebuildOutcome, Store } from '#shared/stores/store';
+import type { Provider } from '#commons/clients/lazy';
+import { store } from '#commons/clients/store';
 import { logger } from '#commons/powertools/logger';
 import { metrics } from '#commons/powertools/metrics';
 import { observability } from '#commons/powertools/observability';
-import type { RebuildOutcome } from '#shared/stores/opensearch/rollups/rebuild';
 
 export interface RebuildRollupsDeps {
-  readonly client: () => Promise<Client>;
-  /** @default process.env */
-  readonly env?: NodeJS.ProcessEnv;
+  /** @default the process's store (OpenSearch from the environment) */
+  readonly store: Provider<Store>;
 }
 
 /** Time kept back at the end of a run: another pass is not started with less left. */
 const RESERVE_MS = 60_000;
-
-const defaultClient = async (): Promise<Client> => (await import('#commons/clients/opensearch-client')).createOpenSearchClient(process.env);
 
 /**
  * EventBridge schedule (every minute): brings the rollups up to date (docs/rollups.md, "On
@@ -25,16 +22,14 @@ const defaultClient = async (): Promise<Client> => (await import('#commons/clien
  * (the function's errors alarm sees it); the grains stay marked, reports read them raw, and the next
  * run takes them again.
  */
-export function createRebuildRollupsHandler(deps: RebuildRollupsDeps = { client: defaultClient }) {
+export function createRebuildRollupsHandler(deps: RebuildRollupsDeps = { store }) {
   return middy<ScheduledEvent, RebuildOutcome[]>()
     .use(observability())
     .handler(async (_event, context: Context) => {
-      const prefix = (deps.env ?? process.env)[ENV.openSearchIndexPrefix] ?? '';
-      const { rebuildRollups } = await import('#shared/stores/opensearch/rollups/rebuild');
-      const client = await deps.client();
+      const documents = await deps.store();
       const passes: RebuildOutcome[] = [];
       do {
-        passes.push(await rebuildRollups(client, prefix));
+        passes.push(await documents.rebuildRollups());
       } while (passes.at(-1)?.more && !passes.at(-1)?.busy && context.getRemainingTimeInMillis() > RESERVE_MS);
       const grains = passes.reduce((n, p) => n + Object.values(p.rebuilt).reduce((a, b) => a + b, 0), 0);
       logger.info('rollups rebuilt', { passes: passes.length, grains, last: passes.at(-1) });

@@ -6,7 +6,7 @@ import type { LocationStore } from '#shared/locations/store';
 import { refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
 import { locationStore } from '#commons/clients/dynamo';
 import { observability } from '#commons/powertools/observability';
-import { reportEngine } from '#commons/clients/engine';
+import { reportEngine } from '#commons/clients/store';
 import type { Provider } from '#commons/clients/lazy';
 import { logger } from '#commons/powertools/logger';
 import { measuredEngine, metrics } from '#commons/powertools/metrics';

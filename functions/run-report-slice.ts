@@ -5,7 +5,7 @@ import type { ReportEngine } from '#shared/stores/store';
 import { DEFAULT_INLINE_LIMIT_BYTES, encodeSliceError, type SliceEvent, type SliceOutput } from '#shared/report/split/contract';
 import { encodeSlice } from '#shared/report/split/encoding';
 import { slicePlan } from '#shared/report/split/plan-slices';
-import { reportEngine } from '#commons/clients/engine';
+import { reportEngine } from '#commons/clients/store';
 import { observability } from '#commons/powertools/observability';
 import type { Provider } from '#commons/clients/lazy';
 import { logger } from '#commons/powertools/logger';

@@ -47,10 +47,9 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     logger.info('ensuring index templates', { requestType: event.RequestType, prefix, ...settings });
     // Loaded on use, not at import: the OpenSearch client and the SDK credential chain are most of
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
-    const [{ createOpenSearchClient }, { ensureIndexTemplates }, { ensureIsmPolicy }] = await Promise.all([
+    const [{ createOpenSearchClient }, { ensureIndexTemplates, ensureIsmPolicy }] = await Promise.all([
       import('#commons/clients/opensearch-client'),
-      import('#shared/stores/opensearch/layout/templates'),
-      import('#shared/stores/opensearch/layout/ism'),
+      import('#shared/stores/opensearch/store'),
     ]);
     // Signed with this function's role (SigV4, service es), like every function of the service.
     const client = createOpenSearchClient({ ...process.env, OPENSEARCH_URL: props.Endpoint, OPENSEARCH_AUTH: 'sigv4' });

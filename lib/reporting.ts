@@ -7,9 +7,7 @@ import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { PROBE_REQUEST } from '../shared/health/checks';
-import { INDEX_BASE, replicasFor } from '../shared/stores/opensearch/layout/indices';
-import { indexTemplates } from '../shared/stores/opensearch/layout/templates';
-import { ismPolicyId } from '../shared/stores/opensearch/layout/ism';
+import { INDEX_BASE, indexTemplates, ismPolicyId, replicasFor } from '../shared/stores/opensearch/store';
 import { DEFAULT_RETENTION_MONTHS } from '../shared/documents/retention';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
 

@@ -5,7 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
-import { INDEX_BASE } from '../shared/stores/opensearch/layout/indices';
+import { INDEX_BASE } from '../shared/stores/opensearch/store';
 import { grantDomainPaths, rollupIndexPaths } from './rollups';
 import { acknowledgeWildcards, ENV, ServiceFunction } from './service-function';
 

@@ -6,8 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import { COLLECTIONS } from '../shared/documents/fields';
-import { INDEX_BASE } from '../shared/stores/opensearch/layout/indices';
-import { rollupIndexName, rollupIndexNames } from '../shared/stores/opensearch/layout/rollup-indices';
+import { INDEX_BASE, rollupIndexName, rollupIndexNames } from '../shared/stores/opensearch/store';
 import { acknowledgeWildcards, ENV, ServiceFunction } from './service-function';
 
 export interface RollupsProps {

@@ -1,6 +1,6 @@
 import { DescribeDomainCommand, OpenSearchClient, ResourceNotFoundException, type DomainStatus } from '@aws-sdk/client-opensearch';
 import type { Client } from '@opensearch-project/opensearch';
-import { ensureIndexTemplates, settingsForCluster } from '#shared/stores/opensearch/layout/templates';
+import { ensureIndexTemplates, settingsForCluster } from '#shared/stores/opensearch/store';
 import { createOpenSearchClient, openSearchAuthOf } from '#commons/clients/opensearch-client';
 import { ENV } from '#commons/env';
 import type { OpenSearchCliFlags } from './options';

@@ -1,5 +1,5 @@
 import { EngineUnavailableError } from '#shared/errors';
-import type { DocumentWriter } from '#shared/stores/write';
+import type { DocumentWriter } from '#shared/stores/store';
 
 export interface ClosingWriter extends DocumentWriter {
   /**

@@ -4,8 +4,8 @@ import { Piscina } from 'piscina';
 import type { LineChecker } from '#shared/ingest/answer';
 import type { CheckedBatch, CheckedLine } from '#shared/ingest/batch';
 import type { ReportDocument } from '#shared/documents/documents';
-import type { DocumentWriter, WriteOutcome } from '#shared/stores/write';
-import { ingestDocuments } from '#shared/stores/duckdb/write';
+import type { DocumentWriter, WriteOutcome } from '#shared/stores/store';
+import { ingestDocuments } from '#shared/stores/duckdb/store';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { CheckedTask, CheckTask } from './check-lines-worker';
 

@@ -1,5 +1,4 @@
-import type { DocumentWriter } from '#shared/stores/write';
-import type { EngineResult, ReportEngine } from '#shared/stores/store';
+import type { DocumentWriter, EngineResult, ReportEngine } from '#shared/stores/store';
 
 export interface ReportCacheOptions {
   /** Most results kept. @default 256 */

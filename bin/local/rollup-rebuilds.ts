@@ -1,5 +1,4 @@
-import type { DuckDBInstance } from '@duckdb/node-api';
-import { rebuildRollups } from '#shared/stores/duckdb/rollups/rebuild';
+import type { RebuildOutcome, Store } from '#shared/stores/store';
 
 /**
  * How often the local server rebuilds the rollups' dirty grains (docs/rollups.md): often enough that
@@ -33,19 +32,19 @@ export interface RollupRebuilds {
  * grains (the report cache forgets what read raw: it may now read rollups).
  */
 export function startRollupRebuilds(
-  db: DuckDBInstance,
+  store: Pick<Store, 'rebuildRollups'>,
   everyMs: number = ROLLUP_REBUILD_MS,
   log: (line: string) => void = console.error,
   onRebuilt: () => void = () => undefined,
-  rebuild: (db: DuckDBInstance) => Promise<number> = rebuildRollups,
 ): RollupRebuilds {
   let running: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const tick = () => {
     const started = Date.now();
-    running = rebuild(db)
-      .then((rebuilt) => rebuilt > 0 && onRebuilt())
+    running = store
+      .rebuildRollups()
+      .then((outcome) => grainsRebuilt(outcome) > 0 && onRebuilt())
       .catch((e: unknown) => log(`rollup rebuild failed: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, Math.min(MAX_REBUILD_WAIT_MS, Math.max(everyMs, REBUILD_SPACING * (Date.now() - started))));
@@ -60,3 +59,5 @@ export function startRollupRebuilds(
     },
   };
 }
+
+const grainsRebuilt = (outcome: RebuildOutcome): number => Object.values(outcome.rebuilt).reduce((a, b) => a + b, 0);

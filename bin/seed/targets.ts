@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { ingestBatch } from '#shared/ingest/batch';
-import type { DocumentWriter } from '#shared/stores/write';
+import type { DocumentWriter } from '#shared/stores/store';
 import type { Collection } from '#shared/documents/fields';
-import { DuckDbDocumentWriter } from '#shared/stores/duckdb/write';
-import { openDuckDb } from '#shared/stores/duckdb/store';
-import { OpenSearchDocumentWriter } from '#shared/stores/opensearch/write';
+import { duckDbStore, openDuckDb } from '#shared/stores/duckdb/store';
+import { openSearchStore } from '#shared/stores/opensearch/store';
 import { createOpenSearchClient } from '#commons/clients/opensearch-client';
 import { openSearchEnv, prepareCluster, resolveOpenSearch, type OpenSearchConnection } from '../cli/opensearch';
 import type { OpenSearchCliFlags } from '../cli/options';
@@ -44,7 +43,7 @@ function target(description: string, writer: DocumentWriter, close: () => Promis
 export async function duckDbTarget(path: string, instance?: DuckDBInstance): Promise<DocumentTarget & { instance: DuckDBInstance }> {
   const db = instance ?? (await openDuckDb(path));
   return {
-    ...target(`DuckDB ${path}`, new DuckDbDocumentWriter(db), async () => {
+    ...target(`DuckDB ${path}`, duckDbStore(db).writer, async () => {
       if (!instance) db.closeSync();
     }),
     instance: db,
@@ -59,7 +58,7 @@ export async function duckDbTarget(path: string, instance?: DuckDBInstance): Pro
 export async function openSearchTarget(connection: OpenSearchConnection, indexPrefix: string): Promise<DocumentTarget> {
   const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
   await prepareCluster(client, connection, indexPrefix);
-  return target(`OpenSearch ${connection.url} (prefix '${indexPrefix}')`, new OpenSearchDocumentWriter(client, { indexPrefix }), () => client.close());
+  return target(`OpenSearch ${connection.url} (prefix '${indexPrefix}')`, openSearchStore(client, { indexPrefix }).writer, () => client.close());
 }
 
 /**

@@ -1,33 +1,9 @@
 import { hash } from 'node:crypto';
 import type { ReportDocument } from './documents';
 import type { Collection } from './fields';
+import type { DocumentIdentity } from './identified';
 
-/**
- * Who a stored document is, so that writing it again is recognized instead of counted twice.
- *
- * A document is identified by its organization, its collection and its `id` (a device's event id)
- * when it carries one, else by its whole content: the same reading sent twice (a gateway retrying
- * a batch after a timeout) is one document. The organization is part of every identity, so one
- * tenant can never replace or block another's document in the shared monthly indices.
- *
- * - `id`: the OpenSearch `_id` (128 bits of SHA-256, base64url), written with `create` so that a
- *   second write is refused (409) rather than replacing the first.
- * - `key`, `content`: two independent 64-bit numbers for the DuckDB engine, which keeps them in
- *   columns and looks new documents up by `key`: the identity, and a digest of the content, so that
- *   the same `id` with other content is told apart from a duplicate (a conflict: the first write wins).
- *   A document without `id` has two digests of its content, 128 bits in all, so a 64-bit collision
- *   between two different readings is never taken for a duplicate.
- *
- * Content is the normalized document (shared/documents/documents.ts: instants as epoch ms, the derived
- * `crossedPaths[].start`), written as JSON with sorted keys: `2024-03-01T01:00:00+01:00` and
- * `2024-03-01T00:00:00Z` are the same reading. Arrays keep their order.
- */
-export interface DocumentIdentity {
-  readonly id: string;
-  readonly key: bigint;
-  readonly content: bigint;
-}
-
+/** Who `doc` is (see DocumentIdentity in ./identified.ts): SHA-256 digests of its organization, collection and `id` or content. */
 export function documentIdentity(collection: Collection, doc: ReportDocument): DocumentIdentity {
   return identityOfContent(collection, doc, canonicalJson(doc));
 }

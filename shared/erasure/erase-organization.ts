@@ -1,10 +1,7 @@
 import { toMachineClient, type MachineClient } from '../ingest/machine-clients';
 import type { ItemTable } from '../locations/item-table';
 import { orgKey, type Item, type ItemKind } from '../locations/items';
-import type { Collection } from '../documents/fields';
-
-/** Documents deleted (or that a dry run would delete) per collection. */
-export type ErasedDocuments = Record<Collection, number>;
+import type { DeletedDocuments } from '../stores/store';
 
 /** Table items deleted (or that a dry run would delete) per kind. */
 export type ErasedItems = Record<ItemKind, number>;
@@ -13,13 +10,13 @@ export interface OrganizationErasureTargets {
   /** The service's table: locations, sensor groups, occupancy entries, machine clients, idempotency records. */
   readonly table: ItemTable;
   /** Deletes (with `dryRun`: counts) the organization's documents in the report store, every collection and month. */
-  readonly documents: (organizationId: string, dryRun: boolean) => Promise<ErasedDocuments>;
+  readonly documents: (organizationId: string, dryRun: boolean) => Promise<DeletedDocuments>;
   /** Called for each machine client before its item goes, e.g. to delete its Cognito app client. */
   readonly removeClient?: (client: MachineClient) => Promise<void>;
 }
 
 export interface OrganizationErasureOutcome {
-  readonly documents: ErasedDocuments;
+  readonly documents: DeletedDocuments;
   readonly items: ErasedItems;
   /** The organization's machine clients (deleted, or that a dry run would delete). */
   readonly machineClients: readonly MachineClient[];

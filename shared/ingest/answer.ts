@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors';
-import type { DocumentWriter } from '../stores/write';
+import type { DocumentWriter } from '../stores/store';
 import { COLLECTIONS, type Collection } from '../documents/fields';
 import { checkLines, writeChecked, type CheckedBatch, type IngestResult } from './batch';
 import { ndjsonLines } from './ndjson';

@@ -1,7 +1,8 @@
 import { ValidationError, type FieldError } from '../errors';
-import { documentIdentity, type DocumentIdentity } from '../documents/identity';
+import { documentIdentity } from '../documents/identity';
+import { firstOfEachIdentity, type DocumentIdentity, type DocumentToWrite } from '../documents/identified';
 import { parseDocument, type ReportDocument } from '../documents/documents';
-import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../stores/write';
+import type { DocumentWriter, WriteOutcome } from '../stores/store';
 import type { Collection } from '../documents/fields';
 
 /** One document of a batch: an NDJSON line's text (parsed here), or a value already parsed (the CLIs). `line` numbers it in answers. */

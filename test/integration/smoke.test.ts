@@ -5,9 +5,9 @@ import { Client } from '@opensearch-project/opensearch';
 import { ephemeralDevKey, type DevKey } from '../../bin/local/auth/dev-key';
 import { mintDevToken } from '../../bin/local/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
-import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { openSearchStore } from '#shared/stores/opensearch/store';
 import { openApiDocument } from '#shared/openapi/document';
-import { provideReportEngine } from '#commons/clients/engine';
+import { provideStore } from '#commons/clients/store';
 import { startLocalServer, type LocalServer } from '../../bin/local/server';
 import { PROJECT_ROOT } from '../../lib/stack';
 import { ORG_A, ORG_B, importFile } from '../fixtures/locations';
@@ -56,7 +56,7 @@ beforeAll(async () => {
       event(ORG_B, 'berlin-mall', 2 * HOUR),
     ],
   });
-  provideReportEngine(new OpenSearchEngine(client, { indexPrefix: prefix }));
+  provideStore(openSearchStore(client, { indexPrefix: prefix }));
   key = await ephemeralDevKey();
   server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument() });
 });
@@ -133,7 +133,7 @@ describe('npm run smoke against the local server', () => {
 
   test('fails at the report when the report engine is down, after the checks that still pass', async () => {
     // Prepare: the same server, its report engine pointed at a port nothing listens on.
-    provideReportEngine(new OpenSearchEngine(new Client({ node: 'http://127.0.0.1:9', requestTimeout: 2_000 }), { indexPrefix: prefix }));
+    provideStore(openSearchStore(new Client({ node: 'http://127.0.0.1:9', requestTimeout: 2_000 }), { indexPrefix: prefix }));
     try {
       const run = await smoke('--api', server.url, '--token', await token(ORG_A), '--timeout', '20');
 
@@ -142,7 +142,7 @@ describe('npm run smoke against the local server', () => {
       expect(run.lines[4]).toMatch(/^FAIL {2}POST \/reports:query \(JSON\): expected 200, got 503: \{.*"status":503/);
       expect(run.lines[5]).toBe('smoke: failed at check 4 of 5; the later checks did not run');
     } finally {
-      provideReportEngine(new OpenSearchEngine(client, { indexPrefix: prefix }));
+      provideStore(openSearchStore(client, { indexPrefix: prefix }));
     }
   });
 

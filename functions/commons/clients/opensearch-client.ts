@@ -35,7 +35,7 @@ export const retriesFor = (nodes: number): number => Math.max(1, nodes - 1);
 /**
  * A client for the domain. In AWS every request is signed with SigV4 (service `es`) using the
  * function's role from the default credential chain (cached and refreshed by the provider).
- * Synchronous, for the CLIs and tests; the functions reach it through `reportEngine()` in ./engine
+ * Synchronous, for the CLIs and tests; the functions reach it through `store()` in ./store
  * (or `import()` it), so that the client is loaded on first use, not at start.
  */
 export function createOpenSearchClient(env: NodeJS.ProcessEnv): Client {

@@ -7,7 +7,7 @@ import { startSyncExecution, StepFunctionsSliceExecutor } from './step-functions
 let provided: SliceExecutor | undefined;
 let stepFunctions: SliceExecutor | undefined;
 
-/** Puts a ready executor in place of the one from the environment (tests; as ../clients/engine.ts provides engines). */
+/** Puts a ready executor in place of the one from the environment (tests; as ../clients/store.ts provides stores). */
 export function provideSliceExecutor(executor: SliceExecutor | undefined): void {
   provided = executor;
 }

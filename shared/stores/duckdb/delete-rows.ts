@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import type { DeletedDocuments } from '../store';
 import { COLLECTIONS, nestedPathsOf, type Collection } from '../../documents/fields';
 import { markDeleting } from './rollups/rebuild';
 import { serialized } from './layout/write-lock';
@@ -9,9 +10,6 @@ export interface RowCondition {
   readonly sql: string;
   readonly params: readonly DuckDBValue[];
 }
-
-/** Documents deleted (or that a dry run would delete) per collection. */
-export type DeletedDocuments = Record<Collection, number>;
 
 /**
  * Deletes the documents matching `where(collection)` from every collection, with their nested items

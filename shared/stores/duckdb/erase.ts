@@ -1,6 +1,7 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { COLLECTIONS } from '../../documents/fields';
-import { deleteDocuments, type DeletedDocuments } from './delete-rows';
+import type { DeletedDocuments } from '../store';
+import { deleteDocuments } from './delete-rows';
 import { ident, TABLES } from './layout/schema';
 
 /**

@@ -1,6 +1,7 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { firstKeptMonth } from '../../documents/retention';
-import { deleteDocuments, type DeletedDocuments } from './delete-rows';
+import type { DeletedDocuments } from '../store';
+import { deleteDocuments } from './delete-rows';
 import { ident, SHARD } from './layout/schema';
 
 /**

@@ -2,8 +2,19 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { EngineUnavailableError } from '../../errors';
+import type { Store } from '../store';
+import { deleteOrganizationRows } from './erase';
 import { mapDuckDbError } from './errors';
 import { prepareTables } from './layout/migrate';
+import { serialized } from './layout/write-lock';
+import { DuckDbEngine, type DuckDbEngineOptions } from './report/execute';
+import { deleteExpiredMonths } from './retention';
+import { rebuildRollups } from './rollups/rebuild';
+import { DuckDbDocumentWriter } from './write';
+
+export { DuckDbEngine, type DuckDbEngineOptions } from './report/execute';
+export { expectedLayout } from './layout/schema';
+export { ingestDocuments } from './write';
 
 /**
  * What one DuckDB instance may use. DuckDB applies `memory_limit` and `threads` to the whole instance
@@ -84,4 +95,37 @@ export async function openDuckDb(path = ':memory:', resources: DuckDbResources =
 function removeSpillFiles(directory: string): void {
   if (!existsSync(directory)) return;
   for (const name of readdirSync(directory)) if (name.startsWith('duckdb_temp')) rmSync(join(directory, name), { force: true, recursive: true });
+}
+
+export interface DuckDbStoreOptions extends DuckDbEngineOptions {
+  /** Where the documents are, for messages. @default `DuckDB` */
+  readonly description?: string;
+}
+
+/**
+ * The DuckDB store over an open instance (openDuckDb): reports, the writer, erasure, retention and
+ * the rollups' rebuild, all on the one file, whose writes take turns (./layout/write-lock.ts).
+ * `close()` stops the running reports (503), then, in the write turn (after the writes under way),
+ * checkpoints the log into the file, so that the file is whole on its own, and closes the instance.
+ * The public entry of `shared/stores/duckdb/`: outside `shared/`, code imports this file alone.
+ */
+export function duckDbStore(instance: DuckDBInstance, options: DuckDbStoreOptions = {}): Store {
+  const reports = new DuckDbEngine(instance, options);
+  return {
+    reports,
+    writer: new DuckDbDocumentWriter(instance),
+    eraseOrganization: (run) => deleteOrganizationRows(instance, run),
+    applyRetention: async (run) => ({ kind: 'rows', deleted: await deleteExpiredMonths(instance, run) }),
+    rebuildRollups: () => rebuildRollups(instance),
+    description: options.description ?? 'DuckDB',
+    close: async () => {
+      await reports.close();
+      await serialized(instance, async () => {
+        const connection = await instance.connect();
+        await connection.run('CHECKPOINT');
+        connection.closeSync();
+        instance.closeSync();
+      });
+    },
+  };
 }

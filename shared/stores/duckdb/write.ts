@@ -1,8 +1,9 @@
 import { BIGINT, INTEGER, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import type { Collection } from '../../documents/fields';
 import type { ReportDocument } from '../../documents/documents';
-import { documentIdentity, type DocumentIdentity } from '../../documents/identity';
-import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../write';
+import { documentIdentity } from '../../documents/identity';
+import { firstOfEachIdentity, type DocumentIdentity, type DocumentToWrite } from '../../documents/identified';
+import type { DocumentWriter, WriteOutcome } from '../store';
 import { mapDuckDbError } from './errors';
 import { markWritten } from './rollups/rebuild';
 import { serialized } from './layout/write-lock';

@@ -1,13 +1,11 @@
 import type { Client } from '@opensearch-project/opensearch';
+import type { DeletedDocuments, OrganizationErasure } from '../store';
 import { COLLECTIONS, type Collection } from '../../documents/fields';
 import { indexPattern } from './layout/indices';
 import { markGrainsOfDocuments } from './rollups/backfill';
 import { rollupIndexName } from './layout/rollup-indices';
 
-export interface OrganizationErasure {
-  readonly organizationId: string;
-  /** Count what would be deleted, delete nothing. @default false */
-  readonly dryRun?: boolean;
+export interface OrganizationDeletion extends OrganizationErasure {
   /** Time between two looks at a running deletion task. @default 500 */
   readonly pollMs?: number;
 }
@@ -28,9 +26,9 @@ interface DeletionResponse {
  * belongs to a client the erasure has already removed). The indices are refreshed at the end, so
  * that reports and a second run see the deletion at once.
  */
-export async function deleteOrganizationDocuments(client: Client, prefix: string, run: OrganizationErasure): Promise<Record<Collection, number>> {
+export async function deleteOrganizationDocuments(client: Client, prefix: string, run: OrganizationDeletion): Promise<DeletedDocuments> {
   const query = { term: { organizationId: run.organizationId } };
-  const erased = {} as Record<Collection, number>;
+  const erased = {} as DeletedDocuments;
   for (const collection of COLLECTIONS) {
     const index = indexPattern(prefix, collection);
     if (run.dryRun) {

@@ -1,31 +1,10 @@
 import type { Client } from '@opensearch-project/opensearch';
+import type { MonthlyIndex, RetentionOutcome, RetentionRun } from '../store';
 import { COLLECTIONS, type Collection } from '../../documents/fields';
 import { firstKeptMonth } from '../../documents/retention';
 import { indexPattern, monthOfIndex } from './layout/indices';
 import { markGrainsOfDocuments } from './rollups/backfill';
 import { rollupIndexName } from './layout/rollup-indices';
-
-export interface RetentionRun {
-  /** Retention in months (../../documents/retention.ts); 0 deletes nothing. */
-  readonly months: number;
-  readonly nowMs: number;
-  /** List what would be deleted, delete nothing. @default false */
-  readonly dryRun?: boolean;
-}
-
-export interface IndexRetention {
-  readonly collection: Collection;
-  readonly index: string;
-  /** YYYYMM, from the index name. */
-  readonly month: number;
-}
-
-export interface RetentionOutcome {
-  /** The expired monthly indices: deleted, or those a dry run would delete. */
-  readonly expired: readonly IndexRetention[];
-  /** The monthly indices kept. */
-  readonly kept: readonly IndexRetention[];
-}
 
 /**
  * Deletes the monthly indices (`<prefix><collection>-YYYY.MM`) whose month, read from the name, is
@@ -33,10 +12,10 @@ export interface RetentionOutcome {
  * one with `DELETE /<index>`, the two requests the retention function is granted (lib/retention.ts).
  * An index whose name is not a month of the collection is never touched.
  */
-export async function deleteExpiredIndices(client: Client, prefix: string, run: RetentionRun): Promise<RetentionOutcome> {
+export async function deleteExpiredIndices(client: Client, prefix: string, run: RetentionRun): Promise<Extract<RetentionOutcome, { kind: 'indices' }>> {
   const first = firstKeptMonth(run.nowMs, run.months);
-  const expired: IndexRetention[] = [];
-  const kept: IndexRetention[] = [];
+  const expired: MonthlyIndex[] = [];
+  const kept: MonthlyIndex[] = [];
   for (const collection of COLLECTIONS) {
     for (const index of await listIndices(client, indexPattern(prefix, collection))) {
       const month = monthOfIndex(prefix, collection, index);
@@ -53,8 +32,8 @@ export async function deleteExpiredIndices(client: Client, prefix: string, run: 
       await markGrainsOfMonth(client, prefix, collection, index);
     }
   }
-  const order = (a: IndexRetention, b: IndexRetention) => (a.index < b.index ? -1 : a.index > b.index ? 1 : 0);
-  return { expired: expired.sort(order), kept: kept.sort(order) };
+  const order = (a: MonthlyIndex, b: MonthlyIndex) => (a.index < b.index ? -1 : a.index > b.index ? 1 : 0);
+  return { kind: 'indices', expired: expired.sort(order), kept: kept.sort(order) };
 }
 
 /** Marks again the grains of the rollup rows of an index's month (the index is gone now). */

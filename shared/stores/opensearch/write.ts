@@ -1,9 +1,10 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { EngineUnavailableError } from '../../errors';
 import { canonicalJson, documentIdentity } from '../../documents/identity';
+import { firstOfEachIdentity, type DocumentToWrite } from '../../documents/identified';
 import type { ReportDocument } from '../../documents/documents';
 import type { Collection } from '../../documents/fields';
-import { firstOfEachIdentity, type DocumentToWrite, type DocumentWriter, type WriteOutcome } from '../write';
+import type { DocumentWriter, WriteOutcome } from '../store';
 import { mapOpenSearchError } from './errors';
 import { indexNameFor, indexPattern } from './layout/indices';
 import { grainsOf, markGrains } from './rollups/marks';

@@ -7,7 +7,7 @@ import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { ItemTable } from '#shared/locations/item-table';
 import type { Location } from '#shared/locations/model';
 import { TableLocationStore } from '#shared/locations/table-store';
-import type { DocumentWriter } from '#shared/stores/write';
+import type { DocumentWriter } from '#shared/stores/store';
 import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
 import { openDuckDb } from '#shared/stores/duckdb/store';
 import { DuckDbDocumentWriter } from '#shared/stores/duckdb/write';

@@ -4,7 +4,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import { MAX_DECODED_BYTES, MAX_LINES, MAX_SENT_BYTES } from '#shared/ingest/limits';
 import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { Location } from '#shared/locations/model';
-import type { DocumentWriter } from '#shared/stores/write';
+import type { DocumentWriter } from '#shared/stores/store';
 import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
 import { openDuckDb } from '#shared/stores/duckdb/store';
 import { DuckDbDocumentWriter } from '#shared/stores/duckdb/write';

@@ -4,9 +4,9 @@ import { SignJWT } from 'jose';
 import { DEV_KEY_ALG, ephemeralDevKey, type DevKey } from '../../../bin/local/auth/dev-key';
 import { DEV_AUDIENCE, DEV_ISSUER, mintDevToken } from '../../../bin/local/auth/tokens';
 import { applyImport, validateImportFile } from '#shared/locations/import';
-import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
+import { openSearchStore } from '#shared/stores/opensearch/store';
 import { openApiDocument } from '#shared/openapi/document';
-import { provideReportEngine } from '#commons/clients/engine';
+import { provideStore } from '#commons/clients/store';
 import { targetUrl } from '../../../bin/local/http-adapter';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { ORG_A, ORG_B, importFile } from '../../fixtures/locations';
@@ -35,7 +35,7 @@ beforeAll(async () => {
       { organizationId: ORG_B, locationId: 'L9', trackingCameraId: 'c1', label: 'bus', timestamp: '2024-03-01T08:00:00Z', crossedPaths: [], polygons: [] },
     ],
   });
-  provideReportEngine(new OpenSearchEngine(client, { indexPrefix: prefix }));
+  provideStore(openSearchStore(client, { indexPrefix: prefix }));
   key = await ephemeralDevKey();
   tokenA = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId' });
   server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument() });

@@ -1,6 +1,6 @@
 import { Client } from '@opensearch-project/opensearch';
 import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
-import { openSearchEngineFromEnv } from '#commons/clients/opensearch-engine';
+import { openSearchStoreFromEnv } from '#commons/clients/opensearch-store';
 import { createQueryReportHandler } from '../../../functions/query-report';
 import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
 import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
@@ -213,7 +213,7 @@ describe('tenancy and truncation', () => {
   test('builds the deployed engine from the environment: endpoint, index prefix and terms cap', async () => {
     // Prepare: what the stack sets (lib/reporting.ts), pointed at the test node; cap 2 as above.
     const env = { OPENSEARCH_URL: process.env.OPENSEARCH_URL, OPENSEARCH_AUTH: 'none', OPENSEARCH_INDEX_PREFIX: prefix, REPORT_TERMS_CAP: '2' };
-    const engine = openSearchEngineFromEnv(env);
+    const engine = openSearchStoreFromEnv(env).reports;
     // Act
     const response = await invoke(createQueryReportHandler({ engine: () => engine }), { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
     // Assess

@@ -1,5 +1,6 @@
 import { closingWriter } from '../../../bin/local/closing-writer';
-import type { DocumentToWrite, DocumentWriter, WriteOutcome } from '#shared/stores/write';
+import type { DocumentToWrite } from '#shared/documents/identified';
+import type { DocumentWriter, WriteOutcome } from '#shared/stores/store';
 
 /** npm start's writer on the way out (issue 30, M5): a write begun ends and is answered, a later one is refused 503. */
 test('close() waits for the write begun, then every write is refused 503 with Retry-After', async () => {

@@ -1,4 +1,3 @@
-import type { DuckDBInstance } from '@duckdb/node-api';
 import { startRollupRebuilds } from '../../../bin/local/rollup-rebuilds';
 
 /**
@@ -6,6 +5,9 @@ import { startRollupRebuilds } from '../../../bin/local/rollup-rebuilds';
  * starting the interval after the last ended, or four times the last one's duration after it when
  * that is longer (so that under a stream of writes rebuilds take about a fifth of the time at most).
  */
+/** A rebuild's outcome with `n` grains rebuilt. */
+const grains = (n: number) => ({ rebuilt: { movementEvents: n, parkingLotStats: 0, parkingEvents: 0 }, backfilled: { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 }, more: false });
+
 describe('startRollupRebuilds', () => {
   beforeEach(() => jest.useFakeTimers({ now: 0 }));
   afterEach(() => jest.useRealTimers());
@@ -17,10 +19,10 @@ describe('startRollupRebuilds', () => {
     const rebuild = async () => {
       starts.push(Date.now());
       await new Promise((resolve) => setTimeout(resolve, durations[starts.length - 1]));
-      return 1;
+      return grains(1);
     };
     // Act
-    const rebuilds = startRollupRebuilds({} as DuckDBInstance, 2_000, () => undefined, () => undefined, rebuild);
+    const rebuilds = startRollupRebuilds({ rebuildRollups: rebuild }, 2_000, () => undefined, () => undefined);
     await jest.advanceTimersByTimeAsync(9_000);
     const stopping = rebuilds.stop();
     await jest.runOnlyPendingTimersAsync();
@@ -36,9 +38,9 @@ describe('startRollupRebuilds', () => {
     const rebuild = async () => {
       calls++;
       if (calls === 1) throw new Error('busy');
-      return 3;
+      return grains(3);
     };
-    const rebuilds = startRollupRebuilds({} as DuckDBInstance, 2_000, (l) => lines.push(l), () => rebuilt++, rebuild);
+    const rebuilds = startRollupRebuilds({ rebuildRollups: rebuild }, 2_000, (l) => lines.push(l), () => rebuilt++);
     await jest.advanceTimersByTimeAsync(2_500);
     await rebuilds.stop();
     expect(lines).toEqual(['rollup rebuild failed: busy']);

@@ -6,10 +6,9 @@ import { startLocalServer, type LocalServer } from '../../../bin/local/server';
 import { seedMovementEvents } from '../../../bin/seed/generate';
 import { openApiDocument } from '#shared/openapi/document';
 import { parseDocument } from '#shared/documents/documents';
-import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
-import { openDuckDb } from '#shared/stores/duckdb/store';
+import { duckDbStore, openDuckDb } from '#shared/stores/duckdb/store';
 import { ingestDocuments } from '#shared/stores/duckdb/write';
-import { provideReportEngine } from '#commons/clients/engine';
+import { provideStore } from '#commons/clients/store';
 import { buildRequest } from '../../../web/src/model/request';
 
 /**
@@ -64,13 +63,13 @@ async function ask(body: unknown = request): Promise<{ status: number; timing: s
 
 test('the explorer’s default report: from the rollups once rebuilt, the same bytes without them', async () => {
   // Prepare: the rebuilds npm start runs; before the first, every grain is dirty and the report reads raw.
-  provideReportEngine(new DuckDbEngine(db, { rollups: true }));
+  provideStore(duckDbStore(db, { rollups: true }));
   const before = await ask();
-  const rebuilds = startRollupRebuilds(db, 60_000);
+  const rebuilds = startRollupRebuilds(duckDbStore(db), 60_000);
   await rebuilds.stop();
   // Act
   const fromRollups = await ask();
-  provideReportEngine(new DuckDbEngine(db, { rollups: false }));
+  provideStore(duckDbStore(db, { rollups: false }));
   const withoutRollups = await ask();
   // Assess
   // Before: every grain is dirty, so the watermark is the earliest dirty grain: the seed's first day
@@ -87,8 +86,8 @@ test('the explorer’s default report: from the rollups once rebuilt, the same b
 
 describe('Server-Timing says why a report is not accelerated, and what a split report was answered from', () => {
   beforeAll(async () => {
-    provideReportEngine(new DuckDbEngine(db, { rollups: true }));
-    await startRollupRebuilds(db, 60_000).stop();
+    provideStore(duckDbStore(db, { rollups: true }));
+    await startRollupRebuilds(duckDbStore(db), 60_000).stop();
   });
 
   test('a report with reverseNested reads raw and says why', async () => {

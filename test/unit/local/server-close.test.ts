@@ -3,8 +3,8 @@ import { mintDevToken } from '../../../bin/local/auth/tokens';
 import { startLocalServer } from '../../../bin/local/server';
 import { EngineUnavailableError } from '#shared/errors';
 import { openApiDocument } from '#shared/openapi/document';
-import type { ReportEngine } from '#shared/stores/store';
-import { provideReportEngine } from '#commons/clients/engine';
+import type { ReportEngine, Store } from '#shared/stores/store';
+import { provideStore } from '#commons/clients/store';
 
 /**
  * Closing the local server (npm start's Ctrl-C or SIGTERM) lets an answer in progress be written:
@@ -26,7 +26,8 @@ test('close() lets a running report answer its 503 before the connection goes', 
       throw new EngineUnavailableError('The local report database is closing; try again shortly.', 5);
     },
   };
-  provideReportEngine(engine);
+  // Only the reports are asked for here.
+  provideStore({ reports: engine } as Store);
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
   const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
@@ -59,7 +60,7 @@ test('close() answers 503 with Retry-After what is still unanswered when its gra
   const running = new Promise<void>((resolve) => (started = resolve));
   let release!: (e: Error) => void;
   const released = new Promise<never>((_, reject) => (release = reject));
-  provideReportEngine({ maxBuckets: 65_535, run: () => (started(), released) });
+  provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
   const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });

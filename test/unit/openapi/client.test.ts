@@ -5,11 +5,10 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { ephemeralDevKey } from '../../../bin/local/auth/dev-key';
 import { mintDevToken } from '../../../bin/local/auth/tokens';
 import { startLocalServer, type LocalServer } from '../../../bin/local/server';
-import { provideReportEngine } from '#commons/clients/engine';
+import { provideStore } from '#commons/clients/store';
 import { openApiDocument } from '#shared/openapi/document';
 import { parseDocument } from '#shared/documents/documents';
-import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
-import { openDuckDb } from '#shared/stores/duckdb/store';
+import { duckDbStore, openDuckDb } from '#shared/stores/duckdb/store';
 import { ingestDocuments } from '#shared/stores/duckdb/write';
 import { COLLECTIONS } from '#shared/documents/fields';
 import { FIXTURE_DOCUMENTS, ORG_A } from '../../fixtures/documents';
@@ -84,7 +83,7 @@ beforeAll(async () => {
 
   db = await openDuckDb(':memory:');
   for (const c of COLLECTIONS) await ingestDocuments(db, c, FIXTURE_DOCUMENTS[c].map((d) => parseDocument(c, d)) as never);
-  provideReportEngine(new DuckDbEngine(db));
+  provideStore(duckDbStore(db));
   const key = await ephemeralDevKey();
   token = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId' });
   server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument() });

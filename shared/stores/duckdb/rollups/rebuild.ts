@@ -1,5 +1,6 @@
 import { BIGINT, LIST, listValue, type DuckDBConnection, type DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { COLLECTIONS, type Collection } from '../../../documents/fields';
+import type { RebuildOutcome } from '../../store';
 import { ROLLUP_GRAIN_MS } from '../../../rollups/match';
 import { serialized } from '../layout/write-lock';
 import { ident, TABLES } from '../layout/schema';
@@ -66,9 +67,10 @@ export async function markDeleting(connection: DuckDBConnection, collection: Col
  * Recomputes every dirty grain from the documents and clears the marks, in one transaction taken in
  * turn with the writes (so no write falls between reading the marks and clearing them): each range
  * of dirty grains has its rollup rows deleted and grouped again from the raw rows, whole, never
- * incremented. Returns the number of grains rebuilt.
+ * incremented. Returns the grains rebuilt per collection (none backfilled: a file marks every grain
+ * itself when its rollups are made, prepareRollups; never more: one pass takes every dirty grain).
  */
-export function rebuildRollups(instance: DuckDBInstance): Promise<number> {
+export function rebuildRollups(instance: DuckDBInstance): Promise<RebuildOutcome> {
   return serialized(instance, async () => {
     const connection = await instance.connect();
     try {
@@ -77,7 +79,7 @@ export function rebuildRollups(instance: DuckDBInstance): Promise<number> {
         const grain = Number((await connection.runAndReadAll(`SELECT grain FROM ${ident(GRAIN_TABLE)}`)).getRowsJS()[0]?.[0] ?? ROLLUP_GRAIN_MS);
         const levels = rollupLevels(grain).map((level) => ({ level, tables: rollupTables(level) }));
         const coarsest = levels.at(-1)?.level ?? grain;
-        let rebuilt = 0;
+        const rebuilt = Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>;
         for (const c of COLLECTIONS) {
           const reader = await connection.runAndReadAll(`SELECT DISTINCT grain FROM ${ident(DIRTY_TABLE)} WHERE collection = '${c}' ORDER BY 1`);
           const grains = reader.getRowsJS().map((row) => Number(row[0]));
@@ -91,10 +93,10 @@ export function rebuildRollups(instance: DuckDBInstance): Promise<number> {
             }
           }
           await connection.run(`DELETE FROM ${ident(DIRTY_TABLE)} WHERE collection = '${c}'`);
-          rebuilt += grains.length;
+          rebuilt[c] = grains.length;
         }
         await connection.run('COMMIT');
-        return rebuilt;
+        return { rebuilt, backfilled: Object.fromEntries(COLLECTIONS.map((c) => [c, 0])) as Record<Collection, number>, more: false };
       } catch (e) {
         await connection.run('ROLLBACK').catch(() => undefined);
         throw e;

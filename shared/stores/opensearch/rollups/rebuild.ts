@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@opensearch-project/opensearch';
+import type { RebuildOutcome } from '../../store';
 import { COLLECTIONS, type Collection } from '../../../documents/fields';
 import { indexPattern } from '../layout/indices';
 import { BUILT, rollupIndexName } from '../layout/rollup-indices';
@@ -22,17 +23,6 @@ export interface RebuildOptions {
    * @default 1 hour
    */
   readonly mergeGapMs?: number;
-}
-
-export interface RebuildOutcome {
-  /** Grains recomputed per collection. */
-  readonly rebuilt: Record<Collection, number>;
-  /** Grains marked by a backfill per collection (rollups that were not ready yet). */
-  readonly backfilled: Record<Collection, number>;
-  /** Some collection had more dirty grains than one run takes. */
-  readonly more: boolean;
-  /** Another rebuild held the lease: this one did nothing. */
-  readonly busy?: boolean;
 }
 
 /**
