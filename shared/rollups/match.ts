@@ -12,6 +12,13 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /**
+ * The grain's start of a time: `ms` floored to a multiple of `grainMs` (also before 1970; Infinity,
+ * a watermark with nothing dirty, stays Infinity). The one grain floor of both stores, in TypeScript
+ * (DuckDB writes the same floor in SQL where a statement groups rows).
+ */
+export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number => (Number.isFinite(ms) ? ms - (((ms % grainMs) + grainMs) % grainMs) : ms);
+
+/**
  * The levels of rollups kept for a grain, on both engines: the grain, then hours and UTC days where
  * they are coarser multiples of it (15 minutes: 15m, 1h, 1d). A report reads the coarsest level the
  * matcher accepts (`matchRollup(plan, level)`): a UTC day report reads days, a Berlin one hours, a

@@ -1,7 +1,7 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { firstKeptMonth } from '../../documents/retention';
 import type { DeletedDocuments } from '../store';
-import { deleteDocuments } from './delete-rows';
+import { deleteDocuments } from './erase';
 import { ident, SHARD } from './layout/schema';
 
 /**

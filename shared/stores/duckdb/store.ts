@@ -9,6 +9,7 @@ import { prepareTables } from './layout/migrate';
 import { serialized } from './layout/write-lock';
 import { DuckDbEngine, type DuckDbEngineOptions } from './report/execute';
 import { deleteExpiredMonths } from './retention';
+import { prepareRollups } from './rollups/marks';
 import { rebuildRollups } from './rollups/rebuild';
 import { DuckDbDocumentWriter } from './write';
 
@@ -62,7 +63,8 @@ export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxT
  * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, with bounded
  * resources (DuckDbResources), and makes sure the report tables exist with the current layout. A
  * file another process holds open fails with EngineUnavailableError; a file of the previous layout
- * is migrated (see storage/migrate.ts), one of another layout fails with an Error saying so.
+ * is migrated (see layout/migrate.ts), one of another layout fails with an Error saying so; then the
+ * rollups' tables are made ready (rollups/marks.ts).
  */
 export async function openDuckDb(path = ':memory:', resources: DuckDbResources = {}): Promise<DuckDBInstance> {
   const memory = path === ':memory:' || path === '';
@@ -79,7 +81,8 @@ export async function openDuckDb(path = ':memory:', resources: DuckDbResources =
     if (tempDirectory) removeSpillFiles(tempDirectory);
     const connection = await instance.connect();
     try {
-      await prepareTables(connection, path, resources.rollupGrainMs);
+      await prepareTables(connection, path);
+      await prepareRollups(connection, resources.rollupGrainMs);
     } finally {
       connection.closeSync();
     }

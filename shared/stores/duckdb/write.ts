@@ -5,7 +5,7 @@ import { documentIdentity } from '../../documents/identity';
 import { firstOfEachIdentity, type DocumentIdentity, type DocumentToWrite } from '../../documents/identified';
 import type { DocumentWriter, WriteOutcome } from '../store';
 import { mapDuckDbError } from './errors';
-import { markWritten } from './rollups/rebuild';
+import { markWritten } from './rollups/marks';
 import { serialized } from './layout/write-lock';
 import { CONTENT, DOC_ID, ident, KEY, ROW_ID, SCOPE, SHARD, shardOf, TABLES } from './layout/schema';
 import { TableChunks } from './layout/table-chunks';

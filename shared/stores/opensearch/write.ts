@@ -7,7 +7,8 @@ import type { Collection } from '../../documents/fields';
 import type { DocumentWriter, WriteOutcome } from '../store';
 import { mapOpenSearchError } from './errors';
 import { indexNameFor, indexPattern } from './layout/indices';
-import { grainsOf, markGrains } from './rollups/marks';
+import { grainsOf } from '../../rollups/upkeep';
+import { markGrains } from './rollups/marks';
 
 export interface WriteOptions {
   /** Prefix of the index names (see indices.ts). @default '' */

@@ -1,15 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { prepareRollups } from '../rollups/rebuild';
 import { expectedLayout, schemaStatements, type TableLayout } from './schema';
 
 /**
- * Creates the report tables where they are missing and brings those of an older layout up to date;
- * then the rollups' (../rollups/rebuild.ts), of grain `rollupGrainMs` (@default ROLLUP_GRAIN_MS).
+ * Creates the report tables where they are missing and brings those of an older layout up to date
+ * (the rollups' tables are the rollups' own: ../rollups/marks.ts, prepareRollups).
  */
-export async function prepareTables(connection: DuckDBConnection, path: string, rollupGrainMs?: number): Promise<void> {
+export async function prepareTables(connection: DuckDBConnection, path: string): Promise<void> {
   for (const statement of schemaStatements()) await connection.run(statement);
   await checkLayout(connection, path);
-  await prepareRollups(connection, rollupGrainMs);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { CATALOG, COLLECTIONS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../documents/fields';
 import { isDimension, rollupLevels } from '../../../rollups/match';
+import { EXACT_LIMIT } from '../../../rollups/read';
 import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_ID, ROW_ID, SHARD, TABLES } from './schema';
 
 /**
@@ -39,9 +40,6 @@ export const FIRSTS = '_np';
 /** Stats measure columns of a number field: count, min, max, sum, values that are not exact integers, sum of magnitudes. */
 export const statColumn = (f: FieldDef, what: 'n' | 'min' | 'max' | 'sum' | 'odd' | 'abs'): string => `${columnOf(f)}__${what}`;
 
-/** 2^53: integers below it add up exactly in any order (while their sum of magnitudes stays below it too). */
-export const EXACT_LIMIT = 2 ** 53;
-
 const col = (name: string, build: string, row: string = build): RollupColumn => ({ name, build, row });
 
 function statMeasures(f: FieldDef, alias: string): RollupColumn[] {
@@ -57,8 +55,8 @@ function statMeasures(f: FieldDef, alias: string): RollupColumn[] {
   ];
 }
 
-/** The grain's start of a time column (floored, for times before 1970 too). */
-export const grainOf = (time: string, grain: string): string => `(${time} - ((${time} % ${grain}) + ${grain}) % ${grain})`;
+/** The grain's start of a time column, in SQL (floored, for times before 1970 too; shared/rollups/match.ts `grainOf` in TypeScript). */
+export const grainOfSql = (time: string, grain: string): string => `(${time} - ((${time} % ${grain}) + ${grain}) % ${grain})`;
 
 const fieldsOf = (c: Collection, path: NestedPath | undefined, test: (f: FieldDef) => boolean) =>
   [...CATALOG[c].values()].filter((f) => f.nestedPath === path && test(f));
@@ -67,7 +65,7 @@ const fieldsOf = (c: Collection, path: NestedPath | undefined, test: (f: FieldDe
 function rootDimensions(c: Collection, alias: string, grain: string): RollupColumn[] {
   const time = `${alias}.${ident('timestamp')}`;
   const keywords = fieldsOf(c, undefined, isDimension).map((f) => col(columnOf(f), `d.${ident(columnOf(f))}`));
-  return [col('organizationId', `d.${ident('organizationId')}`), ...keywords, col(SHARD, `${alias}.${ident(SHARD)}`), col('timestamp', grainOf(time, grain), time)];
+  return [col('organizationId', `d.${ident('organizationId')}`), ...keywords, col(SHARD, `${alias}.${ident(SHARD)}`), col('timestamp', grainOfSql(time, grain), time)];
 }
 
 // Both engines keep the same levels (shared/rollups/match.ts).
@@ -149,7 +147,7 @@ function typeOf(name: string): string {
 export function coarserColumns(table: RollupTable, grainMs: number): string[] {
   const read = (name: string): string => {
     const c = `f.${ident(name)}`;
-    if (name === 'timestamp') return grainOf(c, String(grainMs));
+    if (name === 'timestamp') return grainOfSql(c, String(grainMs));
     if (table.dimensions.some((d) => d.name === name)) return c;
     const what = name.split('__')[1];
     return what === 'min' ? `min(${c})` : what === 'max' ? `max(${c})` : what === 'sum' || what === 'abs' ? `fsum(${c})` : `sum(${c})::BIGINT`;

@@ -12,10 +12,12 @@ import { mapDuckDbError } from '../errors';
 import { readResult } from './reduce/read';
 import { hasPercentiles, toResultRow } from './result-row';
 import { createRounding } from '../../../report/histogram/rounding';
-import type { SqlQuery, SqlType } from './sql/sql-params';
 import { ZoneOffsets, type OffsetPeriod } from '../../../time/zone-offsets';
-import { rollupReadFor } from './rollup-level';
-import type { RollupRead } from './sql/rollup-read';
+import { ENGINE_RAW_REASONS } from '../../../rollups/match';
+import { chooseRollup, EXACT_LIMIT, type RollupRead } from '../../../rollups/read';
+import { readWatermark } from '../rollups/marks';
+import { exactStatsQuery } from './sql/rollup-read';
+import { SqlParams, type SqlQuery, type SqlType } from './sql/sql-params';
 
 export interface DuckDbEngineOptions {
   /** @default DEFAULT_LIMITS (the same as the OpenSearch engine's) */
@@ -126,7 +128,7 @@ export class DuckDbEngine implements ReportEngine {
   private async report(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void): Promise<EngineResult> {
     if (!this.rollups) return this.answer(connection, plan, scope, check);
     await connection.run('BEGIN TRANSACTION');
-    const rollup = await rollupReadFor(connection, plan, scope, select);
+    const rollup = await rollupReadFor(connection, plan, scope);
     check();
     if (typeof rollup === 'string') return { ...(await this.answer(connection, plan, scope, check)), source: 'raw', rawReason: rollup };
     return { ...(await this.answer(connection, plan, scope, check, rollup)), source: 'rollup', rollupWindow: { from: rollup.from, to: rollup.to } };
@@ -195,6 +197,29 @@ async function spanOf(connection: DuckDBConnection, plan: ReportPlan, scope: Sco
 }
 
 const TYPES: Readonly<Record<SqlType, DuckDBType>> = { VARCHAR, DOUBLE, BIGINT };
+
+/**
+ * How `plan` reads rollups, or why it reads raw (shared/rollups/read.ts): the choice at the file's
+ * grain and the collection's watermark, then for stats, whether every value the report would add is
+ * an integer (EXACT_LIMIT). To call in the report's transaction, so that the watermark and the rows
+ * the report reads are of one moment.
+ */
+async function rollupReadFor(connection: DuckDBConnection, plan: ReportPlan, scope: Scope): Promise<RollupRead | string> {
+  const { grainMs, watermark } = await readWatermark(connection, plan.source);
+  const read = chooseRollup(plan, grainMs, watermark);
+  if (typeof read === 'string') return read;
+  return (await exactStats(connection, plan, scope, read)) ? read : ENGINE_RAW_REASONS.inexactSum;
+}
+
+/** Whether the report has no stats or every value they add is an integer (else it reads raw). */
+async function exactStats(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, read: RollupRead): Promise<boolean> {
+  const stats = plan.pipeline.at(-1);
+  if (stats?.kind !== 'stats') return true;
+  const params = new SqlParams();
+  const sql = exactStatsQuery(read, plan, scope, params, stats.field);
+  const [odd, abs] = (await select(connection, { sql, params: params.values }))[0] ?? [];
+  return Number(odd) === 0 && Number(abs) < EXACT_LIMIT;
+}
 
 /**
  * One statement, prepared directly: `runAndReadAll` with values first splits the text into

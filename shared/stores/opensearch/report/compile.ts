@@ -4,7 +4,9 @@ import type { NestedPath } from '../../../documents/fields';
 import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan, type StatsAggNode } from '../../../report/plan/plan';
 import { PERCENTILES_COMPRESSION } from '../../../report/percentiles/hazen';
 import { EVERY_INDEX, indexPattern } from '../layout/indices';
-import { itemCount, rollupSplit, rollupStatsAggs, type RollupRead } from './rollup-read';
+import type { RollupRead } from '../../../rollups/read';
+import { rollupIndexName } from '../layout/rollup-indices';
+import { itemCount, rollupSplit, rollupStatsAggs } from './rollup-read';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 type Agg = Types.Common_Aggregations.AggregationContainer;
@@ -42,8 +44,9 @@ export function compileTimeExtent(plan: ReportPlan, scope: Scope, options: Compi
 }
 
 function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, aggs: Record<string, Agg>): API.Search_Request {
+  const rollups = options.rollup && { index: rollupIndexName(options.indexPrefix, plan.source, options.rollup.level), read: options.rollup };
   return {
-    index: indexPattern(options.indexPrefix, plan.source) + (options.rollup ? `,${options.rollup.index}` : ''),
+    index: indexPattern(options.indexPrefix, plan.source) + (rollups ? `,${rollups.index}` : ''),
     // Every index and shard of the range answers, or the report fails (503), never shrinks silently.
     ...EVERY_INDEX,
     ...(options.requestCache === undefined ? {} : { request_cache: options.requestCache }),
@@ -51,7 +54,7 @@ function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, agg
       size: 0,
       track_total_hits: false,
       ...(options.timeoutMs === undefined ? {} : { timeout: `${Math.max(1, Math.floor(options.timeoutMs))}ms` }),
-      query: { bool: { filter: [...compileScope(plan, scope), ...(options.rollup ? [rollupSplit(options.rollup)] : [])] } },
+      query: { bool: { filter: [...compileScope(plan, scope), ...(rollups ? [rollupSplit(rollups.index, rollups.read)] : [])] } },
       aggs,
     },
   };

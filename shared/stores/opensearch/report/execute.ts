@@ -9,10 +9,10 @@ import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stag
 import { assertEveryShard, isSearchTimeout, mapOpenSearchError } from '../errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from './empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../../report/histogram/keys';
-import { ENGINE_RAW_REASONS, matchRollup, ROLLUP_GRAIN_MS, rollupLevels } from '../../../rollups/match';
-import { rollupIndexName } from '../layout/rollup-indices';
+import { ENGINE_RAW_REASONS, matchRollup, ROLLUP_GRAIN_MS } from '../../../rollups/match';
+import { chooseRollup, type RollupRead } from '../../../rollups/read';
 import { readRollupState } from '../rollups/marks';
-import { ITEMS, readRollupStats, type RollupRead } from './rollup-read';
+import { ITEMS, readRollupStats } from './rollup-read';
 
 export interface OpenSearchEngineOptions {
   /** Prefix of every index and template name (one deployment or test run per prefix). @default '' */
@@ -78,12 +78,10 @@ export class OpenSearchEngine implements ReportEngine {
   }
 
   /**
-   * The rollup rows a report may read (./rollup-read.ts), or why it reads raw: those of the coarsest
-   * level the matcher accepts, its window cut at the collection's watermark (floored to the level: a
-   * row with a dirty grain in it is stale), once its rollups are ready. The watermark is read before
-   * the report; a grain dirtied after is read from its rows as they were, as a raw search does not
-   * see a write before its refresh (docs/rollups.md, "On OpenSearch"). The reason given is the
-   * finest level's (the grain's), the one that accepts the most.
+   * The rollup rows a report may read (shared/rollups/read.ts), or why it reads raw, once the
+   * collection's rollups are ready. The watermark is read before the report; a grain dirtied after
+   * is read from its rows as they were, as a raw search does not see a write before its refresh
+   * (docs/rollups.md, "On OpenSearch").
    */
   private async rollupRead(plan: ReportPlan): Promise<RollupRead | string> {
     // A coarser level is accepted only where the grain is: no state to read when the grain is not.
@@ -93,13 +91,7 @@ export class OpenSearchEngine implements ReportEngine {
       throw mapOpenSearchError(e);
     });
     if (!state.ready) return ENGINE_RAW_REASONS.notReady(plan.source);
-    for (const level of rollupLevels(this.grainMs).reverse()) {
-      const decision = matchRollup(plan, level);
-      if (decision.use === 'raw') continue;
-      const to = Math.min(decision.window.to, Math.floor(state.watermark / level) * level);
-      if (decision.window.from < to) return { index: rollupIndexName(this.options.indexPrefix, plan.source, level), from: decision.window.from, to };
-    }
-    return ENGINE_RAW_REASONS.pastWatermark(state.watermark);
+    return chooseRollup(plan, this.grainMs, state.watermark);
   }
 
   /** One report's search; undefined when rollup rows were read and a stats sum they add is not exact. */

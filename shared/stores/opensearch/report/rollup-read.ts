@@ -2,29 +2,20 @@ import type { Types } from '@opensearch-project/opensearch';
 import type { FieldDef, NestedPath } from '../../../documents/fields';
 import type { StatsResult } from '../../store';
 import { ITEM_COUNT, measureField } from '../layout/rollup-indices';
-import { EXACT_LIMIT } from '../rollups/rows';
+import { EXACT_LIMIT, type RollupRead } from '../../../rollups/read';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 type Agg = Types.Common_Aggregations.AggregationContainer;
 
 /**
- * How a report reads rollups (CompileOptions.rollup): the rows of the rollup index `index` for the
- * grains in [from, to) — the matcher's window cut at the watermark — and the raw documents outside
- * it, in one search over both, grouped together before any stage (docs/rollups.md, "On OpenSearch").
+ * Which documents of the two index sets a report on rollups (CompileOptions.rollup) reads, in one
+ * search over both, grouped together before any stage (docs/rollups.md, "On OpenSearch"): the rows
+ * of the level's rollup index `index` for the grains in [from, to), raw documents outside it. The
+ * report's own filters apply to both (a row's grain lies in the report's range when its grain lies
+ * in the window, which lies in the range).
  */
-export interface RollupRead {
-  readonly index: string;
-  readonly from: number;
-  readonly to: number;
-}
-
-/**
- * Which documents of the two index sets the report reads: rollup rows in the window, raw documents
- * outside it. The report's own filters apply to both (a row's grain lies in the report's range
- * when its grain lies in the window, which lies in the range).
- */
-export function rollupSplit(read: RollupRead): Query {
-  const rollupRows: Query = { term: { _index: read.index } };
+export function rollupSplit(index: string, read: RollupRead): Query {
+  const rollupRows: Query = { term: { _index: index } };
   const time = (bounds: { gte?: number; lt?: number }): Query => ({ range: { timestamp: { ...bounds, format: 'epoch_millis' } } });
   return {
     bool: {

@@ -1,8 +1,9 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Collection } from '../../../documents/fields';
 import { ROLLUP_GRAIN_MS, ROLLUP_WINDOW } from '../../../rollups/match';
+import { grainsOf } from '../../../rollups/upkeep';
 import { indexPattern } from '../layout/indices';
-import { grainsOf, markGrains, markReady, readRollupState } from './marks';
+import { markGrains, markReady, readRollupState } from './marks';
 import { timeBuckets } from './time-buckets';
 
 /**

@@ -1,6 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Collection } from '../../../documents/fields';
-import { ROLLUP_GRAIN_MS, ROLLUP_WINDOW, rollupLevels } from '../../../rollups/match';
+import { rollupLevels } from '../../../rollups/match';
 import { assertEveryShard } from '../errors';
 import { dirtyIndexName } from '../layout/rollup-indices';
 
@@ -18,16 +18,6 @@ export const markId = (c: Collection, grain: number): string => `${c}:${grain}`;
  * reads raw until then, never a level index that was never built.
  */
 export const readyId = (c: Collection): string => `ready:${c}:${rollupLevels().map((l) => `${l / 60_000}m`).join(',')}`;
-
-/** The grain's start of a time (floored, also before 1970). */
-export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number => ms - (((ms % grainMs) + grainMs) % grainMs);
-
-/** The distinct grains of `timestamps` that rollups cover (ROLLUP_WINDOW: others are always read raw). */
-export function grainsOf(timestamps: Iterable<number>, grainMs: number = ROLLUP_GRAIN_MS): number[] {
-  const grains = new Set<number>();
-  for (const t of timestamps) if (t >= ROLLUP_WINDOW.from && t < ROLLUP_WINDOW.to) grains.add(grainOf(t, grainMs));
-  return [...grains].sort((a, b) => a - b);
-}
 
 /**
  * Marks grains dirty: one `_bulk` to the bookkeeping index (path only: the domain refuses indices in

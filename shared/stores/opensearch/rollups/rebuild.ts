@@ -5,6 +5,7 @@ import { COLLECTIONS, type Collection } from '../../../documents/fields';
 import { indexPattern } from '../layout/indices';
 import { BUILT, rollupIndexName } from '../layout/rollup-indices';
 import { ROLLUP_GRAIN_MS, rollupLevels } from '../../../rollups/match';
+import { dirtyRanges, MERGE_GAP_MS } from '../../../rollups/upkeep';
 import { backfillRollups } from './backfill';
 import { takeLease } from './lease';
 import { clearMarks, readMarks, type Mark } from './marks';
@@ -20,7 +21,7 @@ export interface RebuildOptions {
   /**
    * Dirty grains closer than this are recomputed as one range (clean grains between are recomputed
    * unchanged): larger for sparse history, where each range's requests cost more than its documents.
-   * @default 1 hour
+   * @default MERGE_GAP_MS.opensearch (1 hour)
    */
   readonly mergeGapMs?: number;
 }
@@ -32,9 +33,6 @@ export interface RebuildOptions {
  */
 const SLICE_MS = 60 * 60_000;
 const SLICE_DOCS = 10_000;
-
-/** Dirty grains closer than this are recomputed as one range (a clean grain recomputed is unchanged). */
-const MERGE_GAP_MS = 60 * 60_000;
 
 /**
  * Brings the rollups up to date (docs/rollups.md, "On OpenSearch"): for each collection, backfills
@@ -85,7 +83,7 @@ async function rebuildMarked(client: Client, prefix: string, c: Collection, mark
   // recomputed whole when one of its quarters is dirty).
   for (const level of rollupLevels(grainMs)) {
     const index = rollupIndexName(prefix, c, level);
-    for (const range of ranges(marks.map((m) => m.grain), grainMs, level, options.mergeGapMs)) await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
+    for (const range of dirtyRanges(marks.map((m) => m.grain), grainMs, level, options.mergeGapMs ?? MERGE_GAP_MS.opensearch)) await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
     await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   }
   await clearMarks(client, prefix, c, marks);
@@ -129,20 +127,4 @@ async function rebuildRange(client: Client, prefix: string, c: Collection, index
       },
     },
   });
-}
-
-/**
- * Sorted grain starts → [from, to) ranges, joining those less than `gapMs` apart, widened to
- * whole grains of `level` (a multiple of the grain) and joined again where they then meet.
- */
-export function ranges(grains: readonly number[], grainMs: number, level: number = grainMs, gapMs: number = MERGE_GAP_MS): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
-  for (const g of grains) {
-    const from = Math.floor(g / level) * level;
-    const to = Math.ceil((g + grainMs) / level) * level;
-    const last = out.at(-1);
-    if (last && from - last.to < gapMs) last.to = Math.max(last.to, to);
-    else out.push({ from, to });
-  }
-  return out;
 }

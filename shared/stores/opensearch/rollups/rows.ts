@@ -1,5 +1,6 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../documents/fields';
+import { EXACT_LIMIT } from '../../../rollups/read';
 import { indexPattern } from '../layout/indices';
 import { dimensionsOf, ITEM_COUNT, measureField, numbersOf, rollupRowId } from '../layout/rollup-indices';
 import { AGGREGATIONS_ONLY, NO_HITS, timeBuckets } from './time-buckets';
@@ -10,10 +11,7 @@ import { AGGREGATIONS_ONLY, NO_HITS, timeBuckets } from './time-buckets';
  * a row per (grain, root dimensions), its nested items grouped by the item dimensions under it.
  */
 
-/** 2^53: integers below it add up exactly in any order (while their sum of magnitudes stays below it). */
-export const EXACT_LIMIT = 2 ** 53;
-
-/** Per document (or item): 1 when a value is not an exact integer (shared/rollups/match.ts: such sums read raw). */
+/** Per document (or item): 1 when a value is not an exact integer (EXACT_LIMIT: such sums read raw). */
 export const ODD_SCRIPT = `if (doc[params.f].size() == 0) { return 0; } double v = doc[params.f].value; return (v != Math.floor(v) || Math.abs(v) >= ${EXACT_LIMIT}.0) ? 1 : 0;`;
 /** Per document (or item): the magnitude of a value (their sum bounds every partial sum). */
 export const ABS_SCRIPT = 'doc[params.f].size() == 0 ? 0 : Math.abs(doc[params.f].value)';

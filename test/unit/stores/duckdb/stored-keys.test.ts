@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseDocument, type ReportDocument } from '#shared/documents/documents';
 import { documentIdentity } from '#shared/documents/identity';
 import { openDuckDb } from '#shared/stores/duckdb/store';
-import { deleteDocuments } from '#shared/stores/duckdb/delete-rows';
+import { deleteDocuments } from '#shared/stores/duckdb/erase';
 import { writeDocuments } from '#shared/stores/duckdb/write';
 import { StoredKeys } from '#shared/stores/duckdb/layout/stored-keys';
 

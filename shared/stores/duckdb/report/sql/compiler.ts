@@ -2,7 +2,7 @@ import type { EngineLimits } from '../../../store';
 import type { AggNode, Profile, ReportPlan, StatsAggNode } from '../../../../report/plan/plan';
 import type { OffsetPeriod } from '../../../../time/zone-offsets';
 import { hasPercentiles, resultColumns, type ResultColumnsSql } from '../result-row';
-import type { RollupRead } from './rollup-read';
+import type { RollupRead } from '../../../../rollups/read';
 import { percentilePart } from './percentile-sql';
 import type { KeySegment } from './buckets';
 import { histogramKeySql } from './histogram-sql';

@@ -4,17 +4,8 @@ import type { ReportPlan } from '../../../../report/plan/plan';
 import { compileScopeCondition } from './compile-scope';
 import type { SqlParams } from './sql-params';
 import { ident, ROW_ID } from '../../layout/schema';
-import { COUNT, FIRSTS, rollupTable, statColumn, type RollupTable } from '../../layout/rollup-tables';
-
-/**
- * How a report reads rollups (CompileOptions.rollup): the rollup rows of the grains in
- * [from, to) — the matcher's window cut at the watermark — and raw rows outside it.
- */
-export interface RollupRead {
-  readonly tables: readonly RollupTable[];
-  readonly from: number;
-  readonly to: number;
-}
+import type { RollupRead } from '../../../../rollups/read';
+import { COUNT, FIRSTS, rollupTable, rollupTables, statColumn } from '../../layout/rollup-tables';
 
 /**
  * The rows a report reads, as one relation named `alias` with the columns of the rollup table
@@ -25,7 +16,7 @@ export interface RollupRead {
  * dimensions and time, and a raw row's time lies in the grain the rollup row stands for.
  */
 export function rollupRelation(read: RollupRead, plan: ReportPlan, scope: Scope, params: SqlParams, alias: string, path?: NestedPath): string {
-  const table = rollupTable(read.tables, plan.source, path);
+  const table = rollupTable(rollupTables(read.level), plan.source, path);
   const names = [...table.dimensions, ...table.measures].map((c) => ident(c.name));
   const [from, to] = [params.ms(read.from), params.ms(read.to)];
   const rollupRows = `SELECT ${names.join(', ')} FROM ${ident(table.name)} r WHERE r.${ident('timestamp')} >= ${from} AND r.${ident('timestamp')} < ${to} AND ${compileScopeCondition(plan, scope, params, 'r', ROW_ID)}`;
