@@ -6,7 +6,8 @@ import ts from 'typescript';
  * The rules of the rooms (docs/architecture.md), checked on the source text: `shared/` is the
  * domain library (no Lambda types, no edge imports, no environment), `bench/` and `bin/` do not
  * reach into `test/`, imports point one way (no circle, type-only imports included, as
- * `madge --circular` counts them), and no file of `shared/report` is over 300 lines.
+ * `madge --circular` counts them), the stores keep to their faces (shared/stores/README.md), and
+ * no file of `shared/` is over 300 lines.
  */
 const ROOT = resolve(__dirname, '../..');
 
@@ -75,6 +76,49 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 const SHARED = filesUnder('shared');
 
+/** An import from one repository file to another. */
+type Arrow = readonly [from: string, to: string];
+
+const arrowsOf = (files: readonly string[]): Arrow[] => files.flatMap((f) => importsOf(f).map((to): Arrow => [f, to]));
+
+const STORES = 'shared/stores/';
+const BACKENDS = ['duckdb', 'opensearch'] as const;
+/** The faces: the one Store face and each backend's public entry. */
+const FACES = new Set(['shared/stores/store.ts', ...BACKENDS.map((b) => `${STORES}${b}/store.ts`)]);
+const backendOf = (file: string): string | undefined => BACKENDS.find((b) => file.startsWith(`${STORES}${b}/`));
+
+/**
+ * The stores' rules, as arrows that break them:
+ * - a backend never imports the other;
+ * - `shared/report/` imports no backend (the face `shared/stores/store.ts` only);
+ * - outside `shared/` (`functions/`, `lib/`, `bin/`, `bench/`, `web/`), only the faces are imported
+ *   (within `shared/`, a room that serves one backend only may reach into it: `backups/`, OpenSearch
+ *   snapshots, imports the index names alone, so that its function loads no more);
+ * - within a backend, its layout (`layout/`) and its compiler (DuckDB's `report/sql/`, OpenSearch's
+ *   `report/compile.ts`) import nothing of its rollup upkeep (`rollups/`).
+ */
+function storeRuleBreaks(arrows: readonly Arrow[]): string[] {
+  return arrows.flatMap(([from, to]) => {
+    if (!to.startsWith(STORES)) return [];
+    const [source, target] = [backendOf(from), backendOf(to)];
+    const broken: string[] = [];
+    if (source && target && source !== target) broken.push('a backend imports the other');
+    if (from.startsWith('shared/report/') && target) broken.push('report/ imports a backend');
+    if (!from.startsWith('shared/') && !FACES.has(to)) broken.push('outside shared/, a store module that is no face');
+    const upkeep = source && target === source && to.startsWith(`${STORES}${source}/rollups/`);
+    const compiler = [`${STORES}duckdb/report/sql/`, `${STORES}opensearch/report/compile.ts`].some((p) => from.startsWith(p));
+    if (upkeep && (from.startsWith(`${STORES}${source}/layout/`) || compiler)) broken.push('the layout or the compiler imports rollup upkeep');
+    return broken.map((rule) => `${rule}: ${from} → ${to}`);
+  });
+}
+
+/** The files and folders at the top of a backend, but its notes (README.md). */
+const topOf = (backend: string): string[] =>
+  readdirSync(join(ROOT, STORES, backend))
+    .filter((name) => !name.endsWith('.md'))
+    .sort();
+
+
 describe('the rooms keep their rules', () => {
   test('shared/ imports no aws-lambda types and nothing of the edge (#commons, functions/)', () => {
     const offending = SHARED.flatMap((file) =>
@@ -103,8 +147,18 @@ describe('the rooms keep their rules', () => {
     expect(circles(graphOf(files))).toEqual([]);
   });
 
-  test('no file in shared/report is over 300 lines', () => {
-    const long = filesUnder('shared/report')
+  test('the stores keep to their faces: no backend imports the other, report/ no backend, outside shared/ only the faces, layout and compiler no rollup upkeep', () => {
+    const files = ['shared', 'functions', 'lib', 'bin', 'bench', 'web'].flatMap(filesUnder);
+    expect(storeRuleBreaks(arrowsOf(files))).toEqual([]);
+  });
+
+  test('the two backends have the same top-level file names for the same roles', () => {
+    expect(topOf('duckdb')).toEqual(topOf('opensearch'));
+    expect(topOf('duckdb')).toEqual(['erase.ts', 'errors.ts', 'layout', 'report', 'retention.ts', 'rollups', 'store.ts', 'write.ts']);
+  });
+
+  test('no file in shared/ is over 300 lines', () => {
+    const long = filesUnder('shared')
       .map((file) => ({ file, lines: text(file).split('\n').length - (text(file).endsWith('\n') ? 1 : 0) }))
       .filter(({ lines }) => lines > 300);
     expect(long).toEqual([]);
@@ -116,5 +170,20 @@ describe('the rooms keep their rules', () => {
     expect(resolveSpecifier('shared/report/query-report.ts', './plan/plan')).toBe('shared/report/plan/plan.ts');
     expect(resolveSpecifier('functions/query-report.ts', '#shared/report/query-report')).toBe('shared/report/query-report.ts');
     expect(specifiersOf('shared/stores/duckdb/report/reduce/read.ts')).toContain('../result-row');
+  });
+
+  test('the checks themselves: each store rule finds the arrow that breaks it', () => {
+    const d = (path: string) => `${STORES}duckdb/${path}`;
+    const o = (path: string) => `${STORES}opensearch/${path}`;
+    const breaks = (from: string, to: string) => storeRuleBreaks([[from, to]]).map((b) => b.slice(0, b.indexOf(':')));
+    expect(breaks(d('write.ts'), o('layout/indices.ts'))).toEqual(['a backend imports the other']);
+    expect(breaks('shared/report/query-report.ts', d('store.ts'))).toEqual(['report/ imports a backend']);
+    expect(breaks('functions/ingest.ts', o('write.ts'))).toEqual(['outside shared/, a store module that is no face']);
+    expect(breaks('bench/rollups.ts', d('rollups/rebuild.ts'))).toEqual(['outside shared/, a store module that is no face']);
+    expect(breaks(d('report/sql/grouped.ts'), d('rollups/marks.ts'))).toEqual(['the layout or the compiler imports rollup upkeep']);
+    expect(breaks(d('layout/migrate.ts'), d('rollups/marks.ts'))).toEqual(['the layout or the compiler imports rollup upkeep']);
+    expect(breaks(o('report/compile.ts'), o('rollups/marks.ts'))).toEqual(['the layout or the compiler imports rollup upkeep']);
+    // What the rules allow: the faces from anywhere, a backend's own parts, the runner reading the watermark.
+    expect(storeRuleBreaks([['functions/ingest.ts', 'shared/stores/store.ts'], ['bin/local-server.ts', d('store.ts')], ['shared/report/query-report.ts', 'shared/stores/store.ts'], [d('report/execute.ts'), d('rollups/marks.ts')], [d('write.ts'), d('rollups/marks.ts')]])).toEqual([]);
   });
 });
