@@ -1,6 +1,6 @@
 import { AppError } from '../errors';
 import { combineSources, type SourceFacts } from './answer-source';
-import { AnswerBucketsError, MAX_ANSWER_BUCKETS, refuseBeyondSplitFloor, resultBuckets } from './bucket-limit';
+import { AnswerBucketsError, MAX_ANSWER_BUCKETS, resultBuckets } from './bucket-limit';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '../stores/store';
 import { periodsOf } from './compare/periods';
 import { buildPlan } from './plan/build-plan';
@@ -104,10 +104,10 @@ async function answerPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, 
   return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true, source: combineSources([result]) };
 }
 
-/** One plan on the engine, in slices when it has a splitInterval. */
-async function runPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, heldBuckets = 0): Promise<EngineResult> {
+/** One plan on the engine, in slices when it has a splitInterval (`beside`: the other period of a comparison). */
+async function runPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, beside?: { plan: ReportPlan; heldBuckets: number }): Promise<EngineResult> {
   const { deadline } = options;
-  return plan.splitInterval ? runSplitReport(plan, scope, engine, options, heldBuckets) : engine.run(plan, scope, deadline ? { deadline } : {});
+  return plan.splitInterval ? runSplitReport(plan, scope, engine, options, beside) : engine.run(plan, scope, deadline ? { deadline } : {});
 }
 
 /**
@@ -119,14 +119,10 @@ async function runPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, opt
 async function answerComparison(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
   const periods = periodsOf(plan);
   const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
-  if (plan.splitInterval) {
-    const { histogramBucketEstimate } = await import('./split/plan-slices');
-    const keys = histogramBucketEstimate(periods.current) + histogramBucketEstimate(periods.previous);
-    refuseBeyondSplitFloor(plan.pipeline, keys, engine.maxBuckets, maxAnswerBuckets);
-  }
-  const current = await runPlan(periods.current, scope, engine, options);
+  // Split, each period's run refuses the two together when they must exceed the bounds (runSplit): the first before it starts.
+  const current = await runPlan(periods.current, scope, engine, options, { plan: periods.previous, heldBuckets: 0 });
   const held = resultBuckets(current.root);
-  const previous = await runPlan(periods.previous, scope, engine, options, held);
+  const previous = await runPlan(periods.previous, scope, engine, options, { plan: periods.current, heldBuckets: held });
   if (held + resultBuckets(previous.root) > maxAnswerBuckets) throw comparedTooLarge(maxAnswerBuckets);
   const model = await shapeComparison(periods, current, previous, pacer);
   // Each period may be answered from other rows (rollups cover one, not the other): `mixed` then.
@@ -147,18 +143,15 @@ function comparedTooLarge(maxAnswerBuckets: number): AnswerBucketsError {
  * splitting (lib/bundling.ts) then neither parses nor runs them at start, and most reports need neither.
  */
 
-async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, heldBuckets: number) {
-  const [{ runSplit, inProcessSliceExecutor }, { histogramBucketEstimate }, executor] = await Promise.all([
-    import('./split/run-split'),
-    import('./split/plan-slices'),
-    options.sliceExecutor?.(),
-  ]);
-  // Slices pass the per-query floor one by one; the report as a whole must not multiply it, and its
-  // answer is bounded before any slice runs (the time and filters buckets the request asks for) and
-  // as the slices' results come back (terms keys).
-  const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
-  refuseBeyondSplitFloor(plan.pipeline, histogramBucketEstimate(plan), engine.maxBuckets, maxAnswerBuckets);
-  const bounds = { maxAnswerBuckets, heldBuckets, ...(options.deadline ? { deadline: options.deadline } : {}) };
+async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, beside?: { plan: ReportPlan; heldBuckets: number }) {
+  const [{ runSplit, inProcessSliceExecutor }, executor] = await Promise.all([import('./split/run-split'), options.sliceExecutor?.()]);
+  const bounds = {
+    maxBuckets: engine.maxBuckets,
+    maxAnswerBuckets: options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS,
+    heldBuckets: beside?.heldBuckets ?? 0,
+    ...(beside ? { alongside: beside.plan } : {}),
+    ...(options.deadline ? { deadline: options.deadline } : {}),
+  };
   return runSplit(plan, scope, executor ?? inProcessSliceExecutor(engine), bounds);
 }
 

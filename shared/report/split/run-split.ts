@@ -1,5 +1,5 @@
 import { AppError, InternalError } from '../../errors';
-import { AnswerBucketsError } from '../bucket-limit';
+import { AnswerBucketsError, refuseBeyondSplitFloor } from '../bucket-limit';
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '../../stores/store';
 import type { ReportPlan } from '../plan/plan';
 import type { Deadline } from '../deadline';
@@ -31,6 +31,14 @@ export interface SliceRunOptions extends RunOptions {
 
 /** How a split report is bounded as a whole. */
 export interface SplitOptions extends RunOptions {
+  /**
+   * The engine's bucket limit (ReportEngine.maxBuckets): with it, a report that must exceed its
+   * bounds however it is split is refused before any slice runs (refuseBeyondSplitFloor, here and
+   * nowhere else). @default unchecked
+   */
+  readonly maxBuckets?: number;
+  /** A plan answered together with this one (the other period of a `compare`): the floor counts its time buckets too. */
+  readonly alongside?: ReportPlan;
   /** The most buckets the slices' results may hold together (MAX_ANSWER_BUCKETS for a report). @default unbounded */
   readonly maxAnswerBuckets?: number;
   /** Buckets the answer holds besides these slices' (the other period of a `compare` report). @default 0 */
@@ -45,6 +53,13 @@ export const DEFAULT_SPLIT_CONCURRENCY = 2;
  * unsplit plan's whenever that one fits in the engine's bucket limit.
  */
 export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions = {}): Promise<EngineResult> {
+  // Slices pass the per-query floor one by one; the report as a whole must not multiply it, and its
+  // answer is bounded before any slice runs (the time and filters buckets the request asks for) and
+  // as the slices' results come back (terms keys).
+  if (options.maxBuckets !== undefined) {
+    const keys = histogramBucketEstimate(plan) + (options.alongside ? histogramBucketEstimate(options.alongside) : 0);
+    refuseBeyondSplitFloor(plan.pipeline, keys, options.maxBuckets, options.maxAnswerBuckets);
+  }
   if (plan.splitInterval && 'kind' in plan.splitInterval) return runAutoSplit(plan, scope, executor, options);
   const slices = planSlices(plan, executor.maxSlices === undefined ? {} : { maxSlices: executor.maxSlices });
   try {

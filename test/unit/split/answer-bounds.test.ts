@@ -85,6 +85,19 @@ describe('the whole-answer floor, from the request alone', () => {
     await expect(answerReport(body('2024-01-01T05:00:00Z'), scope, engine, 'application/json', options)).resolves.toBeDefined();
   });
 
+  test('is runSplit’s own: given the engine’s limit, it refuses before any slice runs, counting a comparison’s other period too', async () => {
+    // Prepare: 2 days of 1 s buckets are 172,800, within 262,140; with 2 more days alongside, 345,600 are not.
+    const engine = new LabelsEngine(4);
+    const run = (alongside?: ReportPlan) =>
+      runSplit(buildPlan(fineHistogram(2)), scope, inProcessSliceExecutor(engine), { maxBuckets: 65_535, maxAnswerBuckets: 262_140, ...(alongside ? { alongside } : {}) });
+    // Act
+    const error = await run(buildPlan(fineHistogram(2))).catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(AnswerBucketsError);
+    expect((error as AnswerBucketsError).detail).toContain('Its 345,600 time buckets make');
+    expect(engine.plans).toEqual([]);
+  });
+
   test('refuses in the query function before the Step Functions execution starts', async () => {
     const start = jest.fn<ReturnType<StartSyncExecution>, Parameters<StartSyncExecution>>();
     const executor = new StepFunctionsSliceExecutor(start, memorySliceStore());
