@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { RESPONSE_MARGIN_MS } from '../functions/query-report';
+import { RESPONSE_MARGIN_MS } from '../functions/commons/http/answer-deadline';
 import { startLocalService } from '../bin/dev/local-service';
 import { FINE_HISTOGRAM_CASES } from './hostile-cases';
 import { median } from './stats';

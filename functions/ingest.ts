@@ -18,6 +18,13 @@ import { metrics } from '#commons/powertools/metrics';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 
+/** Who writes, where, and under which key: checked once per request, before the body is read. */
+interface IngestRequest {
+  readonly organizationId: string;
+  readonly collection: ReturnType<typeof collectionOf>;
+  readonly key: ReturnType<typeof idempotencyKeyOf>;
+}
+
 export interface IngestHandlerDeps {
   readonly writer: Provider<DocumentWriter>;
   readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
@@ -35,20 +42,20 @@ export interface IngestHandlerDeps {
  * (413, 415).
  */
 export function createIngestHandler(deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable, check: lineChecker }) {
+  const checked = new WeakMap<Event, IngestRequest>();
   return middy<Event, APIGatewayProxyResultV2>()
     .use(httpEdge({ route: 'ingest', availableMediaTypes: JSON_MEDIA_TYPES }))
     .use(jsonOnly())
     .use({
       before: async ({ event }) => {
-        organizationOf(event, 'ingest');
-        collectionOf(event.pathParameters?.collection);
-        idempotencyKeyOf(event.headers);
+        const organizationId = organizationOf(event, 'ingest');
+        const collection = collectionOf(event.pathParameters?.collection);
+        checked.set(event, { organizationId, collection, key: idempotencyKeyOf(event.headers) });
       },
     })
     .use(ndjsonBody())
     .handler(async (event, context) => {
-      const organizationId = organizationOf(event, 'ingest');
-      const collection = collectionOf(event.pathParameters?.collection);
+      const { organizationId, collection, key } = checked.get(event) as IngestRequest;
       const body = event.body ?? '';
       const work = async () => {
         const store = await deps.store();
@@ -59,7 +66,6 @@ export function createIngestHandler(deps: IngestHandlerDeps = { writer: document
           ...(check ? { check } : {}),
         });
       };
-      const key = idempotencyKeyOf(event.headers);
       const { answer: result, replayed } = key
         ? await oncePerKey({ key, organizationId, operation: `POST /ingest/${collection}`, body }, await deps.table(), context, work)
         : { answer: await work(), replayed: false };

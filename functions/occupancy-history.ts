@@ -5,7 +5,7 @@ import type { LocationStore } from '#shared/locations/store';
 import { occupancyHistory } from '#shared/occupancy/history';
 import { parseHistoryQuery } from '#shared/occupancy/history-query';
 import { HISTORY_MEDIA_TYPES, renderHistory, type HistoryMediaType } from '#shared/occupancy/history-render';
-import { Deadline } from '#shared/report/deadline';
+import { answerDeadline } from '#commons/http/answer-deadline';
 import type { ReportEngine } from '#shared/stores/store';
 import { locationStore } from '#commons/clients/dynamo';
 import { reportEngine } from '#commons/clients/store';
@@ -16,8 +16,6 @@ import { organizationOf } from '#commons/http/identity';
 import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
 import { measuredEngine } from '#commons/powertools/metrics';
 
-/** What the answer needs once the engine is done (as the report's RESPONSE_MARGIN_MS): the deadline leaves it. */
-const RESPONSE_MARGIN_MS = 2_000;
 
 export interface OccupancyHistoryDeps {
   readonly store: Provider<Pick<LocationStore, 'getLocationWithGroups'>>;
@@ -35,7 +33,7 @@ export function createOccupancyHistoryHandler(deps: OccupancyHistoryDeps = { sto
     .use(conditionalGet())
     .use(negotiateMediaType(HISTORY_MEDIA_TYPES))
     .handler(async (event, context: NegotiatedContext<HistoryMediaType>) => {
-      const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
+      const deadline = answerDeadline(context);
       const organizationId = organizationOf(event);
       const query = parseHistoryQuery(event.queryStringParameters);
       const mediaType = context.preferredMediaType ?? 'application/json';

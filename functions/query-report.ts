@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { ReportTimeoutError } from '#shared/errors';
-import { Deadline } from '#shared/report/deadline';
+import { answerDeadline } from '#commons/http/answer-deadline';
 import type { ReportEngine } from '#shared/stores/store';
 import { Gate, SingleFlight } from '#shared/concurrency';
 import { answerReport, REPORT_MEDIA_TYPES, type ReportAnswer, type ReportMediaType } from '#shared/report/query-report';
@@ -22,13 +22,6 @@ type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 
 /** Largest report body accepted (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
-
-/**
- * What the answer still needs once the engine is done (shaping, rendering up to 5.5 MiB, the
- * response): the report's deadline is the function's remaining time less this, so that a report
- * stopped at its deadline is answered 503 before Lambda (or middy's timeout, a 500) ends it.
- */
-export const RESPONSE_MARGIN_MS = 2_000;
 
 /** Who runs this process's split reports (commons/split/slice-executor.ts, loaded on the first split report). */
 const sliceExecutorFor = async (engine: ReportEngine): Promise<SliceExecutor> => (await import('#commons/split/slice-executor')).sliceExecutor(engine);
@@ -74,7 +67,7 @@ export function createQueryReportHandler(given: Partial<QueryReportDeps> = {}) {
     .use(bodyLimit(MAX_BODY_BYTES))
     .use(jsonBody())
     .handler(async (event, context: NegotiatedContext<ReportMediaType>) => {
-      const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
+      const deadline = answerDeadline(context);
       const scope = { organizationId: organizationOf(event) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await deps.engine());

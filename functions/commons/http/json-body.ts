@@ -1,33 +1,11 @@
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { parse as parseContentType } from 'content-type';
 import { MalformedBodyError, UnsupportedMediaTypeError } from '#shared/errors';
+import { clip, unsupportedContentType } from './content-type';
 
 /** The one media type a request body may have. */
 export const JSON_BODY_TYPES = ['application/json'] as const;
-
-/**
- * Why a body with this Content-Type is not JSON we read, or undefined when it is: the media type
- * `application/json` in any case (media types are case-insensitive, RFC 9110 8.3.1), with any
- * parameters, but a `charset` only of UTF-8 (JSON between systems is UTF-8, RFC 8259 8.1).
- * Parsed by the `content-type` package (RFC 9110 syntax, quoted parameter values included).
- */
-export function unsupportedContentType(header: string | undefined): string | undefined {
-  if (header === undefined || header.trim() === '') return 'the request has no Content-Type';
-  let mediaType: ReturnType<typeof parseContentType>;
-  try {
-    mediaType = parseContentType(header);
-  } catch {
-    return `Content-Type "${clip(header)}" is not a media type`;
-  }
-  if (mediaType.type !== 'application/json') return `Content-Type ${mediaType.type} is not supported`;
-  const charset = mediaType.parameters.charset;
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') return `charset ${clip(charset)} is not supported (JSON is UTF-8)`;
-  return undefined;
-}
-
-const clip = (text: string) => (text.length > 64 ? `${text.slice(0, 64)}…` : text);
 
 /**
  * The deepest nesting of arrays and objects a JSON body may have. A report nests about ten levels;
@@ -68,7 +46,7 @@ export const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2>[] => [
   {
     before: async ({ event }) => {
       if (event.body === undefined || event.body === '') throw new MalformedBodyError('A JSON body is required.');
-      const reason = unsupportedContentType(event.headers?.['content-type']);
+      const reason = unsupportedContentType(event.headers?.['content-type'], 'application/json', 'JSON');
       if (reason) throw new UnsupportedMediaTypeError(JSON_BODY_TYPES, reason);
       // A coded body is refused rather than read as JSON (RFC 9110 §15.5.16: Accept-Encoding names
       // what is taken); a report body is at most 64 KiB, so compressing it saves nothing worth a decoder.

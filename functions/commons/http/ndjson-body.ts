@@ -1,10 +1,10 @@
 import { promisify } from 'node:util';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { parse as parseContentType } from 'content-type';
 import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#shared/errors';
 import { MAX_DECODED_BYTES, MAX_SENT_BYTES, NDJSON_MEDIA_TYPE } from '#shared/ingest/limits';
 import { lazy } from '../clients/lazy';
+import { clip, unsupportedContentType } from './content-type';
 
 /** The content codings a request body may have: gzip, what every HTTP client and gateway can send. */
 export const REQUEST_CODINGS = ['gzip'] as const;
@@ -23,7 +23,7 @@ const gunzip = lazy(async () => promisify((await import('node:zlib')).gunzip));
  */
 export const ndjsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2> => ({
   before: async ({ event }) => {
-    const mediaTypeProblem = unsupportedNdjson(event.headers?.['content-type']);
+    const mediaTypeProblem = unsupportedContentType(event.headers?.['content-type'], NDJSON_MEDIA_TYPE, 'NDJSON');
     if (mediaTypeProblem) throw new UnsupportedMediaTypeError([NDJSON_MEDIA_TYPE], mediaTypeProblem);
     const coding = (event.headers?.['content-encoding'] ?? 'identity').trim().toLowerCase();
     if (coding !== 'identity' && !(REQUEST_CODINGS as readonly string[]).includes(coding)) {
@@ -67,20 +67,3 @@ function utf8(bytes: Buffer): string {
 
 /** Bytes a base64 text stands for, without decoding it. */
 const base64Bytes = (text: string): number => Math.floor((text.length * 3) / 4) - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
-
-/** Why a body of this Content-Type is not NDJSON we read, or undefined: the media type in any case, a charset only of UTF-8. */
-function unsupportedNdjson(header: string | undefined): string | undefined {
-  if (header === undefined || header.trim() === '') return 'the request has no Content-Type';
-  let mediaType: ReturnType<typeof parseContentType>;
-  try {
-    mediaType = parseContentType(header);
-  } catch {
-    return `Content-Type "${clip(header)}" is not a media type`;
-  }
-  if (mediaType.type !== NDJSON_MEDIA_TYPE) return `Content-Type ${mediaType.type} is not supported`;
-  const charset = mediaType.parameters.charset;
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') return `charset ${clip(charset)} is not supported (NDJSON is UTF-8)`;
-  return undefined;
-}
-
-const clip = (text: string) => (text.length > 64 ? `${text.slice(0, 64)}…` : text);

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ReportEngine } from '#shared/stores/store';
-import { createQueryReportHandler, RESPONSE_MARGIN_MS } from '../../../functions/query-report';
+import { createQueryReportHandler } from '../../../functions/query-report';
+import { RESPONSE_MARGIN_MS } from '../../../functions/commons/http/answer-deadline';
 import { httpEvent } from '../../../bin/dev/lambda-events';
 
 /**

@@ -10,6 +10,18 @@ import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_ID, ROW_ID, TAB
 export { groupable, readsItemsAlone } from './groupable';
 
 /**
+ * The relations of the grouped compilation, by their names in the SQL (see GroupedCompiler): the
+ * documents (`a`; `a0` those without items), the items (`b`), after `reverseNested` the documents
+ * once per bucket their items reached (`c`; `c1` those with one item), the one grouped pass over
+ * the items that `b` and `c` come from (`bc_1`), and the rows themselves (`s`).
+ */
+const REL = { documents: 'a', documentsWithoutItems: 'a0', items: 'b', reached: 'c', reachedOnce: 'c1', itemPass: 'bc_1', rows: 's' } as const;
+
+/** The aliases of the tables read: the root table (the documents), the child table (the items). */
+const ROOT = 'd';
+const CHILD = 'c';
+
+/**
  * The grouped compilation (compile.ts). Every key of a row is a function of the row alone (its
  * parent's fields included), and every stage only narrows the rows of the stage before by their
  * keys, so the rows are grouped once by all of them and the stages work on the groups:
@@ -66,56 +78,61 @@ export class GroupedCompiler extends Compiler {
     const { pipeline, source } = this.plan;
     const all = pipeline.map((_, i) => i);
     const { rollup } = this.options;
-    const root = `${ident(TABLES[source].root)} d`;
+    const root = `${ident(TABLES[source].root)} ${ROOT}`;
     // A function: every compiled condition adds its parameters, and DuckDB refuses parameters the SQL does not use.
     const rootRows = () =>
-      rollup ? `${rollupRelation(rollup, this.plan, scope, this.params, 'd')} WHERE TRUE` : `${root} WHERE ${compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID)}`;
-    const rootOrder = `d.${ident(ROW_ID)}`;
+      rollup ? `${rollupRelation(rollup, this.plan, scope, this.params, ROOT)} WHERE TRUE` : `${root} WHERE ${compileScopeCondition(this.plan, scope, this.params, ROOT, ROW_ID)}`;
+    const rootOrder = `${ROOT}.${ident(ROW_ID)}`;
     const nested = pipeline[this.m];
     if (nested?.kind !== 'nested') {
       const rows = rootRows();
-      this.grouped('a', all, 'd', 'd', rootOrder, rows);
-      if (this.rowStats) this.rows(all, 'd', 'd', rootOrder, rows);
+      this.grouped(REL.documents, all, ROOT, ROOT, rootOrder, rows);
+      if (this.rowStats) this.rows(all, ROOT, ROOT, rootOrder, rows);
       this.stages();
       return this.statement();
     }
     // The items: read alone when the parent columns they need are copied, else joined to their parent.
-    const child = `${ident(nestedTable(source, nested.path))} c`;
+    const child = `${ident(nestedTable(source, nested.path))} ${CHILD}`;
     // Rollups of items carry their documents' dimensions: read alone, the scope inside the relation.
     const alone = rollup !== undefined || readsItemsAlone(this.plan);
     const { scopeNumbers } = this.options;
     if (alone && !rollup && !scopeNumbers) throw new Error('reading the items alone needs the scope numbers');
-    const parent = alone ? 'c' : 'd';
-    const from = rollup ? rollupRelation(rollup, this.plan, scope, this.params, 'c', nested.path) : alone ? child : `${child} JOIN ${root} ON d.${ident(ROW_ID)} = c.${ident(PARENT_ID)}`;
+    const parent = alone ? CHILD : ROOT;
+    const from = rollup
+      ? rollupRelation(rollup, this.plan, scope, this.params, CHILD, nested.path)
+      : alone
+        ? child
+        : `${child} JOIN ${root} ON ${ROOT}.${ident(ROW_ID)} = ${CHILD}.${ident(PARENT_ID)}`;
     const where = rollup
       ? 'TRUE'
       : alone
-        ? compileScopeCondition(this.plan, scope, this.params, 'c', PARENT_ID, scopeNumbers)
-        : compileScopeCondition(this.plan, scope, this.params, 'd', ROW_ID);
-    const items = compileFilters(nested.itemFilters, 'c', this.params);
+        ? compileScopeCondition(this.plan, scope, this.params, CHILD, PARENT_ID, scopeNumbers)
+        : compileScopeCondition(this.plan, scope, this.params, ROOT, ROW_ID);
+    const items = compileFilters(nested.itemFilters, CHILD, this.params);
     const toItems = this.r >= 0 ? all.slice(0, this.r) : all;
     // Where stages come before nested, the documents count whatever their items: `fi` tells the items apart.
     this.itemFlag = this.m > 0 && nested.itemFilters.length > 0;
     const itemRows = `${from} WHERE ${where}${this.m > 0 ? '' : ` AND ${items}`}`;
     const flag = this.itemFlag ? [column('fi', `coalesce((${items}), false)`)] : [];
-    const firsts = this.m > 0 ? [column('np', rollup ? firstsOf('c') : `count_if(c.${ident(ITEM)} = 0)`)] : [];
+    const firsts = this.m > 0 ? [column('np', rollup ? firstsOf(CHILD) : `count_if(${CHILD}.${ident(ITEM)} = 0)`)] : [];
     if (this.r >= 0) {
       // One pass over the items for `b` and `c`: documents with several items keep their id (`_doc`).
       const several = alone
-        ? `c.${ident(PARENT_ID)} IN (SELECT ${ident(PARENT_ID)} FROM ${ident(nestedTable(source, nested.path))} WHERE ${ident(ITEM)} = 1)`
-        : `d.${ident(itemsColumn(nested.path))} > 1`;
-      this.reverse(toItems, parent, itemRows, flag, column('_doc', `CASE WHEN ${several} THEN c.${ident(PARENT_ID)} END`), firsts);
+        ? `${CHILD}.${ident(PARENT_ID)} IN (SELECT ${ident(PARENT_ID)} FROM ${ident(nestedTable(source, nested.path))} WHERE ${ident(ITEM)} = 1)`
+        : `${ROOT}.${ident(itemsColumn(nested.path))} > 1`;
+      this.reverse(toItems, parent, itemRows, flag, column('_doc', `CASE WHEN ${several} THEN ${CHILD}.${ident(PARENT_ID)} END`), firsts);
     } else {
-      this.grouped('b', toItems, parent, 'c', 'c.rowid', itemRows, flag, firsts);
+      this.grouped(REL.items, toItems, parent, CHILD, `${CHILD}.rowid`, itemRows, flag, firsts);
     }
     if (this.m > 0) {
       // Documents without items, from the root table; those with items through their first item (np).
-      const withoutItems = `${rootRows()} AND d.${ident(itemsColumn(nested.path))} = 0`;
-      const documents = this.grouped('a0', all.slice(0, this.m), 'd', 'd', rootOrder, withoutItems);
+      const withoutItems = `${rootRows()} AND ${ROOT}.${ident(itemsColumn(nested.path))} = 0`;
+      const documents = this.grouped(REL.documentsWithoutItems, all.slice(0, this.m), ROOT, ROOT, rootOrder, withoutItems);
       const cols = [...documents.names, '_shard'].join(', ');
-      this.ctes.push(`a AS (SELECT ${cols}, sum(n)::BIGINT AS n FROM (SELECT ${cols}, n FROM a0 UNION ALL SELECT ${cols}, np FROM b) GROUP BY ALL)`);
+      const both = `SELECT ${cols}, n FROM ${REL.documentsWithoutItems} UNION ALL SELECT ${cols}, np FROM ${REL.items}`;
+      this.ctes.push(`${REL.documents} AS (SELECT ${cols}, sum(n)::BIGINT AS n FROM (${both}) GROUP BY ALL)`);
     }
-    if (this.rowStats) this.rows(all, parent, 'c', 'c.rowid', itemRows, flag);
+    if (this.rowStats) this.rows(all, parent, CHILD, `${CHILD}.rowid`, itemRows, flag);
     this.stages();
     return this.statement();
   }
@@ -128,25 +145,28 @@ export class GroupedCompiler extends Compiler {
    */
   private reverse(toItems: readonly number[], parent: string, itemRows: string, flag: readonly Column[], doc: Column, firsts: readonly Column[]): void {
     const stages = this.plan.pipeline.map((_, i) => i);
-    const columns = this.columnsOf(stages, parent, 'c');
+    const columns = this.columnsOf(stages, parent, CHILD);
     const fi = namesOf(flag);
     const sums = [column('n', 'count(*)'), ...firsts];
-    this.ctes.push(`bc_1 AS (SELECT ${[...columns.raw, ...flag, doc].map(selectItem).join(', ')}, c._shard, ${sums.map(selectItem).join(', ')} FROM ${itemRows} GROUP BY ALL)`);
+    const pass = `SELECT ${[...columns.raw, ...flag, doc].map(selectItem).join(', ')}, ${CHILD}._shard, ${sums.map(selectItem).join(', ')} FROM ${itemRows} GROUP BY ALL`;
+    this.ctes.push(`${REL.itemPass} AS (${pass})`);
     // b: the items by the columns of the stages before reverseNested.
     const itemColumns = columns.subset(toItems);
     const added = ['n', ...namesOf(firsts)].map((c) => `sum(${c})::BIGINT AS ${c}`);
-    this.level2('b', itemColumns, `SELECT ${[...namesOf(itemColumns.raw), ...fi, '_shard', ...added].join(', ')} FROM bc_1 GROUP BY ALL`, fi, namesOf(firsts));
+    const itemGroups = `SELECT ${[...namesOf(itemColumns.raw), ...fi, '_shard', ...added].join(', ')} FROM ${REL.itemPass} GROUP BY ALL`;
+    this.level2(REL.items, itemColumns, itemGroups, fi, namesOf(firsts));
     // c: the documents with one item, then those with several.
-    this.level2('c1', columns, `SELECT ${[...namesOf(columns.raw), ...fi, '_shard'].join(', ')}, sum(n)::BIGINT AS n FROM bc_1 WHERE _doc IS NULL GROUP BY ALL`, fi);
+    const once = `SELECT ${[...namesOf(columns.raw), ...fi, '_shard'].join(', ')}, sum(n)::BIGINT AS n FROM ${REL.itemPass} WHERE _doc IS NULL GROUP BY ALL`;
+    this.level2(REL.reachedOnce, columns, once, fi);
     // Item-level filters stages: their lists, unnested for the documents with several items.
     const lists = stages.filter((i) => i > this.m && i < this.r && this.plan.pipeline[i]?.kind === 'filters').map((i) => `k${this.keyOf[i]}`);
     const unnest = lists.map((k) => `, unnest(${columns.derivedOf(k)}) AS u_${k}(v)`).join('');
     const inner = columns.names.map((n) => (lists.includes(n) ? `u_${n}.v AS ${n}` : `${columns.derivedOf(n)} AS ${n}`));
     const outer = columns.names.map((n) => (lists.includes(n) ? `[${n}] AS ${n}` : n));
     this.ctes.push(
-      `c AS (SELECT ${[...columns.names, ...fi, '_shard'].join(', ')}, n FROM c1` +
+      `${REL.reached} AS (SELECT ${[...columns.names, ...fi, '_shard'].join(', ')}, n FROM ${REL.reachedOnce}` +
         ` UNION ALL SELECT ${[...outer, ...fi, '_shard'].join(', ')}, count(*)::BIGINT AS n FROM` +
-        ` (SELECT DISTINCT ${[...inner, ...fi, '_doc', '_shard'].join(', ')} FROM bc_1${unnest} WHERE _doc IS NOT NULL) GROUP BY ALL)`,
+        ` (SELECT DISTINCT ${[...inner, ...fi, '_doc', '_shard'].join(', ')} FROM ${REL.itemPass}${unnest} WHERE _doc IS NOT NULL) GROUP BY ALL)`,
     );
   }
 
@@ -192,7 +212,7 @@ export class GroupedCompiler extends Compiler {
     const columns = this.columnsOf(stages, parent, item);
     const raw = `SELECT ${[...columns.raw, x, column('_ord', order), ...extra].map(selectItem).join(', ')}, ${item}._shard FROM ${source}`;
     // Where the columns are not twoLevel, each derived column is its level-1 column by name.
-    this.ctes.push(`s AS (SELECT ${[...columns.derived.map(selectItem), '_x', '_ord', ...namesOf(extra), '_shard'].join(', ')} FROM (${raw}))`);
+    this.ctes.push(`${REL.rows} AS (SELECT ${[...columns.derived.map(selectItem), '_x', '_ord', ...namesOf(extra), '_shard'].join(', ')} FROM (${raw}))`);
   }
 
   /** The key and condition columns of `stages` (stage-columns.ts): root fields from `parent`, item fields from `item`. */
@@ -212,7 +232,7 @@ export class GroupedCompiler extends Compiler {
     const keys: string[] = [];
     /** Every narrowing step so far, to apply again to `b`, `c` and `s`. */
     const steps: ((rel: string) => string)[] = [];
-    let rel = this.m === 0 ? 'b' : 'a';
+    let rel: string = this.m === 0 ? REL.items : REL.documents;
     const narrow = (step: (rel: string) => string) => {
       rel = this.relation(step(rel));
       steps.push(step);
@@ -247,14 +267,14 @@ export class GroupedCompiler extends Compiler {
           return;
         }
         case 'nested':
-          switchTo('b');
+          switchTo(REL.items);
           return this.counts(i, rel, keys, 'sum(n)::BIGINT');
         case 'reverseNested':
-          switchTo('c');
+          switchTo(REL.reached);
           return this.counts(i, rel, keys, 'sum(n)::BIGINT');
         case 'stats':
           if (this.rowStats) {
-            switchTo('s');
+            switchTo(REL.rows);
             const stats = { mn: 'min(_x)', mx: 'max(_x)', sm: 'fsum(_x ORDER BY _ord)' };
             this.part({ what: "'stats'", lvl: i, keys, n: 'count(_x)', stats, shard: '_shard' }, `${rel}${this.groupBy([...keys, '_shard'])}`);
             this.percentiles(i, node, '_x', rel, keys);
