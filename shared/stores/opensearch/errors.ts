@@ -1,6 +1,14 @@
 import { errors } from '@opensearch-project/opensearch';
 import { AppError, EngineUnavailableError, InternalError, ReportTooExpensiveError, TooManyBucketsError } from '../../errors';
 
+/**
+ * How long a `_bulk` waits for a shard's primary to be active (OpenSearch's `timeout`, default 1m)
+ * before answering that item 503 `unavailable_shards_exception`: a node that died with the only copy
+ * of a shard, or a primary not yet promoted. Well inside the client's 25 s request timeout and the
+ * function's 29 s, so that the batch is answered 503 with Retry-After, not left to time out.
+ */
+export const WRITE_WAIT = '10s';
+
 /** What the failure was part of: a report's tripped memory breaker is the report's own cost. @default 'other' */
 export type OpenSearchWork = 'report' | 'other';
 

@@ -5,7 +5,7 @@ import { firstOfEachIdentity, type DocumentToWrite } from '../../documents/ident
 import type { ReportDocument } from '../../documents/documents';
 import type { Collection } from '../../documents/fields';
 import type { DocumentWriter, WriteOutcome } from '../store';
-import { mapOpenSearchError } from './errors';
+import { mapOpenSearchError, WRITE_WAIT } from './errors';
 import { indexNameFor, indexPattern } from './layout/indices';
 import { grainsOf } from '../../rollups/upkeep';
 import { markGrains } from './rollups/marks';
@@ -54,10 +54,10 @@ export async function writeDocuments<C extends Collection>(
   try {
     const elsewhere = await storedInOtherIndices(client, indexPattern(prefix, collection), documents, targets);
     elsewhere.forEach((i) => (outcomes[i] = { kind: 'conflict' }));
-    let busy = false;
+    let busy: string | undefined;
     for (const [index, positions] of groupBy(targets, (_, i) => outcomes[i] === undefined)) {
       const written = await bulkCreate(client, index, positions.map((i) => documents[i] as DocumentToWrite<C>), options.refresh);
-      busy ||= written.busy;
+      busy ??= written.busy;
       written.outcomes.forEach((o, j) => (outcomes[positions[j] as number] = o));
       const clashes = written.outcomes.flatMap((o, j) => (o === CLASH ? [positions[j] as number] : []));
       if (clashes.length > 0) {
@@ -73,7 +73,8 @@ export async function writeDocuments<C extends Collection>(
     // batch, duplicates and conflicts included: a batch sent again after a failure between the
     // two writes finds its documents stored, and marks their grains then.
     if (options.rollups ?? true) await markGrains(client, prefix, collection, grainsOf(documents.map((d) => d.document.timestamp)), options.refresh === true);
-    if (busy) throw new EngineUnavailableError('The search engine is busy and wrote part of the batch; send the same batch again shortly.', BUSY_RETRY_AFTER_SECONDS);
+    // The first pushed-back item's error is the cause (logged with the 503): a full queue (429), a shard without an active copy (503).
+    if (busy) throw new EngineUnavailableError('The search engine is busy and wrote part of the batch; send the same batch again shortly.', BUSY_RETRY_AFTER_SECONDS, { cause: new Error(busy) });
   } catch (e) {
     throw mapOpenSearchError(e);
   }
@@ -104,16 +105,16 @@ interface BulkItemResult {
 
 async function bulkCreate<C extends Collection>(client: Client, index: string, documents: readonly DocumentToWrite<C>[], refresh: WriteOptions['refresh']) {
   const body = documents.flatMap(({ document, identity }) => [{ create: { _id: identity.id } }, toSource(document)]);
-  const response = await client.bulk({ index, body, ...(refresh === undefined ? {} : { refresh }) });
+  const response = await client.bulk({ index, body, timeout: WRITE_WAIT, ...(refresh === undefined ? {} : { refresh }) });
   const items = (response.body as { items: Readonly<Record<string, BulkItemResult>>[] }).items;
-  let busy = false;
+  let busy: string | undefined;
   const outcomes = items.map((item): WriteOutcome | undefined => {
     const result = item.create ?? {};
     const status = result.status ?? 0;
     if (!result.error) return { kind: 'written' };
     if (status === 409) return CLASH;
     if (status === 429 || status >= 500) {
-      busy = true;
+      busy ??= `${index}: ${status} ${result.error.type ?? 'error'}: ${result.error.reason ?? ''}`;
       return BUSY;
     }
     return { kind: 'refused', reason: `${result.error.type ?? 'error'}: ${result.error.reason ?? ''}` };

@@ -1,7 +1,8 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Collection } from '../../../documents/fields';
 import { rollupLevels } from '../../../rollups/match';
-import { assertEveryShard } from '../errors';
+import { EngineUnavailableError } from '../../../errors';
+import { assertEveryShard, WRITE_WAIT } from '../errors';
 import { dirtyIndexName } from '../layout/rollup-indices';
 
 /**
@@ -28,10 +29,14 @@ export const readyId = (c: Collection): string => `ready:${c}:${rollupLevels().m
 export async function markGrains(client: Client, prefix: string, c: Collection, grains: readonly number[], refresh = false): Promise<void> {
   if (grains.length === 0) return;
   const body = grains.flatMap((grain) => [{ index: { _id: markId(c, grain) } }, { kind: 'dirty', collection: c, grain }]);
-  const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, ...(refresh ? { refresh: true } : {}) });
+  const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, timeout: WRITE_WAIT, ...(refresh ? { refresh: true } : {}) });
   if ((response as { errors?: boolean }).errors) {
-    const failed = (response as { items: Record<string, { error?: unknown }>[] }).items.map((i) => Object.values(i)[0]?.error).find(Boolean);
-    throw new Error(`rollup marks were not written: ${JSON.stringify(failed).slice(0, 300)}`);
+    const failed = (response as { items: Record<string, { status?: number; error?: unknown }>[] }).items.map((i) => Object.values(i)[0]).find((item) => item?.error);
+    const cause = new Error(`rollup marks were not written: ${JSON.stringify(failed?.error).slice(0, 300)}`);
+    // The bookkeeping index's shard unavailable or the node pushing back: the batch is sent again (503), not a bug (500).
+    const status = failed?.status ?? 0;
+    if (status === 429 || status >= 500) throw new EngineUnavailableError('The search engine could not record the batch for the rollups; send the same batch again shortly.', 5, { cause });
+    throw cause;
   }
 }
 
