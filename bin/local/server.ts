@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { DevKey } from './auth/dev-key';
@@ -61,11 +61,12 @@ export interface LocalServerOptions {
 export interface LocalServer {
   readonly url: string;
   /**
-   * Stops taking connections, lets the answers being worked on be written (a report the engine's
-   * close interrupted answers 503, an ingest whose write had begun its 200) for up to
-   * CLOSE_GRACE_MS, answers whatever is still unanswered then 503 with Retry-After (the ingest retry
-   * rule sends such a batch again), and closes every connection. A request that comes in the
-   * meantime on a connection kept alive gets that 503 at once.
+   * Lets the answers being worked on be written (a report the engine's close interrupted answers
+   * 503, an ingest whose write had begun its 200) for up to CLOSE_GRACE_MS, answers whatever is
+   * still unanswered then 503 with Retry-After (the ingest retry rule sends such a batch again),
+   * lets the requests still being sent arrive whole (up to DRAIN_MS) and closes every connection.
+   * Until then it keeps taking connections only to answer their requests that 503 at once: a
+   * connection opened a moment before the signal, or kept alive, gets an answer, never a reset.
    */
   close(): Promise<void>;
 }
@@ -76,6 +77,14 @@ export interface LocalServer {
  * npm start's 10 s bound on stopping.
  */
 export const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * How long close() lets requests still being sent (a large ingest batch on a slow link) arrive after
+ * their 503 was written: a socket closed with unread bytes is reset (TCP RST), and the client then
+ * sees ECONNRESET instead of the answer it could retry on. Grace and drain stay inside npm start's
+ * 10 s bound on stopping.
+ */
+export const DRAIN_MS = 2_000;
 
 /**
  * Plays API Gateway locally: routes (functions/routes.ts), a JWT authorizer with the development key
@@ -89,11 +98,18 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   let hosts: string[] = [];
   /** Answers not yet written in full, and how to refuse each: close() waits for them, then refuses the rest. */
   const unanswered = new Map<ServerResponse, () => void>();
+  /** Requests whose bytes have not all arrived: close() lets them arrive (up to DRAIN_MS) before closing their sockets. */
+  const arriving = new Set<IncomingMessage>();
   let closing = false;
   const server: Server = createServer((req, res) => {
     const started = performance.now();
     unanswered.set(res, () => writeProblem(stopping()));
     res.once('close', () => unanswered.delete(res));
+    if (!req.complete) {
+      arriving.add(req);
+      const arrived = () => arriving.delete(req);
+      req.once('end', arrived).once('close', arrived);
+    }
     // As API Gateway's request id, one per request, on every answer (the handlers' and the server's own).
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -102,7 +118,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if (closing) {
         // A request already on its way in (pipelined) when close() began: refused, not dropped.
         res.shouldKeepAlive = false;
-        return writeProblem(stopping());
+        writeProblem(stopping());
+        // Read (and drop) what the client still sends, so that its socket is not reset under the answer.
+        return void req.resume();
       }
       // Before anything is read or answered: see ./own-host.ts.
       if (!isOwnHost(req.headers.host, hosts)) return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
@@ -144,16 +162,17 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       closing = true;
       // Every answer from now on closes its connection: none is kept alive for a next request.
       for (const res of unanswered.keys()) res.shouldKeepAlive = false;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      let timer: NodeJS.Timeout | undefined;
-      const answered = Promise.all([...unanswered.keys()].map((res) => once(res, 'close').catch(() => undefined)));
-      await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, options.closeGraceMs ?? CLOSE_GRACE_MS)))]);
-      clearTimeout(timer);
+      // Not server.close() nor closeIdleConnections() yet: a connection in the listen backlog, or one
+      // whose request has not begun to arrive, counts as idle and would be reset; kept, it is answered
+      // 503 at once (above), and so is a next request on a connection kept alive.
+      await within(Promise.all([...unanswered.keys()].map((res) => once(res, 'close').catch(() => undefined))), options.closeGraceMs ?? CLOSE_GRACE_MS);
       // What the grace did not see answered is answered now, never dropped: its client may retry.
       for (const refuse of unanswered.values()) refuse();
+      for (const req of arriving) req.resume();
+      await within(Promise.all([...arriving].map((req) => once(req, 'end').catch(() => undefined))), DRAIN_MS);
       await new Promise((resolve) => setImmediate(resolve));
-      // Keep-alive connections the answers left open, and whatever outlasted the grace.
+      // Now stop listening, and close the connections kept alive and whatever outlasted the drain.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
     },
@@ -196,4 +215,11 @@ function lambdaContext(functionName: string, awsRequestId: string, timeoutMs: nu
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/** Waits for `work` at most `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { ephemeralDevKey } from '../../../bin/local/auth/dev-key';
 import { mintDevToken } from '../../../bin/local/auth/tokens';
 import { startLocalServer } from '../../../bin/local/server';
@@ -78,5 +80,92 @@ test('close() answers 503 with Retry-After what is still unanswered when its gra
   await server.close();
   // Assess
   expect(await answer).toEqual({ status: 503, retryAfter: '5', connection: 'close', type: '/problems#engine-unavailable' });
+  release(new Error('the test is over'));
+});
+
+/**
+ * A batch still being sent when its 503 is written (a large ingest on a slow link, a loaded machine)
+ * must read that 503: closing a socket with bytes unread resets it (TCP RST), and the client sees
+ * ECONNRESET, not an answer it can retry on (CI caught one of eight batches so, under load).
+ */
+test('close() lets a request still being sent arrive, so that its client reads the 503', async () => {
+  // Prepare: a request whose body arrives in two halves, 600 ms apart; a grace of 200 ms.
+  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
+  const key = await ephemeralDevKey();
+  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 200 });
+  const half = new TextEncoder().encode(`${'{"id":"x"}\n'.repeat(40_000)}`);
+  let firstSent!: () => void;
+  const sentFirst = new Promise<void>((resolve) => (firstSent = resolve));
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(half);
+      firstSent();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      controller.enqueue(half);
+      controller.close();
+    },
+  });
+  const answer = fetch(`${server.url}/ingest/movementEvents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+    body,
+    duplex: 'half',
+  } as RequestInit).then(
+    async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), type: ((await r.json()) as { type: string }).type }),
+    (e: { cause?: { code?: string } }) => ({ failed: e.cause?.code ?? String(e) }),
+  );
+  await sentFirst;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Act
+  await server.close();
+  // Assess
+  expect(await answer).toEqual({ status: 503, retryAfter: '5', type: '/problems#engine-unavailable' });
+});
+
+/**
+ * A connection opened a moment before close() began, whose request had not begun to arrive (a
+ * loaded client, a batch being serialized), gets an answer while close() waits for others, not a
+ * reset: Node counts such a connection as idle, and closeIdleConnections() used to reset it at once.
+ */
+test('close() answers 503 the requests on connections opened just before it began, accepted or not yet', async () => {
+  // Prepare: a report that holds close() for its grace of 500 ms; a connection made, nothing sent yet.
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let release!: (e: Error) => void;
+  const released = new Promise<never>((_, reject) => (release = reject));
+  provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
+  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
+  const key = await ephemeralDevKey();
+  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 500 });
+  const held = fetch(`${server.url}/reports:query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
+  }).then((r) => r.status, (e: unknown) => String(e));
+  await running;
+  const port = Number(new URL(server.url).port);
+  const opened = connect(port, '127.0.0.1');
+  await once(opened, 'connect');
+  // And one still in the listen backlog: the kernel has made it, the server has not accepted it yet
+  // (a loaded event loop), when close() begins in the same tick.
+  const backlogged = connect(port, '127.0.0.1');
+  const answers = [opened, backlogged].map((socket) => {
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    socket.on('error', () => undefined);
+    return new Promise<string>((resolve) => socket.once('close', () => resolve(received.split('\r\n')[0]!)));
+  });
+  const request = `GET /health HTTP/1.1\r\nHost: localhost:${port}\r\n\r\n`;
+  backlogged.write(request);
+  // Act: close() begins, then the first request is sent.
+  const closed = server.close();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  opened.write(request);
+  await closed;
+  // Assess
+  expect(await Promise.all(answers)).toEqual(['HTTP/1.1 503 Service Unavailable', 'HTTP/1.1 503 Service Unavailable']);
+  expect(await held).toBe(503);
   release(new Error('the test is over'));
 });
