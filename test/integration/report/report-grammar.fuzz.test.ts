@@ -71,15 +71,27 @@ async function ask(engine: keyof typeof handlers, body: unknown, c: Choices): Pr
   return { answer, ms: performance.now() - started };
 }
 
-test('random reports over the whole grammar: never 5xx, within the function time, alike on both engines', async () => {
+/**
+ * The 503s that say "busy, retry after Retry-After" (docs/errors-and-decisions.md): a heavy random
+ * report on a machine loaded far past its cores can reach its deadline or the memory the reports
+ * running at once share. Such a case is asked once more, as a client would; still busy, it is counted
+ * and left out of the engines' comparison, and the count is bounded below, so that a report that is
+ * busy everywhere, always, still fails the test.
+ */
+const BUSY = new Set(['/problems#report-timeout', '/problems#report-too-expensive', '/problems#engine-unavailable']);
+const busy = ({ answer }: { answer: HttpResponse }) => answer.status === 503 && answer.headers['retry-after'] !== undefined && BUSY.has((answer.json() as { type?: string }).type ?? '');
+
+test('random reports over the whole grammar: never 500, within the function time, alike on both engines', async () => {
   const runs = 200;
-  const seen = { ok: 0, refused: 0, multiFilters: 0, reverseNested: 0, profile: 0, compared: 0, percentiles: 0 };
+  const seen = { ok: 0, refused: 0, busy: 0, multiFilters: 0, reverseNested: 0, profile: 0, compared: 0, percentiles: 0 };
   await fc.assert(
     fc.asyncProperty(choices, compareChoice, async (c, compare) => {
       const body = compared(build(c), c, compare);
-      const fromOpenSearch = await ask('OpenSearch', body, c);
-      const fromDuckDb = await ask('DuckDB', body, c);
+      let fromOpenSearch = await ask('OpenSearch', body, c);
+      let fromDuckDb = await ask('DuckDB', body, c);
+      if (busy(fromOpenSearch) || busy(fromDuckDb)) [fromOpenSearch, fromDuckDb] = [await ask('OpenSearch', body, c), await ask('DuckDB', body, c)];
       for (const { answer, ms } of [fromOpenSearch, fromDuckDb]) {
+        if (busy({ answer })) continue;
         expect(answer.status).toBeLessThan(500);
         expect(ms).toBeLessThan(FUNCTION_MS);
         if (answer.status >= 400) {
@@ -87,6 +99,7 @@ test('random reports over the whole grammar: never 5xx, within the function time
           expect(answer.json()).toMatchObject({ status: answer.status, type: expect.any(String), detail: expect.any(String) });
         }
       }
+      if (busy(fromOpenSearch) || busy(fromDuckDb)) return void seen.busy++;
       const { answer: os } = fromOpenSearch;
       const { answer: db } = fromDuckDb;
       expect({ status: db.status, headers: db.headers, body: db.body }).toEqual({ status: os.status, headers: os.headers, body: os.body });
@@ -107,6 +120,7 @@ test('random reports over the whole grammar: never 5xx, within the function time
   );
   // Most reports are valid and answered (about 80%; the rest mostly 422s), and the hard cases are there in numbers
   expect(seen.ok).toBeGreaterThan(0.6 * runs);
+  expect(seen.busy).toBeLessThanOrEqual(0.05 * runs);
   expect(seen.multiFilters).toBeGreaterThan(0.1 * runs);
   expect(seen.reverseNested).toBeGreaterThan(0.05 * runs);
   expect(seen.profile).toBeGreaterThan(0.05 * runs);

@@ -70,7 +70,8 @@ describe('Lambda bundles with lazy built-ins', () => {
       }
     }
     await build({ ...esbuildOptions(resolve(__dirname, 'fixtures/lazy-builtins-entry.ts'), join(dir, 'fixture')), absWorkingDir: PROJECT_ROOT, logLevel: 'error' });
-  }, 120_000);
+    // One bundle per handler: a few seconds each on a quiet machine, past two minutes on one loaded far past its cores.
+  }, 300_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

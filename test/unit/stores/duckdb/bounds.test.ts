@@ -23,16 +23,22 @@ beforeAll(async () => {
 afterAll(() => db.closeSync());
 
 const scope = { organizationId: HEAVY_ORG };
+/**
+ * What a stopped report's cause says, whichever came first on a loaded machine: DuckDB noticed the
+ * interrupt (INTERRUPT Error), the grace for noticing it ran out, or the run stopped between its
+ * statements. Each means the report was stopped, none that it finished and was refused afterwards.
+ */
+const STOPPED = /INTERRUPT Error|had not noticed its interrupt|stopped (between statements|while connecting|before it started)/;
 const heavy = buildPlan({ aggregations: HEAVY_AGGREGATIONS });
 
 describe('the deadline', () => {
   test('interrupts the running query and answers 503 report-timeout with Retry-After', async () => {
     // Act
     const error = await new DuckDbEngine(db).run(heavy, scope, { deadline: Deadline.after(300) }).catch((e: unknown) => e);
-    // Assess: stopped by DuckDB's interrupt, not finished and then refused
+    // Assess: stopped by the interrupt, not finished and then refused
     expect(error).toBeInstanceOf(ReportTimeoutError);
     expect(error).toMatchObject({ status: 503, headers: { 'Retry-After': '10' }, extensions: { timeoutMs: 300 } });
-    expect(String((error as Error).cause)).toMatch(/INTERRUPT Error/);
+    expect(String((error as Error).cause)).toMatch(STOPPED);
   });
 
   test('leaves the database free for the next report', async () => {
@@ -89,7 +95,7 @@ describe('close()', () => {
     // Assess: close() returned only once the running report had let go
     const error = await running;
     expect(error).toBeInstanceOf(EngineUnavailableError);
-    expect(String((error as Error).cause)).toMatch(/INTERRUPT Error/);
+    expect(String((error as Error).cause)).toMatch(STOPPED);
     await expect(engine.run(heavy, scope)).rejects.toBeInstanceOf(EngineUnavailableError);
   });
 });
