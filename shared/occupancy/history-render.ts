@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { CSV_OPTIONS, LOCAL_TIME } from '../report/render/csv';
 import { isoInZone } from '../time/local-time';
-import type { OccupancyHistory } from './history';
+import type { OccupancyHistory } from './history-model';
 
 /** The media types the history answers, as the report endpoint (JSON by default). */
 export const HISTORY_MEDIA_TYPES = ['application/json', 'text/csv'] as const;

@@ -6,6 +6,7 @@ import { createRounding } from '../report/histogram/rounding';
 import { byId, LOCATION_ID, type SensorGroup } from '../locations/model';
 import type { LocationStore } from '../locations/store';
 import { HISTORY_INTERVALS, MAX_HISTORY_BUCKETS, MAX_HISTORY_VALUES, type HistoryQuery } from './history-query';
+import type { GroupHistory, HistoryBucket, OccupancyHistory } from './history-model';
 import { openPeriodsBetween, type OpenPeriod } from './opening-hours';
 import { CrossingTimeline, floorToSlot, isMark, SLOT_MS } from './timeline';
 
@@ -20,28 +21,6 @@ import { CrossingTimeline, floorToSlot, isMark, SLOT_MS } from './timeline';
  * empty. So at every mark at which a group is open, the history's value is what the live refresh
  * computes there from the same events; a crowd that came and left between two marks is not seen.
  */
-
-export interface HistoryBucket {
-  /** Bucket start, ISO 8601 UTC with milliseconds (as report histograms). */
-  readonly timestamp: string;
-  /** Absent when the group was closed for the whole bucket. */
-  readonly occupancy?: number;
-  readonly peak?: number;
-}
-
-export interface GroupHistory {
-  readonly sensorGroup: { readonly id: number; readonly name: string };
-  readonly buckets: readonly HistoryBucket[];
-}
-
-export interface OccupancyHistory {
-  readonly timeZone: string;
-  readonly interval: string;
-  /** First bucket start and last bucket end: the buckets of the time zone that overlap the asked range. */
-  readonly from: string;
-  readonly to: string;
-  readonly insights: { readonly occupancy?: readonly GroupHistory[] };
-}
 
 export interface HistoryDeps {
   readonly store: Pick<LocationStore, 'getLocationWithGroups'>;

@@ -1,5 +1,5 @@
 import type { Location } from '#shared/locations/model';
-import type { OccupancyHistory } from '#shared/occupancy/history';
+import type { OccupancyHistory } from '#shared/occupancy/history-model';
 import { WEEKDAYS } from '#shared/locations/model';
 import { readAnswer, type NamedNumbersAnswer, type TimeSeriesAnswer } from '../model/answer';
 import { type ExplorerApi, type LocationDetail, ProblemError } from '../model/api';

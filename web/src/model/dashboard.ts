@@ -1,4 +1,4 @@
-import type { OccupancyHistory } from '#shared/occupancy/history';
+import type { OccupancyHistory } from '#shared/occupancy/history-model';
 import { WEEKDAYS } from '#shared/locations/model';
 import { sameTimeDaysBefore } from '#shared/time/local-time';
 import type { ReportRequest } from '#shared/report/schema/request';

@@ -1,4 +1,4 @@
-import type { OccupancyHistory } from '#shared/occupancy/history';
+import type { OccupancyHistory } from '#shared/occupancy/history-model';
 
 /**
  * The headline numbers of a location, each from the API's own answers: people here now (the live
