@@ -105,7 +105,7 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
  * Today's hours so far (solid) and last week's same day (dashed, the same colour) as two lines on one
  * zero-based scale: decorative beside the numbers, so hidden from screen readers.
  */
-export function sparkline(today: readonly number[], lastWeek: readonly number[]): SVGSVGElement {
+function sparkline(today: readonly number[], lastWeek: readonly number[]): SVGSVGElement {
   const width = 96;
   const height = 28;
   const hours = Math.max(24, today.length, lastWeek.length);

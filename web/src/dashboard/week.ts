@@ -12,7 +12,7 @@ export const changeText = (c: Change): string => `${signed(c.delta)}${c.share ==
 /** A change as a cell's content: the difference, and the share under it where there is one. */
 export const changeContent = (c: Change): (Node | string)[] => [signed(c.delta), ...(c.share === undefined ? [] : [' ', el('span', { className: 'sub', textContent: percent.format(c.share) })])];
 
-export const changeCell = (c: Change | null): HTMLTableCellElement => (c === null ? el('td') : el('td', {}, ...changeContent(c)));
+const changeCell = (c: Change | null): HTMLTableCellElement => (c === null ? el('td') : el('td', {}, ...changeContent(c)));
 
 const th = (text: string | Node, scope: string) => {
   const cell = el('th', {}, text);

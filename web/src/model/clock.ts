@@ -24,16 +24,13 @@ export const clockTime = (instant: number, zone: string, locale?: string): strin
 export const clockTimeIn = (instant: number, zone: string, locale?: string): string => `${clockTime(instant, zone, locale)} (${zone})`;
 
 /** A day on the zone's calendar: `Mon, Jun 3` / `Mo., 3. Juni`. */
-export const shortDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { weekday: 'short', month: 'short', day: 'numeric' }).format(instant);
+const shortDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { weekday: 'short', month: 'short', day: 'numeric' }).format(instant);
 
 /** A day in full: `Monday, June 3, 2026`. */
 export const longDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { dateStyle: 'full' }).format(instant);
 
 /** A day and time: `Jun 3, 2026, 21:30`. */
 export const dateTime = (instant: number, zone: string, locale?: string): string => format(locale, zone, { dateStyle: 'medium', timeStyle: 'short' }).format(instant);
-
-/** Day and month only, for a chart's axis: `6/3`, `3.6.`. */
-export const dayMonth = (instant: number, zone: string, locale?: string): string => format(locale, zone, { month: 'numeric', day: 'numeric' }).format(instant);
 
 /**
  * A chart axis label for a tick (epoch ms): the date at ticks a day or more apart, the time within a

@@ -19,7 +19,7 @@ export interface GroupLines {
 }
 
 /** The series name a crossings report by camera, line and direction gives a line's direction (names joined by spaces, direction last). */
-export const crossingSeriesName = (camera: string, line: string, end: 'A' | 'B'): string => `${camera} ${line} ${end}`;
+const crossingSeriesName = (camera: string, line: string, end: 'A' | 'B'): string => `${camera} ${line} ${end}`;
 
 const other = (d: 'A' | 'B'): 'A' | 'B' => (d === 'A' ? 'B' : 'A');
 
