@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { benchBundleSizesCli, benchBundlesCli } from './bundles';
+import { benchClusterScale } from './cluster-scale';
 import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchExplorer } from './explorer';
@@ -31,7 +32,12 @@ const benches: Record<string, () => Promise<void>> = {
   },
   explorer: benchExplorer,
   'history-loop': benchHistoryLoop,
+  // Starts a 3-node cluster of its own (docs/scale.md).
+  'cluster-scale': benchClusterScale,
 };
+
+/** Run only when named: they start clusters of their own. */
+const NAMED_ONLY = new Set(['cluster-scale']);
 
 const program = new Command()
   .name('bench')
@@ -43,7 +49,7 @@ const program = new Command()
       if (name !== 'bundles') program.error('--sizes-only applies to the bundles benchmark: npm run bench -- bundles --sizes-only');
       return benchBundleSizesCli();
     }
-    for (const [key, run] of Object.entries(benches)) if (!name || key === name) await run();
+    for (const [key, run] of Object.entries(benches)) if (name ? key === name : !NAMED_ONLY.has(key)) await run();
   });
 
 program.parseAsync().catch((e: unknown) => {
