@@ -52,7 +52,7 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
   if (exit !== undefined) return exit;
   const options = program.opts<Options>();
 
-  let entries;
+  let entries: ReturnType<typeof validateImportFile>;
   try {
     entries = validateImportFile(JSON.parse(readFileSync(options.file, 'utf8')));
   } catch (e) {
@@ -67,7 +67,7 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     return 0;
   }
 
-  let locations;
+  let locations: Awaited<ReturnType<typeof openLocationStore>>;
   try {
     locations = await openLocationStore({
       ...(options.table ? { table: options.table } : {}),

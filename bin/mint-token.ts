@@ -40,7 +40,7 @@ export async function mintTokenCli(argv: readonly string[]): Promise<number> {
   const options = program.opts<{ org: string; sub: string; ttl: number; dataDir: string; key?: string; scope?: 'ingest' }>();
   const key = await loadOrCreateDevKey(options.key ?? dataPaths(options.dataDir).devKey);
   const token = await mintDevToken(key, { organizationId: options.org, claimName: organizationClaim(), subject: options.sub, ttlSeconds: options.ttl, ...(options.scope ? { scopes: [INGEST_SCOPE] } : {}) });
-  process.stdout.write(token + '\n');
+  process.stdout.write(`${token}\n`);
   return 0;
 }
 

@@ -242,6 +242,7 @@ export async function runSmoke(options: SmokeOptions, printLine: (line: string) 
  * and C1 (U+009B is a CSI of its own).
  */
 export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
@@ -267,7 +268,7 @@ export async function smokeCli(argv: readonly string[]): Promise<number> {
   if (exit !== undefined) return exit;
   const options = program.opts<{ api: string; token?: string; timeout: number }>();
   if (!options.token) throw new Error('a token is needed: --token <jwt> or SMOKE_TOKEN');
-  const passed = await runSmoke({ api: options.api, token: options.token, timeoutMs: options.timeout * 1000 }, (line) => process.stdout.write(line + '\n'));
+  const passed = await runSmoke({ api: options.api, token: options.token, timeoutMs: options.timeout * 1000 }, (line) => process.stdout.write(`${line}\n`));
   return passed ? 0 : 1;
 }
 

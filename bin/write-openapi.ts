@@ -33,7 +33,7 @@ export async function writeOpenApiCli(argv: readonly string[]): Promise<number> 
   if (exit !== undefined) return exit;
   const flags = program.opts<Flags>();
   const target = flags.output ? resolve(flags.output) : join(root, 'openapi.json');
-  writeFileSync(target, JSON.stringify(openApiDocument(flags.problemTypeBase ? { problemTypeBase: flags.problemTypeBase } : {}), null, 2) + '\n');
+  writeFileSync(target, `${JSON.stringify(openApiDocument(flags.problemTypeBase ? { problemTypeBase: flags.problemTypeBase } : {}), null, 2)}\n`);
   if (flags.output) {
     console.log(`wrote ${target}`);
     return 0;

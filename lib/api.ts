@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
-  CfnStage,
+  type CfnStage,
   CorsHttpMethod,
   HttpApi,
   type HttpMethod,
@@ -19,7 +19,7 @@ import {
   Mfa,
   StringAttribute,
   UserPool,
-  UserPoolClient,
+  type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';

@@ -34,7 +34,7 @@ export function parseCollecting<S extends z.ZodMiniType>(
 
 /** JSON Pointer (RFC 6901) for a path of keys and indices. */
 export function pointer(path: readonly PropertyKey[]): string {
-  return path.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 export function issuesToErrors(

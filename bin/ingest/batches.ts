@@ -78,7 +78,7 @@ export async function* ndjsonBatches(text: Readable, limits: BatchLimits = REQUE
 }
 
 async function* compressed(lines: readonly string[], fileLines: readonly number[], maxSentBytes: number): AsyncGenerator<Batch> {
-  const body = await gzip(lines.join('\n') + '\n');
+  const body = await gzip(`${lines.join('\n')}\n`);
   if (body.length <= maxSentBytes || lines.length === 1) {
     yield { fileLines, body };
     return;

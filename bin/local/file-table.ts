@@ -109,7 +109,7 @@ export class FileItemTable implements ItemTable {
 
   private append(entry: LogEntry): void {
     if (this.closed) throw new Error(`${this.path} is closed`);
-    appendFileSync(this.path, JSON.stringify(entry) + '\n');
+    appendFileSync(this.path, `${JSON.stringify(entry)}\n`);
     this.logLines++;
     // Occupancy is rewritten every refresh: keep the log within a few times the live items.
     if (this.logLines > 1000 + 4 * this.size()) this.compact();
@@ -143,7 +143,7 @@ export class FileItemTable implements ItemTable {
   /** Rewrites the log as one put per live item, atomically (a new file renamed over the old). */
   private compact(): void {
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, [...this.partitions.values()].flatMap((p) => [...p.values()]).map((item) => JSON.stringify({ put: item }) + '\n').join(''));
+    writeFileSync(tmp, [...this.partitions.values()].flatMap((p) => [...p.values()]).map((item) => `${JSON.stringify({ put: item })}\n`).join(''));
     renameSync(tmp, this.path);
     this.logLines = this.size();
   }

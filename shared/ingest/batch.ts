@@ -116,7 +116,7 @@ function parseLine(collection: Collection, entry: BatchLine, tenancy: Tenancy, e
     }
     value = { ...value, organizationId: org };
   }
-  let document;
+  let document: ReturnType<typeof parseDocument>;
   try {
     document = parseDocument(collection, value);
   } catch (e) {

@@ -68,7 +68,5 @@ export const ImportFileSchema = z.strictObject({
   locations: z.array(LocationInputSchema).check(z.maxLength(10_000, 'must have at most 10000 locations')),
 });
 
-export type OpeningHoursInput = z.infer<typeof OpeningHoursSchema>;
-export type SensorGroupInput = z.infer<typeof SensorGroupSchema>;
 export type LocationInput = z.infer<typeof LocationInputSchema>;
 export type ImportFile = z.infer<typeof ImportFileSchema>;

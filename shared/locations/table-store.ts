@@ -69,7 +69,7 @@ export class TableLocationStore implements LocationStore {
     return [...units.values()]
       .filter((u): u is typeof u & { location: Location } => u.location !== undefined)
       .map((u) => ({ location: u.location, sensorGroups: u.sensorGroups.sort(byId), cachedGroupIds: u.cachedGroupIds.sort((a, b) => a - b) }))
-      .sort((a, b) => compare(a.location.organizationId + '\0' + a.location.id, b.location.organizationId + '\0' + b.location.id));
+      .sort((a, b) => compare(`${a.location.organizationId}\0${a.location.id}`, `${b.location.organizationId}\0${b.location.id}`));
   }
 
   async putLocation(location: Location): Promise<void> {

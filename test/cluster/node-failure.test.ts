@@ -86,7 +86,7 @@ const ingest = (lines: readonly number[]) =>
   call('ingest', '/ingest/movementEvents', {
     method: 'POST',
     headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/x-ndjson' },
-    body: lines.map((i) => JSON.stringify(line(i))).join('\n') + '\n',
+    body: `${lines.map((i) => JSON.stringify(line(i))).join('\n')}\n`,
   });
 
 /** Daily counts by label over the whole range (two months), as the API answers them. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  AppError,
+  type AppError,
   EngineUnavailableError,
   ForbiddenError,
   HeadersTooLargeError,

@@ -35,7 +35,7 @@ export async function loadOrCreateDevKey(path: string): Promise<DevKey> {
   const file: DevKeyFile = { alg: DEV_KEY_ALG, kid, privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   try {
     linkSync(tmp, path); // fails if another process created the key meanwhile: use theirs
   } catch (e) {

@@ -171,6 +171,3 @@ export interface NestedAggNode {
 export interface ReverseNestedAggNode {
   readonly kind: 'reverseNested';
 }
-
-/** Aggregations that contribute a name part to series names. */
-export const isBucketing = (n: AggNode): n is TermsAggNode | FiltersAggNode => n.kind === 'terms' || n.kind === 'filters';

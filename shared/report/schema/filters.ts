@@ -55,7 +55,4 @@ export const NestedFilterSchema = named(
   'Keeps the documents that have at least one nested item at `path` passing every filter; a `nested` aggregation on the same path then counts only such items.',
 );
 
-export type TermsFilterInput = z.infer<typeof TermsFilterSchema>;
-export type RangeFilterInput = z.infer<typeof RangeFilterSchema>;
 export type FilterInput = z.infer<typeof FilterSchema>;
-export type NestedFilterInput = z.infer<typeof NestedFilterSchema>;

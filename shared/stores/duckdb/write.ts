@@ -14,8 +14,6 @@ import { tablePlan, type ChildPlan } from './layout/table-plan';
 
 type Row = Readonly<Record<string, unknown>>;
 
-export { serialized } from './layout/write-lock';
-
 /**
  * Writes each document that is not stored yet, exactly once (DocumentWriter): in one transaction,
  * the documents' `_key`s are looked up (./layout/stored-keys.ts, then the table for those that may be
@@ -197,6 +195,7 @@ class Shards {
 async function appendAll(connection: DuckDBConnection, collection: Collection, entries: readonly Entry<Collection>[], firstRowId: bigint, scopes: ScopeNumbers | undefined): Promise<void> {
   const plan = tablePlan(collection);
   const appenders: DuckDBAppender[] = [];
+  let failure: unknown;
   try {
     const rootAppender = await connection.createAppender(TABLES[collection].root);
     appenders.push(rootAppender);
@@ -249,16 +248,17 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, e
     }
     root.flush();
     for (const { chunks } of children) chunks.flush();
-  } finally {
-    // Closing flushes what the Appender still holds and checks the constraints; the first failure wins.
-    let failure: unknown;
-    for (const appender of appenders) {
-      try {
-        appender.closeSync();
-      } catch (e) {
-        failure ??= e;
-      }
-    }
-    if (failure !== undefined) throw failure;
+  } catch (e) {
+    failure = e;
   }
+  // Closing flushes what the Appender still holds and checks the constraints; the first failure wins
+  // (an append's own before a close's), and every appender is closed either way.
+  for (const appender of appenders) {
+    try {
+      appender.closeSync();
+    } catch (e) {
+      failure ??= e;
+    }
+  }
+  if (failure !== undefined) throw failure;
 }

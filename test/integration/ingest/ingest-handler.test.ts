@@ -79,7 +79,7 @@ beforeAll(async () => {
 });
 afterAll(() => table.drop());
 
-const ndjson = (...lines: unknown[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+const ndjson = (...lines: unknown[]) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 const movement = (minute: number, label: string, extra: Record<string, unknown> = {}) => ({
   locationId: 'L1',
   timestamp: new Date(Date.UTC(2024, 2, 1, 8, minute)).toISOString(),

@@ -61,7 +61,7 @@ test('backfills a file of two batches: totals, a refused line by its file line n
   lines[3] = lines[0] as string;
   lines[10_002] = event(10_003, 'backfill', 'atlantis');
   const file = join(dir, 'movementEvents-2019-06.ndjson');
-  writeFileSync(file, lines.join('\n') + '\n');
+  writeFileSync(file, `${lines.join('\n')}\n`);
   const refused = `${file}:10003: /locationId is not a location of your organization (GET /locations lists them)`;
   // Act
   const first = await run(file);

@@ -71,7 +71,7 @@ function cli(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promi
 
 function ndjson(name: string, docs: unknown[]): string {
   const file = join(dir, name);
-  writeFileSync(file, docs.map((d) => JSON.stringify(d)).join('\n') + '\n');
+  writeFileSync(file, `${docs.map((d) => JSON.stringify(d)).join('\n')}\n`);
   return file;
 }
 

@@ -13,6 +13,7 @@ import { newOutdir, removeSynthOutputs, render } from '../infra/synth';
  * do (assume CDK bootstrap roles, nothing else). Values below are written out by hand from the
  * repository acme/lrs and the default bootstrap qualifier.
  */
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML and JSON, walked freely by the assertions
 type Json = Record<string, any>;
 
 function synth(props: Partial<CiAccessProps> = {}, nag = false): Template & { outdir: string } {

@@ -14,6 +14,7 @@ const GITHUB = join(PROJECT_ROOT, '.github');
 const WORKFLOWS = readdirSync(join(GITHUB, 'workflows')).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(GITHUB, 'workflows', f));
 const ACTIONS = readdirSync(join(GITHUB, 'actions')).map((dir) => join(GITHUB, 'actions', dir, 'action.yml'));
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML and JSON, walked freely by the assertions
 type Json = Record<string, any>;
 const load = (file: string): Json => parse(readFileSync(join(GITHUB, file), 'utf8')) as Json;
 const ci = load('workflows/ci.yml');

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../../functions/routes';
 import { apiPathPatterns, Explorer } from '../../../lib/explorer';
 import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from '../../../web/headers';

@@ -239,7 +239,7 @@ describe('the service stack with the default context (cdk.json)', () => {
       const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
       const fnOf = (target: unknown) => {
         const id = JSON.stringify(target).match(/"Ref":"([^"]+)"/)?.[1] as string;
-        return JSON.stringify((integrations[id]?.Properties as { IntegrationUri: unknown }).IntegrationUri);
+        return JSON.stringify((integrations[id]!.Properties as { IntegrationUri: unknown }).IntegrationUri);
       };
       const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; Target: unknown });
       const byKey = new Map(routes.map((r) => [r.RouteKey, fnOf(r.Target)]));

@@ -29,7 +29,7 @@ describe("a worker's reading of an ingest body", () => {
     expect(viaWorker.valid.map((v) => v.line)).toEqual([1, 6, 7]);
     expect(viaWorker.rejected.map((r) => r.line)).toEqual([3, 4, 5]);
     expect(viaWorker).toEqual(inProcess);
-    const polygons = (viaWorker.valid[1]?.document as unknown as { polygons: { value: number }[] }).polygons;
+    const polygons = (viaWorker.valid[1]!.document as unknown as { polygons: { value: number }[] }).polygons;
     expect(Object.is(polygons[0]?.value, -0)).toBe(true);
   });
 });

@@ -7,6 +7,9 @@ import { CAMERAS_PER_REPORT, countCrossings, CrossingCounts, crossingsRequest, o
 import type { CountingLine } from '#shared/locations/model';
 import { cameraBuckets } from './fakes';
 
+// biome-ignore lint/suspicious/noExplicitAny: the compiled search body, walked freely by the assertions
+type Json = Record<string, any>;
+
 const FROM = Date.parse('2024-03-31T04:00:00Z');
 const TO = Date.parse('2024-03-31T10:00:00Z');
 const line = (trackingCameraId: string, lineId: string, inDirection: 'A' | 'B'): CountingLine => ({ trackingCameraId, lineId, inDirection });
@@ -57,7 +60,7 @@ describe('the crossings report', () => {
 
   test('compiles to one search scoped to the organization, counting only items on the configured lines', () => {
     const plan = buildPlan(crossingsRequest('berlin-mall', ['cam-1'], ['door-north'], FROM, TO));
-    const body = compileSearch(plan, { organizationId: 'org-a' }, { indexPrefix: '', limits: DEFAULT_LIMITS }).body as Record<string, any>;
+    const body = compileSearch(plan, { organizationId: 'org-a' }, { indexPrefix: '', limits: DEFAULT_LIMITS }).body as Json;
     expect(body.query.bool.filter).toEqual(
       expect.arrayContaining([
         { term: { organizationId: 'org-a' } },

@@ -1,5 +1,5 @@
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { ValidationError } from '#shared/errors';
+import type { ValidationError } from '#shared/errors';
 import type { Location, SensorGroup } from '#shared/locations/model';
 import { occupancyHistory } from '#shared/occupancy/history';
 import { parseHistoryQuery } from '#shared/occupancy/history-query';

@@ -1,4 +1,4 @@
-import { AppError, EngineUnavailableError, TooManyBucketsError } from '#shared/errors';
+import { type AppError, EngineUnavailableError, TooManyBucketsError } from '#shared/errors';
 import { decodeSliceError, encodeSliceError, SLICE_ERROR } from '#shared/report/split/contract';
 
 /** What crosses the Step Functions boundary: the Lambda runtime's envelope around the thrown error. */

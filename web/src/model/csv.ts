@@ -10,7 +10,7 @@ export function cell(value: string | number | null | undefined): string {
 }
 
 /** Rows as CSV text with CRLF line ends. */
-export const toCsv = (rows: readonly (readonly (string | number | null | undefined)[])[]): string => rows.map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+export const toCsv = (rows: readonly (readonly (string | number | null | undefined)[])[]): string => `${rows.map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
 
 /**
  * What a chart shows, as CSV: `timestamp` (ISO UTC, as the API writes it), `localTime` (the same

@@ -88,6 +88,3 @@ export function fromQuery(search: string): PageState {
   const kind = q.get('kind') === 'stacked' ? 'stacked' : 'lines';
   return { view: 'report', report: { form, kind, ...(preset && isPreset(preset) ? { preset } : {}) } };
 }
-
-/** Whether a query string names a report to run (more than just the view). */
-export const namesReport = (state: PageState): boolean => state.view === 'report' && Object.keys(state.report?.form ?? {}).length > 0;

@@ -257,7 +257,7 @@ function migrationStatements(c: Collection): string[] {
     );
     renames.push(table);
   }
-  const counts = paths.map((path, i) => `coalesce(n${i}.n, 0)::INTEGER`);
+  const counts = paths.map((_path, i) => `coalesce(n${i}.n, 0)::INTEGER`);
   const joins = paths.map(
     (path, i) =>
       `LEFT JOIN (SELECT ${ident(PARENT_ID)}, count(*) AS n FROM ${ident(nestedTable(c, path))} GROUP BY ALL) n${i} ON n${i}.${ident(PARENT_ID)} = d.${ident(ROW_ID)}`,

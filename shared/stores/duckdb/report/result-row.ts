@@ -58,7 +58,7 @@ export function resultColumns(row: ResultColumnsSql, keyColumns: number, withPer
 }
 
 function keyList(keys: readonly string[], keyColumns: number): string {
-  const cols = Array.from({ length: keyColumns }, (_, j) => (j < keys.length ? `CAST(${keys[j]} AS VARCHAR)` : 'NULL::VARCHAR') + ` AS k${j}`);
+  const cols = Array.from({ length: keyColumns }, (_, j) => as(j < keys.length ? `CAST(${keys[j]} AS VARCHAR)` : 'NULL::VARCHAR', `k${j}`));
   return cols.length > 0 ? cols.join(', ') : 'NULL::VARCHAR AS k';
 }
 

@@ -221,8 +221,8 @@ class ResultReader {
         if (!node.percentiles) return stats;
         // `keyed: false`: one {key, value} per percent, in ascending order (not the order asked); value null (NaN) over no values.
         const values = (parent[percentilesName(i)] as { values?: { key?: number; value?: number | string | null }[] } | undefined)?.values ?? [];
-        const valueOf = (percent: number) => (n > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null);
-        return { ...stats, percentiles: node.percentiles.map((p) => valueOf(p.percent)) };
+        const percentileValue = (percent: number) => (n > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null);
+        return { ...stats, percentiles: node.percentiles.map((p) => percentileValue(p.percent)) };
       }
       case 'nested':
         if (node.itemFilters.length > 0) {

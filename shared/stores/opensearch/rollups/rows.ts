@@ -132,7 +132,7 @@ export async function* computeRows(client: Client, prefix: string, c: Collection
   let after: Record<string, unknown> | undefined;
   let size = pageSize;
   for (;;) {
-    let response;
+    let response: { body: unknown };
     try {
       response = await client.search({
         index: indexPattern(prefix, c),

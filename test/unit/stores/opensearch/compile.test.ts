@@ -33,7 +33,7 @@ describe('compileSearch', () => {
   });
 
   test('sends fixed intervals in milliseconds and calendar ones by unit', () => {
-    const histogram = (interval: string) => (compile({ source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval }] }).body?.aggs?.s0 as { date_histogram: object }).date_histogram;
+    const histogram = (interval: string) => (compile({ source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval }] }).body!.aggs!.s0 as { date_histogram: object }).date_histogram;
     expect(histogram('15m')).toMatchObject({ fixed_interval: '900000ms' });
     expect(histogram('1w')).toMatchObject({ calendar_interval: '1w' });
     expect(histogram('1q')).toMatchObject({ calendar_interval: '1q' });
