@@ -38,7 +38,8 @@ describe('rollup rows on OpenSearch', () => {
     await ensureIndexTemplates(client, prefix, { replicas: 0 });
     await indexDocuments(client, 'movementEvents', DOCS, { indexPrefix: prefix, refresh: true });
     await rebuildRollups(client, prefix);
-    engine = new OpenSearchEngine(client, { indexPrefix: prefix, rollups: true });
+    // A state kept for minutes: the test of a write since the rebuild below proves that the write itself makes it read again.
+    engine = new OpenSearchEngine(client, { indexPrefix: prefix, rollups: true, rollupStateTtlMs: 600_000 });
   });
   afterAll(async () => {
     await deleteIndices(client, prefix);
@@ -95,6 +96,32 @@ describe('rollup rows on OpenSearch', () => {
     const result = await run([daily, { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', count: true, median: true }]);
     expect(result).toMatchObject({ source: 'raw', rawReason: 'percentiles do not add up per grain' });
     expect(result.root).toMatchObject({ buckets: [{ sub: { sub: { count: 3, percentiles: [5] } } }] });
+  });
+
+  test('answer a rollup report in one search: the rollup state is read once, not before every report', async () => {
+    // A client of its own (the state is kept per client), counting the searches it sends.
+    const counting = testClient();
+    const searches: string[] = [];
+    counting.on('request', (_error, event) => {
+      const path = event?.meta.request.params.path ?? '';
+      if (path.endsWith('/_search')) searches.push(path);
+    });
+    try {
+      const reports = new OpenSearchEngine(counting, { indexPrefix: prefix, rollups: true, rollupStateTtlMs: 600_000 });
+      const plan = buildPlan({ source: 'movementEvents', filters: [DAY], aggregations: [daily, { type: 'terms', field: 'label' }] });
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await reports.run(plan, scope));
+      // The first report reads the bookkeeping index, then the rows; the next three, the rows alone:
+      // 4 reports, 5 searches (8 when the state was read before each report).
+      expect(searches).toHaveLength(5);
+      expect(searches[0]).toContain('rollup-dirty');
+      expect(searches.slice(1).every((p) => p.includes(rollupIndexName(prefix, 'movementEvents')))).toBe(true);
+      for (const answer of answers) {
+        expect(answer).toMatchObject({ source: 'rollup', root: { buckets: [{ count: 3, sub: { buckets: [{ key: 'car', count: 2 }, { key: 'person', count: 1 }] } }] } });
+      }
+    } finally {
+      await counting.close();
+    }
   });
 
   test('read a grain written since the last rebuild raw, and a non-integer sum from the documents alone', async () => {

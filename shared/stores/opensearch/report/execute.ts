@@ -11,7 +11,7 @@ import { boundedHistogramKeys, emptyResult, histogramKeysOver } from './empty-re
 import { DEFAULT_MAX_BUCKETS } from '../../../report/histogram/keys';
 import { ENGINE_RAW_REASONS, matchRollup, ROLLUP_GRAIN_MS } from '../../../rollups/match';
 import { chooseRollup, type RollupRead } from '../../../rollups/read';
-import { readRollupState } from '../rollups/marks';
+import { cachedRollupState, ROLLUP_STATE_TTL_MS } from '../rollups/marks';
 import { ITEMS, readRollupStats } from './rollup-read';
 
 export interface OpenSearchEngineOptions {
@@ -36,6 +36,11 @@ export interface OpenSearchEngineOptions {
    * all aligned. @default ROLLUP_GRAIN_MS
    */
   readonly rollupGrainMs?: number;
+  /**
+   * How long the collection's rollup readiness and watermark, once read, serve later reports (../rollups/marks.ts,
+   * cachedRollupState); 0: read before every report. @default ROLLUP_STATE_TTL_MS (1 s)
+   */
+  readonly rollupStateTtlMs?: number;
 }
 
 /** The production engine: one `_search` per report, the response read back into an AggResult tree. */
@@ -44,6 +49,7 @@ export class OpenSearchEngine implements ReportEngine {
   readonly maxBuckets: number;
   private readonly rollups: boolean;
   private readonly grainMs: number;
+  private readonly stateTtlMs: number;
 
   constructor(
     private readonly client: Client,
@@ -57,6 +63,7 @@ export class OpenSearchEngine implements ReportEngine {
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;
     this.rollups = options.rollups ?? false;
     this.grainMs = options.rollupGrainMs ?? ROLLUP_GRAIN_MS;
+    this.stateTtlMs = options.rollupStateTtlMs ?? ROLLUP_STATE_TTL_MS;
   }
 
   async run(plan: ReportPlan, scope: Scope, options: RunOptions = {}): Promise<EngineResult> {
@@ -79,15 +86,16 @@ export class OpenSearchEngine implements ReportEngine {
 
   /**
    * The rollup rows a report may read (shared/rollups/read.ts), or why it reads raw, once the
-   * collection's rollups are ready. The watermark is read before the report; a grain dirtied after
-   * is read from its rows as they were, as a raw search does not see a write before its refresh
-   * (docs/rollups.md, "On OpenSearch").
+   * collection's rollups are ready. The watermark is read once per refresh (cachedRollupState: at most
+   * once a second, and afresh after a mark or a rebuild in this process), not before every report, so
+   * that a rollup report is one search; a grain dirtied after it was read is read from its rows as
+   * they were, as a raw search does not see a write before its refresh (docs/rollups.md, "On OpenSearch").
    */
   private async rollupRead(plan: ReportPlan): Promise<RollupRead | string> {
     // A coarser level is accepted only where the grain is: no state to read when the grain is not.
     const finest = matchRollup(plan, this.grainMs);
     if (finest.use === 'raw') return finest.reason;
-    const state = await readRollupState(this.client, this.options.indexPrefix, plan.source).catch((e: unknown) => {
+    const state = await cachedRollupState(this.client, this.options.indexPrefix, plan.source, this.stateTtlMs).catch((e: unknown) => {
       throw mapOpenSearchError(e);
     });
     if (!state.ready) return ENGINE_RAW_REASONS.notReady(plan.source);

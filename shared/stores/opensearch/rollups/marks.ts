@@ -30,6 +30,7 @@ export async function markGrains(client: Client, prefix: string, c: Collection, 
   if (grains.length === 0) return;
   const body = grains.flatMap((grain) => [{ index: { _id: markId(c, grain) } }, { kind: 'dirty', collection: c, grain }]);
   const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, timeout: WRITE_WAIT, ...(refresh ? { refresh: true } : {}) });
+  forgetRollupState(client, prefix, c);
   if ((response as { errors?: boolean }).errors) {
     const failed = (response as { items: Record<string, { status?: number; error?: unknown }>[] }).items.map((i) => Object.values(i)[0]).find((item) => item?.error);
     const cause = new Error(`rollup marks were not written: ${JSON.stringify(failed?.error).slice(0, 300)}`);
@@ -70,6 +71,7 @@ export async function clearMarks(client: Client, prefix: string, c: Collection, 
   if (marks.length === 0) return 0;
   const body = marks.map((m) => ({ delete: { _id: markId(c, m.grain), if_seq_no: m.seqNo, if_primary_term: m.primaryTerm } }));
   const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, refresh: true });
+  forgetRollupState(client, prefix, c);
   const items = (response as { items: { delete: { status: number } }[] }).items;
   const unexpected = items.find((i) => i.delete.status !== 200 && i.delete.status !== 404 && i.delete.status !== 409);
   if (unexpected) throw new Error(`rollup marks were not cleared: ${JSON.stringify(unexpected).slice(0, 300)}`);
@@ -110,4 +112,46 @@ export async function readRollupState(client: Client, prefix: string, c: Collect
 /** Says the collection's rollups may be read (their past grains are all marked). */
 export async function markReady(client: Client, prefix: string, c: Collection): Promise<void> {
   await client.index({ index: dirtyIndexName(prefix), id: readyId(c), body: { kind: 'ready', collection: c }, refresh: true });
+  forgetRollupState(client, prefix, c);
+}
+
+/**
+ * How long a report may use a rollup state read by an earlier one (RollupState): one second, the raw
+ * indices' refresh interval, so that a report on rollups lags a write by about what a raw search does.
+ */
+export const ROLLUP_STATE_TTL_MS = 1_000;
+
+interface Remembered {
+  readonly at: number;
+  readonly state: Promise<RollupState>;
+}
+/** Per client, per `<prefix>\0<collection>`: the last state read (or being read), and when it was asked. */
+const remembered = new WeakMap<Client, Map<string, Remembered>>();
+const stateKey = (prefix: string, c: Collection): string => `${prefix}\0${c}`;
+
+/**
+ * The collection's rollup state as readRollupState reads it, read at most once per `ttlMs` per
+ * client and prefix (concurrent reports share one search): a rollup report is then one search, not
+ * two (docs/rollups.md, "On OpenSearch"). Every mark, clear and readiness written through the same
+ * client in this process drops it (markGrains, clearMarks, markReady), so a report after a write or a
+ * rebuild here reads the state afresh; a write by another process (ingest is another function in
+ * AWS) is seen within `ttlMs` plus the bookkeeping index's refresh. A failed read is not kept.
+ */
+export function cachedRollupState(client: Client, prefix: string, c: Collection, ttlMs: number = ROLLUP_STATE_TTL_MS, now: number = Date.now()): Promise<RollupState> {
+  let states = remembered.get(client);
+  if (!states) remembered.set(client, (states = new Map()));
+  const key = stateKey(prefix, c);
+  const known = states.get(key);
+  if (known && now - known.at < ttlMs) return known.state;
+  const entry: Remembered = { at: now, state: readRollupState(client, prefix, c) };
+  states.set(key, entry);
+  entry.state.catch(() => {
+    if (states.get(key) === entry) states.delete(key);
+  });
+  return entry.state;
+}
+
+/** Drops the remembered state of a collection whose bookkeeping this process just changed. */
+function forgetRollupState(client: Client, prefix: string, c: Collection): void {
+  remembered.get(client)?.delete(stateKey(prefix, c));
 }
