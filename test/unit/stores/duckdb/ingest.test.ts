@@ -95,7 +95,7 @@ describe('ingestDocuments', () => {
     db.closeSync();
   });
 
-  test('stores every value as given over several data chunks: short, long and multi-byte strings, NULLs, dates before 1970', async () => {
+  test('stores every value as given over several data chunks: short, long and multi-byte strings, NULLs, dates across months', async () => {
     // Prepare: strings around the 12-byte inline limit of DuckDB's string_t, repeated and not
     const strings = ['o', 'twelve bytes', 'thirteen byte', '日本語', '日本語日本', '🚗', 'a-long-organization-id-0000-4000-8000', 'ü'.repeat(6), 'ü'.repeat(7)];
     const pick = (i: number, salt: number) => strings[(i * 7 + salt * 3 + Math.floor(i / 5)) % strings.length] as string;
@@ -104,11 +104,12 @@ describe('ingestDocuments', () => {
         ...(i % 3 === 0 ? { id: `${pick(i, 1)}-${i}` } : {}),
         organizationId: pick(i, 2),
         locationId: i % 2 ? pick(i, 3) : `loc-${i}`,
-        timestamp: new Date(Date.UTC(1969, 11, 31) + (i - 2500) * 3_600_007).toISOString(),
+        // From 1970 on (earlier instants are refused at ingest): 5,000 hours and a bit, over eight months
+        timestamp: new Date(Date.UTC(1970, 0, 1) + i * 3_600_007).toISOString(),
         ...(i % 4 === 0 ? {} : { label: pick(i, 4) }),
         ...(i % 5 === 0 ? {} : { trackingCameraId: `${pick(i, 5)}-camera-${i % 11}` }),
         crossedPaths: Array.from({ length: i % 4 }, (__, j) => ({ id: pick(i + j, 6), end: (i + j) % 2 ? 'A' : 'B' })),
-        polygons: i % 7 === 0 ? [] : [{ id: pick(i, 7), value: (i - 2500) / 8 }],
+        polygons: i % 7 === 0 ? [] : [{ id: pick(i, 7), value: i / 8 }],
       }),
     );
     const db = await openDuckDb(':memory:');
