@@ -105,7 +105,7 @@ function report(outcome: OrganizationErasureOutcome, how: { dryRun: boolean; app
   const { items } = outcome;
   out.log(`${verb} documents: ${COLLECTIONS.map((c) => `${outcome.documents[c]} ${c}`).join(', ')}`);
   out.log(
-    `${verb} items: ${items.location} locations, ${items.sensorGroup} sensor groups, ${items.occupancy} occupancy entries, ${items.machineClient} machine clients, ${items.idempotency} idempotency records`,
+    `${verb} items: ${items.location} locations, ${items.sensorGroup} sensor groups, ${items.occupancy} occupancy entries, ${items.machineClient} machine clients, ${items.idempotency} idempotency records, ${items.locationChange} change log entries, ${items.deletedLocation} deletion records`,
   );
   for (const c of outcome.machineClients) out.log(`${verb} machine client ${c.clientId} (${c.name})`);
   if (outcome.machineClients.length > 0 && !how.appClientsDeleted) {

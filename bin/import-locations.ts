@@ -3,6 +3,7 @@
  * `npm start` serves), or a DynamoDB table, locally or in AWS:
  *
  *   npm run import-locations -- --file locations.json [--table lrs] [--dynamodb-endpoint http://127.0.0.1:8000]
+ *   npm run import-locations -- --file locations.json --api http://localhost:3000 --token $TOKEN   (an admin's; while npm start runs)
  *
  * The whole file is validated first (the same zod schemas as the table's data, then the checks across
  * values); a bad file writes nothing. A re-run of a good file changes nothing.
@@ -10,7 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ValidationError } from '#shared/errors';
-import { applyImport, validateImportFile } from '#shared/locations/import';
+import { applyImport, type ImportResult, validateImportFile } from '#shared/locations/import';
+import { ApiImportError, importThroughApi } from './import/api-import';
 import { cliOptions } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';
 import { dataPaths } from './local/config';
@@ -31,6 +33,9 @@ interface Options {
   actor?: string;
   createTable?: boolean;
   dryRun?: boolean;
+  reuseDeletedIds?: boolean;
+  api?: string;
+  token?: string;
 }
 
 /** Runs the CLI on `argv` (as process.argv); resolves to the exit code. */
@@ -47,6 +52,9 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     .option('--actor <id>', 'written as createdBy/updatedBy of what this import creates or changes')
     .option('--create-table', 'create the DynamoDB table first if it does not exist (local endpoints)')
     .option('--dry-run', 'validate the file and print what would be imported, without writing')
+    .addOption(cliOptions.api('import through the administration API of a running service at this base URL (npm start\'s, or the stack output ApiUrl) instead of writing a table').conflicts(['table', 'dynamodbEndpoint']))
+    .addOption(cliOptions.token('LRS_TOKEN', 'with --api: an admin\'s token (npm run token -- --org <uuid> --role admin, locally; env LRS_TOKEN)'))
+    .option('--reuse-deleted-ids', 'create locations with the ids of deleted ones (their documents then count as the new location\'s); refused otherwise')
     .configureOutput({ writeOut: (s) => out.log(s.trimEnd()), writeErr: (s) => out.error(s.trimEnd()) });
   const exit = parseCommand(program, argv);
   if (exit !== undefined) return exit;
@@ -67,6 +75,25 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     return 0;
   }
 
+  if (options.api) {
+    if (!options.token) {
+      out.error('import-locations: --api needs --token (an admin\'s token; env LRS_TOKEN)');
+      return 1;
+    }
+    try {
+      report(out, await importThroughApi(entries, { api: options.api, token: options.token, reuseDeletedIds: options.reuseDeletedIds ?? false }));
+      return 0;
+    } catch (e) {
+      if (!(e instanceof ApiImportError)) {
+        out.error(`import failed: ${(e as Error).message} (a re-run completes it)`);
+        return 1;
+      }
+      out.error(`import stopped at ${e.locationId} (${e.written} written before it; a re-run after the fix completes it): ${e.status} ${e.problem.detail ?? ''}`);
+      for (const error of e.problem.errors ?? []) out.error(`  ${error.path}: ${error.message}`);
+      return 1;
+    }
+  }
+
   let locations: Awaited<ReturnType<typeof openLocationStore>>;
   try {
     locations = await openLocationStore({
@@ -81,19 +108,24 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     return 1;
   }
   try {
-    const results = await applyImport(locations.store, entries, { now: new Date(), actor: options.actor ?? null });
-    for (const r of results) {
-      out.log(`${r.outcome.padEnd(9)} ${r.organizationId}/${r.id} (sensor groups: ${r.groupsWritten} written, ${r.groupsDeleted} deleted)`);
-    }
-    const count = (o: string) => results.filter((r) => r.outcome === o).length;
-    out.log(`${results.length} locations: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged`);
+    report(out, await applyImport(locations.store, entries, { now: new Date(), actor: options.actor ?? null, reuseDeletedIds: options.reuseDeletedIds ?? false }));
     return 0;
   } catch (e) {
-    out.error(`import failed: ${(e as Error).message} (a re-run completes it)`);
+    if (e instanceof ValidationError) {
+      out.error(`${options.file} names deleted locations; nothing was written:`);
+      for (const error of e.errors) out.error(`  ${error.path}: ${error.message}`);
+    } else out.error(`import failed: ${(e as Error).message} (a re-run completes it)`);
     return 1;
   } finally {
     await locations.close();
   }
+}
+
+function report(out: CliOutput, results: readonly ImportResult[]): void {
+  for (const r of results) out.log(`${r.outcome.padEnd(9)} ${r.organizationId}/${r.id} (sensor groups: ${r.groupsWritten} written, ${r.groupsDeleted} deleted)`);
+  const count = (o: string) => results.filter((r) => r.outcome === o).length;
+  const recreated = count('recreated');
+  out.log(`${results.length} locations: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged${recreated > 0 ? `, ${recreated} re-created over deleted ids` : ''}`);
 }
 
 if (require.main === module) runAsProcess('import-locations', importLocationsCli);

@@ -12,25 +12,18 @@
  * (new tokens are refused at once, tokens already issued by the ingest route's authorizer within its
  * cache time) and deletes the app client.
  */
-import {
-  CognitoIdentityProviderClient,
-  CreateUserPoolClientCommand,
-  DeleteUserPoolClientCommand,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-cognito-identity-provider';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DynamoItemTable } from '#shared/locations/dynamo-store';
 import type { ItemTable } from '#shared/locations/item-table';
-import { findMachineClient, listMachineClients, type MachineClient, putMachineClient } from '#shared/ingest/machine-clients';
+import { findMachineClient, listMachineClients, type MachineClient, registerMachineClient, revokeMachineClient } from '#shared/ingest/machine-clients';
 import { isOrganizationId } from '#shared/organization';
+import { cognitoIssuer } from '#commons/clients/cognito-issuer';
 import { createDocumentClient } from '#commons/clients/dynamo-client';
 import { INGEST_SCOPE } from '#commons/http/identity';
 import type { CliOutput } from './import-locations';
 import { cliOptions } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';
-
-/** A machine client's access token lives an hour: a revoked client's last token is refused by the authorizer anyway. */
-const ACCESS_TOKEN_MINUTES = 60;
 
 interface Flags {
   userPoolId?: string;
@@ -105,31 +98,10 @@ export async function ingestClientCli(argv: readonly string[], out: CliOutput = 
 
 async function create(flags: Flags, table: ItemTable, cognito: CognitoIdentityProviderClient, o: { org: string; name: string }, out: CliOutput, now: () => Date): Promise<number> {
   if (!flags.userPoolId) return fail(out, 'the user pool is needed: --user-pool-id or USER_POOL_ID (the stack output UserPoolId)');
-  const { UserPoolClient: client } = await cognito.send(
-    new CreateUserPoolClientCommand({
-      UserPoolId: flags.userPoolId,
-      ClientName: o.name,
-      GenerateSecret: true,
-      AllowedOAuthFlowsUserPoolClient: true,
-      AllowedOAuthFlows: ['client_credentials'],
-      AllowedOAuthScopes: [INGEST_SCOPE],
-      ExplicitAuthFlows: ['ALLOW_REFRESH_TOKEN_AUTH'],
-      AccessTokenValidity: ACCESS_TOKEN_MINUTES,
-      TokenValidityUnits: { AccessToken: 'minutes' },
-      EnableTokenRevocation: true,
-      PreventUserExistenceErrors: 'ENABLED',
-    }),
-  );
-  if (!client?.ClientId || !client.ClientSecret) throw new Error('Cognito created no client id or secret');
-  try {
-    await putMachineClient(table, { clientId: client.ClientId, organizationId: o.org, name: o.name, createdAt: now().toISOString(), revokedAt: null });
-  } catch (e) {
-    // Without its item the client could get no token: leave nothing half made.
-    await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: flags.userPoolId, ClientId: client.ClientId }));
-    throw e;
-  }
-  out.log(`client id:     ${client.ClientId}`);
-  out.log(`client secret: ${client.ClientSecret}`);
+  // The same registration as POST /ingest-clients (without its item the client could get no token: nothing is left half made).
+  const client = await registerMachineClient(table, cognitoIssuer(cognito, flags.userPoolId, '(the stack output TokenUrl)'), { organizationId: o.org, name: o.name, now: now(), scope: INGEST_SCOPE });
+  out.log(`client id:     ${client.clientId}`);
+  out.log(`client secret: ${client.clientSecret}`);
   out.log(`organization:  ${o.org}`);
   out.log('The secret is shown this once: store it with the gateway now. Tokens: client credentials at the stack output TokenUrl, scope lrs/ingest.');
   return 0;
@@ -147,20 +119,15 @@ async function revoke(flags: Flags, table: ItemTable, cognito: CognitoIdentityPr
   if (!flags.userPoolId) return fail(out, 'the user pool is needed: --user-pool-id or USER_POOL_ID (the stack output UserPoolId)');
   const client = await findMachineClient(table, clientId);
   if (!client) return fail(out, `${clientId} is not a registered machine client (see list)`);
-  // The item first: from here on the trigger issues no token and the authorizer takes none.
-  if (client.revokedAt === null) await putMachineClient(table, { ...client, revokedAt: now().toISOString() });
-  await deleteAppClient(cognito, flags.userPoolId, clientId);
+  // The item first: from here on the trigger issues no token and the authorizer takes none (as DELETE /ingest-clients/{clientId}).
+  await revokeMachineClient(table, cognitoIssuer(cognito, flags.userPoolId, ''), client.organizationId, clientId, now());
   out.log(`revoked ${clientId} (${client.name}, organization ${client.organizationId})`);
   return 0;
 }
 
 /** Deletes a machine client's Cognito app client; one already gone is no error (revoke and erase-organization run again). */
 export async function deleteAppClient(cognito: CognitoIdentityProviderClient, userPoolId: string, clientId: string): Promise<void> {
-  try {
-    await cognito.send(new DeleteUserPoolClientCommand({ UserPoolId: userPoolId, ClientId: clientId }));
-  } catch (e) {
-    if (!(e instanceof ResourceNotFoundException)) throw e;
-  }
+  await cognitoIssuer(cognito, userPoolId, '').remove(clientId);
 }
 
 function fail(out: CliOutput, message: string): number {

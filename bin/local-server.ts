@@ -12,15 +12,19 @@ import { DEFAULT_LIMITS, type Store } from '#shared/stores/store';
 import { duckDbStore, openDuckDb } from '#shared/stores/duckdb/store';
 import { provideStore } from '#commons/clients/store';
 import { provideLineChecker } from '#commons/clients/line-checker';
-import { provideItemTable } from '#commons/clients/dynamo';
-import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
+import { itemTable, provideItemTable } from '#commons/clients/dynamo';
+import { provideClientIssuer } from '#commons/clients/client-issuer';
+import { type LocationRefreshEvent, provideRefreshTrigger } from '#commons/clients/refresh-trigger';
+import { groupsClaim, INGEST_SCOPE, organizationClaim, ROLE_GROUPS } from '#commons/http/identity';
+import { findMachineClient } from '#shared/ingest/machine-clients';
+import { issueToken, localIssuer, TOKEN_PATH } from './local/machine-credentials';
 import { ENV } from '#commons/env';
 import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
 import { openSearchEnv, prepareCluster, resolveOpenSearch, withClient, type OpenSearchConnection } from './cli/opensearch';
 import { progressBar } from './cli/progress';
 import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
-import { reservePort, startLocalServer } from './local/server';
+import { type LocalMachineClients, reservePort, startLocalServer } from './local/server';
 import { CachedReportEngine, forgettingWriter } from './local/report-cache';
 import { startRollupRebuilds } from './local/rollup-rebuilds';
 import { appendOnlyWriter, startLineCheckers } from './local/line-checkers';
@@ -32,12 +36,14 @@ import { SITES } from './seed/generate';
 import { startSimulation, type Simulation } from './local/simulate';
 import { duckDbTarget, openSearchTarget } from './seed/targets';
 
-const REFRESH_MS = 5 * 60_000;
+/** The deployed schedule's period (spec: every 5 minutes), the default of --refresh-seconds. */
+const REFRESH_SECONDS = 300;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   readonly port: number;
+  readonly refreshSeconds: number;
   readonly seed?: boolean;
   readonly reportCache: boolean;
   readonly rollups: boolean;
@@ -72,6 +78,7 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
     .addOption(cliOptions.table(undefined, 'DynamoDB table of locations, sensor groups and occupancy (default with --dynamodb-endpoint: lrs-local)'))
     .option('--seed', 'seed 30 days for 3 locations when the organization has no location (default: only with the embedded stores)')
     .option('--no-seed', 'never seed')
+    .option('--refresh-seconds <n>', `seconds between live occupancy refreshes (the stack refreshes every ${REFRESH_SECONDS}); a change to a location through the API refreshes it at once`, wholeNumber(1, 3600), REFRESH_SECONDS)
     .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)')
     .option('--no-rollups', 'answer every report from the documents, never from the rollups (docs/rollups.md); the answers are the same bytes')
     .option('--simulate [seconds]', `stream events for the seeded locations through the ingest endpoint every few seconds (default ${SIMULATE_EVERY_S}), refreshing live occupancy after each round`, wholeNumber(1, 3600))
@@ -91,7 +98,8 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
  * `npm start`: the whole service on http://localhost:3000 with embedded stores in ./.data (DuckDB
  * for reports, a file table for locations and the occupancy cache), or on an OpenSearch cluster and
  * a DynamoDB the user runs. Seeds 30 days for 3 locations on the first start, refreshes occupancy
- * every 5 minutes as the EventBridge rule does in AWS, and shuts down cleanly on Ctrl-C.
+ * every 5 minutes as the EventBridge rule does in AWS (`--refresh-seconds`), and a location at once
+ * when the API changes it, and shuts down cleanly on Ctrl-C.
  */
 async function main(argv: readonly string[]): Promise<void> {
   const flags = parseFlags(argv);
@@ -143,15 +151,24 @@ async function main(argv: readonly string[]): Promise<void> {
   const checkers = startLineCheckers({ withoutIdentity });
   provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
+  const invokeRefresh = refresh as unknown as (e: ScheduledEvent | LocationRefreshEvent, c: Context) => Promise<unknown>;
   const runRefresh = () =>
-    (refresh as unknown as (e: ScheduledEvent, c: Context) => Promise<unknown>)({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
+    invokeRefresh({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
       console.error('occupancy refresh failed:', e instanceof Error ? e.message : e),
     );
+  // A change through the API refreshes the location at once, in-process (the stack invokes the refresh function).
+  provideRefreshTrigger(async (organizationId, locationId) => {
+    await invokeRefresh({ source: 'lrs.locations', locations: [{ organizationId, locationId }] }, {} as Context);
+  });
+  // The live handler's freshness rules follow the cadence (the deployed functions read no value: 5 minutes).
+  if (flags.refreshSeconds === REFRESH_SECONDS) delete process.env[ENV.refreshSeconds];
+  else process.env[ENV.refreshSeconds] = String(flags.refreshSeconds);
   await runRefresh();
-  const timer = setInterval(runRefresh, REFRESH_MS);
+  const timer = setInterval(runRefresh, flags.refreshSeconds * 1000);
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
-  const mint = () => mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim() });
+  // The page's token, and the banner's: the operator of this machine is the organization's admin.
+  const mint = () => mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim(), groups: { claimName: groupsClaim(), names: [ROLE_GROUPS.admin] } });
   const issuer = flags.jwtIssuer ? await trustIssuer(flags.jwtIssuer, flags.jwtClientId as string) : undefined;
   // With an issuer, the page signs people in with it; else it gets the development token.
   const explorer = issuer
@@ -168,7 +185,9 @@ async function main(argv: readonly string[]): Promise<void> {
     explorer,
     log: (l) => process.env.LOG_REQUESTS && console.log(l),
     ...(functionTimeoutMs ? { functionTimeoutMs } : {}),
+    machineClients: localMachineClients(devKey),
   });
+  provideClientIssuer(localIssuer(`${server.url}${TOKEN_PATH}`));
   const token = await mint();
   const simulation = flags.simulate ? await simulate(server.url, devKey, locations, flags, runRefresh) : undefined;
   printBanner(server.url, token, issuer, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
@@ -204,6 +223,17 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** The token endpoint and the revocation check of machine clients, over the service's table (./local/machine-credentials.ts). */
+function localMachineClients(devKey: DevKey): LocalMachineClients {
+  return {
+    token: async (request) => issueToken(await itemTable(), devKey, { organizationClaim: organizationClaim(), scope: INGEST_SCOPE }, request),
+    mayIngest: async (clientId, organizationId) => {
+      const client = await findMachineClient(await itemTable(), clientId);
+      return client !== undefined && client.revokedAt === null && client.organizationId === organizationId;
+    },
+  };
 }
 
 /** DUCKDB_MEMORY_LIMIT (e.g. 1GB) and DUCKDB_THREADS override the engine's resource bounds (DuckDbResources). */
@@ -282,9 +312,11 @@ Location and Reporting Service running at ${url}   (OpenAPI: ${url}/openapi.json
 Report explorer: ${url}/   (${issuer ? `sign in with ${issuer.issuer}, client ${issuer.clientId}` : 'the token below is filled in'})
 Organization: ${LOCAL_ORGANIZATION_ID}   ${stores}
 
-export TOKEN=${token}
+export TOKEN=${token}   # an admin's; a viewer's: npm run token -- --org ${LOCAL_ORGANIZATION_ID} --role viewer
 
 curl -s ${auth} ${url}/locations
+# One location with its groups, capacities and hours (change it with PUT and If-Match: docs/onboarding.md)
+curl -s ${auth} ${url}/locations/berlin-mall
 curl -s ${auth} "${url}/locations/berlin-mall/insights/live?filter=occupancy"
 curl -s ${auth} "${url}/locations/berlin-mall/insights/history?filter=occupancy&interval=1h&from=${iso(to - DAY_MS)}&to=${iso(to)}"
 curl -s ${auth} -H 'Content-Type: application/json' -H 'Accept: text/csv' ${url}/reports:query \\

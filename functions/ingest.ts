@@ -11,7 +11,8 @@ import { itemTable, locationStore } from '#commons/clients/dynamo';
 import { idempotencyKeyOf, oncePerKey, REPLAYED_HEADER } from '#commons/idempotency/idempotency-key';
 import type { Provider } from '#commons/clients/lazy';
 import { httpEdge } from '#commons/http/edge';
-import { organizationOf } from '#commons/http/identity';
+import { clientIdOf, organizationOf } from '#commons/http/identity';
+import { noteClientUse } from '#shared/ingest/machine-clients';
 import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
 import { ndjsonBody } from '#commons/http/ndjson-body';
 import { metrics } from '#commons/powertools/metrics';
@@ -69,6 +70,7 @@ export function createIngestHandler(deps: IngestHandlerDeps = { writer: document
       const { answer: result, replayed } = key
         ? await oncePerKey({ key, organizationId, operation: `POST /ingest/${collection}`, body }, await deps.table(), context, work)
         : { answer: await work(), replayed: false };
+      await noteUse(deps, organizationId, clientIdOf(event));
       if (!replayed) {
         metrics.addDimension('collection', collection);
         metrics.addMetric('IngestAccepted', MetricUnit.Count, result.accepted);
@@ -81,6 +83,20 @@ export function createIngestHandler(deps: IngestHandlerDeps = { writer: document
         body: JSON.stringify(result),
       };
     });
+}
+
+/** When each client's last use was noted by this process: at most once a minute per client. */
+const notedAt = new Map<string, number>();
+export const CLIENT_USE_EVERY_MS = 60_000;
+
+/** The client's last use (`GET /ingest-clients`), written at most once a minute; a failure to note it never fails the batch. */
+async function noteUse(deps: IngestHandlerDeps, organizationId: string, clientId: string | undefined): Promise<void> {
+  if (!clientId) return;
+  const now = Date.now();
+  if (now - (notedAt.get(clientId) ?? -Infinity) < CLIENT_USE_EVERY_MS) return;
+  notedAt.set(clientId, now);
+  if (notedAt.size > 10_000) notedAt.delete(notedAt.keys().next().value as string);
+  await noteClientUse(await deps.table(), organizationId, clientId, new Date(now)).catch(() => notedAt.delete(clientId));
 }
 
 export const handler = createIngestHandler();

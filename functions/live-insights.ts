@@ -3,7 +3,8 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import type { LocationStore } from '#shared/locations/store';
 import { liveInsights, parseInsightKinds } from '#shared/occupancy/live-insights';
 import { locationStore } from '#commons/clients/dynamo';
-import { organizationOf } from '#commons/http/identity';
+import { accessOf } from '#commons/http/identity';
+import { ENV } from '#commons/env';
 import type { Provider } from '#commons/clients/lazy';
 import { conditionalGet } from '#commons/http/conditional-get';
 import { httpEdge } from '#commons/http/edge';
@@ -22,11 +23,13 @@ export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: loca
     .use(conditionalGet())
     .use(jsonOnly())
     .handler(async (event) => {
-      const organizationId = organizationOf(event);
+      const scope = accessOf(event);
       const kinds = parseInsightKinds(event.queryStringParameters?.filter);
       const locationId = event.pathParameters?.locationId ?? '';
       const now = (deps.now ?? Date.now)();
-      const { body, maxAgeSeconds } = await liveInsights(await deps.store(), organizationId, locationId, kinds, now);
+      const refreshSeconds = Number(process.env[ENV.refreshSeconds] ?? 0);
+      const options = refreshSeconds > 0 ? { refreshPeriodMs: refreshSeconds * 1000 } : {};
+      const { body, maxAgeSeconds } = await liveInsights(await deps.store(), scope, locationId, kinds, now, options);
       return {
         statusCode: 200,
         headers: { 'Content-Type': 'application/json', 'Cache-Control': `private, max-age=${maxAgeSeconds}` },

@@ -12,7 +12,7 @@ import { reportEngine } from '#commons/clients/store';
 import type { Provider } from '#commons/clients/lazy';
 import { conditionalGet } from '#commons/http/conditional-get';
 import { httpEdge } from '#commons/http/edge';
-import { organizationOf } from '#commons/http/identity';
+import { accessOf } from '#commons/http/identity';
 import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
 import { measuredEngine } from '#commons/powertools/metrics';
 
@@ -34,11 +34,11 @@ export function createOccupancyHistoryHandler(deps: OccupancyHistoryDeps = { sto
     .use(negotiateMediaType(HISTORY_MEDIA_TYPES))
     .handler(async (event, context: NegotiatedContext<HistoryMediaType>) => {
       const deadline = answerDeadline(context);
-      const organizationId = organizationOf(event);
+      const scope = accessOf(event);
       const query = parseHistoryQuery(event.queryStringParameters);
       const mediaType = context.preferredMediaType ?? 'application/json';
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
-      const history = await occupancyHistory({ store, engine: measuredEngine(engine) }, organizationId, event.pathParameters?.locationId ?? '', query, { deadline });
+      const history = await occupancyHistory({ store, engine: measuredEngine(engine) }, scope, event.pathParameters?.locationId ?? '', query, { deadline });
       return {
         statusCode: 200,
         // Today's buckets change with every crossing; the ETag makes a re-fetch of the same answer cheap.

@@ -9,7 +9,7 @@ import { answerReport, REPORT_MEDIA_TYPES, type ReportAnswer, type ReportMediaTy
 import type { SliceExecutor } from '#shared/report/split/run-split';
 import { bodyLimit } from '#commons/http/body-limit';
 import { reportEngine } from '#commons/clients/store';
-import { organizationOf } from '#commons/http/identity';
+import { accessOf } from '#commons/http/identity';
 import { jsonBody } from '#commons/http/json-body';
 import type { Provider } from '#commons/clients/lazy';
 import { measuredEngine, metrics } from '#commons/powertools/metrics';
@@ -68,10 +68,12 @@ export function createQueryReportHandler(given: Partial<QueryReportDeps> = {}) {
     .use(jsonBody())
     .handler(async (event, context: NegotiatedContext<ReportMediaType>) => {
       const deadline = answerDeadline(context);
-      const scope = { organizationId: organizationOf(event) };
+      const { organizationId, locationIds } = accessOf(event);
+      const scope = { organizationId, ...(locationIds ? { locationIds } : {}) };
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await deps.engine());
-      const key = JSON.stringify([scope.organizationId, mediaType, (context as EncodingContext).responseCoding?.coding ?? null, event.body]);
+      // The grant is part of the key: two callers of one organization with other grants never share an answer.
+      const key = JSON.stringify([scope.organizationId, scope.locationIds ?? null, mediaType, (context as EncodingContext).responseCoding?.coding ?? null, event.body]);
       const answer = await inFlight.run(key, () =>
         answering
           .run(() => answerReport(event.body, scope, reports, mediaType, { deadline, sliceExecutor: () => deps.slices(reports), sentBytes: sentBytesOf(context) }), deadline.signal)

@@ -3,7 +3,8 @@ import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { ReportEngine } from '#shared/stores/store';
 import type { LocationStore } from '#shared/locations/store';
-import { refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
+import { type LocationKey, refreshOccupancy, type RefreshSummary } from '#shared/occupancy/refresh';
+import type { LocationRefreshEvent } from '#commons/clients/refresh-trigger';
 import { locationStore } from '#commons/clients/dynamo';
 import { observability } from '#commons/powertools/observability';
 import { reportEngine } from '#commons/clients/store';
@@ -12,7 +13,7 @@ import { logger } from '#commons/powertools/logger';
 import { measuredEngine, metrics } from '#commons/powertools/metrics';
 
 export interface RefreshOccupancyDeps {
-  readonly store: Provider<Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>>;
+  readonly store: Provider<Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy' | 'getLiveView'>>;
   readonly engine: Provider<ReportEngine>;
   /** @default Date.now */
   readonly now?: () => number;
@@ -22,15 +23,17 @@ export interface RefreshOccupancyDeps {
 export class RefreshFailedError extends Error {}
 
 /**
- * EventBridge schedule (cron 0/5): refreshes the occupancy cache of every location. Failing locations
- * are logged and counted in the summary (the function's result); the run fails only if all did.
+ * EventBridge schedule (cron 0/5): refreshes the occupancy cache of every location. Also invoked
+ * asynchronously by the administration API with the locations it just changed
+ * ({@link LocationRefreshEvent}: those only, so a new site shows live occupancy at once). Failing
+ * locations are logged and counted in the summary (the function's result); the run fails only if all did.
  */
 export function createRefreshOccupancyHandler(deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine }) {
-  return middy<ScheduledEvent, RefreshSummary>()
+  return middy<ScheduledEvent | LocationRefreshEvent, RefreshSummary>()
     .use(observability())
-    .handler(async () => {
+    .handler(async (event) => {
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
-      const summary = await refreshOccupancy({ store, engine: measuredEngine(engine), logger }, (deps.now ?? Date.now)());
+      const summary = await refreshOccupancy({ store, engine: measuredEngine(engine), logger }, (deps.now ?? Date.now)(), locationsOf(event));
       const { failures, ...counts } = summary;
       logger.info('occupancy refreshed', counts);
       metrics.addMetric('OccupancyRefreshFailures', MetricUnit.Count, summary.failedLocations);
@@ -40,6 +43,13 @@ export function createRefreshOccupancyHandler(deps: RefreshOccupancyDeps = { sto
       }
       return summary;
     });
+}
+
+/** The locations an event names (only well-formed ones), or undefined for the schedule's event: every location. */
+function locationsOf(event: ScheduledEvent | LocationRefreshEvent | undefined): LocationKey[] | undefined {
+  if (event?.source !== 'lrs.locations') return undefined;
+  const listed = (event as LocationRefreshEvent).locations;
+  return (Array.isArray(listed) ? listed : []).filter((l) => typeof l?.organizationId === 'string' && typeof l.locationId === 'string').map(({ organizationId, locationId }) => ({ organizationId, locationId }));
 }
 
 export const handler = createRefreshOccupancyHandler();

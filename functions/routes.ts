@@ -3,11 +3,21 @@
  * the local server both read this table, so routing is defined once.
  */
 export interface Route {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** API Gateway route path; `{name}` is a path parameter. */
   readonly path: string;
   /** Module under functions/ exporting `handler`. */
-  readonly handler: 'list-locations' | 'live-insights' | 'occupancy-history' | 'sites-overview' | 'query-report' | 'ingest' | 'health' | 'problems';
+  readonly handler:
+    | 'list-locations'
+    | 'manage-locations'
+    | 'live-insights'
+    | 'occupancy-history'
+    | 'sites-overview'
+    | 'query-report'
+    | 'ingest'
+    | 'manage-ingest-clients'
+    | 'health'
+    | 'problems';
   /**
    * Answered without a token: API Gateway routes it without the JWT authorizer (lib/api.ts), the
    * local server without checking one. @default false
@@ -17,11 +27,21 @@ export interface Route {
 
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/locations', handler: 'list-locations' },
+  // The administration API's location family: one function (functions/manage-locations.ts).
+  { method: 'POST', path: '/locations', handler: 'manage-locations' },
+  { method: 'GET', path: '/locations/{locationId}', handler: 'manage-locations' },
+  { method: 'PUT', path: '/locations/{locationId}', handler: 'manage-locations' },
+  { method: 'DELETE', path: '/locations/{locationId}', handler: 'manage-locations' },
+  { method: 'GET', path: '/locations/{locationId}/changes', handler: 'manage-locations' },
   { method: 'GET', path: '/locations/{locationId}/insights/live', handler: 'live-insights' },
   { method: 'GET', path: '/locations/{locationId}/insights/history', handler: 'occupancy-history' },
   { method: 'GET', path: '/insights/overview', handler: 'sites-overview' },
   { method: 'POST', path: '/reports:query', handler: 'query-report' },
   { method: 'POST', path: '/ingest/{collection}', handler: 'ingest' },
+  // Gateways (machine clients) through the API: functions/manage-ingest-clients.ts.
+  { method: 'POST', path: '/ingest-clients', handler: 'manage-ingest-clients' },
+  { method: 'GET', path: '/ingest-clients', handler: 'manage-ingest-clients' },
+  { method: 'DELETE', path: '/ingest-clients/{clientId}', handler: 'manage-ingest-clients' },
   { method: 'GET', path: '/health', handler: 'health', public: true },
   { method: 'GET', path: '/problems', handler: 'problems', public: true },
 ];

@@ -10,7 +10,7 @@ import { reportEngine } from '#commons/clients/store';
 import type { Provider } from '#commons/clients/lazy';
 import { conditionalGet } from '#commons/http/conditional-get';
 import { httpEdge } from '#commons/http/edge';
-import { organizationOf } from '#commons/http/identity';
+import { accessOf } from '#commons/http/identity';
 import { JSON_MEDIA_TYPES, jsonOnly } from '#commons/http/json-only';
 import { measuredEngine } from '#commons/powertools/metrics';
 
@@ -38,7 +38,7 @@ export function createSitesOverviewHandler(deps: SitesOverviewDeps = { store: lo
       const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
       const now = (deps.now ?? Date.now)();
-      const { body, maxAgeSeconds } = await sitesOverview({ store, engine: measuredEngine(engine) }, { organizationId: organizationOf(event) }, now, { deadline });
+      const { body, maxAgeSeconds } = await sitesOverview({ store, engine: measuredEngine(engine) }, scopeOf(event), now, { deadline });
       return {
         statusCode: 200,
         // Kept until the next occupancy refresh has written, as the live answer.
@@ -46,6 +46,12 @@ export function createSitesOverviewHandler(deps: SitesOverviewDeps = { store: lo
         body: JSON.stringify(body),
       };
     });
+}
+
+/** The caller's organization and location grant: the overview shows the granted locations only. */
+function scopeOf(event: APIGatewayProxyEventV2WithJWTAuthorizer) {
+  const { organizationId, locationIds } = accessOf(event);
+  return { organizationId, ...(locationIds ? { locationIds } : {}) };
 }
 
 export const handler = createSitesOverviewHandler();

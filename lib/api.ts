@@ -40,9 +40,12 @@ export function gatewayRoutePath(path: string): string {
     .join('/');
 }
 
-/** What a user's app client may read: the organization is in the ID token, never writable by its user. */
+/**
+ * What a user's app client may read: the organization and the location grant are in the ID token,
+ * never writable by its user (an administrator sets them, docs/access.md).
+ */
 export const userReadAttributes = (): ClientAttributes =>
-  new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId');
+  new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId', 'locations');
 export const userWriteAttributes = (): ClientAttributes => new ClientAttributes().withStandardAttributes({ email: true });
 
 /**
@@ -52,7 +55,7 @@ export const userWriteAttributes = (): ClientAttributes => new ClientAttributes(
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html), so a header a
  * page elsewhere must read is listed here or it is hidden from `fetch`.
  */
-export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag', 'server-timing'];
+export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag', 'server-timing', 'location'];
 
 export interface JwtIssuerOptions {
   /** Issuer URL (the `iss` claim), e.g. `https://login.example.com/`. */
@@ -156,8 +159,8 @@ export class Api extends Construct {
         ? {
             corsPreflight: {
               allowOrigins: origins,
-              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST],
-              allowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match'],
+              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
+              allowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match', 'if-match'],
               exposeHeaders: EXPOSED_HEADERS,
               maxAge: Duration.hours(1),
             },
@@ -257,6 +260,9 @@ export class Api extends Construct {
         // Set by an administrator when the user is created; immutable, so no one can move a user
         // into another organization afterwards.
         organizationId: new StringAttribute({ minLen: 1, maxLen: 64, mutable: false }),
+        // The location grant (ids separated by commas): set by an administrator to limit a user to
+        // some locations (a store manager); absent: every location of the organization.
+        locations: new StringAttribute({ minLen: 1, maxLen: 2048, mutable: true }),
       },
       passwordPolicy: {
         minLength: 12,

@@ -37,6 +37,10 @@ export interface ServiceConfig {
     readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
     /** The token claim that carries the caller's organization. */
     readonly organizationClaim: string;
+    /** The token claim that lists the caller's groups (`admin` makes an admin). @default `cognito:groups` */
+    readonly groupsClaim: string;
+    /** The token claim that limits the caller to some locations (docs/access.md). @default `custom:locations` */
+    readonly locationsClaim: string;
     /**
      * Prefix of the user pool's domain, whose token endpoint machine clients use.
      * @default - `<stack name, lower case>-<account id>`
@@ -175,6 +179,8 @@ export function readConfig(node: Ctx): ServiceConfig {
       corsOrigins: list(node, 'corsOrigins'),
       ...(issuer ? { jwt: { issuer, audience } } : {}),
       organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),
+      groupsClaim: text(node, 'groupsClaim', 'cognito:groups'),
+      locationsClaim: text(node, 'locationsClaim', 'custom:locations'),
       ...(domainPrefix ? { cognitoDomainPrefix: domainPrefix } : {}),
     },
     split: {

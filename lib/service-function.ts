@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AssetHashType, AssetStaging, type CfnElement, DockerImage, Duration, type FingerprintOptions, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, type IFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
@@ -186,6 +187,28 @@ export class ServiceFunction extends NodejsFunction {
     if (access === 'read') table.grantReadData(this);
     else table.grantReadWriteData(this);
     this.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * Permission to invoke the occupancy refresh function, and its name in REFRESH_FUNCTION_NAME: the
+   * locations function invokes it asynchronously with a location it just changed.
+   */
+  public bindRefreshTrigger(refresh: IFunction): this {
+    // The function itself, not `grantInvoke`'s `<arn>:*` (its versions and aliases), which is a wildcard the service needs not.
+    this.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [refresh.functionArn] }));
+    this.addEnvironment(ENV.refreshFunctionName, refresh.functionName);
+    return this;
+  }
+
+  /**
+   * Creating and deleting the user pool's app clients (machine clients), nothing else of the pool, and
+   * the pool's id and token endpoint in USER_POOL_ID and TOKEN_URL.
+   */
+  public bindMachineClientIssuer(userPool: IUserPool, tokenUrl: string): this {
+    userPool.grant(this, 'cognito-idp:CreateUserPoolClient', 'cognito-idp:DeleteUserPoolClient');
+    this.addEnvironment(ENV.userPoolId, userPool.userPoolId);
+    this.addEnvironment(ENV.tokenUrl, tokenUrl);
     return this;
   }
 

@@ -105,7 +105,7 @@ export class ServiceStack extends Stack {
   public readonly retention?: Retention;
   /** The rollups' rebuild job; absent when `rollups` is false. */
   public readonly rollups?: Rollups;
-  /** One function per route handler of functions/routes.ts. */
+  /** One function per route handler of functions/routes.ts (`manage-ingest-clients` only with the stack's user pool). */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -204,19 +204,27 @@ export class ServiceStack extends Stack {
     }
     const endpoints: Partial<Record<Route['handler'], ServiceFunction>> = {};
     for (const route of ROUTES) {
+      // Gateways through the API need the stack's user pool (Cognito app clients): not with an external issuer.
+      if (route.handler === 'manage-ingest-clients' && !this.machineClients) continue;
       const id = pascalCase(route.handler);
       endpoints[route.handler] ??= new ServiceFunction(this, id, {
         entry: entries[route.handler],
         description: `${route.method} ${route.path}`,
         memorySize: config.lambdaMemoryMiB,
         logRetention,
-        environment: { [ENV.organizationClaim]: config.api.organizationClaim, ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}) },
+        environment: {
+          [ENV.organizationClaim]: config.api.organizationClaim,
+          [ENV.groupsClaim]: config.api.groupsClaim,
+          [ENV.locationsClaim]: config.api.locationsClaim,
+          ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}),
+        },
         ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
       });
     }
     // Every route, and an ANY and an OPTIONS route per path to the same function (whose route guard
     // answers HEAD, OPTIONS, and 405 with Allow): see GATEWAY_ROUTES.
     for (const route of GATEWAY_ROUTES) {
+      if (!endpoints[route.handler]) continue;
       const id = pascalCase(route.handler);
       const publicBecause = route.method === 'OPTIONS' ? OPTIONS_PUBLIC_BECAUSE : route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
       if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
@@ -228,6 +236,11 @@ export class ServiceStack extends Stack {
       if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
+    // The administration API: locations (one transaction per write, the refresh invoked at once) and gateways.
+    this.endpoints['manage-locations'].bindTable(this.occupancy.table, 'readWrite').bindRefreshTrigger(this.occupancy.refresh);
+    if (this.machineClients && this.api.userPool) {
+      this.endpoints['manage-ingest-clients'].bindTable(this.occupancy.table, 'readWrite').bindMachineClientIssuer(this.api.userPool, this.machineClients.tokenUrl);
+    }
     const reports = ROUTES.find((r) => r.handler === 'query-report')!;
     this.api.throttleRoute(HttpMethod[reports.method], reports.path, config.api.reportThrottle);
     // Gateways' batches have a budget of their own, so a backfill cannot starve people's requests.

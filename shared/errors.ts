@@ -104,6 +104,19 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/**
+ * 403: a report's `locationIds` name locations outside the token's grant; `errors` points at each.
+ * Refused rather than narrowed, so that a report never answers less than it asked without saying so.
+ */
+export class LocationsNotGrantedError extends AppError {
+  constructor(readonly errors: readonly FieldError[]) {
+    super(403, 'forbidden', 'Forbidden', `${errors.length === 1 ? 'A location' : `${errors.length} locations`} of locationIds ${errors.length === 1 ? 'is' : 'are'} outside this token's grant: ${errors[0]?.path}.`, {
+      headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' },
+      extensions: { errors },
+    });
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(detail: string) {
     super(404, 'not-found', 'Not found', detail);

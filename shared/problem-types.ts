@@ -40,8 +40,11 @@ export const PROBLEM_TYPES = {
     title: 'Forbidden',
     status: 403,
     description:
-      'The token is valid but does not grant this request: an ingest token reading, or a reading token writing. `WWW-Authenticate` says `insufficient_scope`; use a token with the scope named.',
-    members: { scope: 'The scope the request needs.' },
+      "The token is valid but does not grant this request: an ingest token reading, or a reading token writing; a viewer's token managing locations or gateways (that needs the `admin` role); an admin limited to some locations creating or deleting a location or managing gateways (that needs an admin of the whole organization); or a report whose `locationIds` name a location outside the token's grant (`errors` names it). `WWW-Authenticate` says `insufficient_scope`; use a token with the scope or role named.",
+    members: {
+      scope: 'The scope the request needs.',
+      errors: "For a report naming locations outside the token's grant: `path` (`/locationIds/<i>`) and why.",
+    },
   },
   'not-found': {
     title: 'Not found',
@@ -124,6 +127,32 @@ export const PROBLEM_TYPES = {
     title: 'Report too large to split',
     status: 422,
     description: "The plan of a split report is larger than the slice runner's input may be (Step Functions' 256 KiB). Use fewer filter values or `locationIds`.",
+  },
+  conflict: {
+    title: 'Conflict',
+    status: 409,
+    description:
+      "The location cannot be created with this id: a location has it already (`reason`: `exists`; change it with `PUT`), or a deleted location had it (`reason`: `deleted`, with `deletedAt`): its documents remain and would count as the new location's, so choose another id or send the request again with `?reuseDeletedId=true` to take the id back knowingly.",
+    members: { reason: '`exists` or `deleted`.', deletedAt: 'When the location of that id was deleted.' },
+  },
+  'precondition-failed': {
+    title: 'Precondition failed',
+    status: 412,
+    description:
+      'The location changed since the ETag sent in `If-Match` was read (or changed while this request was written). Nothing was written: read it again (`GET /locations/{locationId}` gives the current ETag), apply your change to what it answers, and send it with that ETag.',
+  },
+  'precondition-required': {
+    title: 'Precondition required',
+    status: 428,
+    description:
+      "A change of a location must say which revision it changes, so that two people's edits never overwrite each other unseen: send the ETag of `GET /locations/{locationId}` in `If-Match` (or `If-Match: *` to replace whatever is there).",
+  },
+  'write-too-large': {
+    title: 'Write too large',
+    status: 422,
+    description:
+      'One write of a location is one transaction of at most 100 actions, and this one would write or delete more sensor groups than fit (97). Nothing was written: make the change in two steps (say, remove the old groups first, then add the new ones).',
+    members: { maxGroupChanges: 'The most sensor groups one write may add, change or remove.' },
   },
   'idempotency-key-in-use': {
     title: 'Request in progress',

@@ -22,6 +22,12 @@ export interface HttpRequest {
   readonly pathParameters?: Record<string, string>;
   /** Organization claim (default org-a of ../report/fixtures.ts); null for a request without claims. */
   readonly org?: string | null;
+  /** The token's groups (`cognito:groups`, as API Gateway hands an array over: `[admin]`). @default none: a viewer */
+  readonly groups?: readonly string[];
+  /** The token's location grant (`custom:locations`, ids separated by commas). @default none: every location */
+  readonly locations?: readonly string[];
+  /** The token's subject. @default 'user-1' */
+  readonly sub?: string;
   /** API Gateway's id of the request. @default 'test-request' */
   readonly requestId?: string;
 }
@@ -43,7 +49,15 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
   const headers = Object.fromEntries(
     Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter((h): h is [string, string] => h[1] !== undefined),
   );
-  const claims = req.org === null ? {} : { 'custom:organizationId': req.org ?? DEFAULT_EVENT_ORGANIZATION, sub: 'user-1' };
+  const claims =
+    req.org === null
+      ? {}
+      : {
+          'custom:organizationId': req.org ?? DEFAULT_EVENT_ORGANIZATION,
+          sub: req.sub ?? 'user-1',
+          ...(req.groups ? { 'cognito:groups': `[${req.groups.join(' ')}]` } : {}),
+          ...(req.locations ? { 'custom:locations': req.locations.join(',') } : {}),
+        };
   return {
     version: '2.0',
     routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,

@@ -1,6 +1,16 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { conditionHolds, type ItemTable, type NotNewerThan, type WriteCondition } from '#shared/locations/item-table';
+import {
+  conditionHolds,
+  type ItemTable,
+  keyOf,
+  type NotNewerThan,
+  type PageOptions,
+  type TransactAction,
+  transactConditionHolds,
+  TransactionConflictError,
+  type WriteCondition,
+} from '#shared/locations/item-table';
 import type { Item } from '#shared/locations/items';
 import { TTL_ATTRIBUTE } from '#shared/locations/table';
 import { deepFreeze } from './deep-freeze';
@@ -80,6 +90,33 @@ export class FileItemTable implements ItemTable {
     return true;
   }
 
+  async page(pk: string, options: PageOptions): Promise<Item[]> {
+    const all = await this.query(pk);
+    const below = options.before === undefined ? all : all.filter((i) => Buffer.compare(Buffer.from(i.SK), Buffer.from(options.before!)) < 0);
+    return (options.descending ? below.reverse() : below).slice(0, options.limit);
+  }
+
+  /**
+   * Every action or none, as DynamoDB's TransactWriteItems: the conditions are checked first, then
+   * the writes go to the log as one line, which a replay applies whole or (cut short by a crash)
+   * drops whole.
+   */
+  async transact(actions: readonly TransactAction[]): Promise<void> {
+    const keys = actions.map((a) => `${keyOf(a).PK}\n${keyOf(a).SK}`);
+    if (new Set(keys).size !== keys.length) throw new Error('a transaction names one item twice (DynamoDB refuses it)');
+    actions.forEach((a, i) => {
+      const key = keyOf(a);
+      if (!transactConditionHolds(this.partitions.get(key.PK)?.get(key.SK), a.condition)) throw new TransactionConflictError(i);
+    });
+    const entries: LogEntry[] = actions.flatMap((a): LogEntry[] => {
+      if ('put' in a) return [{ put: deepFreeze(JSON.parse(JSON.stringify(a.put)) as Item) }];
+      if ('delete' in a) return [{ delete: [a.delete.PK, a.delete.SK] }];
+      return [];
+    });
+    this.append({ tx: entries });
+    for (const entry of entries) this.apply(entry);
+  }
+
   /** Writes the compacted log and releases the lock. */
   close(): void {
     if (this.closed) return;
@@ -107,7 +144,7 @@ export class FileItemTable implements ItemTable {
     }
   }
 
-  private append(entry: LogEntry): void {
+  private append(entry: LogLine): void {
     if (this.closed) throw new Error(`${this.path} is closed`);
     appendFileSync(this.path, `${JSON.stringify(entry)}\n`);
     this.logLines++;
@@ -124,15 +161,15 @@ export class FileItemTable implements ItemTable {
     const lines = text.split('\n');
     lines.forEach((line, i) => {
       if (line === '') return;
-      let entry: LogEntry;
+      let parsed: LogLine;
       try {
-        entry = JSON.parse(line) as LogEntry;
-        if (!isLogEntry(entry)) throw new Error('not a put or delete entry');
+        parsed = JSON.parse(line) as LogLine;
+        if (!isLogLine(parsed)) throw new Error('not a put, delete or transaction entry');
       } catch (e) {
         if (i === lines.length - 1) return;
         throw new Error(`${this.path}:${i + 1}: ${(e as Error).message}; move the file away to start with an empty table`);
       }
-      this.apply('put' in entry ? { put: deepFreeze(entry.put) } : entry);
+      for (const entry of 'tx' in parsed ? parsed.tx : [parsed]) this.apply('put' in entry ? { put: deepFreeze(entry.put) } : entry);
     });
     for (const item of [...this.partitions.values()].flatMap((p) => [...p.values()])) {
       const expiresAt = item[TTL_ATTRIBUTE];
@@ -156,12 +193,19 @@ export class FileItemTable implements ItemTable {
 }
 
 type LogEntry = { readonly put: Item } | { readonly delete: readonly [string, string] };
+/** One line of the log: a write, or a transaction's writes (applied whole). */
+type LogLine = LogEntry | { readonly tx: readonly LogEntry[] };
 
 function isLogEntry(value: unknown): value is LogEntry {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as { put?: Partial<Item>; delete?: unknown };
   if (v.put) return typeof v.put.PK === 'string' && typeof v.put.SK === 'string';
   return Array.isArray(v.delete) && v.delete.length === 2 && v.delete.every((k) => typeof k === 'string');
+}
+
+function isLogLine(value: unknown): value is LogLine {
+  const tx = (value as { tx?: unknown } | null)?.tx;
+  return Array.isArray(tx) ? tx.every(isLogEntry) : isLogEntry(value);
 }
 
 

@@ -6,7 +6,9 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import type { DevKey } from './auth/dev-key';
 import { type TrustedIssuer, tokenVerifier } from './auth/issuer';
 import { bearerToken, toAuthorizerClaims } from './auth/tokens';
-import { AppError, EngineUnavailableError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { AppError, EngineUnavailableError, ForbiddenError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import { organizationClaim } from '#commons/http/identity';
+import { TOKEN_PATH } from './machine-credentials';
 import { lazy } from '#commons/clients/lazy';
 import { renderProblem } from '#shared/report/render/problem';
 import { problemTypeBase } from '#commons/http/problem-middleware';
@@ -26,6 +28,8 @@ type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context
  */
 const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = {
   'list-locations': lazy(() => import('../../functions/list-locations')),
+  'manage-locations': lazy(() => import('../../functions/manage-locations')),
+  'manage-ingest-clients': lazy(() => import('../../functions/manage-ingest-clients')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'occupancy-history': lazy(() => import('../../functions/occupancy-history')),
   'sites-overview': lazy(() => import('../../functions/sites-overview')),
@@ -56,6 +60,20 @@ export interface LocalServerOptions {
   readonly functionTimeoutMs?: number;
   /** How long close() waits for the answers in progress. @default CLOSE_GRACE_MS */
   readonly closeGraceMs?: number;
+  /**
+   * Machine clients registered through `POST /ingest-clients`: the token endpoint (`POST /oauth2/token`)
+   * that gives them ingest tokens, and the check of the ingest route that refuses a revoked client's
+   * tokens (403, as the stack's Lambda authorizer). @default none: no token endpoint
+   */
+  readonly machineClients?: LocalMachineClients;
+}
+
+/** What the server needs of the machine clients (./machine-credentials.ts). */
+export interface LocalMachineClients {
+  /** Answers `POST /oauth2/token`. */
+  token(request: { readonly contentType: string | undefined; readonly authorization: string | undefined; readonly body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  /** Whether a token of this client of this organization may ingest (registered, not revoked, of that organization). */
+  mayIngest(clientId: string, organizationId: string): Promise<boolean>;
 }
 
 export interface LocalServer {
@@ -129,10 +147,19 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if ((request.method === 'GET' || request.method === 'HEAD') && request.url.pathname === '/openapi.json') {
         return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
       }
+      if (options.machineClients && request.method === 'POST' && request.url.pathname === TOKEN_PATH) {
+        const answer = await options.machineClients.token({ contentType: request.headers['content-type'], authorization: request.headers.authorization, body: request.body.toString('utf8') });
+        return writeResult(res, { statusCode: answer.status, headers: answer.headers, body: answer.body });
+      }
       if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
       const match = matchRoute(request.method, request.url.pathname);
       if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
       const claims = match.route.public ? {} : toAuthorizerClaims(await verifyToken(bearerToken(request.headers.authorization)));
+      // A machine client's token on the ingest route: refused once the client is revoked, as the stack's authorizer does.
+      const clientId = claims.client_id;
+      if (match.route.handler === 'ingest' && clientId && options.machineClients && !(await options.machineClients.mayIngest(clientId, claims[organizationClaim()] ?? ''))) {
+        return writeProblem(new ForbiddenError(`The machine client ${clientId} is revoked or not registered.`));
+      }
       const { handler } = await HANDLERS[match.route.handler]();
       const event = toEvent(request, match, claims, requestId);
       writeResult(res, await handler(event, lambdaContext(match.route.handler, requestId, options.functionTimeoutMs ?? 29_000)));

@@ -22,17 +22,21 @@ export interface SeedOptions {
 
 export interface Site {
   readonly id: string;
+  readonly name: string;
   readonly type: string;
   readonly timezone: string;
 }
 
 export const SITES: readonly Site[] = [
-  { id: 'berlin-mall', type: 'shopping-mall', timezone: 'Europe/Berlin' },
-  { id: 'nyc-garage', type: 'parking-garage', timezone: 'America/New_York' },
-  { id: 'tokyo-station', type: 'transit-station', timezone: 'Asia/Tokyo' },
-  { id: 'sydney-stadium', type: 'stadium', timezone: 'Australia/Sydney' },
-  { id: 'sao-paulo-plaza', type: 'plaza', timezone: 'America/Sao_Paulo' },
+  { id: 'berlin-mall', name: 'Berlin Mall', type: 'shopping-mall', timezone: 'Europe/Berlin' },
+  { id: 'nyc-garage', name: 'NYC Garage', type: 'parking-garage', timezone: 'America/New_York' },
+  { id: 'tokyo-station', name: 'Tokyo Station', type: 'transit-station', timezone: 'Asia/Tokyo' },
+  { id: 'sydney-stadium', name: 'Sydney Stadium', type: 'stadium', timezone: 'Australia/Sydney' },
+  { id: 'sao-paulo-plaza', name: 'São Paulo Plaza', type: 'plaza', timezone: 'America/Sao_Paulo' },
 ];
+
+/** Capacities of the seeded groups: the entrance area holds people, the deck its spots. */
+const ENTRANCE_CAPACITY = 120;
 
 const LABELS = [['person', 0.55], ['car', 0.3], ['bicycle', 0.1], ['truck', 0.05]] as const;
 const POLYGONS = ['lobby', 'food-court', 'queue'] as const;
@@ -85,6 +89,7 @@ export function seedLocations(o: SeedOptions): ImportFile {
   return {
     locations: sitesFor(o.locations).map((site) => ({
       id: site.id,
+      name: site.name,
       organizationId: o.organizationId,
       type: site.type,
       timezone: site.timezone,
@@ -92,12 +97,14 @@ export function seedLocations(o: SeedOptions): ImportFile {
         {
           id: 1,
           name: 'Main entrance',
+          capacity: ENTRANCE_CAPACITY,
           lines: [{ trackingCameraId: `${site.id}-cam-1`, lineId: 'entrance', inDirection: 'A' as const }],
           openingHours: everyDay('07:00', '23:00'),
         },
         {
           id: 2,
           name: 'Parking deck',
+          capacity: SPOTS,
           lines: [{ trackingCameraId: `${site.id}-cam-2`, lineId: 'ramp', inDirection: 'A' as const }],
           openingHours: everyDay('00:00', '24:00'),
         },

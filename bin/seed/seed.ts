@@ -28,7 +28,10 @@ export async function seed(
   options: SeedOptions,
   progress: (done: number, total: number) => void = () => undefined,
 ): Promise<SeedSummary> {
-  const imported = await applyImport(store, validateImportFile(seedLocations(options)), { now: new Date(options.now), actor: null });
+  // Created as of the first seeded day, so the groups' capacities are in force over all the seeded
+  // history (utilization uses the capacity of each bucket's time).
+  const since = new Date(options.now - options.days * 86_400_000);
+  const imported = await applyImport(store, validateImportFile(seedLocations(options)), { now: since, actor: null });
   const counts: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
   const duplicates: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
   if (!target) return { locations: imported.length, documents: counts, duplicates, failures: [] };

@@ -18,8 +18,20 @@ export const ENV = {
   reportTermsCap: 'REPORT_TERMS_CAP',
   /** Issuer (`iss`) of machine clients' access tokens: the Cognito user pool's provider URL; its JWKS is `<issuer>/.well-known/jwks.json`. */
   jwtIssuer: 'JWT_ISSUER',
+  /** The stack's Cognito user pool, where `POST /ingest-clients` creates machine clients. */
+  userPoolId: 'USER_POOL_ID',
+  /** The token endpoint of machine clients (the pool domain's `/oauth2/token`), told to a client when it is registered. */
+  tokenUrl: 'TOKEN_URL',
   /** The token claim that carries the caller's organization. */
   organizationClaim: 'ORGANIZATION_CLAIM',
+  /** The token claim that lists the caller's groups (roles). */
+  groupsClaim: 'GROUPS_CLAIM',
+  /** The token claim that limits the caller to some locations. */
+  locationsClaim: 'LOCATIONS_CLAIM',
+  /** Seconds between occupancy refreshes, when not the 5 minutes of the deployed schedule (`npm start -- --refresh-seconds N`). */
+  refreshSeconds: 'OCCUPANCY_REFRESH_SECONDS',
+  /** The occupancy refresh function, invoked asynchronously with a location after a change to it. */
+  refreshFunctionName: 'REFRESH_FUNCTION_NAME',
   /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
   tableName: 'TABLE_NAME',
   /** A local DynamoDB endpoint (DynamoDB Local); unset in AWS. */

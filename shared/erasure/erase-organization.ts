@@ -23,7 +23,7 @@ export interface OrganizationErasureOutcome {
 }
 
 /** In the order they are deleted: clients, then locations before their groups, so that a run cut short leaves nothing that could accept a document. */
-const ITEM_KINDS: readonly ItemKind[] = ['machineClient', 'location', 'sensorGroup', 'occupancy', 'idempotency'];
+const ITEM_KINDS: readonly ItemKind[] = ['machineClient', 'location', 'sensorGroup', 'occupancy', 'idempotency', 'deletedLocation', 'locationChange', 'machineClientUse'];
 
 /**
  * Erases one organization: its table items first (its machine clients then get no token and its

@@ -6,11 +6,11 @@ import { minutesOf } from '../time/local-time';
 const WEEK_MINUTES = 7 * 1440;
 
 /**
- * Checks across values that the zod schemas cannot express: unique location ids per organization,
- * unique sensor group ids per location, each camera's line once per group, and opening intervals
- * that are not empty and do not overlap (overnight intervals included). All errors, not the first.
- * A hole (undefined) stands for a location the schema refused: the others keep their index in the
- * file, so their paths are the file's.
+ * Checks across values that the zod schemas cannot express, for a whole import file: each location
+ * as {@link checkLocation} checks it, unique location ids per organization, and an organization on
+ * every location (a request takes the caller's). All errors, not the first. A hole (undefined)
+ * stands for a location the schema refused: the others keep their index in the file, so their paths
+ * are the file's.
  */
 export function checkImportFile(locations: readonly (LocationInput | undefined)[]): FieldError[] {
   const errors: FieldError[] = [];
@@ -18,28 +18,40 @@ export function checkImportFile(locations: readonly (LocationInput | undefined)[
   locations.forEach((location, i) => {
     if (location === undefined) return;
     const at = `/locations/${i}`;
+    if (location.organizationId === undefined) errors.push({ path: `${at}/organizationId`, message: 'is required in a file (the UUID of the organization the location belongs to)' });
     if (location.id !== undefined) {
       const key = `${location.organizationId}\n${location.id}`;
       const first = seenLocations.get(key);
       if (first !== undefined) errors.push({ path: `${at}/id`, message: `duplicate location id '${location.id}' (also at /locations/${first})` });
       else seenLocations.set(key, i);
     }
-    const groupIds = new Map<number, number>();
-    (location.sensorGroups ?? []).forEach((group, j) => {
-      const gAt = `${at}/sensorGroups/${j}`;
-      const first = groupIds.get(group.id);
-      if (first !== undefined) errors.push({ path: `${gAt}/id`, message: `duplicate sensor group id ${group.id} (also at ${at}/sensorGroups/${first})` });
-      else groupIds.set(group.id, j);
-      const lines = new Map<string, number>();
-      group.lines.forEach((line, k) => {
-        const key = JSON.stringify([line.trackingCameraId, line.lineId]);
-        const firstLine = lines.get(key);
-        if (firstLine !== undefined) {
-          errors.push({ path: `${gAt}/lines/${k}`, message: `line '${line.lineId}' of camera '${line.trackingCameraId}' is already at ${gAt}/lines/${firstLine}` });
-        } else lines.set(key, k);
-      });
-      errors.push(...checkOpeningHours(group.openingHours, `${gAt}/openingHours`));
+    errors.push(...checkLocation(location, at));
+  });
+  return errors;
+}
+
+/**
+ * The checks of one location, at `at` (its JSON Pointer: `/locations/3` in a file, `` in a request
+ * body): unique sensor group ids, each camera's line once per group, and opening intervals that are
+ * not empty and do not overlap (overnight intervals included). All errors, not the first.
+ */
+export function checkLocation(location: Pick<LocationInput, 'sensorGroups'>, at = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  const groupIds = new Map<number, number>();
+  (location.sensorGroups ?? []).forEach((group, j) => {
+    const gAt = `${at}/sensorGroups/${j}`;
+    const first = groupIds.get(group.id);
+    if (first !== undefined) errors.push({ path: `${gAt}/id`, message: `duplicate sensor group id ${group.id} (also at ${at}/sensorGroups/${first})` });
+    else groupIds.set(group.id, j);
+    const lines = new Map<string, number>();
+    group.lines.forEach((line, k) => {
+      const key = JSON.stringify([line.trackingCameraId, line.lineId]);
+      const firstLine = lines.get(key);
+      if (firstLine !== undefined) {
+        errors.push({ path: `${gAt}/lines/${k}`, message: `line '${line.lineId}' of camera '${line.trackingCameraId}' is already at ${gAt}/lines/${firstLine}` });
+      } else lines.set(key, k);
     });
+    errors.push(...checkOpeningHours(group.openingHours, `${gAt}/openingHours`));
   });
   return errors;
 }

@@ -2,12 +2,23 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
   paginateQuery,
   paginateScan,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { CLAIM_ATTRIBUTES, type ItemTable, type NotNewerThan, type WriteCondition } from './item-table';
-import type { Item } from './items';
+import {
+  CLAIM_ATTRIBUTES,
+  type ItemTable,
+  type NotNewerThan,
+  type PageOptions,
+  type TransactAction,
+  type TransactCondition,
+  TransactionConflictError,
+  type WriteCondition,
+} from './item-table';
+import { type Item, REVISION } from './items';
 import { TableLocationStore } from './table-store';
 
 /**
@@ -50,6 +61,45 @@ export class DynamoItemTable implements ItemTable {
     return this.conditionally(new DeleteCommand({ TableName: this.tableName, Key: { PK: pk, SK: sk }, ...conditionExpression(condition) }));
   }
 
+  async page(pk: string, options: PageOptions): Promise<Item[]> {
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: options.before === undefined ? 'PK = :pk' : 'PK = :pk AND SK < :before',
+        ExpressionAttributeValues: { ':pk': pk, ...(options.before === undefined ? {} : { ':before': options.before }) },
+        ScanIndexForward: !options.descending,
+        Limit: options.limit,
+      }),
+    );
+    return (Items ?? []) as Item[];
+  }
+
+  /**
+   * TransactWriteItems. A condition that fails cancels the whole transaction with
+   * TransactionCanceledException, whose CancellationReasons hold one entry per action in request
+   * order (`ConditionalCheckFailed` where it failed, `TransactionConflict` when another transaction
+   * held an item): https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+   */
+  async transact(actions: readonly TransactAction[]): Promise<void> {
+    const TableName = this.tableName;
+    const TransactItems = actions.map((a) => {
+      const condition = transactExpression(a.condition);
+      if ('put' in a) return { Put: { TableName, Item: a.put, ...condition } };
+      if ('delete' in a) return { Delete: { TableName, Key: { PK: a.delete.PK, SK: a.delete.SK }, ...condition } };
+      return { ConditionCheck: { TableName, Key: { PK: a.check.PK, SK: a.check.SK }, ...(condition as Required<typeof condition>) } };
+    });
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems }));
+    } catch (e) {
+      const { name, CancellationReasons: reasons } = e as { name?: string; CancellationReasons?: { Code?: string }[] };
+      if (name !== 'TransactionCanceledException' || !reasons) throw e;
+      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      if (failed >= 0) throw new TransactionConflictError(failed);
+      if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new TransactionConflictError(-1);
+      throw e;
+    }
+  }
+
   /** Sends a (conditional) write; false when the condition did not hold. */
   private async conditionally(command: PutCommand | DeleteCommand): Promise<boolean> {
     try {
@@ -77,6 +127,15 @@ function conditionExpression(condition: WriteCondition | undefined): { Condition
     ExpressionAttributeNames: { '#a': condition.attribute },
     ExpressionAttributeValues: { ':atMost': condition.atMost },
   };
+}
+
+function transactExpression(condition: TransactCondition | undefined): { ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+  if (!condition) return {};
+  if (condition.kind === 'absent') return { ConditionExpression: 'attribute_not_exists(PK)' };
+  if (condition.revision === 0) {
+    return { ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#r) OR #r = :r)', ExpressionAttributeNames: { '#r': REVISION }, ExpressionAttributeValues: { ':r': 0 } };
+  }
+  return { ConditionExpression: '#r = :r', ExpressionAttributeNames: { '#r': REVISION }, ExpressionAttributeValues: { ':r': condition.revision } };
 }
 
 /** LocationStore on one DynamoDB table (layout in ./items.ts, logic in ./table-store.ts). */

@@ -1,8 +1,9 @@
 import { ValidationError } from '../errors';
 import { parseOrThrow } from '../validation';
-import { checkImportFile } from './checks';
+import { saveLocation, type SaveOutcome } from './admin';
+import { canonical } from './canonical';
+import { checkImportFile, checkLocation } from './checks';
 import { generatedLocationId } from './ids';
-import { byId, type Location, type SensorGroup } from './model';
 import { ImportFileSchema, LocationInputSchema, type ImportFile, type LocationInput } from './schema';
 import type { LocationStore } from './store';
 
@@ -38,11 +39,22 @@ export function validateImportFile(json: unknown): ImportEntry[] {
     const key = JSON.stringify([input.organizationId, input.type, input.timezone]);
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
-    return { id: generatedLocationId(input.organizationId, input.type, input.timezone, ordinal), generatedId: true, input };
+    return { id: generatedLocationId(input.organizationId as string, input.type, input.timezone, ordinal), generatedId: true, input };
   });
 }
 
-export type ImportOutcome = 'created' | 'updated' | 'unchanged';
+/**
+ * One location of a request body (POST and PUT), validated as a location of a file is: the schema,
+ * then the cross-checks of ./checks.ts, every error at its JSON Pointer in the body.
+ */
+export function validateLocationInput(json: unknown): LocationInput {
+  const input = parseOrThrow(LocationInputSchema, json);
+  const errors = checkLocation(input);
+  if (errors.length > 0) throw new ValidationError(errors);
+  return input;
+}
+
+export type ImportOutcome = SaveOutcome;
 
 export interface ImportResult {
   readonly organizationId: string;
@@ -53,69 +65,55 @@ export interface ImportResult {
 }
 
 export interface ImportOptions {
-  /** Timestamp of created or updated locations. */
+  /** Time of the writes. */
   readonly now: Date;
-  /** Written as createdBy (new locations) and updatedBy (changed ones) unless the file sets them. @default null */
+  /** Written as createdBy (new locations), updatedBy (changed ones) and the change log's `by`. @default null */
   readonly actor?: string | null;
+  /** Take back the ids of deleted locations (their documents then count as the new location's). @default false */
+  readonly reuseDeletedIds?: boolean;
 }
 
+type ImportStore = Pick<LocationStore, 'getLocationWithGroups' | 'findDeletedLocation' | 'writeLocation'>;
+
 /**
- * Writes validated entries. The file is the desired state of the locations it names: changed or new
- * sensor groups are written, groups it no longer lists are deleted, and an unchanged location is not
- * touched (its updatedAt stays), so a re-run of the same file changes nothing. Locations the file does
- * not name are left alone.
+ * Writes validated entries, each location in one transaction with its change log entry, by the
+ * same code as the administration API (./admin.ts). The file is the desired state of the locations
+ * it names: changed or new sensor groups are written, groups it no longer lists are deleted, an
+ * unchanged location is not touched (its revision and updatedAt stay), so a re-run of the same file
+ * changes nothing. Locations the file does not name are left alone. Ids of deleted locations are
+ * refused before anything is written (unless `reuseDeletedIds`), every one of them at once.
  */
-export async function applyImport(
-  store: Pick<LocationStore, 'getLocationWithGroups' | 'putLocation' | 'putSensorGroup' | 'deleteSensorGroup'>,
-  entries: readonly ImportEntry[],
-  options: ImportOptions,
-): Promise<ImportResult[]> {
+export async function applyImport(store: ImportStore, entries: readonly ImportEntry[], options: ImportOptions): Promise<ImportResult[]> {
+  if (!options.reuseDeletedIds) await refuseDeletedIds(store, entries);
   const results: ImportResult[] = [];
   for (const entry of entries) results.push(await importOne(store, entry, options));
   return results;
 }
 
-async function importOne(
-  store: Pick<LocationStore, 'getLocationWithGroups' | 'putLocation' | 'putSensorGroup' | 'deleteSensorGroup'>,
-  { id, input }: ImportEntry,
-  options: ImportOptions,
-): Promise<ImportResult> {
-  const org = input.organizationId;
-  const existing = await store.getLocationWithGroups(org, id);
-  const groups: SensorGroup[] = (input.sensorGroups ?? []).map((g) => ({ ...g })).sort(byId);
-  const before = new Map((existing?.sensorGroups ?? []).map((g) => [g.id, canonical(g)]));
-  const changedGroups = groups.filter((g) => before.get(g.id) !== canonical(g));
-  const removedGroupIds = [...before.keys()].filter((gid) => !groups.some((g) => g.id === gid));
-  const old = existing?.location;
-  const now = options.now.toISOString();
-  const actor = options.actor ?? null;
-  // Compared without the audit fields this import would set, so that a re-run is "unchanged".
-  const location: Location = {
-    id,
-    organizationId: org,
-    type: input.type,
-    timezone: input.timezone,
-    createdBy: input.createdBy !== undefined ? input.createdBy : old ? old.createdBy : actor,
-    updatedBy: input.updatedBy !== undefined ? input.updatedBy : old ? old.updatedBy : actor,
-    createdAt: old?.createdAt ?? now,
-    updatedAt: old?.updatedAt ?? now,
-  };
-  const locationChanged = !old || canonical(old) !== canonical(location);
-  const changed = locationChanged || changedGroups.length > 0 || removedGroupIds.length > 0;
-  const outcome: ImportOutcome = !old ? 'created' : changed ? 'updated' : 'unchanged';
-  for (const g of changedGroups) await store.putSensorGroup(org, id, g);
-  if (outcome === 'created') await store.putLocation(location);
-  // An update is by this import's actor (null: unknown) unless the file names the updater.
-  if (outcome === 'updated') await store.putLocation({ ...location, updatedAt: now, updatedBy: input.updatedBy !== undefined ? input.updatedBy : actor });
-  for (const gid of removedGroupIds) await store.deleteSensorGroup(org, id, gid);
-  return { organizationId: org, id, outcome, groupsWritten: changedGroups.length, groupsDeleted: removedGroupIds.length };
+async function refuseDeletedIds(store: ImportStore, entries: readonly ImportEntry[]): Promise<void> {
+  const refused = await Promise.all(
+    entries.map(async (entry, i) => {
+      const org = entry.input.organizationId as string;
+      const deleted = (await store.getLocationWithGroups(org, entry.id)) ? undefined : await store.findDeletedLocation(org, entry.id);
+      return deleted ? [{ path: `/locations/${i}/id`, message: `location '${entry.id}' was deleted at ${deleted.deletedAt} and its documents remain; choose another id, or import with --reuse-deleted-ids` }] : [];
+    }),
+  );
+  const errors = refused.flat();
+  if (errors.length > 0) throw new ValidationError(errors);
 }
 
-/** JSON with sorted keys: equal values, equal text. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+async function importOne(store: ImportStore, { id, input }: ImportEntry, options: ImportOptions): Promise<ImportResult> {
+  const org = input.organizationId as string;
+  const before = (await store.getLocationWithGroups(org, id))?.sensorGroups ?? [];
+  const context = { organizationId: org, actor: options.actor ?? null, now: options.now };
+  const { location, outcome } = await saveLocation(store, context, id, input, { reuseDeletedIds: options.reuseDeletedIds ?? false });
+  const old = new Map(before.map((g) => [g.id, canonical(g)]));
+  const after = location.sensorGroups;
+  return {
+    organizationId: org,
+    id,
+    outcome,
+    groupsWritten: outcome === 'unchanged' ? 0 : after.filter((g) => old.get(g.id) !== canonical(g)).length,
+    groupsDeleted: before.filter((g) => !after.some((a) => a.id === g.id)).length,
+  };
 }

@@ -1,4 +1,4 @@
-import type { Item } from './items';
+import { type Item, revisionOf } from './items';
 
 /**
  * A write condition the store needs: the item's `attribute` is absent (or the item is) or at most
@@ -40,6 +40,59 @@ export function conditionHolds(stored: Record<string, unknown> | undefined, cond
   return value === undefined || (typeof value === 'string' && Buffer.compare(Buffer.from(value), Buffer.from(condition.atMost)) <= 0);
 }
 
+/** The keys of one item. */
+export interface ItemKey {
+  readonly PK: string;
+  readonly SK: string;
+}
+
+/**
+ * A condition of one action of a transaction: no item has these keys (`absent`), or the item exists
+ * and its `revision` attribute is `revision` (0: the item has none, as locations written before
+ * revisions were kept).
+ */
+export type TransactCondition = { readonly kind: 'absent' } | { readonly kind: 'revision'; readonly revision: number };
+
+/** One action of a transaction: write an item, delete one, or only check a condition on one. */
+export type TransactAction =
+  | { readonly put: Item; readonly condition?: TransactCondition }
+  | { readonly delete: ItemKey; readonly condition?: TransactCondition }
+  | { readonly check: ItemKey; readonly condition: TransactCondition };
+
+/** The most actions one transaction may have (DynamoDB's TransactWriteItems limit). */
+export const MAX_TRANSACT_ACTIONS = 100;
+
+/**
+ * A transaction was not written because a condition did not hold (`index`: the action whose
+ * condition failed, -1 when another transaction on the same items was under way). Nothing of it
+ * was written.
+ */
+export class TransactionConflictError extends Error {
+  constructor(readonly index: number) {
+    super(index < 0 ? 'a concurrent transaction wrote the same items' : `the condition of action ${index} did not hold`);
+    this.name = 'TransactionConflictError';
+  }
+}
+
+/** Whether a transaction's condition holds for the stored item (undefined: absent). */
+export function transactConditionHolds(stored: Record<string, unknown> | undefined, condition: TransactCondition | undefined): boolean {
+  if (!condition) return true;
+  if (condition.kind === 'absent') return stored === undefined;
+  return stored !== undefined && revisionOf(stored) === condition.revision;
+}
+
+/** The keys an action writes or checks. */
+export const keyOf = (action: TransactAction): ItemKey => ('put' in action ? action.put : 'delete' in action ? action.delete : action.check);
+
+/** A page of a partition read in sort key order, or newest (largest key) first. */
+export interface PageOptions {
+  /** Only items whose sort key is below this one (the next page of a descending read). */
+  readonly before?: string;
+  /** @default false: ascending */
+  readonly descending?: boolean;
+  readonly limit: number;
+}
+
 /**
  * The few operations of one DynamoDB table that the location store uses (./table-store.ts), so that
  * the store's logic has one home over two tables: DynamoDB itself (./dynamo-store.ts, also DynamoDB
@@ -56,4 +109,11 @@ export interface ItemTable {
   put(item: Item, condition?: WriteCondition): Promise<boolean>;
   /** Deletes the item (no error when absent); false when `condition` did not hold (nothing deleted). */
   delete(pk: string, sk: string, condition?: NotNewerThan): Promise<boolean>;
+  /**
+   * Writes every action or none (DynamoDB's TransactWriteItems, at most {@link MAX_TRANSACT_ACTIONS},
+   * each item once): TransactionConflictError when a condition does not hold.
+   */
+  transact(actions: readonly TransactAction[]): Promise<void>;
+  /** Up to `limit` items of the partition, in sort key order (or the reverse), below `before` when given. */
+  page(pk: string, options: PageOptions): Promise<Item[]>;
 }

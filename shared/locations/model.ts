@@ -6,6 +6,11 @@
 /** A location as stored and as answered by `GET /locations` (the spec's fields, in the spec's order). */
 export interface Location {
   readonly id: string;
+  /**
+   * What people call it (1 to 128 characters), shown instead of the id. A location imported before
+   * names existed, or without one, is called by its id.
+   */
+  readonly name: string;
   /** UUID of the owning organization. */
   readonly organizationId: string;
   /** Free-text kind of location. */
@@ -47,10 +52,24 @@ export interface OpeningInterval {
 /** Opening intervals per weekday; a weekday that is absent or empty is closed all day. */
 export type OpeningHours = Readonly<Partial<Record<Weekday, readonly OpeningInterval[]>>>;
 
+/**
+ * One entry of a sensor group's capacity history: from `since` on (ISO 8601 UTC with ms), the
+ * capacity was `capacity` (null: none set). Written by the service whenever a write changes the
+ * capacity, so that a utilization of a past period uses the capacity in force then.
+ */
+export interface CapacityChange {
+  readonly since: string;
+  readonly capacity: number | null;
+}
+
 /** An occupancy area of a location: counted by its lines, reset at each opening. */
 export interface SensorGroup {
   readonly id: number;
   readonly name: string;
+  /** How many people (or spots) the area holds; absent when not set (then no utilization). */
+  readonly capacity?: number;
+  /** The capacities in force over time, oldest first (./capacity.ts); absent or empty when never set. */
+  readonly capacityHistory?: readonly CapacityChange[];
   readonly lines: readonly CountingLine[];
   readonly openingHours: OpeningHours;
 }
@@ -59,12 +78,19 @@ export interface SensorGroup {
 export interface LocationWithGroups {
   readonly location: Location;
   readonly sensorGroups: readonly SensorGroup[];
+  /**
+   * How many writes the location has had (the administration API's ETag, `"<revision>"`): 1 after
+   * its creation, one more per change. 0 for a location written before revisions were kept.
+   * @default 0
+   */
+  readonly revision?: number;
 }
 
-/** The response shape of one location: exactly the spec's fields, in the spec's order. */
+/** The response shape of one location in `GET /locations`: the spec's fields in the spec's order, `name` after the id. */
 export function toLocationResponse(l: Location): Location {
   return {
     id: l.id,
+    name: l.name,
     organizationId: l.organizationId,
     type: l.type,
     timezone: l.timezone,
@@ -82,3 +108,17 @@ export function isoMillis(value: string | number | Date): string {
 
 /** Code-unit order: deterministic across stores and engines. */
 export const byId = <T extends { readonly id: string | number }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * What remains of a deleted location in the table: its id may not be taken again unawares, since
+ * its documents stay in the report store (docs/locations-and-occupancy.md, "Deleting a location").
+ */
+export interface DeletedLocation {
+  readonly id: string;
+  readonly organizationId: string;
+  /** ISO 8601 UTC with ms. */
+  readonly deletedAt: string;
+  readonly deletedBy: string | null;
+  /** The revision of the deletion (the location's last). */
+  readonly revision: number;
+}

@@ -1,6 +1,12 @@
 import type { OccupancyEntry } from './occupancy-entry';
-import type { ItemTable } from './item-table';
+import type { LocationChange } from './changes';
+import { type ItemTable, MAX_TRANSACT_ACTIONS, type TransactAction, TransactionConflictError } from './item-table';
 import {
+  changeItem,
+  changePartition,
+  changeSortKey,
+  deletedItem,
+  deletedSortKey,
   groupSortKey,
   locationItem,
   locationPartition,
@@ -8,13 +14,16 @@ import {
   occupancyItem,
   occupancySortKey,
   orgKey,
+  revisionOf,
   sensorGroupItem,
+  toDeletedLocation,
   toLocation,
+  toLocationChange,
   toOccupancyEntry,
   toSensorGroup,
 } from './items';
-import { byId, type Location, type LocationWithGroups, type SensorGroup } from './model';
-import type { LiveView, LocationStore, RefreshUnit } from './store';
+import { byId, type DeletedLocation, type Location, type LocationWithGroups, type SensorGroup } from './model';
+import { type ChangePage, type LiveView, type LocationStore, type LocationWrite, LocationWriteConflictError, type RefreshUnit } from './store';
 
 /**
  * LocationStore on one table of the single-table layout (./items.ts): GetItem, PutItem, DeleteItem,
@@ -36,7 +45,7 @@ export class TableLocationStore implements LocationStore {
 
   async getLocationWithGroups(organizationId: string, locationId: string): Promise<LocationWithGroups | undefined> {
     const view = await this.getLiveView(organizationId, locationId);
-    return view && { location: view.location, sensorGroups: view.sensorGroups };
+    return view && { location: view.location, sensorGroups: view.sensorGroups, revision: view.revision ?? 0 };
   }
 
   async getLiveView(organizationId: string, locationId: string): Promise<LiveView | undefined> {
@@ -47,6 +56,7 @@ export class TableLocationStore implements LocationStore {
     if (!location) return undefined;
     return {
       location: toLocation(location),
+      revision: revisionOf(location),
       sensorGroups: items.filter((i) => i.kind === 'sensorGroup').map(toSensorGroup).sort(byId),
       occupancy: items.filter((i) => i.kind === 'occupancy').map(toOccupancyEntry),
     };
@@ -72,8 +82,56 @@ export class TableLocationStore implements LocationStore {
       .sort((a, b) => compare(`${a.location.organizationId}\0${a.location.id}`, `${b.location.organizationId}\0${b.location.id}`));
   }
 
+  async findDeletedLocation(organizationId: string, locationId: string): Promise<DeletedLocation | undefined> {
+    const item = await this.table.get(orgKey(organizationId), deletedSortKey(locationId));
+    return item && toDeletedLocation(item);
+  }
+
+  /**
+   * One transaction: the location's item under the write's expectation (a revision, or absent with
+   * no deletion record, checked by a ConditionCheck on that record's key), the groups, the deletion
+   * record, the change log entry (whose key is new by construction: its revision).
+   */
+  async writeLocation(write: LocationWrite): Promise<void> {
+    const { organizationId: org, locationId: id, expects } = write;
+    const locationKey = { PK: orgKey(org), SK: locationSortKey(id) };
+    const deletedKey = { PK: orgKey(org), SK: deletedSortKey(id) };
+    const actions: TransactAction[] = [];
+    const locationCondition = expects.kind === 'revision' ? { kind: 'revision' as const, revision: expects.revision } : { kind: 'absent' as const };
+    actions.push(write.location ? { put: locationItem(write.location.location, write.location.revision), condition: locationCondition } : { delete: locationKey, condition: locationCondition });
+    if (expects.kind === 'new') actions.push({ check: deletedKey, condition: { kind: 'absent' } });
+    if (expects.kind === 'overDeleted') actions.push({ delete: deletedKey, condition: { kind: 'revision', revision: expects.revision } });
+    if (write.deleted) actions.push({ put: deletedItem(write.deleted) });
+    for (const g of write.putGroups) actions.push({ put: sensorGroupItem(org, id, g) });
+    for (const gid of write.deleteGroupIds) actions.push({ delete: { PK: locationPartition(org, id), SK: groupSortKey(gid) } });
+    actions.push({ put: changeItem(org, id, write.change), condition: { kind: 'absent' } });
+    if (actions.length > MAX_TRANSACT_ACTIONS) throw new Error(`a location write of ${actions.length} actions is over the ${MAX_TRANSACT_ACTIONS} of one transaction`);
+    try {
+      await this.table.transact(actions);
+    } catch (e) {
+      if (!(e instanceof TransactionConflictError)) throw e;
+      // The first action is the location's item, the second (for a new one) its deletion record's.
+      const reason = expects.kind === 'new' && e.index === 1 ? 'deleted' : expects.kind === 'new' && e.index === 0 ? 'exists' : 'changed';
+      throw new LocationWriteConflictError(reason);
+    }
+  }
+
+  async listChanges(organizationId: string, locationId: string, page: ChangePage): Promise<LocationChange[]> {
+    const items = await this.table.page(changePartition(organizationId, locationId), {
+      descending: true,
+      limit: page.limit,
+      ...(page.beforeRevision === undefined ? {} : { before: changeSortKey(page.beforeRevision) }),
+    });
+    return items.map(toLocationChange);
+  }
+
+  async clearOccupancy(organizationId: string, locationId: string): Promise<void> {
+    const entries = await this.table.query(locationPartition(organizationId, locationId), 'OCC#');
+    for (const e of entries) await this.table.delete(e.PK, e.SK);
+  }
+
   async putLocation(location: Location): Promise<void> {
-    await this.table.put(locationItem(location));
+    await this.table.put(locationItem(location, 0));
   }
 
   async putSensorGroup(organizationId: string, locationId: string, group: SensorGroup): Promise<void> {

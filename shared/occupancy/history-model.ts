@@ -10,6 +10,12 @@ export interface HistoryBucket {
   /** Absent when the group was closed for the whole bucket. */
   readonly occupancy?: number;
   readonly peak?: number;
+  /** The capacity in force at the bucket's last sample, when the group had one then. */
+  readonly capacity?: number;
+  /** occupancy ÷ capacity, rounded half up to 3 decimals, with `capacity`. */
+  readonly utilization?: number;
+  /** The largest utilization at the bucket's samples (each with the capacity in force at it), when any had a capacity. */
+  readonly peakUtilization?: number;
 }
 
 export interface GroupHistory {

@@ -1,4 +1,6 @@
+import { type AccessScope, requireGranted } from '../access/scope';
 import { NotFoundError, ValidationError } from '../errors';
+import { capacityAt, utilization } from '../locations/capacity';
 import type { Deadline } from '../report/deadline';
 import { Pacer } from '../report/pace';
 import type { ReportEngine } from '../stores/store';
@@ -20,6 +22,10 @@ import { CrossingTimeline, floorToSlot, isMark, SLOT_MS } from './timeline';
  * sample (at e, or at the closing), its `peak` the largest; a bucket without a sample is closed and
  * empty. So at every mark at which a group is open, the history's value is what the live refresh
  * computes there from the same events; a crowd that came and left between two marks is not seen.
+ *
+ * Utilization (a group with a capacity): each sample divided by the capacity in force at its instant
+ * (the group's capacity history, shared/locations/capacity.ts). A bucket's `capacity` and
+ * `utilization` are those of its last sample, its `peakUtilization` the largest of its samples'.
  */
 
 export interface HistoryDeps {
@@ -33,14 +39,16 @@ interface Sample {
   readonly period: OpenPeriod;
 }
 
-/** 404 for an unknown location and for another organization's (its existence is not revealed). */
+/** 404 for an unknown location, another organization's and one outside the scope's grant (its existence is not revealed). */
 export async function occupancyHistory(
   deps: HistoryDeps,
-  organizationId: string,
+  scope: Pick<AccessScope, 'organizationId' | 'locationIds'>,
   locationId: string,
   query: HistoryQuery,
   options: { readonly deadline?: Deadline } = {},
 ): Promise<OccupancyHistory> {
+  const { organizationId } = scope;
+  if (LOCATION_ID.test(locationId)) requireGranted(scope, locationId);
   const found = LOCATION_ID.test(locationId) ? await deps.store.getLocationWithGroups(organizationId, locationId) : undefined;
   if (!found) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
   const { location } = found;
@@ -82,7 +90,7 @@ export async function occupancyHistory(
     const net = timeline?.netOf(group.lines);
     const values = await pacer.map(samples.get(group.id) ?? [], (s) => ({ at: s.at, value: Math.max(0, net!(s.at) - net!(s.period.start)) }));
     await pacer.turn();
-    occupancy.push({ sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values) });
+    occupancy.push({ sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values, (at) => capacityAt(group, at)) });
   }
   return { ...body, insights: { occupancy } };
 }
@@ -135,18 +143,36 @@ export function samplesOf(group: SensorGroup, timeZone: string, first: number, l
   return samples.sort((a, b) => a.at - b.at);
 }
 
-/** Each sample goes to the bucket (b, e] it ends; the last is the bucket's occupancy, the largest its peak. */
-function bucketsOf(edges: readonly number[], values: readonly { at: number; value: number }[]): HistoryBucket[] {
+/**
+ * Each sample goes to the bucket (b, e] it ends; the last is the bucket's occupancy, the largest its
+ * peak; with the capacity in force at each sample (`capacityAt`), the utilizations likewise.
+ */
+function bucketsOf(edges: readonly number[], values: readonly { at: number; value: number }[], capacityAt: (at: number) => number | undefined): HistoryBucket[] {
   const buckets: HistoryBucket[] = [];
   let k = 0;
   for (let i = 0; i + 1 < edges.length; i++) {
-    let occupancy: number | undefined;
+    let last: { at: number; value: number } | undefined;
     let peak: number | undefined;
+    let peakUtilization: number | undefined;
     for (; k < values.length && values[k]!.at <= edges[i + 1]!; k++) {
-      occupancy = values[k]!.value;
-      peak = Math.max(peak ?? 0, occupancy);
+      last = values[k]!;
+      peak = Math.max(peak ?? 0, last.value);
+      const capacity = capacityAt(last.at);
+      if (capacity !== undefined) peakUtilization = Math.max(peakUtilization ?? 0, utilization(last.value, capacity));
     }
-    buckets.push(occupancy === undefined ? { timestamp: iso(edges[i]!) } : { timestamp: iso(edges[i]!), occupancy, peak: peak! });
+    const timestamp = iso(edges[i]!);
+    if (last === undefined) {
+      buckets.push({ timestamp });
+      continue;
+    }
+    const capacity = capacityAt(last.at);
+    buckets.push({
+      timestamp,
+      occupancy: last.value,
+      peak: peak!,
+      ...(capacity !== undefined ? { capacity, utilization: utilization(last.value, capacity) } : {}),
+      ...(peakUtilization !== undefined ? { peakUtilization } : {}),
+    });
   }
   return buckets;
 }

@@ -1,4 +1,6 @@
+import { type AccessScope, requireGranted } from '../access/scope';
 import { NotFoundError, ValidationError } from '../errors';
+import { utilization } from '../locations/capacity';
 import { byId, LOCATION_ID } from '../locations/model';
 import type { LiveView, LocationStore } from '../locations/store';
 import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from '../locations/occupancy-entry';
@@ -17,6 +19,10 @@ export const FILTER_POINTER = '/query/filter';
 export interface OccupancyItem {
   readonly sensorGroup: { readonly id: number; readonly name: string };
   readonly occupancy: number;
+  /** The group's capacity now, when it has one. */
+  readonly capacity?: number;
+  /** occupancy ÷ capacity, rounded half up to 3 decimals (shared/locations/capacity.ts), with `capacity`. */
+  readonly utilization?: number;
 }
 
 export interface LiveInsights {
@@ -39,29 +45,40 @@ export function parseInsightKinds(filter: string | undefined): InsightKind[] {
   return names as InsightKind[];
 }
 
+/** How often the refresh runs. @default REFRESH_PERIOD_MS (5 minutes, the spec's) */
+export interface LiveOptions {
+  readonly refreshPeriodMs?: number;
+}
+
 /**
  * The live insights of one of the organization's locations at `now` (epoch ms), from the cache.
  * An entry is shown when its group is open now, it was counted from the current open period, and it
- * is at most three refresh periods old; otherwise the group is left out (closed or data unavailable).
- * 404 for an unknown location, and for another organization's (its existence is not revealed).
+ * is at most three refresh periods old (and never more than 15 minutes); otherwise the group is left
+ * out (closed or data unavailable). A group with a capacity also answers it and its utilization,
+ * with the capacity of now (a change shows at once, before the next refresh). 404 for an unknown
+ * location, another organization's and one outside the scope's grant (its existence is not revealed).
  */
 export async function liveInsights(
   store: Pick<LocationStore, 'getLiveView'>,
-  organizationId: string,
+  scope: Pick<AccessScope, 'organizationId' | 'locationIds'>,
   locationId: string,
   kinds: readonly InsightKind[],
   now: number,
+  options: LiveOptions = {},
 ): Promise<{ readonly body: LiveInsights; readonly maxAgeSeconds: number }> {
   // An id no location can have (e.g. longer than a DynamoDB key allows) is unknown without asking.
-  const view = LOCATION_ID.test(locationId) ? await store.getLiveView(organizationId, locationId) : undefined;
+  if (LOCATION_ID.test(locationId)) requireGranted(scope, locationId);
+  const view = LOCATION_ID.test(locationId) ? await store.getLiveView(scope.organizationId, locationId) : undefined;
   if (!view) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
+  const period = options.refreshPeriodMs ?? REFRESH_PERIOD_MS;
   const insights: { occupancy?: OccupancyItem[] } = {};
-  if (kinds.includes('occupancy')) insights.occupancy = currentOccupancy(view, now);
-  return { body: { insights }, maxAgeSeconds: maxAgeSeconds(now) };
+  if (kinds.includes('occupancy')) insights.occupancy = currentOccupancy(view, now, period);
+  return { body: { insights }, maxAgeSeconds: maxAgeSeconds(now, period) };
 }
 
 /** The shown entries, ordered by sensor group id. */
-export function currentOccupancy(view: LiveView, now: number): OccupancyItem[] {
+export function currentOccupancy(view: LiveView, now: number, refreshPeriodMs = REFRESH_PERIOD_MS): OccupancyItem[] {
+  const maxAge = Math.min(MAX_ENTRY_AGE_MS, 3 * refreshPeriodMs);
   const entries = new Map(view.occupancy.map((e) => [e.sensorGroupId, e]));
   return [...view.sensorGroups].sort(byId).flatMap((group) => {
     const period = currentOpenPeriod(group.openingHours, view.location.timezone, now);
@@ -69,17 +86,21 @@ export function currentOccupancy(view: LiveView, now: number): OccupancyItem[] {
     if (!period || !entry) return [];
     if (Date.parse(entry.openedAt) !== period.start) return [];
     const age = now - Date.parse(entry.refreshedAt);
-    if (age > MAX_ENTRY_AGE_MS || age < -REFRESH_PERIOD_MS) return [];
-    return [{ sensorGroup: { id: group.id, name: group.name }, occupancy: entry.occupancy }];
+    if (age > maxAge || age < -REFRESH_PERIOD_MS) return [];
+    const base = { sensorGroup: { id: group.id, name: group.name }, occupancy: entry.occupancy };
+    return [group.capacity === undefined ? base : { ...base, capacity: group.capacity, utilization: utilization(entry.occupancy, group.capacity) }];
   });
 }
 
 /**
  * Seconds a client may keep the answer: until the next refresh has written, i.e. the next instant
  * `k × 5 min + REFRESH_SETTLE_MS` after `now` (refreshes start on the 5-minute marks, cron 0/5).
- * Re-fetching at the mark itself would return the old data with a fresh max-age.
+ * Re-fetching at the mark itself would return the old data with a fresh max-age. With a shorter
+ * period (`npm start -- --refresh-seconds N`), refreshes start whenever the server does: the answer
+ * may be kept for one period, less the settling time scaled to it.
  */
-export function maxAgeSeconds(now: number): number {
+export function maxAgeSeconds(now: number, refreshPeriodMs = REFRESH_PERIOD_MS): number {
+  if (refreshPeriodMs !== REFRESH_PERIOD_MS) return Math.max(0, Math.floor(refreshPeriodMs / 2000));
   const next = Math.floor((now - REFRESH_SETTLE_MS) / REFRESH_PERIOD_MS) * REFRESH_PERIOD_MS + REFRESH_PERIOD_MS + REFRESH_SETTLE_MS;
   return Math.max(0, Math.floor((next - now) / 1000));
 }

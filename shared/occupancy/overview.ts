@@ -1,3 +1,4 @@
+import { listVisibleLocations } from '../locations/read';
 import { runPool } from '../concurrency';
 import type { Deadline } from '../report/deadline';
 import type { AggResult, ReportEngine, Scope } from '../stores/store';
@@ -87,7 +88,8 @@ export function daysOf(zone: string, now: number): Days {
 
 /** The organization's locations (by id) with their live values and today's and last week's counts at `now`. */
 export async function sitesOverview(deps: OverviewDeps, scope: Scope, now: number, options: { readonly deadline?: Deadline } = {}): Promise<{ readonly body: SitesOverview; readonly maxAgeSeconds: number }> {
-  const locations = [...(await deps.store.listLocations(scope.organizationId))].sort(byId);
+  // The locations the scope may see: its grant's, when it has one (docs/access.md).
+  const locations = [...(await listVisibleLocations(deps.store, scope))].sort(byId);
   const [occupancy, counts] = await Promise.all([liveOf(deps.store, scope, locations, now), countsOf(deps.engine, scope, locations, now, options.deadline)]);
   const body: SitesOverview = {
     at: new Date(now).toISOString(),

@@ -12,7 +12,7 @@ export interface RefreshLogger {
 }
 
 export interface RefreshDeps {
-  readonly store: Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'>;
+  readonly store: Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'> & Partial<Pick<LocationStore, 'getLiveView'>>;
   readonly engine: ReportEngine;
   readonly logger?: RefreshLogger;
   /** Locations refreshed at the same time. @default 8 */
@@ -42,8 +42,8 @@ export interface RefreshSummary {
  * counted by the report engine; groups that are closed (or gone) lose their entry. Idempotent: the
  * same `now` writes the same entries. A failing location is logged and counted and the others go on.
  */
-export async function refreshOccupancy(deps: RefreshDeps, now: number): Promise<RefreshSummary> {
-  const units = await deps.store.listForRefresh();
+export async function refreshOccupancy(deps: RefreshDeps, now: number, only?: readonly LocationKey[]): Promise<RefreshSummary> {
+  const units = only ? await unitsOf(deps.store, only) : await deps.store.listForRefresh();
   const failures: RefreshFailure[] = [];
   let written = 0;
   let deleted = 0;
@@ -68,6 +68,23 @@ export async function refreshOccupancy(deps: RefreshDeps, now: number): Promise<
     entriesDeleted: deleted,
     failures,
   };
+}
+
+/** A location of an organization. */
+export interface LocationKey {
+  readonly organizationId: string;
+  readonly locationId: string;
+}
+
+/**
+ * The refresh units of some locations only (a location just written: its occupancy refreshed at
+ * once rather than at the next period), read one by one; a location that does not exist (deleted
+ * meanwhile) has none.
+ */
+async function unitsOf(store: RefreshDeps['store'], keys: readonly LocationKey[]): Promise<RefreshUnit[]> {
+  if (!store.getLiveView) throw new Error('refreshing some locations only needs the store’s getLiveView');
+  const views = await Promise.all(keys.map((k) => store.getLiveView!(k.organizationId, k.locationId)));
+  return views.flatMap((v) => (v ? [{ location: v.location, sensorGroups: v.sensorGroups, cachedGroupIds: v.occupancy.map((e) => e.sensorGroupId).sort((a, b) => a - b) }] : []));
 }
 
 /** Counts first, then writes: a location whose counting fails keeps its previous entries untouched. */

@@ -1,18 +1,17 @@
+import { createLocation, deleteLocation, getLocation, listLocationChanges, replaceLocation } from './admin-operations';
+import { adminHeaders, adminSchemas } from './admin-schemas';
+import { listIngestClients, registerIngestClient, revokeIngestClient } from './ingest-client-operations';
 import { historySchema, occupancyHistory } from './history-operation';
 import { overviewSchema, sitesOverview } from './overview-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
 import { health, problemsPage } from './public-operations';
 import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
 import { componentSchemas } from './schemas';
+import { listLocations } from './locations-operation';
 
 type Json = Record<string, unknown>;
 
-const L = 'a0000000-0000-4000-8000-00000000000a';
-const location = (id: string, type: string, timezone: string) => ({
-  id, organizationId: L, type, timezone, createdBy: null, updatedBy: null, createdAt: '2024-03-01T09:30:00.000Z', updatedAt: '2024-03-01T09:30:00.000Z',
-});
 const MARCH_1_TO_4 = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' };
-
 
 export interface OpenApiOptions {
   /** Where the problem types are documented. @default DEFAULT_PROBLEM_TYPE_BASE (shared/problem-uri.ts) */
@@ -42,55 +41,40 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     security: [{ bearer: [] }],
     tags: [
       { name: 'locations', description: 'Locations and their live occupancy.' },
+      { name: 'administration', description: 'Managing locations and gateways: the admin role (the Cognito group `admin`; `npm run token -- --role admin` locally).' },
       { name: 'reports', description: 'Reporting queries.' },
       { name: 'ingest', description: 'Documents in: what gateways and the backfill send.' },
       { name: 'operations', description: 'For monitors and load balancers.' },
       { name: 'documentation', description: 'The pages the answers point to.' },
     ],
     paths: {
-      '/locations': { get: listLocations() },
+      '/locations': { get: listLocations(), post: createLocation(problem) },
+      '/locations/{locationId}': { get: getLocation(problem), put: replaceLocation(problem), delete: deleteLocation(problem) },
+      '/locations/{locationId}/changes': { get: listLocationChanges(problem) },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
       '/locations/{locationId}/insights/history': { get: occupancyHistory(problem) },
       '/insights/overview': { get: sitesOverview(problem) },
       '/reports:query': { post: queryReport(problem) },
       '/ingest/{collection}': { post: ingestDocuments(problem) },
+      '/ingest-clients': { post: registerIngestClient(problem), get: listIngestClients(problem) },
+      '/ingest-clients/{clientId}': { delete: revokeIngestClient(problem) },
       '/health': { get: health() },
       '/problems': { get: problemsPage() },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An ID token whose `custom:organizationId` claim names the caller's organization." } },
-      headers: { ...headers, ...ingestHeaders },
-      parameters: { ...parameters, ...ingestParameters },
-      responses: sharedResponses(problem),
-      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, OccupancyHistory: historySchema, SitesOverview: overviewSchema },
-    },
-  };
-}
-
-function listLocations(): Json {
-  return {
-    operationId: 'listLocations',
-    tags: ['locations'],
-    summary: "The caller's organization's locations, ordered by id.",
-    description:
-      'Each location with exactly the fields of the spec. The answer carries a weak ETag: a client that polls sends it back in If-None-Match and gets 304 with no body while the locations are the same.',
-    parameters: [ref('parameters', 'AcceptEncoding'), ref('parameters', 'IfNoneMatch')],
-    responses: {
-      '200': {
-        description: 'Locations',
-        headers: getHeaders(cacheControl('private, no-cache', 'Reuse the answer only after a 304.')),
-        content: {
-          'application/json': {
-            schema: { type: 'array', items: ref('schemas', 'Location') },
-            examples: { twoLocations: { value: [location('berlin-mall', 'shopping-mall', 'Europe/Berlin'), location('nyc-store', 'store', 'America/New_York')] } },
-          },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "An ID token whose `custom:organizationId` claim names the caller's organization; `cognito:groups` holding `admin` makes it an admin's (a viewer's otherwise), and `custom:locations` (ids separated by commas) limits it to those locations (docs/access.md).",
         },
       },
-      '304': ref('responses', 'NotModified'),
-      '401': ref('responses', 'Unauthorized'),
-      '406': ref('responses', 'NotAcceptableJson'),
-      ...common,
-      '503': ref('responses', 'GatewayTimeout'),
+      headers: { ...headers, ...ingestHeaders, ...adminHeaders },
+      parameters: { ...parameters, ...ingestParameters },
+      responses: sharedResponses(problem),
+      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, ...adminSchemas, OccupancyHistory: historySchema, SitesOverview: overviewSchema },
     },
   };
 }
@@ -99,9 +83,9 @@ function liveInsights(problem: ProblemExample): Json {
   return {
     operationId: 'getLiveInsights',
     tags: ['locations'],
-    summary: 'Live occupancy per sensor group (refreshed every 5 minutes).',
+    summary: 'Live occupancy per sensor group (refreshed every 5 minutes), with utilization where a capacity is set.',
     description:
-      'Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes. Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes.',
+      'Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes; a group with a capacity also has `capacity` (its capacity now) and `utilization` (occupancy ÷ capacity, rounded half up to 3 decimals). Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes.',
     parameters: [
       { name: 'locationId', in: 'path', required: true, description: "A location of the caller's organization.", schema: { type: 'string' }, example: 'berlin-mall' },
       { name: 'filter', in: 'query', required: true, description: 'Comma-separated insight kinds. Allowed: occupancy.', schema: { type: 'string' }, example: 'occupancy' },
@@ -116,7 +100,10 @@ function liveInsights(problem: ProblemExample): Json {
           'application/json': {
             schema: ref('schemas', 'LiveInsights'),
             examples: {
-              open: { value: { insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2 }, { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 }] } } },
+              open: {
+                summary: 'Two open groups; the first has a capacity',
+                value: { insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2, capacity: 40, utilization: 0.05 }, { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 }] } },
+              },
               closed: { summary: 'Closed, or no data', value: { insights: { occupancy: [] } } },
             },
           },
@@ -129,7 +116,7 @@ function liveInsights(problem: ProblemExample): Json {
         }),
       }),
       '401': ref('responses', 'Unauthorized'),
-      '404': problemResponse("Unknown location, or another organization's (the same answer).", { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") }),
+      '404': problemResponse("Unknown location, another organization's, or one outside the token's location grant (the same answer).", { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") }),
       '406': ref('responses', 'NotAcceptableJson'),
       ...common,
       '503': ref('responses', 'GatewayTimeout'),
@@ -145,7 +132,7 @@ function queryReport(problem: ProblemExample): Json {
     tags: ['reports'],
     summary: 'Runs a report: filters plus a pipeline of aggregations, as JSON or CSV.',
     description:
-      "The caller's organization's documents only. JSON or CSV by Accept; compressed by Accept-Encoding from 1 KiB on, and the 5.5 MiB ceiling applies to the answer as sent, so a compressed report may be many times larger than a plain one. A long time series may run in slices (`splitInterval`).",
+      "The caller's organization's documents only, and with a location grant its granted locations only. JSON or CSV by Accept; compressed by Accept-Encoding from 1 KiB on, and the 5.5 MiB ceiling applies to the answer as sent, so a compressed report may be many times larger than a plain one. A long time series may run in slices (`splitInterval`).",
     parameters: [ref('parameters', 'AcceptEncoding')],
     requestBody: {
       required: true,
@@ -243,6 +230,15 @@ function queryReport(problem: ProblemExample): Json {
         notJson: problem('malformed-body', 'The body is not valid JSON: Unexpected end of JSON input'),
       }),
       '401': ref('responses', 'Unauthorized'),
+      '403': problemResponse(
+        "`locationIds` names a location outside the token's location grant (`custom:locations`): refused, never narrowed silently. Without `locationIds`, such a token's report covers its granted locations.",
+        {
+          outsideGrant: problem('forbidden', "A location of locationIds is outside this token's grant: /locationIds/0.", {
+            errors: [{ path: '/locationIds/0', message: "'berlin-mall' is not among the locations this token may see" }],
+          }),
+        },
+        { 'WWW-Authenticate': header('WWW-Authenticate') },
+      ),
       '406': problemResponse('Accept is neither application/json nor text/csv.', {
         notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
       }),

@@ -17,7 +17,11 @@ const hourly = {
     occupancy: [
       {
         sensorGroup: { id: 1, name: 'Entrance hall' },
-        buckets: [{ timestamp: '2024-03-31T03:00:00.000Z' }, { timestamp: '2024-03-31T04:00:00.000Z', occupancy: 2, peak: 2 }, { timestamp: '2024-03-31T05:00:00.000Z', occupancy: 1, peak: 1 }],
+        buckets: [
+          { timestamp: '2024-03-31T03:00:00.000Z' },
+          { timestamp: '2024-03-31T04:00:00.000Z', occupancy: 2, peak: 2, capacity: 40, utilization: 0.05, peakUtilization: 0.05 },
+          { timestamp: '2024-03-31T05:00:00.000Z', occupancy: 1, peak: 1, capacity: 40, utilization: 0.025, peakUtilization: 0.025 },
+        ],
       },
       {
         sensorGroup: { id: 3, name: 'Parking' },
@@ -61,6 +65,9 @@ export const historySchema: Json = {
                     timestamp: described('Bucket start (ISO 8601 UTC with milliseconds).', { type: 'string', format: 'date-time' }),
                     occupancy: described('Occupancy at the end of the bucket, or at the closing when the group closed within it.', { type: 'integer', minimum: 0 }),
                     peak: described('The largest occupancy at the 5-minute marks within the bucket (and at a closing within it).', { type: 'integer', minimum: 0 }),
+                    capacity: described("The group's capacity in force at the bucket's last sample (its history: a past bucket keeps the capacity of its time); absent when it had none then.", { type: 'integer', minimum: 1 }),
+                    utilization: described('`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.', { type: 'number', minimum: 0 }),
+                    peakUtilization: described('The largest utilization at the samples of the bucket, each with the capacity in force at it; absent when none had a capacity.', { type: 'number', minimum: 0 }),
                   },
                 }),
               }),
@@ -85,7 +92,7 @@ export function occupancyHistory(problem: ProblemExample): Json {
   return {
     operationId: 'getOccupancyHistory',
     tags: ['locations'],
-    summary: 'Occupancy over time per sensor group: at the end of each bucket and its peak, as JSON or CSV.',
+    summary: 'Occupancy over time per sensor group: at the end of each bucket and its peak, with utilization where a capacity is set, as JSON or CSV.',
     description:
       "From the same counting lines and opening hours as the live value, by the same rule: max(0, ins − outs) since the group's opening. At every 5-minute mark at which a group is open, the history is what the live refresh computes there. A bucket's `occupancy` is the value at its end (or at a closing within it), its `peak` the largest value at the 5-minute marks within it; a bucket in which the group was closed throughout has neither. Buckets are those of the location's time zone overlapping [from, to). JSON or CSV by Accept.",
     parameters: [
@@ -116,9 +123,10 @@ export function occupancyHistory(problem: ProblemExample): Json {
               hourly: {
                 summary: "The same as CSV (RFC 4180, CRLF): one row per group and bucket, each start in UTC and on the location's clock, a closed bucket with empty cells",
                 value:
-                  'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak\r\n' +
-                  '1,Entrance hall,2024-03-31T03:00:00.000Z,2024-03-31T05:00:00+02:00,,\r\n1,Entrance hall,2024-03-31T04:00:00.000Z,2024-03-31T06:00:00+02:00,2,2\r\n1,Entrance hall,2024-03-31T05:00:00.000Z,2024-03-31T07:00:00+02:00,1,1\r\n' +
-                  '3,Parking,2024-03-31T03:00:00.000Z,2024-03-31T05:00:00+02:00,1,1\r\n3,Parking,2024-03-31T04:00:00.000Z,2024-03-31T06:00:00+02:00,1,1\r\n3,Parking,2024-03-31T05:00:00.000Z,2024-03-31T07:00:00+02:00,1,1\r\n',
+                  'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak,capacity,utilization,peakUtilization\r\n' +
+                  '1,Entrance hall,2024-03-31T03:00:00.000Z,2024-03-31T05:00:00+02:00,,,,,\r\n' +
+                  '1,Entrance hall,2024-03-31T04:00:00.000Z,2024-03-31T06:00:00+02:00,2,2,40,0.05,0.05\r\n1,Entrance hall,2024-03-31T05:00:00.000Z,2024-03-31T07:00:00+02:00,1,1,40,0.025,0.025\r\n' +
+                  '3,Parking,2024-03-31T03:00:00.000Z,2024-03-31T05:00:00+02:00,1,1,,,\r\n3,Parking,2024-03-31T04:00:00.000Z,2024-03-31T06:00:00+02:00,1,1,,,\r\n3,Parking,2024-03-31T05:00:00.000Z,2024-03-31T07:00:00+02:00,1,1,,,\r\n',
               },
             },
           },
@@ -129,7 +137,7 @@ export function occupancyHistory(problem: ProblemExample): Json {
         invalidInterval: problem('validation', `/query/interval: ${INVALID_INTERVAL}`, { errors: [{ path: '/query/interval', message: INVALID_INTERVAL }] }),
       }),
       '401': ref('responses', 'Unauthorized'),
-      '404': problemResponse("Unknown location, or another organization's (the same answer).", { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") }),
+      '404': problemResponse("Unknown location, another organization's, or one outside the token's location grant (the same answer).", { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") }),
       '406': problemResponse('Accept is neither application/json nor text/csv.', {
         notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
       }),

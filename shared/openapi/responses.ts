@@ -67,9 +67,9 @@ export const headers: Record<string, Json> = {
   Deprecation: { description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' }, example: '@1795305600' },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' }, example: 5 },
   Allow: {
-    description: 'The methods the path answers (RFC 9110, 10.2.1): `GET, HEAD, OPTIONS` or `POST, OPTIONS`.',
+    description: 'The methods the path answers (RFC 9110, 10.2.1): `GET, POST, HEAD, OPTIONS` for `/locations`, `POST, OPTIONS` for `/reports:query`.',
     schema: { type: 'string' },
-    example: 'GET, HEAD, OPTIONS',
+    example: 'GET, POST, HEAD, OPTIONS',
   },
   'WWW-Authenticate': {
     description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
@@ -120,7 +120,7 @@ export const sharedResponses = (problem: ProblemExample): Record<string, Json> =
   }),
   MethodNotAllowed: problemResponse(
     'The path exists, but not with this method (`DELETE /locations`, `GET /reports:query`): `Allow` and `allowed` list its methods. Every path with GET also answers HEAD, with the headers of GET and no body; every path answers OPTIONS (a CORS preflight among others) 204 with `Allow`, without a token. Deployed, a path behind the JWT authorizer answers 401 first without a valid token.',
-    { deleteLocations: problem('method-not-allowed', '/locations does not answer DELETE; it answers GET, HEAD, OPTIONS.', { allowed: ['GET', 'HEAD', 'OPTIONS'] }) },
+    { deleteLocations: problem('method-not-allowed', '/locations does not answer DELETE; it answers GET, POST, HEAD, OPTIONS.', { allowed: ['GET', 'POST', 'HEAD', 'OPTIONS'] }) },
     { Allow: header('Allow') },
   ),
   MisdirectedRequest: problemResponse(

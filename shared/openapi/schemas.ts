@@ -1,4 +1,6 @@
 import '../report/schema/request';
+import '../locations/schema';
+import '../ingest/machine-clients';
 import { PROBLEM_SLUGS, PROBLEM_TYPES, type ProblemTypeDoc } from '../problem-types';
 import { problemTypeUri } from '../problem-uri';
 import { generatedComponents } from './components';
@@ -65,14 +67,15 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
     Location: {
       type: 'object',
       description: "A location of the caller's organization.",
-      required: ['id', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt'],
+      required: ['id', 'name', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt'],
       properties: {
         id: { type: 'string', description: 'The id of the location, as in `/locations/{locationId}` and in `locationIds` of a report.' },
+        name: { type: 'string', description: 'What people call it (its id, for a location given no name).' },
         organizationId: { type: 'string', format: 'uuid', description: 'The organization the location belongs to (the caller’s).' },
         type: { type: 'string', description: 'What kind of place it is (`shopping-mall`, `store`, …).' },
         timezone: { type: 'string', description: 'The IANA time zone of the location (`Europe/Berlin`): opening hours are in it.' },
-        createdBy: { type: ['string', 'null'], description: 'Who created the location, when known.' },
-        updatedBy: { type: ['string', 'null'], description: 'Who last changed the location, when known.' },
+        createdBy: { type: ['string', 'null'], description: 'Who created the location (the `sub` of their token, or an import’s actor), when known.' },
+        updatedBy: { type: ['string', 'null'], description: 'Who last changed the location (the `sub` of their token, or an import’s actor), when known.' },
         createdAt: { type: 'string', format: 'date-time', description: 'When the location was created.' },
         updatedAt: { type: 'string', format: 'date-time', description: 'When the location was last changed.' },
       },
@@ -100,6 +103,8 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
                     properties: { id: { type: 'integer', description: 'The id of the sensor group within its location.' }, name: { type: 'string', description: 'Its name.' } },
                   },
                   occupancy: { type: 'number', description: 'People in the area now: ins less outs since the group opened today, never below 0.' },
+                  capacity: { type: 'integer', minimum: 1, description: "The group's capacity now, when it has one." },
+                  utilization: { type: 'number', minimum: 0, description: '`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.' },
                 },
               },
             },
@@ -154,6 +159,9 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
   bytes: { type: 'integer' },
   maxBytes: { type: 'integer' },
   timeoutMs: { type: 'integer' },
+  reason: { type: 'string', enum: ['exists', 'deleted'] },
+  deletedAt: { type: 'string', format: 'date-time' },
+  maxGroupChanges: { type: 'integer' },
 };
 
 /** RFC 9457 problem details: `type` one of the documented types, and the extension members of every type. */

@@ -4,6 +4,7 @@ import { AnswerBucketsError, MAX_ANSWER_BUCKETS, resultBuckets } from './bucket-
 import type { EngineResult, ReportEngine, RunOptions, Scope } from '../stores/store';
 import { periodsOf } from './compare/periods';
 import { buildPlan } from './plan/build-plan';
+import { narrowToGrant } from './plan/grant';
 import type { ReportPlan } from './plan/plan';
 import { renderJson } from './render/json';
 import { Pacer } from './pace';
@@ -69,7 +70,7 @@ export async function answerReport(
   mediaType: ReportMediaType,
   options: AnswerOptions = {},
 ): Promise<ReportAnswer> {
-  const plan = buildPlan(body);
+  const plan = narrowToGrant(buildPlan(body), scope);
   const { deadline } = options;
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);

@@ -97,9 +97,14 @@ export interface DocumentWriter {
   write<C extends Collection>(collection: C, documents: readonly DocumentToWrite<C>[]): Promise<WriteOutcome[]>;
 }
 
-/** Whose documents a report may see: always applied by the engine, whatever the body says. */
+/**
+ * Whose documents a report may see: always applied, whatever the body says. The organization by the
+ * engine; the location grant (shared/access/scope.ts) by narrowing the plan's `locationIds` to it
+ * before the engine runs (../report/plan/grant.ts). Undefined `locationIds`: every location.
+ */
 export interface Scope {
   readonly organizationId: string;
+  readonly locationIds?: readonly string[];
 }
 
 /** One engine: compiles a plan (pure) and runs it (I/O). OpenSearch in AWS, DuckDB locally. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   type AppError,
   EngineUnavailableError,
+  LocationsNotGrantedError,
   ForbiddenError,
   HeadersTooLargeError,
   InternalError,
@@ -21,6 +22,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '#shared/errors';
+import { ConflictError, PreconditionFailedError, PreconditionRequiredError, WriteTooLargeError } from '#shared/locations/errors';
 import { problemsHtml, problemsMarkdown } from '#shared/problem-page';
 import { PROBLEM_SLUGS, PROBLEM_TYPES } from '#shared/problem-types';
 import { problemTypeBaseError } from '#shared/problem-uri';
@@ -40,6 +42,11 @@ const EVERY_ERROR: readonly AppError[] = [
   new MalformedBodyError('d'),
   new UnauthorizedError(),
   new ForbiddenError('d', 'ingest'),
+  new LocationsNotGrantedError([{ path: '/locationIds/0', message: 'm' }]),
+  new ConflictError('d', { reason: 'exists' }),
+  new PreconditionFailedError('d'),
+  new PreconditionRequiredError('d'),
+  new WriteTooLargeError(1, 1, 97),
   new NotFoundError('d'),
   new MethodNotAllowedError('DELETE', '/locations', ['GET', 'HEAD', 'OPTIONS']),
   new MisdirectedRequestError('evil.example', ['localhost:3000']),

@@ -21,6 +21,12 @@ export interface MintOptions {
    * Cognito's client-credentials grant issues (`token_use: access`). @default none: a user's ID token
    */
   readonly scopes?: readonly string[];
+  /** The machine client the token is for (its `client_id` claim, as Cognito's client-credentials tokens carry it). @default none */
+  readonly clientId?: string;
+  /** The caller's groups (the role, docs/access.md), in the claim `groups.claimName`, as Cognito lists them. @default none: a viewer */
+  readonly groups?: { readonly claimName: string; readonly names: readonly string[] };
+  /** The location grant, in the claim `locations.claimName`, ids separated by commas as a Cognito attribute holds them. @default none: every location */
+  readonly locations?: { readonly claimName: string; readonly ids: readonly string[] };
   /** @default the current time */
   readonly now?: Date;
 }
@@ -30,7 +36,12 @@ export async function mintDevToken(key: DevKey, options: MintOptions): Promise<s
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const scopes = options.scopes ?? [];
   const claims = scopes.length > 0 ? { token_use: 'access', scope: scopes.join(' ') } : { token_use: 'id' };
-  return new SignJWT({ [options.claimName]: options.organizationId, ...claims })
+  const access = {
+    ...(options.clientId ? { client_id: options.clientId } : {}),
+    ...(options.groups && options.groups.names.length > 0 ? { [options.groups.claimName]: [...options.groups.names] } : {}),
+    ...(options.locations ? { [options.locations.claimName]: options.locations.ids.join(',') } : {}),
+  };
+  return new SignJWT({ [options.claimName]: options.organizationId, ...claims, ...access })
     .setProtectedHeader({ alg: DEV_KEY_ALG, kid: key.kid, typ: 'JWT' })
     .setIssuer(DEV_ISSUER)
     .setAudience(DEV_AUDIENCE)

@@ -13,6 +13,11 @@ export function weakEtag(body: string): string {
   return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 }
 
+function headerOf(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+  const key = Object.keys(headers ?? {}).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : String(headers![key]);
+}
+
 /** What a 304 keeps of the 200 it stands for: RFC 9110, 15.4.5 (Content-Type is representation metadata). */
 const DROPPED_ON_304 = new Set(['content-type', 'content-length', 'content-encoding']);
 
@@ -29,8 +34,9 @@ export function conditionalGet(): middy.MiddlewareObj<APIGatewayProxyEventV2, AP
     after: async (request) => {
       const response = request.response;
       if (typeof response !== 'object' || response === null || response.statusCode !== 200 || typeof response.body !== 'string') return;
-      const etag = weakEtag(response.body);
-      const headers = { ...response.headers, ETag: etag };
+      // An ETag the handler set (a strong one naming a revision, ./preconditions.ts) is kept.
+      const etag = headerOf(response.headers, 'etag') ?? weakEtag(response.body);
+      const headers = { ...Object.fromEntries(Object.entries(response.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'etag')), ETag: etag };
       // Only If-None-Match is handed over: `fresh` answers "stale" to any request with
       // `Cache-Control: no-cache`, which fetch (undici, browsers) adds to every request carrying
       // If-None-Match; that directive is for caches (RFC 9111 §5.2.1.4), while the origin evaluates

@@ -124,6 +124,10 @@ export function contentEncoding(): middy.MiddlewareObj<APIGatewayProxyEventV2, A
       response.headers = headers;
       const coding = context.responseCoding;
       if (!coding?.coding || typeof response.body !== 'string' || response.isBase64Encoded || headerName(headers, 'Content-Encoding') in headers) return;
+      // A strong ETag names one representation (RFC 9110, 8.8.3): a compressed body would be another.
+      // Such answers (a location and its revision, ./preconditions.ts) go as they are.
+      const etag = headers[headerName(headers, 'ETag')];
+      if (typeof etag === 'string' && !etag.startsWith('W/')) return;
       const encoded = await coding.encode(response.body);
       if (!encoded) return;
       response.body = encoded.toString('base64');

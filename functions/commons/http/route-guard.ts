@@ -22,11 +22,9 @@ const PATTERNS = ROUTES.map((route) => ({ route, regex: routePattern(route.path)
 export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
   return {
     before: async ({ event }) => {
-      const path = decodedPath(event.rawPath ?? '');
+      const { here, own } = routesOf(event);
       const method = methodOf(event);
-      const here = PATTERNS.filter((p) => p.regex.test(path)).map((p) => p.route);
       const allowed = allowedMethods(here);
-      const own = here.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
       if (here.length > 0 && method === 'OPTIONS') {
         const id = requestIdOf(event);
         return { statusCode: 204, headers: { Allow: allowed.join(', '), ...SECURITY_HEADERS, ...(id === undefined ? {} : { [REQUEST_ID_HEADER]: id }) } };
@@ -35,6 +33,23 @@ export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGa
       if (own?.handler !== handler) throw new NotFoundError(`There is no route for ${event.rawPath}; the OpenAPI document lists the routes.`);
     },
   };
+}
+
+/** The routes of the request's path, and the one of its method (HEAD: the GET route). */
+function routesOf(event: APIGatewayProxyEventV2): { readonly here: readonly Route[]; readonly own: Route | undefined } {
+  const path = decodedPath(event.rawPath ?? '');
+  const method = methodOf(event);
+  const here = PATTERNS.filter((p) => p.regex.test(path)).map((p) => p.route);
+  return { here, own: here.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET')) };
+}
+
+/**
+ * The route of a request, as the route guard matched it: `GET /locations/{locationId}` for a GET or
+ * a HEAD of `/locations/x`. A function serving a route family (./route-family.ts) dispatches on it.
+ */
+export function routeKeyOf(event: APIGatewayProxyEventV2): string | undefined {
+  const { own } = routesOf(event);
+  return own && `${own.method} ${own.path}`;
 }
 
 /**

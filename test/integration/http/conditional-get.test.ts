@@ -94,7 +94,7 @@ describe('a long answer', () => {
     // 60 locations of about 200 bytes each: over the 1 KiB threshold.
     const at = '2024-05-01T00:00:00.000Z';
     const many: Location[] = Array.from({ length: 60 }, (_, i) => ({
-      id: `site-${String(i).padStart(2, '0')}`, organizationId: ORG_A, type: 'store', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: at, updatedAt: at,
+      id: `site-${String(i).padStart(2, '0')}`, name: `Site ${i}`, organizationId: ORG_A, type: 'store', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: at, updatedAt: at,
     }));
     const handler = createListLocationsHandler({ store: () => ({ listLocations: async () => many }) });
     const plain = await invoke(handler, { method: 'GET', path: '/locations' });

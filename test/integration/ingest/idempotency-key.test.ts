@@ -49,6 +49,7 @@ const TABLES: readonly { name: string; open(): Promise<{ table: ItemTable; drop(
 
 const location = (organizationId: string, id: string): Location => ({
   id,
+  name: id,
   organizationId,
   type: 'mall',
   timezone: 'UTC',

@@ -63,6 +63,7 @@ const STORES: readonly { name: string; open(): Promise<Store> }[] = [
 
 const location = (organizationId: string, id: string): Location => ({
   id,
+  name: id,
   organizationId,
   type: 'mall',
   timezone: 'UTC',

@@ -15,7 +15,8 @@ import { INGEST_SCOPE, organizationClaim } from '#commons/http/identity';
 let service: LocalService;
 
 beforeAll(async () => {
-  service = await startLocalService();
+  // The onboarding walk (docs/onboarding.md) waits for a refresh: every 5 seconds, as it says.
+  service = await startLocalService({}, ['--refresh-seconds', '5']);
 });
 
 afterAll(() => service?.stop());
@@ -30,22 +31,25 @@ function printedCurls(): string[] {
 }
 
 describe('npm start', () => {
-  test('seeds a fresh data folder and prints a token and four curl examples', () => {
+  test('seeds a fresh data folder and prints an admin token and five curl examples', () => {
     const output = service.output();
     expect(output).toMatch(/First start: seeding 30 days of data for 3 locations… \d+ movement events/);
     expect(output).toMatch(/export TOKEN=[\w-]+\.[\w-]+\.[\w-]+/);
-    expect(printedCurls()).toHaveLength(4);
+    expect(printedCurls()).toHaveLength(5);
   });
 
   test('answers each printed curl command as printed', () => {
     const { token } = service;
-    const [locations, live, history, report] = printedCurls().map((cmd) =>
+    const [locations, location, live, history, report] = printedCurls().map((cmd) =>
       execFileSync('bash', ['-c', `${cmd} -w '\\n%{http_code}'`], { env: { ...process.env, TOKEN: token } }).toString(),
     );
     const split = (r = '') => ({ status: r.slice(r.lastIndexOf('\n') + 1), body: r.slice(0, r.lastIndexOf('\n')) });
 
     expect(split(locations).status).toBe('200');
-    expect(JSON.parse(split(locations).body).map((l: { id: string }) => l.id)).toEqual(['berlin-mall', 'nyc-garage', 'tokyo-station']);
+    expect(JSON.parse(split(locations).body).map((l: { id: string; name: string }) => [l.id, l.name])).toEqual([['berlin-mall', 'Berlin Mall'], ['nyc-garage', 'NYC Garage'], ['tokyo-station', 'Tokyo Station']]);
+
+    expect(split(location).status).toBe('200');
+    expect(JSON.parse(split(location).body).sensorGroups.map((g: { name: string; capacity: number }) => [g.name, g.capacity])).toEqual([['Main entrance', 120], ['Parking deck', 40]]);
 
     expect(split(live).status).toBe('200');
     expect(JSON.parse(split(live).body)).toEqual({ insights: { occupancy: expect.any(Array) } });
@@ -65,10 +69,10 @@ describe('npm start', () => {
 
   test('answers the examples the README and docs/local.md mark as runnable on it, with data', () => {
     const root = join(__dirname, '../../..');
-    const blocks = ['README.md', 'docs/local.md'].flatMap((file) =>
+    const blocks = ['README.md', 'docs/local.md', 'docs/onboarding.md'].flatMap((file) =>
       [...readFileSync(join(root, file), 'utf8').matchAll(/<!-- runs on npm start -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({ file, script: m[1]! })),
     );
-    expect(blocks.map((b) => b.file)).toEqual(['README.md', 'docs/local.md']);
+    expect(blocks.map((b) => b.file)).toEqual(['README.md', 'docs/local.md', 'docs/onboarding.md']);
     for (const { file, script } of blocks) {
       // As a user runs it: the token the banner printed, this server's port; curl fails on an HTTP error.
       const runnable = script
@@ -80,6 +84,8 @@ describe('npm start', () => {
       const out = execFileSync('bash', ['-euo', 'pipefail', '-c', runnable], { env: { ...process.env, TOKEN: service.token } }).toString();
       // Every answer has data: no empty JSON array or object, and the report of days has rows.
       expect({ file, empty: /^\s*(\[\]|\{\})\s*$/m.test(out), length: out.length > 0 }).toEqual({ file, empty: false, length: true });
+      // The onboarding walk ends with the new site's utilization: 5 in, 1 out, of 20.
+      if (file === 'docs/onboarding.md') expect(out).toContain('{"insights":{"occupancy":[{"sensorGroup":{"id":1,"name":"Shop floor"},"occupancy":4,"capacity":20,"utilization":0.2}]}}');
     }
     const [readme] = blocks;
     const rows = JSON.parse(execFileSync('bash', ['-euo', 'pipefail', '-c', readme!.script.replaceAll('http://localhost:3000', service.url)], { env: { ...process.env, TOKEN: service.token } }).toString()) as Record<string, unknown>[];

@@ -24,19 +24,26 @@ test("lists only the caller's organization's locations, ordered by id, in the sp
   expect(response.headers['content-type']).toBe('application/json');
   const common = { organizationId: ORG_A, createdBy: null, updatedBy: null, createdAt: '2024-05-01T08:00:00.000Z', updatedAt: '2024-05-01T08:00:00.000Z' };
   expect(response.json()).toEqual([
-    { id: 'berlin-mall', type: 'shopping-mall', timezone: 'Europe/Berlin', ...common },
-    { id: 'nyc-store', type: 'store', timezone: 'America/New_York', ...common },
+    { id: 'berlin-mall', name: 'berlin-mall', type: 'shopping-mall', timezone: 'Europe/Berlin', ...common },
+    { id: 'nyc-store', name: 'nyc-store', type: 'store', timezone: 'America/New_York', ...common },
   ]);
 });
 
-test('answers every location with exactly the spec fields in the spec order', async () => {
+test('answers every location with the spec fields in the spec order, and its name after the id', async () => {
   const [first] = (await list(ORG_A)).json<Record<string, unknown>[]>();
-  expect(Object.keys(first ?? {})).toEqual(['id', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt']);
+  expect(Object.keys(first ?? {})).toEqual(['id', 'name', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt']);
 });
 
 test("never shows one organization another's location, even one with the same id", async () => {
   const response = await list(ORG_B);
   expect(response.json()).toEqual([expect.objectContaining({ id: 'berlin-mall', organizationId: ORG_B, type: 'office' })]);
+});
+
+test('answers a token limited to some locations those only, and a token limited to none nothing', async () => {
+  const handler = createListLocationsHandler({ store: () => table.store });
+  const scoped = await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, locations: ['nyc-store', 'elsewhere'] });
+  expect(scoped.json<{ id: string }[]>().map((l) => l.id)).toEqual(['nyc-store']);
+  expect((await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, locations: [] })).json()).toEqual([]);
 });
 
 test('answers an organization without locations with an empty array', async () => {

@@ -43,7 +43,7 @@ describe('npm run erase-organization on a data folder', () => {
       code: DRY_RUN_EXIT,
       lines: [
         'would delete documents: 2 movementEvents, 0 parkingLotStats, 0 parkingEvents',
-        'would delete items: 0 locations, 0 sensor groups, 0 occupancy entries, 1 machine clients, 0 idempotency records',
+        'would delete items: 0 locations, 0 sensor groups, 0 occupancy entries, 1 machine clients, 0 idempotency records, 0 change log entries, 0 deletion records',
         'would delete machine client client-a (gw)',
         expect.stringContaining('their Cognito app clients remain'),
         'nothing was deleted: run again with --yes to delete',
@@ -51,11 +51,11 @@ describe('npm run erase-organization on a data folder', () => {
     });
     expect((await run('--yes')).lines.slice(0, 2)).toEqual([
       'deleted documents: 2 movementEvents, 0 parkingLotStats, 0 parkingEvents',
-      'deleted items: 0 locations, 0 sensor groups, 0 occupancy entries, 1 machine clients, 0 idempotency records',
+      'deleted items: 0 locations, 0 sensor groups, 0 occupancy entries, 1 machine clients, 0 idempotency records, 0 change log entries, 0 deletion records',
     ]);
     expect(await run('--yes')).toEqual({
       code: 0,
-      lines: ['deleted documents: 0 movementEvents, 0 parkingLotStats, 0 parkingEvents', 'deleted items: 0 locations, 0 sensor groups, 0 occupancy entries, 0 machine clients, 0 idempotency records'],
+      lines: ['deleted documents: 0 movementEvents, 0 parkingLotStats, 0 parkingEvents', 'deleted items: 0 locations, 0 sensor groups, 0 occupancy entries, 0 machine clients, 0 idempotency records, 0 change log entries, 0 deletion records'],
     });
     // Org B's event and client are still there.
     const other = await eraseOrganizationCli(['node', 'erase-organization', '--org', ORG_B, '--data-dir', dir], { log: () => undefined, error: () => undefined }, {});

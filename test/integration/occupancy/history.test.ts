@@ -26,7 +26,7 @@ const offMarks = (['2024-06-03T08:01:00Z', '2024-06-03T08:04:00Z', '2024-06-03T0
   crossedPaths: [{ id: 'door', start: i === 3 ? 'A' : 'B', end: i === 3 ? 'B' : 'A' }],
 }));
 const shop = {
-  location: { id: 'shop', organizationId: ORG_A, type: 'store', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' },
+  location: { id: 'shop', name: 'Shop', organizationId: ORG_A, type: 'store', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' },
   sensorGroups: [{ id: 1, name: 'Shop', lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'A' as const }], openingHours: { monday: [{ open: '08:03', close: '08:12' }] } }],
 };
 const events = [...springEuEvents, ...springUsEvents, ...offMarks];
@@ -113,17 +113,18 @@ describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
 
   test('answers CSV by Accept: one row per group and 15-minute bucket, closed buckets empty', async () => {
     // New York opens 08:00 EDT = 12:00Z on the US spring-forward day; n2 at 12:10 in, n3 at 12:40 in.
-    // localTime: the same starts on New York's wall clock, EDT (-04:00) since 07:00Z that day.
+    // localTime: the same starts on New York's wall clock, EDT (-04:00) since 07:00Z that day. The group
+    // has no capacity: capacity, utilization and peakUtilization are empty.
     const response = await history(engines[name], 'nyc-store', { from: '2024-03-10T11:30:00Z', to: '2024-03-10T13:00:00Z' }, { accept: 'text/csv' });
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.body).toBe(
-      'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak\r\n' +
-        '7,Store,2024-03-10T11:30:00.000Z,2024-03-10T07:30:00-04:00,,\r\n' +
-        '7,Store,2024-03-10T11:45:00.000Z,2024-03-10T07:45:00-04:00,,\r\n' +
-        '7,Store,2024-03-10T12:00:00.000Z,2024-03-10T08:00:00-04:00,1,1\r\n' +
-        '7,Store,2024-03-10T12:15:00.000Z,2024-03-10T08:15:00-04:00,1,1\r\n' +
-        '7,Store,2024-03-10T12:30:00.000Z,2024-03-10T08:30:00-04:00,2,2\r\n' +
-        '7,Store,2024-03-10T12:45:00.000Z,2024-03-10T08:45:00-04:00,2,2\r\n',
+      'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak,capacity,utilization,peakUtilization\r\n' +
+        '7,Store,2024-03-10T11:30:00.000Z,2024-03-10T07:30:00-04:00,,,,,\r\n' +
+        '7,Store,2024-03-10T11:45:00.000Z,2024-03-10T07:45:00-04:00,,,,,\r\n' +
+        '7,Store,2024-03-10T12:00:00.000Z,2024-03-10T08:00:00-04:00,1,1,,,\r\n' +
+        '7,Store,2024-03-10T12:15:00.000Z,2024-03-10T08:15:00-04:00,1,1,,,\r\n' +
+        '7,Store,2024-03-10T12:30:00.000Z,2024-03-10T08:30:00-04:00,2,2,,,\r\n' +
+        '7,Store,2024-03-10T12:45:00.000Z,2024-03-10T08:45:00-04:00,2,2,,,\r\n',
     );
   });
 

@@ -147,3 +147,85 @@ async function runSync(machine: LocalStateMachine, input: string): Promise<{ sta
     return { status: 'FAILED', error: failed.name, cause: failed.message, startDate, stopDate: Date.now() / 1000 };
   }
 }
+
+/** An asynchronous invocation the Lambda stand-in answered, and how the function's run ended. */
+export interface AsyncInvocation {
+  readonly functionName: string;
+  readonly payload: unknown;
+  /** Settles when the function's run has ended (as Lambda runs an Event invocation after answering 202). */
+  readonly done: Promise<unknown>;
+}
+
+export interface LambdaEndpoint extends LocalEndpoint {
+  readonly invocations: AsyncInvocation[];
+}
+
+/**
+ * Lambda's Invoke (REST, `POST /2015-03-31/functions/<name>/invocations`) with `InvocationType:
+ * Event` only, as the locations function calls it: answered 202 at once, the function's asset run
+ * afterwards through `run`.
+ */
+export async function startLambdaInvoke(run: (functionName: string, payload: unknown) => Promise<unknown>): Promise<LambdaEndpoint> {
+  const invocations: AsyncInvocation[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const name = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? '')?.[1];
+      if (!name || req.headers['x-amz-invocation-type'] !== 'Event') {
+        res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidRequestContentException' });
+        return res.end(JSON.stringify({ message: `not served here: ${req.method} ${req.url} ${String(req.headers['x-amz-invocation-type'])}` }));
+      }
+      const functionName = decodeURIComponent(name);
+      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
+      invocations.push({ functionName, payload, done: run(functionName, payload).catch((e: unknown) => e) });
+      res.writeHead(202, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' });
+      res.end('');
+    });
+  });
+  const port = await listen(server);
+  return { url: `http://lambda.${LOCAL_DOMAIN}:${port}`, invocations, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+export interface CognitoControlPlane extends LocalEndpoint {
+  /** App clients created and not deleted, by client id: their name and secret. */
+  readonly clients: Map<string, { readonly name: string; readonly secret: string; readonly userPoolId: string }>;
+  readonly deleted: string[];
+}
+
+/**
+ * Cognito's control plane (JSON 1.1) for the two calls the ingest-clients function makes,
+ * CreateUserPoolClient and DeleteUserPoolClient: the one AWS API of that function that cannot run
+ * here. Its token side is ./cognito.ts.
+ */
+export async function startCognitoControlPlane(): Promise<CognitoControlPlane> {
+  const clients = new Map<string, { name: string; secret: string; userPoolId: string }>();
+  const deleted: string[] = [];
+  let counter = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const answer = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(JSON.stringify(body));
+      };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { UserPoolId: string; ClientName?: string; ClientId?: string; AllowedOAuthScopes?: string[] };
+      const target = req.headers['x-amz-target'];
+      if (target === 'AWSCognitoIdentityProviderService.CreateUserPoolClient') {
+        const ClientId = `stackclient${++counter}`;
+        const ClientSecret = `secret-${counter}`;
+        clients.set(ClientId, { name: body.ClientName ?? '', secret: ClientSecret, userPoolId: body.UserPoolId });
+        return answer(200, { UserPoolClient: { ClientId, ClientSecret, ClientName: body.ClientName, UserPoolId: body.UserPoolId, AllowedOAuthScopes: body.AllowedOAuthScopes } });
+      }
+      if (target === 'AWSCognitoIdentityProviderService.DeleteUserPoolClient') {
+        if (!clients.delete(body.ClientId ?? '')) return answer(400, { __type: 'ResourceNotFoundException', message: 'User pool client does not exist.' });
+        deleted.push(body.ClientId!);
+        return answer(200, {});
+      }
+      return answer(400, { __type: 'UnknownOperationException', message: `not served here: ${String(target)}` });
+    });
+  });
+  const port = await listen(server);
+  return { url: `http://cognito-idp.${LOCAL_DOMAIN}:${port}`, clients, deleted, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

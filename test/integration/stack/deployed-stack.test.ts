@@ -13,7 +13,17 @@ import { ingestCli } from '../../../bin/ingest-cli';
 import { ensureLambdaNode, LAMBDA_NODE_MAJOR } from '../../setup/lambda-node';
 import { testClient } from '../support/opensearch';
 import { type CloudAssembly, idsOf, type Json, Resolver, type Resource, synthesizeApp } from './assembly';
-import { startStepFunctions, startTlsFront, type StepFunctionsEndpoint, type TlsFront } from './aws-endpoints';
+import {
+  type CognitoControlPlane,
+  type LambdaEndpoint,
+  startCognitoControlPlane,
+  startLambdaInvoke,
+  startStepFunctions,
+  startTlsFront,
+  type StepFunctionsEndpoint,
+  type TlsFront,
+} from './aws-endpoints';
+import { administrationTests } from './administration';
 import { HttpApi } from './http-api';
 import { type LocalIssuer, startLocalIssuer } from './cognito';
 import { machineClientTests } from './machine-clients';
@@ -103,6 +113,8 @@ let api: HttpApi;
 let tls: TlsFront;
 let cognitoIssuer: LocalIssuer;
 let stepFunctions: StepFunctionsEndpoint;
+let lambdaInvoke: LambdaEndpoint;
+let cognitoControl: CognitoControlPlane;
 let xray: Socket;
 const traces: string[] = [];
 const functions = new Map<string, LambdaFunction>();
@@ -116,11 +128,28 @@ const fn = (id: string): LambdaFunction => {
 };
 const props = (id: string): Json => assembly.resources[id]!.Properties;
 const claimOf = (functionId: string) => String((props(functionId).Environment as { Variables: Json }).Variables.ORGANIZATION_CLAIM);
+/** Who calls: the token's groups (as API Gateway hands an array over: `[admin]`), subject and location grant. */
+interface Caller {
+  readonly org?: string;
+  readonly groups?: readonly string[];
+  readonly sub?: string;
+  readonly locations?: readonly string[];
+}
+
 /** A request through the API as a user of `org` (after API Gateway verified the token). */
-const call = (method: string, path: string, options: { body?: string; headers?: Record<string, string>; query?: Record<string, string>; org?: string } = {}) => {
+const call = (method: string, path: string, options: { body?: string; headers?: Record<string, string>; query?: Record<string, string> } & Caller = {}) => {
   const route = api.routes.find((r) => r.method === method && new RegExp(`^${r.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
-  const claims: Record<string, string> = route ? { sub: 'user-1', [claimOf(route.functionId)]: options.org ?? ORG, token_use: 'id' } : {};
-  return api.request({ method, path, claims, ...options });
+  const { org, groups, sub, locations, ...request } = options;
+  const claims: Record<string, string> = route
+    ? {
+        sub: sub ?? 'user-1',
+        [claimOf(route.functionId)]: org ?? ORG,
+        token_use: 'id',
+        ...(groups ? { 'cognito:groups': `[${groups.join(' ')}]` } : {}),
+        ...(locations ? { 'custom:locations': locations.join(',') } : {}),
+      }
+    : {};
+  return api.request({ method, path, claims, ...request });
 };
 
 /** What each reference in the template stands for here. */
@@ -144,6 +173,9 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
     case 'AWS::Cognito::UserPool':
       // ProviderURL is the issuer of the pool's tokens (https://cognito-idp.<region>.amazonaws.com/<id>): here, the local one.
       return attribute === 'ProviderURL' ? cognitoIssuer.issuer : attribute ? undefined : USER_POOL_ID;
+    case 'AWS::Cognito::UserPoolDomain':
+      // Its Ref is the domain prefix; machine clients' token endpoint is `https://<prefix>.auth.<region>.amazoncognito.com/oauth2/token`.
+      return attribute ? undefined : 'stack-test';
     case 'AWS::Cognito::UserPoolClient':
     case 'AWS::ApiGatewayV2::Integration':
     case 'AWS::ApiGatewayV2::Authorizer':
@@ -154,7 +186,7 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
 }
 
 /** The environment Lambda gives a function: the template's variables, resolved, plus the runtime's own. */
-function lambdaEnvironment(id: string, endpoints: { sfn: string; caFile: string; xray: string }): Record<string, string> {
+function lambdaEnvironment(id: string, endpoints: { sfn: string; lambda: string; cognito: string; caFile: string; xray: string }): Record<string, string> {
   const p = props(id);
   const variables = Object.fromEntries(Object.entries((p.Environment as { Variables?: Json } | undefined)?.Variables ?? {}).map(([k, v]) => [k, resolver.text(v)]));
   return {
@@ -178,6 +210,8 @@ function lambdaEnvironment(id: string, endpoints: { sfn: string; caFile: string;
     // The test's stand-ins for AWS endpoints: the SDK's own endpoint variables and a trusted CA.
     AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT!,
     AWS_ENDPOINT_URL_SFN: endpoints.sfn,
+    AWS_ENDPOINT_URL_LAMBDA: endpoints.lambda,
+    AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: endpoints.cognito,
     NODE_EXTRA_CA_CERTS: endpoints.caFile,
   };
 }
@@ -239,7 +273,10 @@ beforeAll(async () => {
       invoke: (functionArn, input) => fn(functionIdOfArn(functionArn)).invoke(input),
     },
   ]);
-  const endpoints = { sfn: stepFunctions.url, caFile, xray: `127.0.0.1:${xray.address().port}` };
+  // The locations function invokes the refresh function asynchronously; the ingest-clients function creates app clients.
+  lambdaInvoke = await startLambdaInvoke((name, payload) => fn(name).invoke(payload));
+  cognitoControl = await startCognitoControlPlane();
+  const endpoints = { sfn: stepFunctions.url, lambda: lambdaInvoke.url, cognito: cognitoControl.url, caFile, xray: `127.0.0.1:${xray.address().port}` };
   for (const id of serviceFunctionIds()) {
     const p = props(id);
     functions.set(id, new LambdaFunction({ name: id, codeDir: assembly.assetDirOf(id), handler: String(p.Handler), environment: lambdaEnvironment(id, endpoints), timeoutSeconds: Number(p.Timeout ?? 3), arn: resolver.text({ 'Fn::GetAtt': [id, 'Arn'] }), nodePath }));
@@ -251,7 +288,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...functions.values()].map((f) => f.stop()));
   rmSync(join(tmpdir(), `stack-ca-${process.pid}.pem`), { force: true });
-  await Promise.all([tls?.close(), cognitoIssuer?.close(), stepFunctions?.close(), new Promise<void>((r) => (xray ? xray.close(() => r()) : r()))]);
+  await Promise.all([tls?.close(), cognitoIssuer?.close(), stepFunctions?.close(), lambdaInvoke?.close(), cognitoControl?.close(), new Promise<void>((r) => (xray ? xray.close(() => r()) : r()))]);
   await dynamo.send(new DeleteTableCommand({ TableName: TABLE })).catch(() => undefined);
   await openSearch.indices.delete({ index: `${PREFIX}*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
   await openSearch.indices.deleteIndexTemplate({ name: `${PREFIX}*` }).catch(() => undefined);
@@ -270,7 +307,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(16);
+    expect(serviceFunctionIds()).toHaveLength(18);
     for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
@@ -290,39 +327,55 @@ describe('the cloud assembly', () => {
     const handlersIn = (id: string) =>
       (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(16);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(18);
   });
 
-  it('routes the three endpoints of the spec behind the JWT authorizer and /health, /problems and OPTIONS without one, with payload format 2.0', () => {
+  it('routes the endpoints of the spec and the administration API behind the JWT authorizer and /health, /problems and OPTIONS without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
     const open = ['GET /health', 'GET /problems', 'ANY /health', 'ANY /problems', ...api.routes.filter((r) => r.method === 'OPTIONS').map((r) => r.routeKey)];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
       // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
       ['ANY /health', 'NONE', '2.0'],
+      ['ANY /ingest-clients', 'JWT', '2.0'],
+      ['ANY /ingest-clients/{clientId}', 'JWT', '2.0'],
       ['ANY /ingest/{collection}', 'CUSTOM', '2.0'],
       ['ANY /insights/overview', 'JWT', '2.0'],
       ['ANY /locations', 'JWT', '2.0'],
+      ['ANY /locations/{locationId}', 'JWT', '2.0'],
+      ['ANY /locations/{locationId}/changes', 'JWT', '2.0'],
       ['ANY /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['ANY /problems', 'NONE', '2.0'],
       ['ANY /{segment1}', 'JWT', '2.0'],
+      ['DELETE /ingest-clients/{clientId}', 'JWT', '2.0'],
+      ['DELETE /locations/{locationId}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
+      ['GET /ingest-clients', 'JWT', '2.0'],
       ['GET /insights/overview', 'JWT', '2.0'],
       ['GET /locations', 'JWT', '2.0'],
+      ['GET /locations/{locationId}', 'JWT', '2.0'],
+      ['GET /locations/{locationId}/changes', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
       // One OPTIONS route per path without a token: a CORS preflight carries none.
       ['OPTIONS /health', 'NONE', '2.0'],
+      ['OPTIONS /ingest-clients', 'NONE', '2.0'],
+      ['OPTIONS /ingest-clients/{clientId}', 'NONE', '2.0'],
       ['OPTIONS /ingest/{collection}', 'NONE', '2.0'],
       ['OPTIONS /insights/overview', 'NONE', '2.0'],
       ['OPTIONS /locations', 'NONE', '2.0'],
+      ['OPTIONS /locations/{locationId}', 'NONE', '2.0'],
+      ['OPTIONS /locations/{locationId}/changes', 'NONE', '2.0'],
       ['OPTIONS /locations/{locationId}/insights/history', 'NONE', '2.0'],
       ['OPTIONS /locations/{locationId}/insights/live', 'NONE', '2.0'],
       ['OPTIONS /problems', 'NONE', '2.0'],
       ['OPTIONS /{segment1}', 'NONE', '2.0'],
+      ['POST /ingest-clients', 'JWT', '2.0'],
       ['POST /ingest/{collection}', 'CUSTOM', '2.0'],
+      ['POST /locations', 'JWT', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
+      ['PUT /locations/{locationId}', 'JWT', '2.0'],
     ]);
     for (const route of api.routes.filter((r) => !open.includes(r.routeKey))) expect((route.authorizer ?? route.lambdaAuthorizer)?.identitySource).toEqual(['$request.header.Authorization']);
     for (const key of open) expect(api.routes.find((r) => r.routeKey === key)?.authorizer).toBeUndefined();
@@ -382,7 +435,7 @@ describe('the deployed service, run from its assets', () => {
     expect(response.headers['content-type']).toBe('application/json');
     const [hall, ...rest] = JSON.parse(response.body) as Json[];
     expect(rest).toEqual([]);
-    expect(hall).toEqual({ id: 'hall', organizationId: ORG, type: 'venue', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updatedAt: hall!.createdAt });
+    expect(hall).toEqual({ id: 'hall', name: 'hall', organizationId: ORG, type: 'venue', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updatedAt: hall!.createdAt });
   });
 
   it('answers live occupancy after the EventBridge rule\'s target ran: 3 in, 1 out', async () => {
@@ -430,7 +483,7 @@ describe('the deployed service, run from its assets', () => {
       },
     });
     const csv = await call('GET', '/locations/hall/insights/history', { query: { ...query, interval: '30m', from: '2025-03-03T09:00:00Z', to: '2025-03-03T10:00:00Z' }, headers: { accept: 'text/csv' } });
-    expect([csv.status, csv.body]).toEqual([200, 'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak\r\n1,Hall,2025-03-03T09:00:00.000Z,2025-03-03T09:00:00+00:00,1,1\r\n1,Hall,2025-03-03T09:30:00.000Z,2025-03-03T09:30:00+00:00,0,0\r\n']);
+    expect([csv.status, csv.body]).toEqual([200, 'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak,capacity,utilization,peakUtilization\r\n1,Hall,2025-03-03T09:00:00.000Z,2025-03-03T09:00:00+00:00,1,1,,,\r\n1,Hall,2025-03-03T09:30:00.000Z,2025-03-03T09:30:00+00:00,0,0,,,\r\n']);
     expect((await call('GET', '/locations/elsewhere/insights/history', { query })).status).toBe(404);
   });
 
@@ -477,7 +530,7 @@ describe('the deployed service, run from its assets', () => {
     expect(response.headers['x-request-id']).toBe(response.requestId);
     expect((JSON.parse(response.body) as Json).requestId).toBe(response.requestId);
     // The function's log line of the refusal carries API Gateway's request id as its correlation id.
-    const logged = fn(api.routes.find((r) => r.method === 'POST')!.functionId).logs.filter((l) => l.includes('request refused'));
+    const logged = fn(api.routes.find((r) => r.routeKey === 'POST /{segment1}')!.functionId).logs.filter((l) => l.includes('request refused'));
     expect(logged.some((l) => l.includes(`"correlation_id":"${response.requestId}"`))).toBe(true);
   });
 
@@ -537,7 +590,7 @@ describe('the deployed service, run from its assets', () => {
       api.request({ method: 'OPTIONS', path: '/locations', claims: {}, headers: { ...preflight, 'access-control-request-method': 'GET' } }),
     ]);
     expect([report.status, report.headers.allow, report.body, report.headers['x-request-id']]).toEqual([204, 'POST, OPTIONS', '', report.requestId]);
-    expect([locations.status, locations.headers.allow]).toEqual([204, 'GET, HEAD, OPTIONS']);
+    expect([locations.status, locations.headers.allow]).toEqual([204, 'GET, POST, HEAD, OPTIONS']);
   });
 
   it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {
@@ -547,7 +600,8 @@ describe('the deployed service, run from its assets', () => {
     expect([other.status, other.headers['content-type'], (JSON.parse(other.body) as Json).status]).toEqual([404, 'application/problem+json', 404]);
   });
 
-  machineClientTests({
+  /** The stack as the machine-client and administration tests see it. */
+  const underTest = {
     api: () => api,
     fn,
     issuer: () => cognitoIssuer,
@@ -562,7 +616,9 @@ describe('the deployed service, run from its assets', () => {
     otherOrg: OTHER_ORG,
     crossing,
     today,
-  });
+  };
+  machineClientTests(underTest);
+  administrationTests({ ...underTest, invocations: () => lambdaInvoke.invocations, cognito: () => cognitoControl, refreshFunctionId });
 
   it('traces the calls the functions make: X-Ray subsegments of DynamoDB, Step Functions and the domain', () => {
     // Each UDP datagram is a header line, then one segment or subsegment document.

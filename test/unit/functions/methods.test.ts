@@ -14,15 +14,15 @@ const list = createListLocationsHandler({ store: () => ({ listLocations: async (
 const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
 
 describe('another method on a path that exists', () => {
-  test('answers 405 problem+json with Allow naming GET, HEAD and OPTIONS on /locations', async () => {
-    for (const method of ['DELETE', 'POST', 'PUT', 'PATCH']) {
+  test('answers 405 problem+json with Allow naming GET, POST, HEAD and OPTIONS on /locations', async () => {
+    for (const method of ['DELETE', 'PUT', 'PATCH']) {
       const answer = await invoke(list, { method, path: '/locations' });
-      expect([method, answer.status, answer.headers.allow, answer.headers['content-type']]).toEqual([method, 405, 'GET, HEAD, OPTIONS', 'application/problem+json']);
+      expect([method, answer.status, answer.headers.allow, answer.headers['content-type']]).toEqual([method, 405, 'GET, POST, HEAD, OPTIONS', 'application/problem+json']);
       expect(answer.json()).toMatchObject({
         type: '/problems#method-not-allowed',
         status: 405,
-        allowed: ['GET', 'HEAD', 'OPTIONS'],
-        detail: `/locations does not answer ${method}; it answers GET, HEAD, OPTIONS.`,
+        allowed: ['GET', 'POST', 'HEAD', 'OPTIONS'],
+        detail: `/locations does not answer ${method}; it answers GET, POST, HEAD, OPTIONS.`,
       });
     }
   });
@@ -55,7 +55,8 @@ describe('OPTIONS', () => {
     ]);
     // Assess
     expect([reports.status, reports.headers.allow, reports.body, reports.headers['x-request-id'], reports.headers['x-content-type-options']]).toEqual([204, 'POST, OPTIONS', '', 'r-1', 'nosniff']);
-    expect([locations.status, locations.headers.allow, health.status, health.headers.allow]).toEqual([204, 'GET, HEAD, OPTIONS', 204, 'GET, HEAD, OPTIONS']);
+    // /locations lists (GET) and creates (POST, the locations family's function): Allow names the path's methods.
+    expect([locations.status, locations.headers.allow, health.status, health.headers.allow]).toEqual([204, 'GET, POST, HEAD, OPTIONS', 204, 'GET, HEAD, OPTIONS']);
   });
 
   test('answers OPTIONS on a path no route has 404', async () => {

@@ -20,7 +20,7 @@ const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 describe('the API routes CloudFront forwards', () => {
   test('are each route path, or its part before the first parameter with a wildcard', () => {
     expect(apiPathPatterns([{ path: '/a' }, { path: '/a/{id}/b' }, { path: '/a/{id}/c' }, { path: '/r:q' }])).toEqual(['/a', '/a/*', '/r:q']);
-    expect(apiPathPatterns(ROUTES)).toEqual(['/locations', '/locations/*', '/insights/overview', '/reports:query', '/ingest/*', '/health', '/problems']);
+    expect(apiPathPatterns(ROUTES)).toEqual(['/locations', '/locations/*', '/insights/overview', '/reports:query', '/ingest/*', '/ingest-clients', '/ingest-clients/*', '/health', '/problems']);
   });
 });
 
@@ -56,7 +56,7 @@ describe('the report explorer in the service stack', () => {
       DefaultCacheBehavior: { AllowedMethods: ['GET', 'HEAD'], CachePolicyId: CACHING_OPTIMIZED, ViewerProtocolPolicy: 'redirect-to-https' },
     });
     const behaviors = config.CacheBehaviors as Record<string, unknown>[];
-    expect(behaviors.map((b) => b.PathPattern)).toEqual(['/locations', '/locations/*', '/insights/overview', '/reports:query', '/ingest/*', '/health', '/problems']);
+    expect(behaviors.map((b) => b.PathPattern)).toEqual(['/locations', '/locations/*', '/insights/overview', '/reports:query', '/ingest/*', '/ingest-clients', '/ingest-clients/*', '/health', '/problems']);
     for (const behavior of behaviors) {
       expect(behavior).toMatchObject({
         AllowedMethods: expect.arrayContaining(['GET', 'POST', 'OPTIONS']),

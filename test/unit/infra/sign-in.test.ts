@@ -50,7 +50,7 @@ describe('the explorer’s sign-in with the stack’s user pool', () => {
       AccessTokenValidity: 60,
       RefreshTokenValidity: 720,
       TokenValidityUnits: { IdToken: 'minutes', AccessToken: 'minutes', RefreshToken: 'minutes' },
-      ReadAttributes: ['custom:organizationId', 'email', 'email_verified'],
+      ReadAttributes: ['custom:locations', 'custom:organizationId', 'email', 'email_verified'],
       WriteAttributes: ['email'],
     });
   });

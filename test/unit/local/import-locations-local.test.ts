@@ -59,8 +59,9 @@ test('imports the documented example file (docs/examples/locations.json) as the 
   const table = FileItemTable.open(join(dir, 'data', 'locations.jsonl'));
   const found = await new TableLocationStore(table).getLocationWithGroups('7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01', 'hamburg-station');
   table.close();
-  expect(found?.sensorGroups.map((g) => [g.id, g.name, g.openingHours.friday])).toEqual([
-    [1, 'Main hall', [{ open: '05:00', close: '24:00' }]],
-    [2, 'Night bar (open past midnight)', [{ open: '20:00', close: '03:00' }]],
+  expect(found?.location.name).toBe('Hamburg Central Station');
+  expect(found?.sensorGroups.map((g) => [g.id, g.name, g.capacity, g.openingHours.friday])).toEqual([
+    [1, 'Main hall', 800, [{ open: '05:00', close: '24:00' }]],
+    [2, 'Night bar (open past midnight)', 60, [{ open: '20:00', close: '03:00' }]],
   ]);
 });

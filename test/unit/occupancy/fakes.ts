@@ -8,7 +8,7 @@ export const everyDay = (open: string, close: string) =>
   Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]));
 
 export function location(id: string, organizationId = 'org-a', timezone = 'UTC'): Location {
-  return { id, organizationId, type: 'store', timezone, createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' };
+  return { id, name: id, organizationId, type: 'store', timezone, createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' };
 }
 
 export function group(id: number, camera: string, hours = everyDay('00:00', '24:00')): SensorGroup {

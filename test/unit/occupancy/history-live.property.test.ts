@@ -97,7 +97,7 @@ afterAll(() => duckdb.closeSync());
 async function histories(location: Location, sensorGroups: SensorGroup[], from: number, to: number, coarse: HistoryIntervalText) {
   const store = { getLocationWithGroups: async () => ({ location, sensorGroups }) };
   const ask = (text: HistoryIntervalText, range: { from: number; to: number }) =>
-    occupancyHistory({ store, engine }, ORG, location.id, { kinds: ['occupancy'], ...range, interval: historyInterval(text) });
+    occupancyHistory({ store, engine }, { organizationId: ORG }, location.id, { kinds: ['occupancy'], ...range, interval: historyInterval(text) });
   const coarser = await ask(coarse, { from, to });
   const fine = await ask('5m', { from: Date.parse(coarser.from), to: Date.parse(coarser.to) });
   return { fine: fine.insights.occupancy!, coarse: coarser.insights.occupancy! };
@@ -125,7 +125,7 @@ test('at every 5-minute mark the history is what the live refresh computes there
         const dayStart = localToInstant(Date.parse(`${day}T00:00:00Z`), zone);
         const from = dayStart + startHour * 3_600_000;
         const to = from + lengthHours * 3_600_000;
-        const location: Location = { id: `loc-${run++}`, organizationId: ORG, type: 'store', timezone: zone, createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' };
+        const location: Location = { id: `loc-${run++}`, name: 'Store', organizationId: ORG, type: 'store', timezone: zone, createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' };
         const sensorGroups = groups(hours);
         const docs = generated.map((e, i) =>
           parseDocument('movementEvents', {

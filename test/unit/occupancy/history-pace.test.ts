@@ -38,7 +38,7 @@ test('a cached month of history gives the event loop a turn at least every 256 s
   const sensorGroups = [group(1, 'cam-1', everyDay('08:00', '22:00')), group(2, 'cam-2', everyDay('08:00', '22:00')), group(3, 'cam-3', everyDay('08:00', '22:00'))];
   const store = { getLocationWithGroups: async () => ({ location: location('month', ORG, 'Europe/Berlin'), sensorGroups }) };
   const query = parseHistoryQuery({ filter: 'occupancy', from: '2025-03-01T00:00:00Z', to: '2025-04-01T00:00:00Z' });
-  const first = await occupancyHistory({ store, engine: cached }, ORG, 'month', query);
+  const first = await occupancyHistory({ store, engine: cached }, { organizationId: ORG }, 'month', query);
   let clock = 0;
   const now = jest.spyOn(performance, 'now').mockImplementation(() => (clock += PACE_TURN_MS));
   let turns = 0;
@@ -50,7 +50,7 @@ test('a cached month of history gives the event loop a turn at least every 256 s
   };
   // Act
   setImmediate(tick);
-  const again = await occupancyHistory({ store, engine: cached }, ORG, 'month', query).finally(() => {
+  const again = await occupancyHistory({ store, engine: cached }, { organizationId: ORG }, 'month', query).finally(() => {
     running = false;
     now.mockRestore();
   });

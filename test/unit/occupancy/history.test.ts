@@ -30,7 +30,7 @@ const group = (hours: ReturnType<typeof everyDay>): SensorGroup => ({ id: 1, nam
 
 async function fiveMinutes(loc: Location, sensorGroup: SensorGroup, from: string, to: string, interval = '5m') {
   const store = { getLocationWithGroups: async () => ({ location: loc, sensorGroups: [sensorGroup] }) };
-  const answer = await occupancyHistory({ store, engine }, ORG, loc.id, parseHistoryQuery({ filter: 'occupancy', from, to, interval }));
+  const answer = await occupancyHistory({ store, engine }, { organizationId: ORG }, loc.id, parseHistoryQuery({ filter: 'occupancy', from, to, interval }));
   return answer.insights.occupancy![0]!.buckets.map((b) => [b.timestamp.slice(11, 16), b.occupancy, b.peak]);
 }
 
@@ -56,6 +56,49 @@ describe('occupancy history', () => {
   });
 });
 
+describe('utilization over time', () => {
+  test('divides each bucket by the capacity in force at its samples, not by today’s', async () => {
+    // Prepare: open 08:00–09:00; in at 08:01, 08:02, 08:03 and 08:21, out at 08:22. The capacity is 4
+    // from 07:00, and 10 from 08:15 (so the 08:15 sample already uses 10).
+    await ingest('capacity', [['2024-06-03T08:01:00Z', 'A'], ['2024-06-03T08:02:00Z', 'A'], ['2024-06-03T08:03:00Z', 'A'], ['2024-06-03T08:21:00Z', 'A'], ['2024-06-03T08:22:00Z', 'B']]);
+    const shop: SensorGroup = {
+      ...group(everyDay('08:00', '09:00')),
+      capacity: 10,
+      capacityHistory: [
+        { since: '2024-06-03T07:00:00.000Z', capacity: 4 },
+        { since: '2024-06-03T08:15:00.000Z', capacity: 10 },
+      ],
+    };
+    const store = { getLocationWithGroups: async () => ({ location: location('capacity'), sensorGroups: [shop] }) };
+    // Act
+    const answer = await occupancyHistory({ store, engine }, { organizationId: ORG }, 'capacity', parseHistoryQuery({ filter: 'occupancy', from: '2024-06-03T08:00:00Z', to: '2024-06-03T08:30:00Z', interval: '15m' }));
+    // Assess: samples 08:05 → 3 (of 4), 08:10 → 3, 08:15 → 3 (of 10); 08:20 → 3, 08:25 → 3 (in and out cancel).
+    // First quarter: the last sample 08:15 is 3 of 10; the peak utilization is 3 of 4 at 08:05.
+    expect(answer.insights.occupancy![0]!.buckets).toEqual([
+      { timestamp: '2024-06-03T08:00:00.000Z', occupancy: 3, peak: 3, capacity: 10, utilization: 0.3, peakUtilization: 0.75 },
+      { timestamp: '2024-06-03T08:15:00.000Z', occupancy: 3, peak: 3, capacity: 10, utilization: 0.3, peakUtilization: 0.3 },
+    ]);
+  });
+
+  test('leaves utilization out of buckets before the group had a capacity', async () => {
+    await ingest('no-capacity-yet', [['2024-06-03T08:01:00Z', 'A']]);
+    const shop: SensorGroup = { ...group(everyDay('08:00', '09:00')), capacity: 5, capacityHistory: [{ since: '2024-06-03T08:20:00.000Z', capacity: 5 }] };
+    const store = { getLocationWithGroups: async () => ({ location: location('no-capacity-yet'), sensorGroups: [shop] }) };
+    const answer = await occupancyHistory({ store, engine }, { organizationId: ORG }, 'no-capacity-yet', parseHistoryQuery({ filter: 'occupancy', from: '2024-06-03T08:00:00Z', to: '2024-06-03T08:30:00Z', interval: '15m' }));
+    // 08:05, 08:10, 08:15 before the capacity; 08:20 and 08:25 with it: 1 of 5.
+    expect(answer.insights.occupancy![0]!.buckets).toEqual([
+      { timestamp: '2024-06-03T08:00:00.000Z', occupancy: 1, peak: 1 },
+      { timestamp: '2024-06-03T08:15:00.000Z', occupancy: 1, peak: 1, capacity: 5, utilization: 0.2, peakUtilization: 0.2 },
+    ]);
+  });
+
+  test('is 404 outside the grant, before anything is read', async () => {
+    const store = { getLocationWithGroups: () => Promise.reject(new Error('the store must not be read')) };
+    const query = parseHistoryQuery({ filter: 'occupancy', from: '2024-06-03T08:00:00Z', to: '2024-06-03T08:30:00Z' });
+    await expect(occupancyHistory({ store, engine }, { organizationId: ORG, locationIds: ['other'] }, 'capacity', query)).rejects.toThrow("There is no location 'capacity'.");
+  });
+});
+
 describe('the bound on the answer', () => {
   test("refuses more values than 20 groups' most buckets, naming the interval, before asking the engine", async () => {
     // Prepare: 21 groups; 31 days of 15 minutes is 2976 buckets each.
@@ -64,13 +107,13 @@ describe('the bound on the answer', () => {
     const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
     const query = parseHistoryQuery({ filter: 'occupancy', from: '2024-03-01T00:00:00Z', to: '2024-04-01T00:00:00Z' });
     // Act
-    const answer = occupancyHistory({ store, engine: unused }, ORG, 'many', query);
+    const answer = occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'many', query);
     // Assess
     await expect(answer).rejects.toMatchObject({
       status: 400,
       errors: [{ path: '/query/interval', message: "15m makes 2976 buckets for each of the location's 21 sensor groups, more than 59520 in all: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range" }],
     });
-    await expect(occupancyHistory({ store, engine: unused }, ORG, 'many', { ...query, to: Date.parse('2024-03-02T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
+    await expect(occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'many', { ...query, to: Date.parse('2024-03-02T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
   });
 
   test('counts the buckets that overlap the range in the time zone: 2977 quarters are refused, 2976 answered', async () => {
@@ -80,14 +123,14 @@ describe('the bound on the answer', () => {
     const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
     const query = parseHistoryQuery({ filter: 'occupancy', from: '2025-03-26T00:14:00Z', to: '2025-04-26T00:01:00Z' });
     // Act
-    const answer = occupancyHistory({ store, engine: unused }, ORG, 'edges', query);
+    const answer = occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'edges', query);
     // Assess: refused before the engine, naming the interval and the count.
     await expect(answer).rejects.toMatchObject({
       status: 400,
       errors: [{ path: '/query/interval', message: "15m makes 2977 buckets overlapping this range in the location's time zone, more than 2976: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range" }],
     });
     // One minute less at the end (to 00:00) ends on an edge: 2976 quarters, past the bound check to the engine.
-    await expect(occupancyHistory({ store, engine: unused }, ORG, 'edges', { ...query, to: Date.parse('2025-04-26T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
+    await expect(occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'edges', { ...query, to: Date.parse('2025-04-26T00:00:00Z') })).rejects.toThrow('the engine must not be reached');
   });
 });
 

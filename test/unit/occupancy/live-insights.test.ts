@@ -47,7 +47,7 @@ describe('liveInsights', () => {
 
   test("answers the cached occupancy per open group, ordered by id, named by the group's current name", async () => {
     const store = storeWith(entry(2, 5, '2024-06-03T11:55:00.000Z'), entry(1, 0, '2024-06-03T11:55:00.000Z'));
-    const { body } = await liveInsights(store, 'org-a', 'L1', ['occupancy'], NOW);
+    const { body } = await liveInsights(store, { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW);
     expect(body).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Group 1' }, occupancy: 0 }, { sensorGroup: { id: 2, name: 'Group 2' }, occupancy: 5 }] } });
   });
 
@@ -58,17 +58,45 @@ describe('liveInsights', () => {
       entry(3, 9, '2024-06-03T11:55:00.000Z', '2024-06-03T14:00:00.000Z'), // group 3 is closed now
       entry(4, 1, '2024-06-03T11:55:00.000Z', '2024-06-02T00:00:00.000Z'), // counted from yesterday's opening
     );
-    const { body } = await liveInsights(store, 'org-a', 'L1', ['occupancy'], NOW);
+    const { body } = await liveInsights(store, { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW);
     expect(body.insights.occupancy).toEqual([{ sensorGroup: { id: 1, name: 'Group 1' }, occupancy: 7 }]);
   });
 
   test('answers an empty array when nothing is cached', async () => {
-    expect((await liveInsights(storeWith(), 'org-a', 'L1', ['occupancy'], NOW)).body).toEqual({ insights: { occupancy: [] } });
+    expect((await liveInsights(storeWith(), { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW)).body).toEqual({ insights: { occupancy: [] } });
+  });
+
+  test('adds the capacity of now and the utilization, rounded half up to 3 decimals, to groups that have a capacity', async () => {
+    // Prepare: 5 of 12 is 0.41666… → 0.417; 1 of 2000 is 0.0005 exactly → 0.001 (half up); group 4 has none.
+    const store = new MemoryStore([
+      {
+        location: location('L1'),
+        sensorGroups: [{ ...group(1, 'c1'), capacity: 12 }, { ...group(2, 'c2'), capacity: 2000 }, group(4, 'c4')],
+      },
+    ]);
+    for (const e of [entry(1, 5, '2024-06-03T11:55:00.000Z'), entry(2, 1, '2024-06-03T11:55:00.000Z'), entry(4, 3, '2024-06-03T11:55:00.000Z')]) {
+      store.entries.set(JSON.stringify([e.organizationId, e.locationId, e.sensorGroupId]), e);
+    }
+    // Act
+    const { body } = await liveInsights(store, { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW);
+    // Assess
+    expect(body.insights.occupancy).toEqual([
+      { sensorGroup: { id: 1, name: 'Group 1' }, occupancy: 5, capacity: 12, utilization: 0.417 },
+      { sensorGroup: { id: 2, name: 'Group 2' }, occupancy: 1, capacity: 2000, utilization: 0.001 },
+      { sensorGroup: { id: 4, name: 'Group 4' }, occupancy: 3 },
+    ]);
+  });
+
+  test('is 404 for a location outside the grant, the answer of an unknown one', async () => {
+    const store = storeWith(entry(1, 0, '2024-06-03T11:55:00.000Z'));
+    await expect(liveInsights(store, { organizationId: 'org-a', locationIds: ['L2'] }, 'L1', ['occupancy'], NOW)).rejects.toThrow("There is no location 'L1'.");
+    await expect(liveInsights(store, { organizationId: 'org-a', locationIds: [] }, 'L1', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await liveInsights(store, { organizationId: 'org-a', locationIds: ['L1', 'L2'] }, 'L1', ['occupancy'], NOW)).body.insights.occupancy).toHaveLength(1);
   });
 
   test("is 404 for an unknown location and for another organization's", async () => {
-    await expect(liveInsights(storeWith(), 'org-a', 'nope', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(liveInsights(storeWith(), 'org-b', 'L1', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(liveInsights(storeWith(), { organizationId: 'org-a' }, 'nope', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(liveInsights(storeWith(), { organizationId: 'org-b' }, 'L1', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 

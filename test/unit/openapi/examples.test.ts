@@ -17,6 +17,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { invoke, type HttpRequest } from '../../../bin/dev/lambda-events';
+import { ADMIN_ORG, LOCATION_EXAMPLE_INPUT } from '#shared/openapi/admin-operations';
+import { createLocation, deleteLocation, replaceLocation } from '#shared/locations/admin';
+import { TableLocationStore } from '#shared/locations/table-store';
+import { createManageLocationsHandler } from '../../../functions/manage-locations';
+import { createManageIngestClientsHandler } from '../../../functions/manage-ingest-clients';
 
 /**
  * The OpenAPI document's problem examples are the service's real answers: each is asked of the real
@@ -116,6 +121,77 @@ cases.push(
   ['ingestDocuments 415 otherType', ingest, ingestRequest({ headers: { 'content-type': 'application/json' } }), ingestExample('415', 'otherType')],
   ['ingestDocuments 415 otherCoding', ingest, ingestRequest({ headers: { 'content-encoding': 'br' } }), ingestExample('415', 'otherCoding')],
 );
+
+// The administration API, on embedded tables: A holds berlin-mall at revision 2, B had it and
+// deleted it, C holds it with 50 groups (for the write too large).
+const adminDir = mkdtempSync(join(tmpdir(), 'lrs-openapi-admin-'));
+const adminTables = ['a', 'b', 'c'].map((name) => FileItemTable.open(join(adminDir, `${name}.jsonl`)));
+const [storeA, storeB, storeC] = adminTables.map((t) => new TableLocationStore(t)) as [TableLocationStore, TableLocationStore, TableLocationStore];
+const adminAt = (iso: string) => ({ organizationId: ADMIN_ORG, actor: 'user-1', now: new Date(iso) });
+const fiftyGroups = (from: number) => Array.from({ length: 50 }, (_, i) => ({ ...LOCATION_EXAMPLE_INPUT.sensorGroups[0]!, id: from + i }));
+beforeAll(async () => {
+  for (const store of [storeA, storeB]) await createLocation(store, adminAt('2024-03-01T09:30:00Z'), LOCATION_EXAMPLE_INPUT as never);
+  await replaceLocation(storeA, adminAt('2024-04-02T07:00:00Z'), 'berlin-mall', { ...LOCATION_EXAMPLE_INPUT, name: 'Mall' } as never, 1);
+  await deleteLocation(storeB, adminAt('2024-04-01T10:00:00Z'), 'berlin-mall');
+  await createLocation(storeC, adminAt('2024-03-01T09:30:00Z'), { ...LOCATION_EXAMPLE_INPUT, sensorGroups: fiftyGroups(1) } as never);
+});
+afterAll(() => {
+  adminTables.forEach((t) => t.close());
+  rmSync(adminDir, { recursive: true, force: true });
+});
+const manage = (store: () => TableLocationStore) => createManageLocationsHandler({ store, refresh: () => async () => undefined });
+const [locationsA, locationsB, locationsC] = [manage(() => storeA), manage(() => storeB), manage(() => storeC)];
+const admin = { org: ADMIN_ORG, groups: ['admin'] };
+const adminRequest = (method: string, path: string, request: HttpRequest = {}): HttpRequest => ({
+  method,
+  path,
+  ...(path.startsWith('/locations/') ? { pathParameters: { locationId: path.split('/')[2]! } } : {}),
+  ...admin,
+  ...request,
+});
+const adminExample = (path: string, method: string, status: string, name: string) => example(path, method, status, name);
+const clients = createManageIngestClientsHandler({ table: () => keys, issuer: () => ({ tokenUrl: 'x', create: () => Promise.reject(new Error('not here')), remove: async () => undefined }) });
+const ONE = '/locations/{locationId}';
+cases.push(
+  ['createLocation 400', locationsA, adminRequest('POST', '/locations', { body: { ...LOCATION_EXAMPLE_INPUT, id: 'x', sensorGroups: [{ ...LOCATION_EXAMPLE_INPUT.sensorGroups[0], capacity: 0 }] } }), adminExample('/locations', 'post', '400', 'invalidCapacity')],
+  ['createLocation 403 viewer', locationsA, adminRequest('POST', '/locations', { body: LOCATION_EXAMPLE_INPUT, groups: [] }), adminExample('/locations', 'post', '403', 'viewer')],
+  ['createLocation 403 limitedAdmin', locationsA, adminRequest('POST', '/locations', { body: LOCATION_EXAMPLE_INPUT, locations: ['nyc-store'] }), adminExample('/locations', 'post', '403', 'limitedAdmin')],
+  ['createLocation 409 exists', locationsA, adminRequest('POST', '/locations', { body: LOCATION_EXAMPLE_INPUT }), adminExample('/locations', 'post', '409', 'exists')],
+  ['createLocation 409 deleted', locationsB, adminRequest('POST', '/locations', { body: LOCATION_EXAMPLE_INPUT }), adminExample('/locations', 'post', '409', 'deleted')],
+  ['createLocation 413', locationsA, adminRequest('POST', '/locations', { rawBody: JSON.stringify({ ...LOCATION_EXAMPLE_INPUT, pad: 'x'.repeat(1048576) }) }), adminExample('/locations', 'post', '413', 'tooLarge')],
+  ['createLocation 415', locationsA, adminRequest('POST', '/locations', { body: LOCATION_EXAMPLE_INPUT, headers: { 'content-type': 'text/plain' } }), adminExample('/locations', 'post', '415', 'otherType')],
+  ['getLocation 404', locationsA, adminRequest('GET', '/locations/berlin-mall', { locations: ['nyc-store'] }), adminExample(ONE, 'get', '404', 'unknownLocation')],
+  ['replaceLocation 404', locationsB, adminRequest('PUT', '/locations/berlin-mall', { body: LOCATION_EXAMPLE_INPUT, headers: { 'if-match': '"1"' } }), adminExample(ONE, 'put', '404', 'unknownLocation')],
+  ['replaceLocation 412', locationsA, adminRequest('PUT', '/locations/berlin-mall', { body: LOCATION_EXAMPLE_INPUT, headers: { 'if-match': '"1"' } }), adminExample(ONE, 'put', '412', 'stale')],
+  ['replaceLocation 422', locationsC, adminRequest('PUT', '/locations/berlin-mall', { body: { ...LOCATION_EXAMPLE_INPUT, sensorGroups: fiftyGroups(51) }, headers: { 'if-match': '"1"' } }), adminExample(ONE, 'put', '422', 'tooLarge')],
+  ['replaceLocation 428', locationsA, adminRequest('PUT', '/locations/berlin-mall', { body: LOCATION_EXAMPLE_INPUT }), adminExample(ONE, 'put', '428', 'noIfMatch')],
+  ['replaceLocation 403', locationsA, adminRequest('PUT', '/locations/berlin-mall', { body: LOCATION_EXAMPLE_INPUT, groups: ['viewer'] }), adminExample(ONE, 'put', '403', 'viewer')],
+  ['deleteLocation 412', locationsA, adminRequest('DELETE', '/locations/berlin-mall', { headers: { 'if-match': '"1"' } }), adminExample(ONE, 'delete', '412', 'stale')],
+  ['deleteLocation 403 limitedAdmin', locationsA, adminRequest('DELETE', '/locations/berlin-mall', { locations: ['nyc-store'] }), adminExample(ONE, 'delete', '403', 'limitedAdmin')],
+  ['listLocationChanges 400', locationsA, adminRequest('GET', '/locations/berlin-mall/changes', { query: { limit: '0' } }), adminExample('/locations/{locationId}/changes', 'get', '400', 'badLimit')],
+  ['registerIngestClient 400', clients, { method: 'POST', path: '/ingest-clients', ...admin, body: { name: 'a/b' } }, adminExample('/ingest-clients', 'post', '400', 'badName')],
+  ['registerIngestClient 403', clients, { method: 'POST', path: '/ingest-clients', org: ADMIN_ORG, body: { name: 'gw' } }, adminExample('/ingest-clients', 'post', '403', 'viewer')],
+  ['listIngestClients 403', clients, { method: 'GET', path: '/ingest-clients', ...admin, locations: ['nyc-store'] }, adminExample('/ingest-clients', 'get', '403', 'limitedAdmin')],
+  ['revokeIngestClient 404', clients, { method: 'DELETE', path: '/ingest-clients/local-6c1d9b1e0f3a47a2b8c9d0e1', pathParameters: { clientId: 'local-6c1d9b1e0f3a47a2b8c9d0e1' }, ...admin }, adminExample('/ingest-clients/{clientId}', 'delete', '404', 'unknownClient')],
+  ['queryReport 403', report(), { body: { ...terms, locationIds: ['berlin-mall'] }, locations: ['nyc-store'] }, example('/reports:query', 'post', '403', 'outsideGrant')],
+);
+
+test('the 200 example of getLocation is what the handler answers after the 201 of createLocation, with the strong ETag of its revision', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lrs-openapi-created-'));
+  const table = FileItemTable.open(join(dir, 't.jsonl'));
+  try {
+    const handler = createManageLocationsHandler({ store: () => new TableLocationStore(table), refresh: () => async () => undefined, now: () => Date.parse('2024-03-01T09:30:00Z') });
+    const created = await invoke(handler, { ...adminRequest('POST', '/locations', { body: LOCATION_EXAMPLE_INPUT }), requestId: EXAMPLE_REQUEST_ID });
+    const read = await invoke(handler, adminRequest('GET', '/locations/berlin-mall'));
+    expect([created.status, created.headers.etag, created.headers.location]).toEqual([201, '"1"', '/locations/berlin-mall']);
+    expect(created.json()).toEqual(example('/locations', 'post', '201', 'berlinMall', 'application/json'));
+    expect([read.status, read.headers.etag, read.body]).toEqual([200, '"1"', created.body]);
+    expect(read.json()).toEqual(example(ONE, 'get', '200', 'berlinMall', 'application/json'));
+  } finally {
+    table.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('the 200 example of ingestDocuments is what the handler answers to the request example, and the same key with another body is the 422 example', async () => {
   const first = await invoke(ingest, { ...ingestRequest({ headers: { 'idempotency-key': 'k1' } }), requestId: EXAMPLE_REQUEST_ID });
