@@ -10,7 +10,10 @@ interface Recorded {
   readonly body: Record<string, unknown>;
 }
 
-/** A plain HTTP server standing in for the domain: records every request, answers from `replies`. */
+/**
+ * A plain HTTP server standing in for a new domain: records every request, answers from `replies`;
+ * a settings read finds no index yet (`{}`), as on a new domain, anything else is acknowledged.
+ */
 async function fakeDomain(replies: number[] = []) {
   const requests: Recorded[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -19,7 +22,8 @@ async function fakeDomain(replies: number[] = []) {
     req.on('end', () => {
       requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: String(req.headers.authorization ?? ''), body: raw ? JSON.parse(raw) : {} });
       const status = replies.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { acknowledged: true } : { error: 'unavailable' }));
+      const ok = req.method === 'GET' && /\/_settings\b/.test(req.url ?? '') ? {} : { acknowledged: true };
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? ok : { error: 'unavailable' }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -73,13 +77,17 @@ describe('the index setup custom resource', () => {
     const domain = await fakeDomain([503, 503, 503, 503]);
     await createSetupIndicesHandler({ retryDelayMs: 10 })(event('Update', domain.url, '1'));
     await domain.close();
-    const succeeded = domain.requests.slice(-13);
-    expect(succeeded.map((r) => r.url)).toEqual([
-      '/_index_template/movement-events',
-      '/_index_template/parking-lot-stats',
-      '/_index_template/parking-events',
-      ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`/_index_template/rollup-${b}`, `/_index_template/rollup-${b}-1h`, `/_index_template/rollup-${b}-1d`]),
-      '/_index_template/rollup-dirty',
+    // The templates, then (one replica asked) the replicas of the indices already there: none on a new domain.
+    const succeeded = domain.requests.slice(-14);
+    expect(succeeded.map((r) => `${r.method} ${r.url.replace(/\?.*/, '')}`)).toEqual([
+      ...[
+        'movement-events',
+        'parking-lot-stats',
+        'parking-events',
+        ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`rollup-${b}`, `rollup-${b}-1h`, `rollup-${b}-1d`]),
+        'rollup-dirty',
+      ].map((t) => `POST /_index_template/${t}`),
+      `GET /${encodeURIComponent('movement-events-*,parking-lot-stats-*,parking-events-*,rollup-movement-events,rollup-movement-events-1h,rollup-movement-events-1d,rollup-parking-lot-stats,rollup-parking-lot-stats-1h,rollup-parking-lot-stats-1d,rollup-parking-events,rollup-parking-events-1h,rollup-parking-events-1d,rollup-dirty')}/_settings/index.number_of_replicas`,
     ]);
     expect(succeeded[0]!.body).toMatchObject({ template: { settings: { number_of_replicas: 1 } } });
   });
