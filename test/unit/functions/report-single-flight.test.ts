@@ -55,6 +55,30 @@ describe('reports asked at once', () => {
     expect(seen.runs).toBe(4);
   });
 
+  test('the same report of one organization under two location grants runs once per grant, each on its own scope', async () => {
+    // Prepare: an engine that answers with the locations its scope allows, so that a shared answer shows.
+    const scopes: (readonly string[] | undefined)[] = [];
+    const engine: ReportEngine = {
+      maxBuckets: 65_535,
+      run: async (_plan, scope) => {
+        scopes.push(scope.locationIds);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return { root: { kind: 'terms', buckets: (scope.locationIds ?? ['every']).map((key) => ({ key, count: 1 })) }, truncated: false };
+      },
+    };
+    const handler = createQueryReportHandler({ engine: () => engine });
+    const report = { source: 'movementEvents', aggregations: [{ type: 'terms', field: 'locationId' }] };
+    // Act: at once, the same body under the grants [berlin-mall], [nyc-garage] and none (every location)
+    const [berlin, nyc, every] = await Promise.all([
+      invoke(handler, { body: report, locations: ['berlin-mall'] }),
+      invoke(handler, { body: report, locations: ['nyc-garage'] }),
+      invoke(handler, { body: report }),
+    ]);
+    // Assess: three runs, each caller sees only its own grant's answer
+    expect(scopes).toHaveLength(3);
+    expect([berlin.body, nyc.body, every.body]).toEqual(['{"berlin-mall":1}', '{"nyc-garage":1}', '{"every":1}']);
+  });
+
   test('ten different reports are worked on four at a time, and every one is answered', async () => {
     const { engine, seen } = countingEngine();
     const handler = createQueryReportHandler({ engine: () => engine });
