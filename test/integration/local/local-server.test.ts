@@ -99,7 +99,7 @@ describe('the local server', () => {
     ]);
     const csv = await call(path, { headers: { accept: 'text/csv' } });
     expect([csv.status, csv.headers.get('content-type')]).toEqual([200, 'text/csv; charset=utf-8']);
-    expect((await csv.text()).split('\r\n')[0]).toBe('sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak');
+    expect((await csv.text()).split('\r\n')[0]).toBe('sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak,capacity,utilization,peakUtilization');
     expect((await call(path.replace('interval=30m', 'interval=2h'))).status).toBe(400);
   });
 
@@ -177,8 +177,8 @@ describe('the local server', () => {
       call('/locations', { method: 'PUT', token: null }),
       call('/nowhere', { method: 'DELETE' }),
     ]);
-    expect([del.status, del.headers.get('allow'), del.headers.get('content-type')]).toEqual([405, 'GET, HEAD, OPTIONS', 'application/problem+json']);
-    expect(await del.json()).toMatchObject({ type: '/problems#method-not-allowed', allowed: ['GET', 'HEAD', 'OPTIONS'] });
+    expect([del.status, del.headers.get('allow'), del.headers.get('content-type')]).toEqual([405, 'GET, POST, HEAD, OPTIONS', 'application/problem+json']);
+    expect(await del.json()).toMatchObject({ type: '/problems#method-not-allowed', allowed: ['GET', 'POST', 'HEAD', 'OPTIONS'] });
     expect([getReport.status, getReport.headers.get('allow')]).toEqual([405, 'POST, OPTIONS']);
     expect([unauthorized.status, nowhere.status]).toEqual([401, 404]);
   });
