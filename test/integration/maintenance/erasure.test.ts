@@ -144,7 +144,8 @@ describe.each(tables)('erasing an organization’s items on %s', (_, open) => {
       }
       const removed: string[] = [];
       const targets = { table, documents: async () => NONE, removeClient: async (c: { clientId: string }) => void removed.push(c.clientId) };
-      const erasedA = { location: 2, sensorGroup: 4, occupancy: 2, machineClient: 1, idempotency: 1 };
+      // Each imported location wrote one change-log entry (2 for org A); nothing was deleted, no client used.
+      const erasedA = { location: 2, sensorGroup: 4, occupancy: 2, machineClient: 1, idempotency: 1, locationChange: 2, deletedLocation: 0, machineClientUse: 0 };
 
       expect((await eraseOrganization(targets, LOC_ORG_A, { dryRun: true })).items).toEqual(erasedA);
       expect(removed).toEqual([]);
@@ -155,9 +156,9 @@ describe.each(tables)('erasing an organization’s items on %s', (_, open) => {
       expect(removed).toEqual(['client-a']);
       const left = await table.scan();
       expect(left.filter((i) => JSON.stringify(i).includes(LOC_ORG_A))).toEqual([]);
-      expect(left.map((i) => i.kind).sort()).toEqual(['idempotency', 'location', 'machineClient', 'occupancy', 'sensorGroup']);
+      expect(left.map((i) => i.kind).sort()).toEqual(['idempotency', 'location', 'locationChange', 'machineClient', 'occupancy', 'sensorGroup']);
       expect((await store.getLocationWithGroups(LOC_ORG_B, 'berlin-mall'))?.sensorGroups.map((g) => g.name)).toEqual(['Lobby']);
-      expect((await eraseOrganization(targets, LOC_ORG_A)).items).toEqual({ location: 0, sensorGroup: 0, occupancy: 0, machineClient: 0, idempotency: 0 });
+      expect((await eraseOrganization(targets, LOC_ORG_A)).items).toEqual({ location: 0, sensorGroup: 0, occupancy: 0, machineClient: 0, idempotency: 0, locationChange: 0, deletedLocation: 0, machineClientUse: 0 });
     } finally {
       await close();
     }
