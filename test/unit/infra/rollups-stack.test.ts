@@ -61,7 +61,7 @@ describe('the rollups of the service stack', () => {
       const query = functionId(template, /^POST \/reports:query$/);
       template.hasResourceProperties('AWS::Lambda::Function', { Description: 'POST /reports:query', Environment: { Variables: Match.objectLike({ REPORT_ROLLUPS: 'on' }) } });
       expect(grantsOf(template, query)['es:ESHttpPost']).toEqual(expect.arrayContaining([`${domain}/rollup-movement-events/_search`, `${domain}/rollup-movement-events-1d/_search`, `${domain}/rollup-dirty/_search`]));
-      expect(grantsOf(template, functionId(template, /^POST \/ingest/))['es:ESHttpPut']).toEqual(expect.arrayContaining([`${domain}/rollup-dirty/_bulk`]));
+      expect(grantsOf(template, functionId(template, /^POST \/ingest\//))['es:ESHttpPut']).toEqual(expect.arrayContaining([`${domain}/rollup-dirty/_bulk`]));
     });
   });
 
