@@ -12,6 +12,7 @@ import { importLocationsCli } from '../../../bin/import-locations';
 import { ingestCli } from '../../../bin/ingest-cli';
 import { ensureLambdaNode, LAMBDA_NODE_MAJOR } from '../../setup/lambda-node';
 import { testClient } from '../support/opensearch';
+import { ROLLUP_STATE_TTL_MS } from '../../../shared/stores/opensearch/rollups/marks';
 import { type CloudAssembly, idsOf, type Json, Resolver, type Resource, synthesizeApp } from './assembly';
 import {
   type CognitoControlPlane,
@@ -608,7 +609,15 @@ describe('the deployed service, run from its assets', () => {
     preTokenFunctionId,
     refreshOccupancy: () => fn(refreshFunctionId()).invoke({ version: '0', id: 'e2', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [], detail: {} }),
     call,
-    refreshIndices: async () => void (await openSearch.indices.refresh({ index: `${PREFIX}*` })),
+    /**
+     * What a second does in AWS: the indices' refresh, and the report functions' kept rollup state
+     * (docs/rollups.md, "Reading") read afresh. That state is per process: a report function that
+     * read it in the last second does not see another function's dirty marks until it expires.
+     */
+    refreshIndices: async () => {
+      await openSearch.indices.refresh({ index: `${PREFIX}*` });
+      await new Promise((resolve) => setTimeout(resolve, ROLLUP_STATE_TTL_MS));
+    },
     table: TABLE,
     region: REGION,
     userPoolId: USER_POOL_ID,
