@@ -77,7 +77,8 @@ function timeImport(modules: readonly string[], nodeOptions: string[] = []): { w
     timeout: 30_000,
   });
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
-  if (run.status !== 0) throw new Error(`importing ${modules.join(' ')} failed: ${run.stderr?.toString().slice(0, 500)}`);
+  if (run.status !== 0)
+    throw new Error(`importing ${modules.join(' ')} failed: ${run.stderr?.toString().slice(0, 500)}`);
   return { wall, cpu: Number(run.stdout.toString()) / 1000 };
 }
 
@@ -98,12 +99,21 @@ function startCost(bundle: string, chunks: readonly string[], empty: string, run
   }
   const wall = (k: keyof typeof samples) => median(samples[k].map((s) => s.wall));
   const cpu = (k: keyof typeof samples) => median(samples[k].map((s) => s.cpu));
-  return { startMs: wall('bundle'), emptyMs: wall('empty'), mapsMs: wall('maps'), allMs: wall('all'), cpuRatio: cpu('bundle') / cpu('empty') };
+  return {
+    startMs: wall('bundle'),
+    emptyMs: wall('empty'),
+    mapsMs: wall('maps'),
+    allMs: wall('all'),
+    cpuRatio: cpu('bundle') / cpu('empty'),
+  };
 }
 
 /** Every file under `dir` whose name ends with `suffix`. */
 const filesIn = (dir: string, suffix: string): string[] =>
-  readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith(suffix)).map((f) => join(dir, f)).sort();
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => join(dir, f))
+    .sort();
 
 const sizeOf = (files: readonly string[]) => files.reduce((sum, f) => sum + statSync(f).size, 0);
 
@@ -126,7 +136,11 @@ type Sizes = Pick<Row, 'handler' | 'startBytes' | 'bytes' | 'gzipBytes' | 'mapBy
 /** Builds one handler as the CDK app does into `dir/<name>` and measures its files. */
 async function buildHandler(name: HandlerName, dir: string) {
   const outdir = join(dir, name);
-  const { metafile } = await build({ ...esbuildOptions(join(PROJECT_ROOT, handlerPath(name)), outdir), metafile: true, absWorkingDir: PROJECT_ROOT });
+  const { metafile } = await build({
+    ...esbuildOptions(join(PROJECT_ROOT, handlerPath(name)), outdir),
+    metafile: true,
+    absWorkingDir: PROJECT_ROOT,
+  });
   const entry = join(outdir, BUNDLE_ENTRY_FILE);
   const files = filesIn(outdir, '.mjs');
   const sizes: Sizes = {
@@ -189,7 +203,9 @@ export function renderTable(rows: readonly Row[], runs: number, host: string): s
         `${r.ratioAllChunks.toFixed(2)}×`,
         r.bytes <= SIZE_GOAL_BYTES && r.ratio <= START_GOAL_RATIO ? 'met' : 'MISSED',
         '',
-      ].join(' | ').trim(),
+      ]
+        .join(' | ')
+        .trim(),
     ),
   ];
   return lines.join('\n');
@@ -217,19 +233,25 @@ export async function benchBundleSizesCli(only: readonly string[] = []): Promise
   const dir = mkdtempSync(join(tmpdir(), 'bundle-sizes-'));
   try {
     const rows: Sizes[] = [];
-    for (const name of HANDLERS.filter((h) => only.length === 0 || only.includes(h))) rows.push((await buildHandler(name, dir)).sizes);
+    for (const name of HANDLERS.filter((h) => only.length === 0 || only.includes(h)))
+      rows.push((await buildHandler(name, dir)).sizes);
     console.log(
       [
         `Lambda bundle sizes (esbuild ${esbuildVersion}, as the CDK app builds them; goal ≤ ${kb(SIZE_GOAL_BYTES)} per handler, all files)`,
         '',
         '| Handler | Minified | At start | Gzip | Source maps | Goal |',
         '|---|---:|---:|---:|---:|---|',
-        ...rows.map((r) => `| \`${r.handler}\` | ${kb(r.bytes)} | ${kb(r.startBytes)} | ${kb(r.gzipBytes)} | ${kb(r.mapBytes)} | ${r.bytes <= SIZE_GOAL_BYTES ? 'met' : 'MISSED'} |`),
+        ...rows.map(
+          (r) =>
+            `| \`${r.handler}\` | ${kb(r.bytes)} | ${kb(r.startBytes)} | ${kb(r.gzipBytes)} | ${kb(r.mapBytes)} | ${r.bytes <= SIZE_GOAL_BYTES ? 'met' : 'MISSED'} |`,
+        ),
       ].join('\n'),
     );
     const over = rows.filter((r) => r.bytes > SIZE_GOAL_BYTES);
     if (over.length > 0) {
-      console.error(`\nOver the ${kb(SIZE_GOAL_BYTES)} size goal: ${over.map((r) => `${r.handler} (${kb(r.bytes)})`).join(', ')}`);
+      console.error(
+        `\nOver the ${kb(SIZE_GOAL_BYTES)} size goal: ${over.map((r) => `${r.handler} (${kb(r.bytes)})`).join(', ')}`,
+      );
       process.exitCode = 1;
     }
   } finally {

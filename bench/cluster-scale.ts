@@ -54,11 +54,13 @@ function organizations(): (n: number) => string {
 function* events(): Generator<Record<string, unknown>> {
   const org = organizations();
   let n = 0;
-  for (const e of syntheticMovementEvents({ count: EVENTS, organizationId: orgId(0), start: START, days: DAYS })) yield { ...e, organizationId: org(n++) };
+  for (const e of syntheticMovementEvents({ count: EVENTS, organizationId: orgId(0), start: START, days: DAYS }))
+    yield { ...e, organizationId: org(n++) };
 }
 
 async function putTemplates(client: Client, prefix: string): Promise<string> {
-  for (const t of indexTemplates(prefix, { shards: SHARDS, replicas: 1 })) await client.indices.putIndexTemplate({ name: t.name, body: t.body as never });
+  for (const t of indexTemplates(prefix, { shards: SHARDS, replicas: 1 }))
+    await client.indices.putIndexTemplate({ name: t.name, body: t.body as never });
   return `${prefix}movement-events-2024.05`;
 }
 
@@ -69,7 +71,10 @@ async function load(client: Client, index: string, routed: boolean): Promise<num
   let body: Record<string, unknown>[] = [];
   const flush = async () => {
     const sent = client.bulk({ index, body, timeout: '60s' }, { requestTimeout: 300_000 }).then(({ body: r }) => {
-      if ((r as { errors: boolean }).errors) throw new Error(`bulk failed: ${JSON.stringify((r as { items: unknown[] }).items.find((i) => JSON.stringify(i).includes('error'))).slice(0, 400)}`);
+      if ((r as { errors: boolean }).errors)
+        throw new Error(
+          `bulk failed: ${JSON.stringify((r as { items: unknown[] }).items.find((i) => JSON.stringify(i).includes('error'))).slice(0, 400)}`,
+        );
     });
     body = [];
     const tracked = sent.finally(() => inFlight.delete(tracked));
@@ -88,13 +93,31 @@ async function load(client: Client, index: string, routed: boolean): Promise<num
 
 const report = (org: string) => ({
   size: 0,
-  query: { bool: { filter: [{ term: { organizationId: org } }, { range: { timestamp: { gte: new Date(START).toISOString(), lt: new Date(START + DAYS * 86_400_000).toISOString() } } }] } },
-  aggs: { day: { date_histogram: { field: 'timestamp', calendar_interval: '1d' }, aggs: { label: { terms: { field: 'label', size: 100 } } } } },
+  query: {
+    bool: {
+      filter: [
+        { term: { organizationId: org } },
+        {
+          range: {
+            timestamp: { gte: new Date(START).toISOString(), lt: new Date(START + DAYS * 86_400_000).toISOString() },
+          },
+        },
+      ],
+    },
+  },
+  aggs: {
+    day: {
+      date_histogram: { field: 'timestamp', calendar_interval: '1d' },
+      aggs: { label: { terms: { field: 'label', size: 100 } } },
+    },
+  },
 });
 
 async function sizes(client: Client, index: string): Promise<{ primary: number; total: number }> {
   const { body } = await client.indices.stats({ index, metric: 'store' });
-  const all = (body as { _all: { primaries: { store: { size_in_bytes: number } }; total: { store: { size_in_bytes: number } } } })._all;
+  const all = (
+    body as { _all: { primaries: { store: { size_in_bytes: number } }; total: { store: { size_in_bytes: number } } } }
+  )._all;
   return { primary: all.primaries.store.size_in_bytes, total: all.total.store.size_in_bytes };
 }
 
@@ -113,7 +136,9 @@ async function duckDbBytes(): Promise<number> {
     if (batch.length > 0) await ingestDocuments(instance, 'movementEvents', batch);
     const connection = await instance.connect();
     await connection.run('CHECKPOINT');
-    const rows = (await connection.runAndReadAll('SELECT total_blocks * block_size AS bytes FROM pragma_database_size()')).getRowObjects();
+    const rows = (
+      await connection.runAndReadAll('SELECT total_blocks * block_size AS bytes FROM pragma_database_size()')
+    ).getRowObjects();
     connection.closeSync();
     instance.closeSync();
     return Number(rows[0]?.bytes);
@@ -123,10 +148,12 @@ async function duckDbBytes(): Promise<number> {
 }
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-const perMillion = (bytes: number) => `${((bytes / EVENTS) * 1e6 / 2 ** 20).toFixed(0)} MiB`;
+const perMillion = (bytes: number) => `${(((bytes / EVENTS) * 1e6) / 2 ** 20).toFixed(0)} MiB`;
 
 export async function benchClusterScale(): Promise<void> {
-  console.log(`\n== cluster-scale: ${EVENTS.toLocaleString('en')} events, ${ORGS} organizations, ${SHARDS} shards + 1 replica, 3 nodes ==\n${await machine()}`);
+  console.log(
+    `\n== cluster-scale: ${EVENTS.toLocaleString('en')} events, ${ORGS} organizations, ${SHARDS} shards + 1 replica, 3 nodes ==\n${await machine()}`,
+  );
   const cluster = await startOpenSearchCluster({ nodes: 3, heap: '512m' });
   const client = createOpenSearchClient({ OPENSEARCH_URL: cluster.urls.join(','), OPENSEARCH_AUTH: 'none' });
   try {
@@ -134,18 +161,33 @@ export async function benchClusterScale(): Promise<void> {
     const routed = await putTemplates(client, 'routed-');
     const rates = { plain: await load(client, plain, false), routed: await load(client, routed, true) };
     await client.indices.refresh({ index: `${plain},${routed}` });
-    await client.indices.forcemerge({ index: `${plain},${routed}`, max_num_segments: 1 }, { requestTimeout: 1_200_000 });
+    await client.indices.forcemerge(
+      { index: `${plain},${routed}`, max_num_segments: 1 },
+      { requestTimeout: 1_200_000 },
+    );
     await client.cluster.health({ wait_for_status: 'green', timeout: '300s' }, { requestTimeout: 400_000 });
     const size = { plain: await sizes(client, plain), routed: await sizes(client, routed) };
 
     const largest = orgId(0);
     const middle = orgId(Math.floor(ORGS / 2));
-    const { body: counts } = await client.search({ index: plain, body: { size: 0, aggs: { o: { terms: { field: 'organizationId', size: ORGS } } } } as never });
-    const byOrg = new Map((counts as unknown as { aggregations: { o: { buckets: { key: string; doc_count: number }[] } } }).aggregations.o.buckets.map((b) => [b.key, b.doc_count]));
+    const { body: counts } = await client.search({
+      index: plain,
+      body: { size: 0, aggs: { o: { terms: { field: 'organizationId', size: ORGS } } } } as never,
+    });
+    const byOrg = new Map(
+      (
+        counts as unknown as { aggregations: { o: { buckets: { key: string; doc_count: number }[] } } }
+      ).aggregations.o.buckets.map((b) => [b.key, b.doc_count]),
+    );
     const shardsTouched: Record<string, number> = {};
     const search = (index: string, org: string, routing: boolean, name: string) => async () => {
       const t = performance.now();
-      const { body } = await client.search({ index, request_cache: false, ...(routing ? { routing: org } : {}), body: report(org) as never });
+      const { body } = await client.search({
+        index,
+        request_cache: false,
+        ...(routing ? { routing: org } : {}),
+        body: report(org) as never,
+      });
       shardsTouched[name] = (body as { _shards: { total: number } })._shards.total;
       return performance.now() - t;
     };
@@ -156,16 +198,29 @@ export async function benchClusterScale(): Promise<void> {
       'median, routed': search(routed, middle, true, 'median, routed'),
     };
     const samples: Record<string, number[]> = Object.fromEntries(Object.keys(measurements).map((k) => [k, []]));
-    for (let i = 0; i < RUNS + 3; i++) for (const [k, m] of Object.entries(measurements)) (i < 3 ? await m() : samples[k]!.push(await m()));
+    for (let i = 0; i < RUNS + 3; i++)
+      for (const [k, m] of Object.entries(measurements)) i < 3 ? await m() : samples[k]!.push(await m());
     const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 
-    console.log(`\n| layout | _bulk documents/s (3 nodes, 1 replica) | primaries | with replica | per million events (primary) |\n|---|---|---|---|---|`);
-    for (const k of ['plain', 'routed'] as const) console.log(`| ${k} | ${Math.round(rates[k]).toLocaleString('en')} | ${mib(size[k].primary)} | ${mib(size[k].total)} | ${perMillion(size[k].primary)} |`);
-    console.log(`\n| report (daily × label, 30 days, one organization) | events of the organization | shards searched | median ms | ÷ plain |\n|---|---|---|---|---|`);
-    for (const [who, org] of [['largest', largest], ['median', middle]] as const) {
+    console.log(
+      `\n| layout | _bulk documents/s (3 nodes, 1 replica) | primaries | with replica | per million events (primary) |\n|---|---|---|---|---|`,
+    );
+    for (const k of ['plain', 'routed'] as const)
+      console.log(
+        `| ${k} | ${Math.round(rates[k]).toLocaleString('en')} | ${mib(size[k].primary)} | ${mib(size[k].total)} | ${perMillion(size[k].primary)} |`,
+      );
+    console.log(
+      `\n| report (daily × label, 30 days, one organization) | events of the organization | shards searched | median ms | ÷ plain |\n|---|---|---|---|---|`,
+    );
+    for (const [who, org] of [
+      ['largest', largest],
+      ['median', middle],
+    ] as const) {
       for (const layout of ['plain', 'routed']) {
         const k = `${who}, ${layout}`;
-        console.log(`| ${k} | ${(byOrg.get(org) ?? 0).toLocaleString('en')} | ${shardsTouched[k]} | ${med[k]!.toFixed(1)} | ${(med[k]! / med[`${who}, plain`]!).toFixed(2)} |`);
+        console.log(
+          `| ${k} | ${(byOrg.get(org) ?? 0).toLocaleString('en')} | ${shardsTouched[k]} | ${med[k]!.toFixed(1)} | ${(med[k]! / med[`${who}, plain`]!).toFixed(2)} |`,
+        );
       }
     }
   } finally {
@@ -173,5 +228,7 @@ export async function benchClusterScale(): Promise<void> {
     await cluster.stop();
   }
   const duck = await duckDbBytes();
-  console.log(`\nDuckDB file after CHECKPOINT: ${mib(duck)} for ${EVENTS.toLocaleString('en')} events, ${perMillion(duck)} per million events`);
+  console.log(
+    `\nDuckDB file after CHECKPOINT: ${mib(duck)} for ${EVENTS.toLocaleString('en')} events, ${perMillion(duck)} per million events`,
+  );
 }

@@ -38,9 +38,21 @@ const NOW = Date.UTC(2024, 5, 1);
 const FROM = NOW - DAYS * 86_400_000;
 const SITES = 5;
 
-export const seedOptions: SeedOptions = { organizationId: ORG, days: DAYS, locations: SITES, now: NOW, eventsPerDay: Math.ceil(EVENTS / (DAYS * SITES)), seed: 3 };
+export const seedOptions: SeedOptions = {
+  organizationId: ORG,
+  days: DAYS,
+  locations: SITES,
+  now: NOW,
+  eventsPerDay: Math.ceil(EVENTS / (DAYS * SITES)),
+  seed: 3,
+};
 
-const range = { type: 'range', field: 'timestamp', from: new Date(FROM).toISOString(), to: new Date(NOW).toISOString() };
+const range = {
+  type: 'range',
+  field: 'timestamp',
+  from: new Date(FROM).toISOString(),
+  to: new Date(NOW).toISOString(),
+};
 export const byLabelAndDirection = {
   source: 'movementEvents',
   filters: [range],
@@ -61,7 +73,14 @@ const byLineAndDirection = {
     { type: 'terms', field: 'crossedPaths.end' },
   ],
 };
-const byLabel = { source: 'movementEvents', filters: [range], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+const byLabel = {
+  source: 'movementEvents',
+  filters: [range],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1d' },
+    { type: 'terms', field: 'label' },
+  ],
+};
 
 /**
  * The answer of `byLabelAndDirection` by hand: every count the report shows (documents per day,
@@ -97,7 +116,11 @@ export const dbPath = join(DIR, 'events.duckdb');
 /** The stored events if the file holds as many as asked for (with the ingest figures of the run that wrote them). */
 async function reusable(instance: DuckDBInstance): Promise<IngestFigures | undefined> {
   if (!existsSync(metaPath)) return undefined;
-  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { requested: number; layout?: string; figures: IngestFigures };
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as {
+    requested: number;
+    layout?: string;
+    figures: IngestFigures;
+  };
   if (meta.requested !== EVENTS || meta.layout !== LAYOUT) return undefined;
   const count = Number((await scalar(instance, 'SELECT count(*) FROM movement_events')) ?? -1);
   return count === meta.figures.events ? meta.figures : undefined;
@@ -115,7 +138,11 @@ async function scalar(instance: DuckDBInstance, sql: string): Promise<unknown> {
 /** Generates, validates and writes the events in batches, timing each step on its own. */
 export async function ingest(): Promise<{ instance: DuckDBInstance; figures: IngestFigures; reused: boolean }> {
   mkdirSync(DIR, { recursive: true });
-  if (existsSync(dbPath) && existsSync(metaPath) && (JSON.parse(readFileSync(metaPath, 'utf8')) as { layout?: string }).layout === LAYOUT) {
+  if (
+    existsSync(dbPath) &&
+    existsSync(metaPath) &&
+    (JSON.parse(readFileSync(metaPath, 'utf8')) as { layout?: string }).layout === LAYOUT
+  ) {
     const instance = await openDuckDb(dbPath);
     const figures = await reusable(instance);
     if (figures) return { instance, figures, reused: true };
@@ -185,25 +212,44 @@ export async function benchDuckDb(): Promise<void> {
       return performance.now() - t;
     };
     const [handlerMs, sqlMs] = (await alternate([viaHandler(byLabelAndDirection), viaSql])) as [number, number];
-    const [nestedMs, flatMs] = (await alternate([viaHandler(byLineAndDirection), viaHandler(byLabel)])) as [number, number];
+    const [nestedMs, flatMs] = (await alternate([viaHandler(byLineAndDirection), viaHandler(byLabel)])) as [
+      number,
+      number,
+    ];
     sqlConnection.closeSync();
     const lines = Number(await scalar(instance, 'SELECT count(*) FROM movement_crossed_paths'));
 
     const rate = (ms: number) => `${Math.round(figures.events / (ms / 1000)).toLocaleString('en')} documents/s`;
     const goal = (ok: boolean) => (ok ? 'met' : '**not met**');
-    console.log(`\nDuckDB engine, ${figures.events.toLocaleString('en')} movement events (${lines.toLocaleString('en')} crossed lines), ${await machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end\n`);
-    console.log(`Ingest${reused ? ` (figures of the run that wrote ${dbPath}; delete it to measure again)` : ''}: batches of ${BATCH.toLocaleString('en')}, one transaction each, file on disk (${(figures.fileBytes / 2 ** 20).toFixed(0)} MiB after the checkpoint)\n`);
+    console.log(
+      `\nDuckDB engine, ${figures.events.toLocaleString('en')} movement events (${lines.toLocaleString('en')} crossed lines), ${await machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end\n`,
+    );
+    console.log(
+      `Ingest${reused ? ` (figures of the run that wrote ${dbPath}; delete it to measure again)` : ''}: batches of ${BATCH.toLocaleString('en')}, one transaction each, file on disk (${(figures.fileBytes / 2 ** 20).toFixed(0)} MiB after the checkpoint)\n`,
+    );
     console.log('| step | time | rate | goal |\n|---|---|---|---|');
-    console.log(`| generate (bin/seed/generate.ts) | ${(figures.generateMs / 1000).toFixed(1)} s | ${rate(figures.generateMs)} | |`);
-    console.log(`| validate (parseDocument, zod) | ${(figures.validateMs / 1000).toFixed(1)} s | ${rate(figures.validateMs)} | |`);
-    console.log(`| **write (ingestDocuments: Appender + commit)** | ${(figures.writeMs / 1000).toFixed(1)} s | ${rate(figures.writeMs)} | ≥ 200,000/s: ${goal(figures.events / (figures.writeMs / 1000) >= 200_000)} |`);
+    console.log(
+      `| generate (bin/seed/generate.ts) | ${(figures.generateMs / 1000).toFixed(1)} s | ${rate(figures.generateMs)} | |`,
+    );
+    console.log(
+      `| validate (parseDocument, zod) | ${(figures.validateMs / 1000).toFixed(1)} s | ${rate(figures.validateMs)} | |`,
+    );
+    console.log(
+      `| **write (ingestDocuments: Appender + commit)** | ${(figures.writeMs / 1000).toFixed(1)} s | ${rate(figures.writeMs)} | ≥ 200,000/s: ${goal(figures.events / (figures.writeMs / 1000) >= 200_000)} |`,
+    );
     console.log(`| final CHECKPOINT | ${(figures.checkpointMs / 1000).toFixed(1)} s | | |`);
     const total = figures.generateMs + figures.validateMs + figures.writeMs + figures.checkpointMs;
     console.log(`| all of it, end to end | ${(total / 1000).toFixed(1)} s | ${rate(total)} | |`);
-    console.log(`\nReports over 30 days (median of ${RUNS} alternating runs after 3 warm-up rounds; handler = the Lambda handler on an HTTP API event, JSON answer; SQL = hand-written, on an open connection)\n`);
+    console.log(
+      `\nReports over 30 days (median of ${RUNS} alternating runs after 3 warm-up rounds; handler = the Lambda handler on an HTTP API event, JSON answer; SQL = hand-written, on an open connection)\n`,
+    );
     console.log('| comparison | median | median | ratio | goal |\n|---|---|---|---|---|');
-    console.log(`| daily × label × direction: handler vs hand-written SQL | ${handlerMs.toFixed(1)} ms | ${sqlMs.toFixed(1)} ms | ${(handlerMs / sqlMs).toFixed(2)}× | ≤ 1.2×: ${goal(handlerMs / sqlMs <= 1.2)} |`);
-    console.log(`| daily × line × direction (nested) vs daily × label (flat), both via the handler | ${nestedMs.toFixed(1)} ms | ${flatMs.toFixed(1)} ms | ${(nestedMs / flatMs).toFixed(2)}× | ≤ 2×: ${goal(nestedMs / flatMs <= 2)} |`);
+    console.log(
+      `| daily × label × direction: handler vs hand-written SQL | ${handlerMs.toFixed(1)} ms | ${sqlMs.toFixed(1)} ms | ${(handlerMs / sqlMs).toFixed(2)}× | ≤ 1.2×: ${goal(handlerMs / sqlMs <= 1.2)} |`,
+    );
+    console.log(
+      `| daily × line × direction (nested) vs daily × label (flat), both via the handler | ${nestedMs.toFixed(1)} ms | ${flatMs.toFixed(1)} ms | ${(nestedMs / flatMs).toFixed(2)}× | ≤ 2×: ${goal(nestedMs / flatMs <= 2)} |`,
+    );
   } finally {
     instance.closeSync();
   }

@@ -50,7 +50,13 @@ export async function pageTraffic(browser: Browser, url: string, ready = DASHBOA
   const page = await context.newPage();
   const sizes: Promise<{ kind: string; in: number; out: number }>[] = [];
   page.on('requestfinished', (r) =>
-    sizes.push(r.sizes().then((s) => ({ kind: r.resourceType(), in: s.responseHeadersSize + s.responseBodySize, out: s.requestHeadersSize + s.requestBodySize }))),
+    sizes.push(
+      r.sizes().then((s) => ({
+        kind: r.resourceType(),
+        in: s.responseHeadersSize + s.responseBodySize,
+        out: s.requestHeadersSize + s.requestBodySize,
+      })),
+    ),
   );
   await page.goto(url);
   await page.waitForFunction(ready);
@@ -59,7 +65,12 @@ export async function pageTraffic(browser: Browser, url: string, ready = DASHBOA
   await context.close();
   const byKind: Record<string, number> = {};
   for (const s of all) byKind[s.kind] = (byKind[s.kind] ?? 0) + 1;
-  return { requests: all.length, byKind, bytesIn: all.reduce((a, s) => a + s.in, 0), bytesOut: all.reduce((a, s) => a + s.out, 0) };
+  return {
+    requests: all.length,
+    byKind,
+    bytesIn: all.reduce((a, s) => a + s.in, 0),
+    bytesOut: all.reduce((a, s) => a + s.out, 0),
+  };
 }
 
 const SITES_DRAWN = `document.getElementById('sites-table').dataset.drawnMs !== undefined`;
@@ -79,7 +90,8 @@ async function loadSites(browser: Browser, url: string): Promise<SitesLoad> {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
-    const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    const metrics = async () =>
+      Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     const before = await metrics();
     await page.goto(`${url}/?view=sites`);
     await page.waitForFunction(SITES_DRAWN);
@@ -100,12 +112,17 @@ async function loadSites(browser: Browser, url: string): Promise<SitesLoad> {
 let fewSites: SitesLoad[] = [];
 
 export const describeTraffic = (t: Traffic): string =>
-  `${t.requests} requests (${Object.entries(t.byKind).map(([k, n]) => `${n} ${k}`).join(', ')}), ${(t.bytesIn / 1000).toFixed(1)} kB in, ${(t.bytesOut / 1000).toFixed(1)} kB out`;
+  `${t.requests} requests (${Object.entries(t.byKind)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ')}), ${(t.bytesIn / 1000).toFixed(1)} kB in, ${(t.bytesOut / 1000).toFixed(1)} kB out`;
 
 export async function benchExplorer(): Promise<void> {
   const sizes = buildExplorer()
     .filter((f) => !f.path.endsWith('.map') && !f.path.endsWith('.txt'))
-    .map((f) => `${f.path.replace(/-[A-Z0-9]{8}\./, '.')}: ${(f.body.length / 1000).toFixed(1)} kB (${(gzipSync(f.body).length / 1000).toFixed(1)} kB gzip)`);
+    .map(
+      (f) =>
+        `${f.path.replace(/-[A-Z0-9]{8}\./, '.')}: ${(f.body.length / 1000).toFixed(1)} kB (${(gzipSync(f.body).length / 1000).toFixed(1)} kB gzip)`,
+    );
   console.log(`bundle: ${sizes.join('; ')}`);
   const executablePath = chromiumPath();
   if (!executablePath) return console.log(`explorer timing skipped: ${noChromium()}`);
@@ -128,7 +145,8 @@ async function benchPages(browser: Browser): Promise<void> {
       const page = await context.newPage();
       const calls: Call[] = [];
       page.on('request', (r) => {
-        if (r.resourceType() === 'fetch') calls.push({ url: r.url(), method: r.method(), body: r.postData(), headers: r.headers() });
+        if (r.resourceType() === 'fetch')
+          calls.push({ url: r.url(), method: r.method(), body: r.postData(), headers: r.headers() });
       });
       // Marks the first canvas drawn, from inside the page, on its own clock.
       await page.addInitScript(`new MutationObserver((_, observer) => {
@@ -137,13 +155,18 @@ async function benchPages(browser: Browser): Promise<void> {
       await page.goto(`${service.url}/${query}`);
       await page.waitForFunction(ready);
       // Page code as text: this file is compiled without the DOM's types.
-      const timing = (await page.evaluate(`({ loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, firstChart: window.firstChart, done: performance.now() })`)) as Timing;
+      const timing = (await page.evaluate(
+        `({ loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, firstChart: window.firstChart, done: performance.now() })`,
+      )) as Timing;
       await context.close();
       return { timing, calls };
     };
     const pages = {
       dashboard: ['?view=dashboard&location=berlin-mall', DASHBOARD_READY],
-      'builder from a link': ['?view=report&locations=berlin-mall&source=movementEvents&preset=last7&tz=Europe%2FBerlin&overTime=1&interval=1h&by=label', `document.querySelector('#table tbody tr') !== null`],
+      'builder from a link': [
+        '?view=report&locations=berlin-mall&source=movementEvents&preset=last7&tz=Europe%2FBerlin&overTime=1&interval=1h&by=label',
+        `document.querySelector('#table tbody tr') !== null`,
+      ],
     } as const;
     for (const [name, [query, ready]] of Object.entries(pages)) {
       await measure(query, ready); // warm-up: the server's caches and the browser's compile
@@ -164,11 +187,16 @@ async function benchPages(browser: Browser): Promise<void> {
     console.log(`dashboard traffic: ${describeTraffic(await pageTraffic(browser, `${service.url}${dashboard}`))}`);
     // The same count on another build's `npm start` (BENCH_EXPLORER_BEFORE=http://127.0.0.1:3999): the figures before a change.
     const otherBuild = process.env.BENCH_EXPLORER_BEFORE;
-    if (otherBuild) console.log(`dashboard traffic on ${otherBuild}: ${describeTraffic(await pageTraffic(browser, `${otherBuild.replace(/\/$/, '')}${dashboard}`))}`);
+    if (otherBuild)
+      console.log(
+        `dashboard traffic on ${otherBuild}: ${describeTraffic(await pageTraffic(browser, `${otherBuild.replace(/\/$/, '')}${dashboard}`))}`,
+      );
     await loadSites(browser, service.url);
     fewSites = [];
     for (let i = 0; i < 5; i++) fewSites.push(await loadSites(browser, service.url));
-    console.log(`median of ${RUNS} fresh tabs after one warm-up; ${await machine()}; load average ${before} before, ${loadavg()[0]?.toFixed(1)} after`);
+    console.log(
+      `median of ${RUNS} fresh tabs after one warm-up; ${await machine()}; load average ${before} before, ${loadavg()[0]?.toFixed(1)} after`,
+    );
   } finally {
     await service.stop();
   }
@@ -180,7 +208,9 @@ async function replay(calls: readonly Call[], concurrency = calls.length): Promi
   const worker = async () => {
     while (next < calls.length) {
       const c = calls[next++]!;
-      await fetch(c.url, { method: c.method, headers: c.headers, body: c.body ?? undefined }).then((r) => r.arrayBuffer());
+      await fetch(c.url, { method: c.method, headers: c.headers, body: c.body ?? undefined }).then((r) =>
+        r.arrayBuffer(),
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, calls.length)) }, worker));
@@ -212,7 +242,14 @@ async function benchOverview(browser: Browser): Promise<void> {
           url: `${url}/reports:query`,
           method: 'POST',
           headers: { ...auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ source: 'movementEvents', locationIds: [id], filters: [range(weekAgo, now)], aggregations: [{ type: 'filters', filters: { today: range(dayAgo, now), lastWeek: range(weekAgo, dayAgo) } }] }),
+          body: JSON.stringify({
+            source: 'movementEvents',
+            locationIds: [id],
+            filters: [range(weekAgo, now)],
+            aggregations: [
+              { type: 'filters', filters: { today: range(dayAgo, now), lastWeek: range(weekAgo, dayAgo) } },
+            ],
+          }),
         },
       ]);
     };
@@ -235,12 +272,15 @@ async function benchOverview(browser: Browser): Promise<void> {
     const loads: SitesLoad[] = [];
     for (let i = 0; i < 5; i++) {
       const load = await loadSites(browser, url);
-      if (load.rows !== sites.ids.length + SEEDED_SITES) throw new Error(`the overview drew ${load.rows} rows, not ${sites.ids.length + SEEDED_SITES}`);
+      if (load.rows !== sites.ids.length + SEEDED_SITES)
+        throw new Error(`the overview drew ${load.rows} rows, not ${sites.ids.length + SEEDED_SITES}`);
       loads.push(load);
     }
     const traffic = await pageTraffic(browser, `${url}/?view=sites`, SITES_DRAWN);
     const of = (loads: readonly SitesLoad[], k: keyof SitesLoad) => median(loads.map((l) => l[k])).toFixed(0);
-    console.log(`overview page: ${SITES + SEEDED_SITES} rows drawn ${of(loads, 'drawnMs')} ms after the answer arrived (wall clock, median of 5, goal ≤ 500 ms); ${describeTraffic(traffic)}`);
+    console.log(
+      `overview page: ${SITES + SEEDED_SITES} rows drawn ${of(loads, 'drawnMs')} ms after the answer arrived (wall clock, median of 5, goal ≤ 500 ms); ${describeTraffic(traffic)}`,
+    );
     if (fewSites.length > 0) {
       console.log(
         `overview page, main-thread CPU from navigation to drawn (thread ticks, median of 5): ${SITES + SEEDED_SITES} rows ${of(loads, 'cpuMs')} ms (layout and style ${of(loads, 'layoutMs')} ms), ` +

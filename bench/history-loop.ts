@@ -16,7 +16,11 @@ const ALONE = 20;
 
 export async function benchHistoryLoop(): Promise<void> {
   console.log(`machine: ${await machine()}`);
-  console.log(`load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const service = await startLocalService({ LOG_REQUESTS: '' });
   const own = monitorEventLoopDelay({ resolution: 5 });
   try {
@@ -32,7 +36,9 @@ export async function benchHistoryLoop(): Promise<void> {
       return performance.now() - started;
     };
     const asked = await fetch(history, { headers: auth });
-    const buckets = ((await asked.json()) as { insights: { occupancy: { buckets: unknown[] }[] } }).insights.occupancy.map((g) => g.buckets.length);
+    const buckets = (
+      (await asked.json()) as { insights: { occupancy: { buckets: unknown[] }[] } }
+    ).insights.occupancy.map((g) => g.buckets.length);
     console.log(`history: ${buckets.length} groups × ${buckets[0]} buckets`);
     for (let i = 0; i < 5; i++) await locations();
     own.enable();
@@ -42,7 +48,9 @@ export async function benchHistoryLoop(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < ALONE; i++) alone.push(await locations());
       const started = performance.now();
-      const ten = Promise.all(Array.from({ length: 10 }, () => fetch(history, { headers: auth }).then((r) => r.arrayBuffer()))).then(() => histories.push(performance.now() - started));
+      const ten = Promise.all(
+        Array.from({ length: 10 }, () => fetch(history, { headers: auth }).then((r) => r.arrayBuffer())),
+      ).then(() => histories.push(performance.now() - started));
       // GET /locations one after another while the ten are answered (the first is asked with them).
       let done = false;
       void ten.then(() => (done = true));
@@ -52,12 +60,20 @@ export async function benchHistoryLoop(): Promise<void> {
     }
     own.disable();
     const [a, b] = [median(alone), median(beside)];
-    console.log(`GET /locations alone: median ${a.toFixed(1)} ms, max ${Math.max(...alone).toFixed(1)} ms (${alone.length})`);
-    console.log(`GET /locations beside ten cached histories: median ${b.toFixed(1)} ms, max ${Math.max(...beside).toFixed(1)} ms (${beside.length}); ratio of medians ${(b / a).toFixed(1)}`);
+    console.log(
+      `GET /locations alone: median ${a.toFixed(1)} ms, max ${Math.max(...alone).toFixed(1)} ms (${alone.length})`,
+    );
+    console.log(
+      `GET /locations beside ten cached histories: median ${b.toFixed(1)} ms, max ${Math.max(...beside).toFixed(1)} ms (${beside.length}); ratio of medians ${(b / a).toFixed(1)}`,
+    );
     console.log(`ten histories at once: median ${median(histories).toFixed(0)} ms`);
     console.log(`this process's event loop delay: max ${(own.max / 1e6).toFixed(1)} ms`);
   } finally {
     await service.stop();
-    console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   }
 }

@@ -18,24 +18,42 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** n buckets `[FROM + j·step, NOW)` on the timestamp: bucket j holds all but the first j steps. */
 const laterThan = (n: number, step: number): Record<string, Filter> =>
-  Object.fromEntries(Array.from({ length: n }, (_, j) => [`t${j}`, { type: 'range', field: 'timestamp', from: iso(FROM + j * step), to: iso(NOW) }]));
+  Object.fromEntries(
+    Array.from({ length: n }, (_, j) => [
+      `t${j}`,
+      { type: 'range', field: 'timestamp', from: iso(FROM + j * step), to: iso(NOW) },
+    ]),
+  );
 
 /** n buckets, each all sites but one (in turn) and so most documents. */
 const mostSites = (n: number): Record<string, Filter> =>
-  Object.fromEntries(Array.from({ length: n }, (_, j) => [`s${j}`, { type: 'terms', field: 'locationId', values: SITES.filter((_, k) => k !== j % SITES.length) }]));
+  Object.fromEntries(
+    Array.from({ length: n }, (_, j) => [
+      `s${j}`,
+      { type: 'terms', field: 'locationId', values: SITES.filter((_, k) => k !== j % SITES.length) },
+    ]),
+  );
 
 /** n buckets of cameras: every camera but one. */
 const mostCameras = (n: number): Record<string, Filter> =>
   Object.fromEntries(
     Array.from({ length: n }, (_, j) => {
       const cameras = SITES.flatMap((s) => [`${s}-cam-1`, `${s}-cam-2`]);
-      return [`c${j}`, { type: 'terms', field: 'trackingCameraId', values: cameras.filter((_, k) => k !== j % cameras.length) }];
+      return [
+        `c${j}`,
+        { type: 'terms', field: 'trackingCameraId', values: cameras.filter((_, k) => k !== j % cameras.length) },
+      ];
     }),
   );
 
 /** n buckets of labels: every label but one. */
 const mostLabels = (n: number): Record<string, Filter> =>
-  Object.fromEntries(Array.from({ length: n }, (_, j) => [`l${j}`, { type: 'terms', field: 'label', values: LABELS.filter((_, k) => k !== j % LABELS.length) }]));
+  Object.fromEntries(
+    Array.from({ length: n }, (_, j) => [
+      `l${j}`,
+      { type: 'terms', field: 'label', values: LABELS.filter((_, k) => k !== j % LABELS.length) },
+    ]),
+  );
 
 const filters = (buckets: Record<string, Filter>) => ({ type: 'filters', filters: buckets });
 const within = [{ type: 'range', field: 'timestamp', from: iso(FROM), to: iso(NOW) }];
@@ -48,15 +66,32 @@ export interface HostileCase {
 export const HOSTILE_CASES: readonly HostileCase[] = [
   {
     name: '[filters(10), filters(10), filters(10), terms label]',
-    body: { source: 'movementEvents', filters: within, aggregations: [filters(laterThan(10, 12 * HOUR)), filters(mostSites(10)), filters(mostCameras(10)), { type: 'terms', field: 'label' }] },
+    body: {
+      source: 'movementEvents',
+      filters: within,
+      aggregations: [
+        filters(laterThan(10, 12 * HOUR)),
+        filters(mostSites(10)),
+        filters(mostCameras(10)),
+        { type: 'terms', field: 'label' },
+      ],
+    },
   },
   {
     name: '[filters(30), filters(30), terms label]',
-    body: { source: 'movementEvents', filters: within, aggregations: [filters(laterThan(30, 6 * HOUR)), filters(mostCameras(30)), { type: 'terms', field: 'label' }] },
+    body: {
+      source: 'movementEvents',
+      filters: within,
+      aggregations: [filters(laterThan(30, 6 * HOUR)), filters(mostCameras(30)), { type: 'terms', field: 'label' }],
+    },
   },
   {
     name: '[filters(100), filters(100), filters(100)]',
-    body: { source: 'movementEvents', filters: within, aggregations: [filters(laterThan(100, 2 * HOUR)), filters(mostSites(100)), filters(mostLabels(100))] },
+    body: {
+      source: 'movementEvents',
+      filters: within,
+      aggregations: [filters(laterThan(100, 2 * HOUR)), filters(mostSites(100)), filters(mostLabels(100))],
+    },
   },
   {
     name: 'reverseNested: [filters(10), nested, terms line, terms direction, reverseNested, filters(10), terms label]',
@@ -81,8 +116,16 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
       filters: within,
       aggregations: [
         { type: 'nested', path: 'polygons' },
-        filters(Object.fromEntries(Array.from({ length: 40 }, (_, j) => [`v${j}`, { type: 'range', field: 'polygons.value', from: j }]))),
-        filters(Object.fromEntries(Array.from({ length: 40 }, (_, j) => [`w${j}`, { type: 'range', field: 'polygons.value', to: 2000 - j }]))),
+        filters(
+          Object.fromEntries(
+            Array.from({ length: 40 }, (_, j) => [`v${j}`, { type: 'range', field: 'polygons.value', from: j }]),
+          ),
+        ),
+        filters(
+          Object.fromEntries(
+            Array.from({ length: 40 }, (_, j) => [`w${j}`, { type: 'range', field: 'polygons.value', to: 2000 - j }]),
+          ),
+        ),
         { type: 'stats', field: 'polygons.value', sum: true, min: true, max: true },
       ],
     },
@@ -98,8 +141,16 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
         { type: 'nested', path: 'crossedPaths' },
         { type: 'reverseNested' },
         { type: 'nested', path: 'polygons' },
-        filters(Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`v${j}`, { type: 'range', field: 'polygons.value', from: j }]))),
-        filters(Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`w${j}`, { type: 'range', field: 'polygons.value', to: 2000 - j }]))),
+        filters(
+          Object.fromEntries(
+            Array.from({ length: 30 }, (_, j) => [`v${j}`, { type: 'range', field: 'polygons.value', from: j }]),
+          ),
+        ),
+        filters(
+          Object.fromEntries(
+            Array.from({ length: 30 }, (_, j) => [`w${j}`, { type: 'range', field: 'polygons.value', to: 2000 - j }]),
+          ),
+        ),
       ],
     },
   },
@@ -124,7 +175,10 @@ export const FINE_HISTOGRAM_CASES: readonly FineHistogramCase[] = [1, 7, 14, 30]
       source: 'movementEvents',
       splitInterval: '2h',
       filters: [{ type: 'range', field: 'timestamp', from: iso(to - days * 86_400_000), to: iso(to) }],
-      aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1s' },
+        { type: 'terms', field: 'label' },
+      ],
     };
   },
 }));

@@ -25,11 +25,16 @@ const HEALTH_GOAL_MS = 1_000;
  * a node process of its own (its child), and that one's memory is what counts.
  */
 function serverPid(pid: number): number {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
   return children.length === 1 ? serverPid(children[0] as number) : pid;
 }
 
-const kib = (field: string, pid: number): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+const kib = (field: string, pid: number): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 
 interface Measure {
   readonly status: number;
@@ -68,12 +73,29 @@ async function measure(url: string, pid: number, token: string, body: unknown, e
   const answer = fetch(`${url}/reports:query`, {
     method: 'POST',
     // Node's fetch asks for gzip and deflate unless told otherwise: `identity` is "without".
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'accept-encoding': encoding ? 'gzip, deflate, br' : 'identity' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'accept-encoding': encoding ? 'gzip, deflate, br' : 'identity',
+    },
     body: JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, coding: r.headers.get('content-encoding'), bytes: (await r.arrayBuffer()).byteLength, ms: performance.now() - t }));
+  }).then(async (r) => ({
+    status: r.status,
+    coding: r.headers.get('content-encoding'),
+    bytes: (await r.arrayBuffer()).byteLength,
+    ms: performance.now() - t,
+  }));
   const health = await healthDuring(url, answer);
   const { status, coding, bytes, ms } = await answer;
-  return { status, ms, bodyBytes: bytes, coding, peakOverIdle: kib('VmHWM', pid) - before, healthMaxMs: health.maxMs, healthFailures: health.failures };
+  return {
+    status,
+    ms,
+    bodyBytes: bytes,
+    coding,
+    peakOverIdle: kib('VmHWM', pid) - before,
+    healthMaxMs: health.maxMs,
+    healthFailures: health.failures,
+  };
 }
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -88,18 +110,26 @@ export async function benchFineHistograms(lines: string[]): Promise<void> {
     const idle = kib('VmRSS', pid);
     // One report first, not measured: tsx compiles the split code when a split report first needs it.
     const [control] = FINE_HISTOGRAM_CASES;
-    const warmUp = control ? await measure(service.url, pid, service.token, control.body(Date.now()), false) : undefined;
+    const warmUp = control
+      ? await measure(service.url, pid, service.token, control.body(Date.now()), false)
+      : undefined;
     const rows: string[] = [];
     for (const c of FINE_HISTOGRAM_CASES) {
       for (const encoding of [false, true]) {
         const ms: Measure[] = [];
-        for (let i = 0; i < RUNS; i++) ms.push(await measure(service.url, pid, service.token, c.body(Date.now()), encoding));
+        for (let i = 0; i < RUNS; i++)
+          ms.push(await measure(service.url, pid, service.token, c.body(Date.now()), encoding));
         const statuses = [...new Set(ms.map((m) => m.status))].join(', ');
         const maxMs = Math.max(...ms.map((m) => m.ms));
         const peak = Math.max(...ms.map((m) => m.peakOverIdle));
         const healthMax = Math.max(...ms.map((m) => m.healthMaxMs));
         const healthFailures = ms.reduce((n, m) => n + m.healthFailures, 0);
-        const met = /^(200|422)(, (200|422))*$/.test(statuses) && maxMs <= GOAL_MS && peak <= GOAL_BYTES && healthMax <= HEALTH_GOAL_MS && healthFailures === 0;
+        const met =
+          /^(200|422)(, (200|422))*$/.test(statuses) &&
+          maxMs <= GOAL_MS &&
+          peak <= GOAL_BYTES &&
+          healthMax <= HEALTH_GOAL_MS &&
+          healthFailures === 0;
         rows.push(
           `| ${c.name} | ${encoding ? 'gzip, deflate, br' : 'none'} | ${statuses} | ${median(ms.map((m) => m.ms)).toFixed(0)} ms (${maxMs.toFixed(0)}) | ` +
             `${Math.max(...ms.map((m) => m.bodyBytes)).toLocaleString('en')} B${ms[0]?.coding ? ` (sent ${ms[0].coding})` : ' (sent plain)'} | ${mib(peak)} | ${healthMax.toFixed(0)} ms, ${healthFailures} failed | ${met ? 'met' : '**not met**'} |`,

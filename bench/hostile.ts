@@ -49,8 +49,20 @@ const ordinary: HostileCase = {
   name: 'control: daily × label × direction over the 30 days (an ordinary report)',
   body: {
     source: 'movementEvents',
-    filters: [{ type: 'range', field: 'timestamp', from: new Date(NOW - 30 * 86_400_000).toISOString(), to: new Date(NOW).toISOString() }],
-    aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }],
+    filters: [
+      {
+        type: 'range',
+        field: 'timestamp',
+        from: new Date(NOW - 30 * 86_400_000).toISOString(),
+        to: new Date(NOW).toISOString(),
+      },
+    ],
+    aggregations: [
+      { type: 'dateHistogram', interval: '1d' },
+      { type: 'terms', field: 'label' },
+      { type: 'nested', path: 'crossedPaths' },
+      { type: 'terms', field: 'crossedPaths.end' },
+    ],
   },
 };
 const CASES = [ordinary, ...HOSTILE_CASES];
@@ -75,7 +87,8 @@ interface Row {
   readonly problem?: string;
 }
 
-const kib = (field: string, pid: number): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+const kib = (field: string, pid: number): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 
 /** The local server on the benchmark's copy of the 10M-event file; resolves with its URL once it listens. */
 async function startServer(): Promise<{ child: ChildProcess; url: string; idleBytes: number }> {
@@ -90,7 +103,13 @@ async function startServer(): Promise<{ child: ChildProcess; url: string; idleBy
   // --no-report-cache: the runs of a case must each query DuckDB, not the local server's result cache.
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts', '--no-report-cache'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR, PORT: '0', FUNCTION_TIMEOUT_SECONDS: String(FUNCTION_TIMEOUT_SECONDS), POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: {
+      ...process.env,
+      DATA_DIR,
+      PORT: '0',
+      FUNCTION_TIMEOUT_SECONDS: String(FUNCTION_TIMEOUT_SECONDS),
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -141,7 +160,9 @@ async function viaServer(url: string, pid: number, token: string, body: unknown)
 function problemOf(status: number, text: string): { problem?: string } {
   if (status === 200) return {};
   try {
-    return { problem: (JSON.parse(text) as { type?: string }).type?.replace(/^.*\/problems\//, '') ?? text.slice(0, 60) };
+    return {
+      problem: (JSON.parse(text) as { type?: string }).type?.replace(/^.*\/problems\//, '') ?? text.slice(0, 60),
+    };
   } catch {
     return { problem: text.slice(0, 60) };
   }
@@ -167,7 +188,10 @@ async function benchDuckDbServer(lines: string[], events: number): Promise<void>
   const pid = child.pid as number;
   try {
     const key = await loadOrCreateDevKey(join(DATA_DIR, 'dev-key.json'));
-    const token = await mintDevToken(key, { organizationId: HOSTILE_ORG, claimName: process.env.ORGANIZATION_CLAIM ?? 'custom:organizationId' });
+    const token = await mintDevToken(key, {
+      organizationId: HOSTILE_ORG,
+      claimName: process.env.ORGANIZATION_CLAIM ?? 'custom:organizationId',
+    });
     const rows: Row[] = [];
     for (const c of CASES) {
       const measures: Measure[] = [];
@@ -180,7 +204,10 @@ async function benchDuckDbServer(lines: string[], events: number): Promise<void>
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify((HOSTILE_CASES.at(-1) as HostileCase).body),
-    }).then((r) => String(r.status), () => 'connection closed');
+    }).then(
+      (r) => String(r.status),
+      () => 'connection closed',
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     const stopMs = await stopServer(child);
     lines.push(
@@ -192,7 +219,11 @@ async function benchDuckDbServer(lines: string[], events: number): Promise<void>
       ...rows.map(
         (r) =>
           `| ${r.name} | ${r.statuses}${r.problem ? ` (${r.problem})` : ''} | ${r.medianMs.toFixed(0)} ms (${r.maxMs.toFixed(0)}) | ${((r.peakOverIdle ?? 0) / 2 ** 20).toFixed(0)} MiB | ${
-            r.maxMs <= GOAL_MS && (r.peakOverIdle ?? 0) <= GOAL_BYTES && /^(200|422|503)(, (200|422|503))*$/.test(r.statuses) ? 'met' : '**not met**'
+            r.maxMs <= GOAL_MS &&
+            (r.peakOverIdle ?? 0) <= GOAL_BYTES &&
+            /^(200|422|503)(, (200|422|503))*$/.test(r.statuses)
+              ? 'met'
+              : '**not met**'
           } |`,
       ),
       '',
@@ -219,17 +250,26 @@ async function benchOpenSearch(lines: string[], events: number): Promise<void> {
       }
     };
     await ensureBenchEvents(client, PREFIX, indexed, documents);
-    const handler = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: PREFIX, requestCache: false }) });
+    const handler = createQueryReportHandler({
+      engine: () => new OpenSearchEngine(client, { indexPrefix: PREFIX, requestCache: false }),
+    });
     const context = (): Context => {
       const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
-      return { awsRequestId: 'bench', functionName: 'query-report', getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) } as Context;
+      return {
+        awsRequestId: 'bench',
+        functionName: 'query-report',
+        getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      } as Context;
     };
     /** Time until the node runs no search any more (the report's, cancelled or done), at most 30 s. */
     const searchesEnd = async (): Promise<number> => {
       const t = performance.now();
       for (;;) {
         const tasks = await client.tasks.list({ actions: 'indices:data/read/search*' });
-        const running = Object.values((tasks.body as { nodes?: Record<string, { tasks: object }> }).nodes ?? {}).reduce((n, x) => n + Object.keys(x.tasks).length, 0);
+        const running = Object.values((tasks.body as { nodes?: Record<string, { tasks: object }> }).nodes ?? {}).reduce(
+          (n, x) => n + Object.keys(x.tasks).length,
+          0,
+        );
         if (running === 0 || performance.now() - t > 30_000) return performance.now() - t;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -239,7 +279,10 @@ async function benchOpenSearch(lines: string[], events: number): Promise<void> {
       const measures: Measure[] = [];
       for (let i = 0; i < RUNS; i++) {
         const t = performance.now();
-        const response = (await handler(httpEvent({ body: c.body, org: HOSTILE_ORG }), context())) as APIGatewayProxyStructuredResultV2;
+        const response = (await handler(
+          httpEvent({ body: c.body, org: HOSTILE_ORG }),
+          context(),
+        )) as APIGatewayProxyStructuredResultV2;
         const ms = performance.now() - t;
         const status = response.statusCode ?? 200;
         measures.push({ status, ms, afterMs: await searchesEnd(), ...problemOf(status, String(response.body ?? '')) });
@@ -279,6 +322,8 @@ export async function benchHostile(): Promise<void> {
     if (!skip.has('duckdb')) await benchDuckDbServer(lines, figures.events);
     if (!skip.has('opensearch')) await benchOpenSearch(lines, figures.events);
   }
-  console.log(`\nHostile reports (issues 12 and 20), ${RUNS} runs each, ${await machine()}, load average ${before} before and ${loadavg()[0]?.toFixed(1)} after\n`);
+  console.log(
+    `\nHostile reports (issues 12 and 20), ${RUNS} runs each, ${await machine()}, load average ${before} before and ${loadavg()[0]?.toFixed(1)} after\n`,
+  );
   console.log(lines.join('\n'));
 }

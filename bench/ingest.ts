@@ -51,7 +51,14 @@ const NOW = Date.UTC(2024, 5, 1);
 /** `count` seeded movement events (the local organization's 3 locations over 30 days), a different set for each `round`. */
 function corpus(round: number, count: number): Record<string, unknown>[] {
   const docs: Record<string, unknown>[] = [];
-  for (const d of seedMovementEvents({ organizationId: ORG, days: 30, locations: 3, now: NOW - round * 31 * 86_400_000, eventsPerDay: Math.ceil((count / 90) * 1.3), seed: 100 + round })) {
+  for (const d of seedMovementEvents({
+    organizationId: ORG,
+    days: 30,
+    locations: 3,
+    now: NOW - round * 31 * 86_400_000,
+    eventsPerDay: Math.ceil((count / 90) * 1.3),
+    seed: 100 + round,
+  })) {
     if (docs.length === count) break;
     docs.push(d as unknown as Record<string, unknown>);
   }
@@ -65,14 +72,22 @@ async function gzipBatches(docs: readonly Record<string, unknown>[]): Promise<Ba
 }
 
 /** Seconds to post every batch through the endpoint, `CONCURRENCY` at once; throws unless every line was written. */
-async function viaEndpoint(service: LocalService, token: string, batches: readonly Batch[], expected: number): Promise<number> {
+async function viaEndpoint(
+  service: LocalService,
+  token: string,
+  batches: readonly Batch[],
+  expected: number,
+): Promise<number> {
   const sender = createSender(service.url, token);
   const t = performance.now();
   const outcomes = await runPool(batches, CONCURRENCY, (b) => sender.send('movementEvents', b.body));
   const seconds = (performance.now() - t) / 1000;
   // A document the seed happens to make twice (same millisecond and content) is one: a duplicate.
   const done = outcomes.reduce((n, o) => n + (o.kind === 'answered' ? o.result.accepted + o.result.duplicates : 0), 0);
-  if (done !== expected) throw new Error(`endpoint: ${done} of ${expected} written: ${JSON.stringify(outcomes.find((o) => o.kind === 'failed' || o.result.rejected.length > 0))}`);
+  if (done !== expected)
+    throw new Error(
+      `endpoint: ${done} of ${expected} written: ${JSON.stringify(outcomes.find((o) => o.kind === 'failed' || o.result.rejected.length > 0))}`,
+    );
   return seconds;
 }
 
@@ -81,7 +96,11 @@ async function viaDirect(target: DocumentTarget, lines: readonly string[], expec
   const t = performance.now();
   let written = 0;
   for (let i = 0; i < lines.length; i += 10_000) {
-    const result = await target.write('movementEvents', lines.slice(i, i + 10_000).map((l) => JSON.parse(l) as unknown), i + 1);
+    const result = await target.write(
+      'movementEvents',
+      lines.slice(i, i + 10_000).map((l) => JSON.parse(l) as unknown),
+      i + 1,
+    );
     written += result.written + result.duplicates;
   }
   const seconds = (performance.now() - t) / 1000;
@@ -96,7 +115,12 @@ async function locationsOnly(): Promise<{ dir: string; token: string }> {
   const opened = await openLocationStore({ localFile: paths.locations });
   await seed(undefined, opened.store, { organizationId: ORG, days: 1, locations: 3, now: NOW });
   await opened.close();
-  const token = await mintDevToken(await loadOrCreateDevKey(paths.devKey), { organizationId: ORG, claimName: organizationClaim(), scopes: [INGEST_SCOPE], ttlSeconds: 86_400 });
+  const token = await mintDevToken(await loadOrCreateDevKey(paths.devKey), {
+    organizationId: ORG,
+    claimName: organizationClaim(),
+    scopes: [INGEST_SCOPE],
+    ttlSeconds: 86_400,
+  });
   return { dir, token };
 }
 
@@ -108,7 +132,9 @@ async function duckdbRow(lines: string[][]): Promise<string[]> {
   const direct = await duckDbTarget(join(dir, 'direct.duckdb'));
   const service = await startLocalService({}, ['--no-seed'], { dataDir: dir });
   try {
-    const batches = await Promise.all(lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))));
+    const batches = await Promise.all(
+      lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))),
+    );
     const d: number[] = [];
     const e: number[] = [];
     const mainUs: number[] = [];
@@ -125,7 +151,10 @@ async function duckdbRow(lines: string[][]): Promise<string[]> {
     }
     const [dr, er] = [median(d), median(e)];
     // Where the server's time went: its main thread (HTTP, the writes) against all its threads (the line checkers, DuckDB's, zlib's, GC's).
-    const cpu = mainUs.length > 0 ? ` (server CPU per document: main thread ${median(mainUs).toFixed(1)} µs, all threads ${median(allUs).toFixed(1)} µs)` : '';
+    const cpu =
+      mainUs.length > 0
+        ? ` (server CPU per document: main thread ${median(mainUs).toFixed(1)} µs, all threads ${median(allUs).toFixed(1)} µs)`
+        : '';
     return [
       `| DuckDB | direct writer | ${fmt(dr)} | 1.00× | |`,
       `| DuckDB | POST /ingest (npm start)${cpu} | ${fmt(er)} | ${(er / dr).toFixed(2)}× | ≥ 0.5× direct: **${met(er >= 0.5 * dr)}**; ≥ 50,000/s: **${met(er >= 50_000)}** |`,
@@ -143,20 +172,34 @@ async function openSearchRow(lines: string[][]): Promise<string[]> {
   const node = await startOpenSearch({ heap: '1g' });
   const { dir, token } = await locationsOnly();
   const client = new Client({ node: node.url, requestTimeout: 120_000 });
-  const service = await startLocalService({}, ['--no-seed', '--opensearch-url', node.url, '--index-prefix', 'api-'], { dataDir: dir });
+  const service = await startLocalService({}, ['--no-seed', '--opensearch-url', node.url, '--index-prefix', 'api-'], {
+    dataDir: dir,
+  });
   const direct = await openSearchTarget({ url: node.url, auth: 'none' }, 'direct-');
   try {
     // The same templates (mappings, no replica) for every prefix; the server's writer assumes them, as the stack's custom resource puts them.
     for (const prefix of ['raw-', 'api-']) await ensureIndexTemplates(client, prefix, { replicas: 0 });
-    const batches = await Promise.all(lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))));
+    const batches = await Promise.all(
+      lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))),
+    );
     const raw = async (docs: string[]) => {
       const t = performance.now();
-      const chunks = Array.from({ length: Math.ceil(docs.length / 10_000) }, (_, i) => docs.slice(i * 10_000, (i + 1) * 10_000));
+      const chunks = Array.from({ length: Math.ceil(docs.length / 10_000) }, (_, i) =>
+        docs.slice(i * 10_000, (i + 1) * 10_000),
+      );
       await runPool(chunks, CONCURRENCY, async (chunk) => {
         // The document's own id (the seed's event id) as `_id`, as a loader that keeps ids would send it.
         const body = chunk.flatMap((l) => {
           const { id, ...doc } = JSON.parse(l) as { id?: string; timestamp: string };
-          return [{ index: { _index: indexNameFor('raw-', 'movementEvents', Date.parse(doc.timestamp)), ...(id ? { _id: id } : {}) } }, doc];
+          return [
+            {
+              index: {
+                _index: indexNameFor('raw-', 'movementEvents', Date.parse(doc.timestamp)),
+                ...(id ? { _id: id } : {}),
+              },
+            },
+            doc,
+          ];
         });
         const response = await client.bulk({ body: body as never });
         if ((response.body as { errors: boolean }).errors) throw new Error('raw _bulk: errors');
@@ -196,12 +239,16 @@ const REAL_STORED = 1_000_000;
 async function grow(db: DuckDBInstance, from: number, to: number): Promise<void> {
   const real = Math.min(to, REAL_STORED);
   if (from < real) {
-    const docs = corpus(STORED_FIRST, real).slice(from).map((d) => parseDocument('movementEvents', d));
-    for (let i = 0; i < docs.length; i += 100_000) await ingestDocuments(db, 'movementEvents', docs.slice(i, i + 100_000));
+    const docs = corpus(STORED_FIRST, real)
+      .slice(from)
+      .map((d) => parseDocument('movementEvents', d));
+    for (let i = 0; i < docs.length; i += 100_000)
+      await ingestDocuments(db, 'movementEvents', docs.slice(i, i + 100_000));
   }
   const connection = await db.connect();
   try {
-    const count = async () => Number((await connection.runAndReadAll('SELECT count(*) FROM movement_events')).getRowsJS()[0]?.[0]);
+    const count = async () =>
+      Number((await connection.runAndReadAll('SELECT count(*) FROM movement_events')).getRowsJS()[0]?.[0]);
     for (let n = await count(); n < to; n = await count()) {
       const copies = Math.min(n, to - n);
       await connection.run(
@@ -225,8 +272,12 @@ async function grow(db: DuckDBInstance, from: number, to: number): Promise<void>
 async function identityRows(): Promise<void> {
   const { dir, token } = await locationsOnly();
   const file = dataPaths(dir).duckdb;
-  console.log(`${fmt(IDENTITY_DOCS)} new documents per round through POST /ingest (npm start; ${CONCURRENCY} requests of 10,000 at once), ${ROUNDS} rounds alternating, medians`);
-  console.log('| stored | first request after start (reads the stored keys) | without identity | with identity | with ÷ without (time) | goal ≤ 1.5× | hashing alone, per 10,000 | load |\n|---:|---:|---:|---:|---:|---|---:|---|');
+  console.log(
+    `${fmt(IDENTITY_DOCS)} new documents per round through POST /ingest (npm start; ${CONCURRENCY} requests of 10,000 at once), ${ROUNDS} rounds alternating, medians`,
+  );
+  console.log(
+    '| stored | first request after start (reads the stored keys) | without identity | with identity | with ÷ without (time) | goal ≤ 1.5× | hashing alone, per 10,000 | load |\n|---:|---:|---:|---:|---:|---|---:|---|',
+  );
   try {
     let stored = 0;
     let round = STORED_FIRST + 1;
@@ -244,7 +295,11 @@ async function identityRows(): Promise<void> {
       const hashing: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         for (const withIdentity of [false, true]) {
-          const service = await startLocalService(withIdentity ? {} : { BENCH_INGEST_WITHOUT_IDENTITY: '1' }, ['--no-seed'], { dataDir: dir });
+          const service = await startLocalService(
+            withIdentity ? {} : { BENCH_INGEST_WITHOUT_IDENTITY: '1' },
+            ['--no-seed'],
+            { dataDir: dir },
+          );
           try {
             const warm = await gzipBatches(corpus(round++, 10_000));
             const firstS = await viaEndpoint(service, token, warm, 10_000);
@@ -285,7 +340,9 @@ export async function benchIngest(): Promise<void> {
   console.log(`load before: ${load()}`);
   const lines = Array.from({ length: ROUNDS }, (_, r) => corpus(r, DOCS).map((d) => JSON.stringify(d)));
   const rows = [...(await duckdbRow(lines)), ...(await openSearchRow(lines))];
-  console.log(`\n${fmt(DOCS)} movement events per round, ${ROUNDS} rounds alternating, medians; ${CONCURRENCY} requests at once`);
+  console.log(
+    `\n${fmt(DOCS)} movement events per round, ${ROUNDS} rounds alternating, medians; ${CONCURRENCY} requests at once`,
+  );
   console.log('| engine | path | documents/s | ÷ baseline | goal |\n|---|---|---:|---:|---|');
   for (const row of rows) console.log(row);
   console.log(`load after the throughput runs: ${load()}\n`);

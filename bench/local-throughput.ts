@@ -39,7 +39,12 @@ export async function benchLocalThroughput(): Promise<void> {
     const targets: Target[] = [
       { name: 'bare Node server (constant body)', url: bareServer.url },
       { name: 'GET /locations', url: `${service.url}/locations`, headers: auth, goal: 3000 },
-      { name: 'GET live insights', url: `${service.url}/locations/berlin-mall/insights/live?filter=occupancy`, headers: auth, goal: 3000 },
+      {
+        name: 'GET live insights',
+        url: `${service.url}/locations/berlin-mall/insights/live?filter=occupancy`,
+        headers: auth,
+        goal: 3000,
+      },
       report,
     ];
     const results = await measure(targets);
@@ -66,8 +71,18 @@ function reportTarget(service: LocalService, name: string, goal?: number): Targe
     method: 'POST',
     headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
-      filters: [{ type: 'range', field: 'timestamp', from: new Date(today - 30 * day).toISOString(), to: new Date(today).toISOString() }],
-      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+      filters: [
+        {
+          type: 'range',
+          field: 'timestamp',
+          from: new Date(today - 30 * day).toISOString(),
+          to: new Date(today).toISOString(),
+        },
+      ],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'terms', field: 'label' },
+      ],
     }),
     ...(goal ? { goal } : {}),
   };
@@ -85,28 +100,46 @@ async function measure(targets: readonly Target[]): Promise<Measured[]> {
   const runs = new Map<Target, Result[]>(targets.map((t) => [t, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
-      const options = { url: target.url, connections: CONNECTIONS, method: target.method ?? 'GET', headers: target.headers ?? {}, ...(target.body ? { body: target.body } : {}) };
+      const options = {
+        url: target.url,
+        connections: CONNECTIONS,
+        method: target.method ?? 'GET',
+        headers: target.headers ?? {},
+        ...(target.body ? { body: target.body } : {}),
+      };
       await autocannon({ ...options, duration: WARM_UP_S });
       const result = await autocannon({ ...options, duration: DURATION_S });
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
       runs.get(target)?.push(result);
     }
   }
   return targets.map((target) => {
     const r = runs.get(target) as Result[];
-    return { target, rps: median(r.map((x) => x.requests.average)), p50: median(r.map((x) => x.latency.p50)), p99: median(r.map((x) => x.latency.p99)) };
+    return {
+      target,
+      rps: median(r.map((x) => x.requests.average)),
+      p50: median(r.map((x) => x.latency.p50)),
+      p99: median(r.map((x) => x.latency.p99)),
+    };
   });
 }
 
 function print(rows: readonly Measured[], bare: number, bareSecond: number): void {
-  console.log(`\n${CONNECTIONS} connections, ${ROUNDS} × ${DURATION_S} s per target (after ${WARM_UP_S} s of warm-up), medians`);
+  console.log(
+    `\n${CONNECTIONS} connections, ${ROUNDS} × ${DURATION_S} s per target (after ${WARM_UP_S} s of warm-up), medians`,
+  );
   console.log('| target | req/s | ÷ bare server | p50 | p99 | goal |');
   console.log('|---|---:|---:|---:|---:|---|');
   for (const [i, { target, rps, p50, p99 }] of rows.entries()) {
     // The last row was measured beside the second bare run.
     const against = i === rows.length - 1 ? bareSecond : bare;
-    const goal = target.goal ? `≥ ${target.goal.toLocaleString('en-US')}: ${rps >= target.goal ? 'met' : 'not met'}` : '';
-    console.log(`| ${target.name} | ${Math.round(rps).toLocaleString('en-US')} | ${(rps / against).toFixed(3)} | ${p50} ms | ${p99} ms | ${goal} |`);
+    const goal = target.goal
+      ? `≥ ${target.goal.toLocaleString('en-US')}: ${rps >= target.goal ? 'met' : 'not met'}`
+      : '';
+    console.log(
+      `| ${target.name} | ${Math.round(rps).toLocaleString('en-US')} | ${(rps / against).toFixed(3)} | ${p50} ms | ${p99} ms | ${goal} |`,
+    );
   }
   console.log(`(bare server in the second run: ${Math.round(bareSecond).toLocaleString('en-US')} req/s)`);
 }
@@ -116,7 +149,10 @@ async function startBareServer(body: string): Promise<{ url: string; child: Chil
   const code = `const body = Buffer.from(process.env.BODY);
 require('node:http').createServer((req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body); })
   .listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', code], { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', code], {
+    env: { ...process.env, BODY: body },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       const m = /port (\d+)/.exec(d.toString());

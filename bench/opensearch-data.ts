@@ -7,13 +7,25 @@ import { indexNameFor, ensureIndexTemplates } from '#shared/stores/opensearch/st
  * it already does (benchmarks reuse their node's data folder), else rebuilt with `_bulk` and
  * force-merged to one segment so every run measures the same index layout.
  */
-export async function ensureBenchEvents(client: Client, prefix: string, count: number, documents: () => Iterable<Record<string, unknown>>): Promise<void> {
+export async function ensureBenchEvents(
+  client: Client,
+  prefix: string,
+  count: number,
+  documents: () => Iterable<Record<string, unknown>>,
+): Promise<void> {
   const pattern = `${prefix}movement-events-*`;
   await ensureIndexTemplates(client, prefix, { shards: 1, replicas: 0 });
-  const existing = await client.count({ index: pattern, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+  const existing = await client
+    .count({ index: pattern, ignore_unavailable: true, allow_no_indices: true })
+    .catch(() => undefined);
   if ((existing?.body as { count?: number } | undefined)?.count === count) return;
-  await client.indices.delete({ index: pattern, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
-  const bar = new SingleBar({ format: `indexing ${prefix} {bar} {value}/{total} docs {eta}s left` }, Presets.shades_classic);
+  await client.indices
+    .delete({ index: pattern, ignore_unavailable: true, expand_wildcards: 'all' })
+    .catch(() => undefined);
+  const bar = new SingleBar(
+    { format: `indexing ${prefix} {bar} {value}/{total} docs {eta}s left` },
+    Presets.shades_classic,
+  );
   bar.start(count, 0);
   let batch: Record<string, unknown>[] = [];
   // Two bulk requests in flight: a one-shard bulk is indexed by one write thread, so a second keeps
@@ -24,7 +36,10 @@ export async function ensureBenchEvents(client: Client, prefix: string, count: n
     batch = [];
     const sent = client.bulk({ body }).then((response) => {
       const result = response.body as { errors: boolean; items: Record<string, { error?: unknown }>[] };
-      if (result.errors) throw new Error(`bulk indexing failed: ${JSON.stringify(result.items.map((i) => Object.values(i)[0]?.error).find(Boolean)).slice(0, 500)}`);
+      if (result.errors)
+        throw new Error(
+          `bulk indexing failed: ${JSON.stringify(result.items.map((i) => Object.values(i)[0]?.error).find(Boolean)).slice(0, 500)}`,
+        );
       bar.increment(body.length / 2);
     });
     const tracked = sent.finally(() => inFlight.delete(tracked));

@@ -12,7 +12,18 @@ import { addDays, localDateOf, localMsOf, localToInstant } from '#shared/time/lo
  * `npm run import-locations`, and `eventsPerDay` movement events each today up to now and on the
  * same day a week before (ingested with `npm run ingest` into the folder), then `npm start` on it.
  */
-const ZONES = ['Europe/Berlin', 'Europe/London', 'America/New_York', 'America/Chicago', 'America/Los_Angeles', 'Asia/Tokyo', 'Asia/Kolkata', 'Australia/Sydney', 'America/Sao_Paulo', 'Asia/Singapore'];
+const ZONES = [
+  'Europe/Berlin',
+  'Europe/London',
+  'America/New_York',
+  'America/Chicago',
+  'America/Los_Angeles',
+  'Asia/Tokyo',
+  'Asia/Kolkata',
+  'Australia/Sydney',
+  'America/Sao_Paulo',
+  'Asia/Singapore',
+];
 const ROOT = join(__dirname, '..');
 
 export interface ManySites {
@@ -27,9 +38,18 @@ export async function manySites(count: number, eventsPerDay: number): Promise<Ma
   const files = mkdtempSync(join(tmpdir(), 'lrs-bench-sites-files-'));
   try {
     const seeded = await startLocalService({}, [], { dataDir });
-    const organizationId = ((await (await fetch(`${seeded.url}/locations`, { headers: { authorization: `Bearer ${seeded.token}` } })).json()) as { organizationId: string }[])[0]!.organizationId;
+    const organizationId = (
+      (await (
+        await fetch(`${seeded.url}/locations`, { headers: { authorization: `Bearer ${seeded.token}` } })
+      ).json()) as { organizationId: string }[]
+    )[0]!.organizationId;
     await seeded.stop();
-    const allDay = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
+    const allDay = Object.fromEntries(
+      ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
+        d,
+        [{ open: '00:00', close: '24:00' }],
+      ]),
+    );
     const ids = Array.from({ length: count }, (_, i) => `site-${String(i).padStart(3, '0')}`);
     const locations = ids.map((id, i) => ({
       id,
@@ -37,30 +57,61 @@ export async function manySites(count: number, eventsPerDay: number): Promise<Ma
       type: 'store',
       timezone: ZONES[i % ZONES.length]!,
       sensorGroups: [
-        { id: 1, name: 'Entrance', lines: [{ trackingCameraId: `${id}-cam-1`, lineId: 'door', inDirection: 'A' }], openingHours: allDay },
-        { id: 2, name: 'Floor', lines: [{ trackingCameraId: `${id}-cam-2`, lineId: 'stairs', inDirection: 'A' }], openingHours: allDay },
+        {
+          id: 1,
+          name: 'Entrance',
+          lines: [{ trackingCameraId: `${id}-cam-1`, lineId: 'door', inDirection: 'A' }],
+          openingHours: allDay,
+        },
+        {
+          id: 2,
+          name: 'Floor',
+          lines: [{ trackingCameraId: `${id}-cam-2`, lineId: 'stairs', inDirection: 'A' }],
+          openingHours: allDay,
+        },
       ],
     }));
     writeFileSync(join(files, 'locations.json'), JSON.stringify({ locations }));
     const tsx = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-    execFileSync(process.execPath, [tsx, 'bin/import-locations.ts', '--file', join(files, 'locations.json'), '--data-dir', dataDir], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [tsx, 'bin/import-locations.ts', '--file', join(files, 'locations.json'), '--data-dir', dataDir],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
     const now = Date.now();
     const random = prng(34);
     const lines: string[] = [];
     locations.forEach((l) => {
       const today = localDateOf(now, l.timezone);
       const start = (days: number) => localToInstant(localMsOf(addDays(today, days)), l.timezone);
-      for (const [from, to] of [[start(0), now], [start(-7), start(-6)]] as const) {
+      for (const [from, to] of [
+        [start(0), now],
+        [start(-7), start(-6)],
+      ] as const) {
         for (let k = 0; k < eventsPerDay; k++) {
           const camera = k % 2 === 0 ? 'cam-1' : 'cam-2';
           const timestamp = new Date(from + Math.floor(random() * Math.max(1, to - from))).toISOString();
           const crossedPaths = [{ id: camera === 'cam-1' ? 'door' : 'stairs', end: random() < 0.55 ? 'A' : 'B' }];
-          lines.push(JSON.stringify({ organizationId, locationId: l.id, trackingCameraId: `${l.id}-${camera}`, label: 'person', timestamp, crossedPaths, polygons: [] }));
+          lines.push(
+            JSON.stringify({
+              organizationId,
+              locationId: l.id,
+              trackingCameraId: `${l.id}-${camera}`,
+              label: 'person',
+              timestamp,
+              crossedPaths,
+              polygons: [],
+            }),
+          );
         }
       }
     });
     writeFileSync(join(files, 'movementEvents-bench.ndjson'), `${lines.join('\n')}\n`);
-    execFileSync(process.execPath, [tsx, 'bin/ingest-cli.ts', join(files, 'movementEvents-bench.ndjson'), '--data-dir', dataDir], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [tsx, 'bin/ingest-cli.ts', join(files, 'movementEvents-bench.ndjson'), '--data-dir', dataDir],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
     const service = await startLocalService({}, [], { dataDir });
     return {
       service,

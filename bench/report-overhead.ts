@@ -25,7 +25,14 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 
 const body = {
   source: 'movementEvents',
-  filters: [{ type: 'range', field: 'timestamp', from: new Date(START).toISOString(), to: new Date(START + DAYS * 86_400_000).toISOString() }],
+  filters: [
+    {
+      type: 'range',
+      field: 'timestamp',
+      from: new Date(START).toISOString(),
+      to: new Date(START + DAYS * 86_400_000).toISOString(),
+    },
+  ],
   aggregations: [
     { type: 'dateHistogram', interval: '1d' },
     { type: 'terms', field: 'label' },
@@ -37,7 +44,11 @@ const body = {
 async function measure(client: Client, prefix: string): Promise<{ handler: number; raw: number }> {
   const engine = new OpenSearchEngine(client, { indexPrefix: prefix, requestCache: false });
   const handler = createQueryReportHandler({ engine: () => engine });
-  const raw = compileSearch(buildPlan(body), { organizationId: ORG }, { indexPrefix: prefix, limits: DEFAULT_LIMITS, requestCache: false });
+  const raw = compileSearch(
+    buildPlan(body),
+    { organizationId: ORG },
+    { indexPrefix: prefix, limits: DEFAULT_LIMITS, requestCache: false },
+  );
   const viaHandler = async () => {
     const t = performance.now();
     const response = await invoke(handler, { body, org: ORG });
@@ -67,10 +78,17 @@ export async function benchReportOverhead(): Promise<void> {
   try {
     const client = new Client({ node: node.url, requestTimeout: 120_000 });
     const rows: string[] = [];
-    for (const [prefix, count] of [['bench10k-', 10_000], ['bench1m-', 1_000_000]] as const) {
-      await ensureBenchEvents(client, prefix, count, () => syntheticMovementEvents({ count, organizationId: ORG, start: START, days: DAYS }));
+    for (const [prefix, count] of [
+      ['bench10k-', 10_000],
+      ['bench1m-', 1_000_000],
+    ] as const) {
+      await ensureBenchEvents(client, prefix, count, () =>
+        syntheticMovementEvents({ count, organizationId: ORG, start: START, days: DAYS }),
+      );
       const { handler, raw } = await measure(client, prefix);
-      rows.push(`| ${count.toLocaleString('en')} | ${raw.toFixed(2)} ms | ${handler.toFixed(2)} ms | ${(handler / raw).toFixed(3)}× | ${(handler - raw).toFixed(2)} ms |`);
+      rows.push(
+        `| ${count.toLocaleString('en')} | ${raw.toFixed(2)} ms | ${handler.toFixed(2)} ms | ${(handler / raw).toFixed(3)}× | ${(handler - raw).toFixed(2)} ms |`,
+      );
     }
     console.log(`\nReport overhead (median of ${RUNS} alternating runs, request cache off), ${await machine()}\n`);
     console.log('| documents | raw _search | handler | handler ÷ raw | handler − raw |\n|---|---|---|---|---|');

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
 import { parseDocument } from '#shared/documents/documents';
 import { COLLECTIONS } from '#shared/documents/fields';
-import { toSource, OpenSearchEngine, dirtyIndexName, rollupIndexName, rollupIndexNames, openSearchStore } from '#shared/stores/opensearch/store';
+import {
+  toSource,
+  OpenSearchEngine,
+  dirtyIndexName,
+  rollupIndexName,
+  rollupIndexNames,
+  openSearchStore,
+} from '#shared/stores/opensearch/store';
 import { seedMovementEvents, type SeedOptions } from '../bin/seed/generate';
 import { startOpenSearch } from '../bin/dev/opensearch-node';
 import { byLabelAndDirection, ORG } from './duckdb';
@@ -47,7 +54,14 @@ const sets: DataSet[] = [
     name: '30-day daily × label × direction',
     prefix: 'rollups-month-',
     requested: MONTH_EVENTS,
-    seed: { organizationId: ORG, days: 30, locations: SITES, now: Date.UTC(2024, 5, 1), eventsPerDay: Math.ceil(MONTH_EVENTS / (30 * SITES)), seed: 3 },
+    seed: {
+      organizationId: ORG,
+      days: 30,
+      locations: SITES,
+      now: Date.UTC(2024, 5, 1),
+      eventsPerDay: Math.ceil(MONTH_EVENTS / (30 * SITES)),
+      seed: 3,
+    },
     report: byLabelAndDirection,
     goalMs: 50,
     goalRatio: 20,
@@ -56,7 +70,14 @@ const sets: DataSet[] = [
     name: '365-day daily × label',
     prefix: 'rollups-year-',
     requested: YEAR_EVENTS,
-    seed: { organizationId: ORG, days: 365, locations: SITES, now: YEAR_NOW, eventsPerDay: Math.ceil(YEAR_EVENTS / (365 * SITES)), seed: 23 },
+    seed: {
+      organizationId: ORG,
+      days: 365,
+      locations: SITES,
+      now: YEAR_NOW,
+      eventsPerDay: Math.ceil(YEAR_EVENTS / (365 * SITES)),
+      seed: 23,
+    },
     report: yearByLabel,
     goalMs: 200,
   },
@@ -74,7 +95,9 @@ const documents = (set: DataSet) =>
  */
 function eventCount(set: DataSet): number {
   const path = join(DIR, `${set.prefix}meta.json`);
-  const meta = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { seed?: SeedOptions; count?: number }) : {};
+  const meta = existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { seed?: SeedOptions; count?: number })
+    : {};
   if (JSON.stringify(meta.seed) === JSON.stringify(set.seed) && typeof meta.count === 'number') return meta.count;
   // A new size: the indices are loaded anew (ensureBenchEvents compares counts).
   let count = 0;
@@ -90,7 +113,8 @@ function eventCount(set: DataSet): number {
  */
 async function buildRollups(client: Client, prefix: string): Promise<{ ms: number; grains: number; runs: number }> {
   const indices = [...COLLECTIONS.flatMap((c) => rollupIndexNames(prefix, c)), dirtyIndexName(prefix)];
-  if (process.env.BENCH_ROLLUP_OS_REBUILD !== 'keep') await client.indices.delete({ index: indices.join(','), ignore_unavailable: true });
+  if (process.env.BENCH_ROLLUP_OS_REBUILD !== 'keep')
+    await client.indices.delete({ index: indices.join(','), ignore_unavailable: true });
   const t = performance.now();
   let grains = 0;
   let runs = 0;
@@ -103,7 +127,8 @@ async function buildRollups(client: Client, prefix: string): Promise<{ ms: numbe
   return { ms: performance.now() - t, grains, runs };
 }
 
-const count = async (client: Client, index: string): Promise<number> => (await client.count({ index })).body.count as number;
+const count = async (client: Client, index: string): Promise<number> =>
+  (await client.count({ index })).body.count as number;
 
 /** `npm run bench -- rollups-opensearch`, and the OpenSearch part of `npm run bench -- rollups`. */
 export async function benchRollupsOpenSearch(): Promise<void> {
@@ -123,8 +148,17 @@ export async function benchRollupsOpenSearch(): Promise<void> {
       const levels = rollupIndexNames(set.prefix, 'movementEvents');
       const rows = await Promise.all(levels.map((index) => count(client, index)));
       const { body: stats } = await client.indices.stats({ index: levels.join(','), metric: ['docs'] });
-      const luceneDocs = levels.map((index) => (stats as { indices: Record<string, { primaries: { docs: { count: number } } }> }).indices[index]?.primaries.docs.count ?? 0);
-      const rowsText = levels.map((index, i) => `${(rows[i] ?? 0).toLocaleString('en')} ${index.slice(rollupIndexName(set.prefix, 'movementEvents').length) || '15m'}`).join(', ');
+      const luceneDocs = levels.map(
+        (index) =>
+          (stats as { indices: Record<string, { primaries: { docs: { count: number } } }> }).indices[index]?.primaries
+            .docs.count ?? 0,
+      );
+      const rowsText = levels
+        .map(
+          (index, i) =>
+            `${(rows[i] ?? 0).toLocaleString('en')} ${index.slice(rollupIndexName(set.prefix, 'movementEvents').length) || '15m'}`,
+        )
+        .join(', ');
       const raw = new OpenSearchEngine(client, { indexPrefix: set.prefix, requestCache: false });
       const rollups = new OpenSearchEngine(client, { indexPrefix: set.prefix, requestCache: false, rollups: true });
       const { rollupMs, rawMs, load } = await compareEngines(rollups, raw, set.report);
@@ -139,7 +173,11 @@ export async function benchRollupsOpenSearch(): Promise<void> {
   } finally {
     await node.stop();
   }
-  console.log(`\nRollups on OpenSearch 2.19.3 (one node, 2 GB heap, one-shard monthly and rollup indices, request cache off), ${await machine()}, load average ${before} before and ${loadavg()[0]?.toFixed(1)} after; medians of alternating runs through answerReport, the same bytes from both\n`);
-  console.log('| report | data | rollups | documents | speed-up | goal | load average |\n|---|---|---|---|---|---|---|');
+  console.log(
+    `\nRollups on OpenSearch 2.19.3 (one node, 2 GB heap, one-shard monthly and rollup indices, request cache off), ${await machine()}, load average ${before} before and ${loadavg()[0]?.toFixed(1)} after; medians of alternating runs through answerReport, the same bytes from both\n`,
+  );
+  console.log(
+    '| report | data | rollups | documents | speed-up | goal | load average |\n|---|---|---|---|---|---|---|',
+  );
   console.log(lines.join('\n'));
 }

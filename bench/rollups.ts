@@ -33,26 +33,54 @@ const BATCH = 100_000;
 const SITES = 5;
 export const YEAR_NOW = Date.UTC(2025, 0, 1);
 
-export const yearRange = { type: 'range', field: 'timestamp', from: new Date(YEAR_NOW - 365 * 86_400_000).toISOString(), to: new Date(YEAR_NOW).toISOString() };
-export const yearByLabel = { source: 'movementEvents', filters: [yearRange], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
-
-/** One report through the whole report path (plan, engine, shape, JSON), timed; fails on the wrong path. */
-export const timed = (engine: ReportEngine, body: unknown, expect: 'rollup' | undefined, bodies: string[]) => async (): Promise<number> => {
-  let source: string | undefined;
-  const watched: ReportEngine = { maxBuckets: engine.maxBuckets, run: async (...a) => { const r = await engine.run(...a); source = r.source; return r; } };
-  const t = performance.now();
-  const answer = await answerReport(body, { organizationId: ORG }, watched, 'application/json');
-  const ms = performance.now() - t;
-  if (expect && source !== expect) throw new Error(`answered from ${source}, not ${expect}`);
-  bodies.push(answer.body);
-  return ms;
+export const yearRange = {
+  type: 'range',
+  field: 'timestamp',
+  from: new Date(YEAR_NOW - 365 * 86_400_000).toISOString(),
+  to: new Date(YEAR_NOW).toISOString(),
+};
+export const yearByLabel = {
+  source: 'movementEvents',
+  filters: [yearRange],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1d' },
+    { type: 'terms', field: 'label' },
+  ],
 };
 
+/** One report through the whole report path (plan, engine, shape, JSON), timed; fails on the wrong path. */
+export const timed =
+  (engine: ReportEngine, body: unknown, expect: 'rollup' | undefined, bodies: string[]) =>
+  async (): Promise<number> => {
+    let source: string | undefined;
+    const watched: ReportEngine = {
+      maxBuckets: engine.maxBuckets,
+      run: async (...a) => {
+        const r = await engine.run(...a);
+        source = r.source;
+        return r;
+      },
+    };
+    const t = performance.now();
+    const answer = await answerReport(body, { organizationId: ORG }, watched, 'application/json');
+    const ms = performance.now() - t;
+    if (expect && source !== expect) throw new Error(`answered from ${source}, not ${expect}`);
+    bodies.push(answer.body);
+    return ms;
+  };
+
 /** Rollup vs raw for one report, alternating (medians); the answers must be the same bytes. With the 1-minute load average before and after. */
-export async function compareEngines(rollups: ReportEngine, raw: ReportEngine, body: unknown): Promise<{ rollupMs: number; rawMs: number; load: string }> {
+export async function compareEngines(
+  rollups: ReportEngine,
+  raw: ReportEngine,
+  body: unknown,
+): Promise<{ rollupMs: number; rawMs: number; load: string }> {
   const bodies: string[] = [];
   const before = load();
-  const [rollupMs, rawMs] = (await alternate([timed(rollups, body, 'rollup', bodies), timed(raw, body, undefined, bodies)], RUNS)) as [number, number];
+  const [rollupMs, rawMs] = (await alternate(
+    [timed(rollups, body, 'rollup', bodies), timed(raw, body, undefined, bodies)],
+    RUNS,
+  )) as [number, number];
   if (new Set(bodies).size !== 1) throw new Error('rollups and documents answered differently');
   return { rollupMs, rawMs, load: `${before}–${load()}` };
 }
@@ -68,7 +96,8 @@ async function rebuild(db: DuckDBInstance): Promise<{ grains: number; ms: number
   return { grains, ms: performance.now() - t };
 }
 
-const compare = (db: DuckDBInstance, body: unknown) => compareEngines(new DuckDbEngine(db, { rollups: true }), new DuckDbEngine(db), body);
+const compare = (db: DuckDBInstance, body: unknown) =>
+  compareEngines(new DuckDbEngine(db, { rollups: true }), new DuckDbEngine(db), body);
 
 async function count(db: DuckDBInstance, sql: string): Promise<number> {
   const c = await db.connect();
@@ -82,7 +111,15 @@ async function count(db: DuckDBInstance, sql: string): Promise<number> {
 /** Validated events of the seed generator, `n` of them over `days` up to `now`. */
 function events(n: number, days: number, now: number): ReportDocument<'movementEvents'>[] {
   const docs: ReportDocument<'movementEvents'>[] = [];
-  for (const e of seedMovementEvents({ organizationId: ORG, days, locations: SITES, now, eventsPerDay: Math.ceil(n / (days * SITES)), seed: 23 })) docs.push(parseDocument('movementEvents', e));
+  for (const e of seedMovementEvents({
+    organizationId: ORG,
+    days,
+    locations: SITES,
+    now,
+    eventsPerDay: Math.ceil(n / (days * SITES)),
+    seed: 23,
+  }))
+    docs.push(parseDocument('movementEvents', e));
   return docs;
 }
 
@@ -129,11 +166,21 @@ async function ingestRate(docs: readonly ReportDocument<'movementEvents'>[], mai
 export async function benchRollups(): Promise<void> {
   const month = (await ingestMonth()).instance;
   // Every grain dirty, as a file of an earlier version starts: the full rebuild's time.
-  if (FULL_REBUILD) await count(month, "INSERT INTO rollup_dirty SELECT DISTINCT 'movementEvents', \"timestamp\" - \"timestamp\" % 900000 FROM movement_events");
+  if (FULL_REBUILD)
+    await count(
+      month,
+      'INSERT INTO rollup_dirty SELECT DISTINCT \'movementEvents\', "timestamp" - "timestamp" % 900000 FROM movement_events',
+    );
   const rebuilt = await rebuild(month);
   const monthEvents = await count(month, 'SELECT count(*) FROM movement_events');
   const rowsAt = (minutes: number) =>
-    count(month, ['movement_events', 'movement_crossed_paths', 'movement_polygons'].map((t) => `(SELECT count(*) FROM ${t}__rollup_${minutes}m)`).join(' + ').replace(/^/, 'SELECT '));
+    count(
+      month,
+      ['movement_events', 'movement_crossed_paths', 'movement_polygons']
+        .map((t) => `(SELECT count(*) FROM ${t}__rollup_${minutes}m)`)
+        .join(' + ')
+        .replace(/^/, 'SELECT '),
+    );
   const rollupRows = `${(await rowsAt(15)).toLocaleString('en')} rows of 15 minutes, ${(await rowsAt(60)).toLocaleString('en')} hourly, ${(await rowsAt(1440)).toLocaleString('en')} daily`;
   const days30 = await compare(month, byLabelAndDirection);
   month.closeSync();
@@ -147,18 +194,35 @@ export async function benchRollups(): Promise<void> {
 
   const goal = (ok: boolean) => (ok ? 'met' : '**not met**');
   const rate = (n: number, ms: number) => `${Math.round(n / (ms / 1000)).toLocaleString('en')}/s`;
-  const rebuiltWhat = rebuilt.grains > 0 ? `${rebuilt.grains.toLocaleString('en')} dirty grains rebuilt in ${(rebuilt.ms / 1000).toFixed(1)} s${FULL_REBUILD ? ' (a full rebuild)' : ''}` : 'rollups up to date, nothing rebuilt';
-  console.log(`\nRollups on DuckDB, ${await machine()}, load average ${load()} after the reports; medians of ${RUNS} alternating runs after 3 warm-up rounds, through answerReport (plan, engine, shape, JSON)\n`);
-  console.log(`30 days: ${monthEvents.toLocaleString('en')} events → ${rollupRows} (${rebuiltWhat}); a year: ${yearEvents.toLocaleString('en')} events (file opened or built in ${(yearBuildMs / 1000).toFixed(0)} s)\n`);
+  const rebuiltWhat =
+    rebuilt.grains > 0
+      ? `${rebuilt.grains.toLocaleString('en')} dirty grains rebuilt in ${(rebuilt.ms / 1000).toFixed(1)} s${FULL_REBUILD ? ' (a full rebuild)' : ''}`
+      : 'rollups up to date, nothing rebuilt';
+  console.log(
+    `\nRollups on DuckDB, ${await machine()}, load average ${load()} after the reports; medians of ${RUNS} alternating runs after 3 warm-up rounds, through answerReport (plan, engine, shape, JSON)\n`,
+  );
+  console.log(
+    `30 days: ${monthEvents.toLocaleString('en')} events → ${rollupRows} (${rebuiltWhat}); a year: ${yearEvents.toLocaleString('en')} events (file opened or built in ${(yearBuildMs / 1000).toFixed(0)} s)\n`,
+  );
   console.log('| report | rollups | documents | speed-up | goal | load (1 min) |\n|---|---|---|---|---|---|');
-  console.log(`| 30-day daily × label × direction | ${days30.rollupMs.toFixed(1)} ms | ${days30.rawMs.toFixed(0)} ms | ${(days30.rawMs / days30.rollupMs).toFixed(0)}× | ≤ 50 ms, ≥ 20×: ${goal(days30.rollupMs <= 50 && days30.rawMs / days30.rollupMs >= 20)} | ${days30.load} |`);
-  console.log(`| 365-day daily × label | ${days365.rollupMs.toFixed(1)} ms | ${days365.rawMs.toFixed(0)} ms | ${(days365.rawMs / days365.rollupMs).toFixed(0)}× | ≤ 200 ms: ${goal(days365.rollupMs <= 200)} | ${days365.load} |`);
+  console.log(
+    `| 30-day daily × label × direction | ${days30.rollupMs.toFixed(1)} ms | ${days30.rawMs.toFixed(0)} ms | ${(days30.rawMs / days30.rollupMs).toFixed(0)}× | ≤ 50 ms, ≥ 20×: ${goal(days30.rollupMs <= 50 && days30.rawMs / days30.rollupMs >= 20)} | ${days30.load} |`,
+  );
+  console.log(
+    `| 365-day daily × label | ${days365.rollupMs.toFixed(1)} ms | ${days365.rawMs.toFixed(0)} ms | ${(days365.rawMs / days365.rollupMs).toFixed(0)}× | ≤ 200 ms: ${goal(days365.rollupMs <= 200)} | ${days365.load} |`,
+  );
   if (INGEST_EVENTS <= 0) return;
   const docs = events(INGEST_EVENTS, 30, Date.UTC(2024, 5, 1));
   const withoutMs = await ingestRate(docs, false);
   const withMs = await ingestRate(docs, true);
-  console.log(`\nIngest of ${INGEST_EVENTS.toLocaleString('en')} validated events, batches of ${BATCH.toLocaleString('en')}, into a new file\n`);
+  console.log(
+    `\nIngest of ${INGEST_EVENTS.toLocaleString('en')} validated events, batches of ${BATCH.toLocaleString('en')}, into a new file\n`,
+  );
   console.log('| ingest | time | rate | ratio | goal |\n|---|---|---|---|---|');
-  console.log(`| without rollups (nothing recorded) | ${(withoutMs / 1000).toFixed(1)} s | ${rate(INGEST_EVENTS, withoutMs)} | 1 | |`);
-  console.log(`| with rollups (grains recorded, rebuilt after every batch) | ${(withMs / 1000).toFixed(1)} s | ${rate(INGEST_EVENTS, withMs)} | ${(withoutMs / withMs).toFixed(2)}× | ≥ 0.75×: ${goal(withoutMs / withMs >= 0.75)} |`);
+  console.log(
+    `| without rollups (nothing recorded) | ${(withoutMs / 1000).toFixed(1)} s | ${rate(INGEST_EVENTS, withoutMs)} | 1 | |`,
+  );
+  console.log(
+    `| with rollups (grains recorded, rebuilt after every batch) | ${(withMs / 1000).toFixed(1)} s | ${rate(INGEST_EVENTS, withMs)} | ${(withoutMs / withMs).toFixed(2)}× | ≥ 0.75×: ${goal(withoutMs / withMs >= 0.75)} |`,
+  );
 }

@@ -46,7 +46,8 @@ const program = new Command()
   .action(async (name: string | undefined, options: { sizesOnly?: boolean }) => {
     if (name && !benches[name]) program.error(`unknown benchmark '${name}'; known: ${Object.keys(benches).join(', ')}`);
     if (options.sizesOnly) {
-      if (name !== 'bundles') program.error('--sizes-only applies to the bundles benchmark: npm run bench -- bundles --sizes-only');
+      if (name !== 'bundles')
+        program.error('--sizes-only applies to the bundles benchmark: npm run bench -- bundles --sizes-only');
       return benchBundleSizesCli();
     }
     for (const [key, run] of Object.entries(benches)) if (name ? key === name : !NAMED_ONLY.has(key)) await run();

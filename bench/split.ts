@@ -40,7 +40,10 @@ const report = (splitInterval?: string) => ({
     { type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' },
     { type: 'terms', field: 'label', values: ['car', 'person', 'truck'] },
   ],
-  aggregations: [{ type: 'dateHistogram', interval: '15m' }, { type: 'terms', field: 'label' }],
+  aggregations: [
+    { type: 'dateHistogram', interval: '15m' },
+    { type: 'terms', field: 'label' },
+  ],
   ...(splitInterval ? { splitInterval } : {}),
 });
 
@@ -49,7 +52,9 @@ const documents = () => syntheticMovementEvents({ count: DOCS, organizationId: O
 /** Wall time (ms) of the split report with a pool of `concurrency`, through answerReport (plan, slices, merge, JSON). */
 async function timeSplit(engine: ReportEngine, concurrency: number): Promise<{ ms: number; bytes: number }> {
   const t = performance.now();
-  const answer = await answerReport(report('1M'), scope, engine, 'application/json', { sliceExecutor: () => inProcessSliceExecutor(engine, { concurrency }) });
+  const answer = await answerReport(report('1M'), scope, engine, 'application/json', {
+    sliceExecutor: () => inProcessSliceExecutor(engine, { concurrency }),
+  });
   return { ms: performance.now() - t, bytes: Buffer.byteLength(answer.body) };
 }
 
@@ -81,7 +86,9 @@ async function sliceSizes(engine: ReportEngine): Promise<{ encoded: number[]; pl
 
 /** Control: the slices' `_search` requests alone (no reading, merging or rendering), in a pool of `concurrency`. */
 async function timeRawSearches(client: Client, concurrency: number): Promise<number> {
-  const requests = planSlices(buildPlan(report('1M'))).map((s) => compileSearch(s.plan, scope, { indexPrefix: PREFIX, limits: DEFAULT_LIMITS, requestCache: false }));
+  const requests = planSlices(buildPlan(report('1M'))).map((s) =>
+    compileSearch(s.plan, scope, { indexPrefix: PREFIX, limits: DEFAULT_LIMITS, requestCache: false }),
+  );
   const t = performance.now();
   await runPool(requests, concurrency, (request) => client.search(request));
   return performance.now() - t;
@@ -136,7 +143,8 @@ async function benchOpenSearch(lines: string[]): Promise<void> {
 async function benchDuckDb(lines: string[]): Promise<void> {
   const instance = await openDuckDb(':memory:');
   const docs = [...documents()].map((d) => parseDocument('movementEvents', d));
-  for (let i = 0; i < docs.length; i += 100_000) await ingestDocuments(instance, 'movementEvents', docs.slice(i, i + 100_000));
+  for (let i = 0; i < docs.length; i += 100_000)
+    await ingestDocuments(instance, 'movementEvents', docs.slice(i, i + 100_000));
   // The unsplit report needs more than 65,535 buckets: lift the limit for the comparison only.
   const engine = new DuckDbEngine(instance, { maxBuckets: Number.MAX_SAFE_INTEGER });
   const [unsplit, parallel] = await alternate([() => timeUnsplit(engine), async () => (await timeSplit(engine, 2)).ms]);
@@ -154,6 +162,8 @@ export async function benchSplit(): Promise<void> {
   await benchOpenSearch(lines);
   await benchDuckDb(lines);
   const load = (await import('node:os')).loadavg()[0]?.toFixed(1);
-  console.log(`\nsplitInterval: one year, 15-minute histogram × 3 labels, splitInterval 1M (median of ${RUNS} alternating runs), ${await machine()}, load average ${load} at the end\n`);
+  console.log(
+    `\nsplitInterval: one year, 15-minute histogram × 3 labels, splitInterval 1M (median of ${RUNS} alternating runs), ${await machine()}, load average ${load} at the end\n`,
+  );
   console.log(lines.join('\n'));
 }

@@ -37,7 +37,8 @@ export function* syntheticMovementEvents(o: SyntheticOptions): Generator<Record<
       const end = random() < 0.5 ? 'A' : 'B';
       return { id: LINES[Math.floor(random() * LINES.length)], end, start: end === 'A' ? 'B' : 'A' };
     });
-    const polygons = random() < 0.3 ? [{ id: `zone-${Math.floor(random() * 5)}`, value: Math.round(random() * 600) }] : [];
+    const polygons =
+      random() < 0.3 ? [{ id: `zone-${Math.floor(random() * 5)}`, value: Math.round(random() * 600) }] : [];
     yield {
       organizationId: o.organizationId,
       locationId: `loc-${Math.floor(random() * 3)}`,

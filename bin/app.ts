@@ -8,7 +8,12 @@ import { ServiceStack } from '../lib/stack';
 
 // Help (or a flag this app does not take) ends here, before any construct is built: building one
 // bundles the functions' assets.
-const exit = parseCommand(new Command('app').description('The CDK app of the service: one stack per stage. Run it through the CDK CLI: `npx cdk synth` (or `npm run synth`), `npx cdk deploy -c stage=prod`; context: stage, account, region (see docs/deploy.md).'), process.argv);
+const exit = parseCommand(
+  new Command('app').description(
+    'The CDK app of the service: one stack per stage. Run it through the CDK CLI: `npx cdk synth` (or `npm run synth`), `npx cdk deploy -c stage=prod`; context: stage, account, region (see docs/deploy.md).',
+  ),
+  process.argv,
+);
 if (exit !== undefined) process.exit(exit);
 
 /**

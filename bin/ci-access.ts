@@ -6,7 +6,12 @@ import { parseCommand } from './cli/run';
 import { CiAccessStack, readCiAccessConfig } from '../lib/ci-access';
 
 // Help (or a flag this app does not take) ends here, before any construct is built.
-const exit = parseCommand(new Command('ci-access').description('The CI access app (OIDC provider, deploy and diff roles), apart from the service. Run it through the CDK CLI: `npx cdk deploy -a "npx tsx bin/ci-access.ts" -c githubRepo=<owner>/<name>` (see docs/deploy.md).'), process.argv);
+const exit = parseCommand(
+  new Command('ci-access').description(
+    'The CI access app (OIDC provider, deploy and diff roles), apart from the service. Run it through the CDK CLI: `npx cdk deploy -a "npx tsx bin/ci-access.ts" -c githubRepo=<owner>/<name>` (see docs/deploy.md).',
+  ),
+  process.argv,
+);
 if (exit !== undefined) process.exit(exit);
 
 /**

@@ -38,9 +38,15 @@ const organization = (v: string): string => {
  * clients are deleted too; without, they are listed (they get no token once their items are gone).
  * Without `--yes`, prints what it would delete, deletes nothing and exits with {@link DRY_RUN_EXIT}.
  */
-export async function eraseOrganizationCli(argv: readonly string[], out: CliOutput = console, env = process.env): Promise<number> {
+export async function eraseOrganizationCli(
+  argv: readonly string[],
+  out: CliOutput = console,
+  env = process.env,
+): Promise<number> {
   const program = new Command('erase-organization')
-    .description("Delete every document and table item of one organization (its documents, locations, sensor groups, occupancy entries, machine clients). Without --yes, only show what would be deleted.")
+    .description(
+      'Delete every document and table item of one organization (its documents, locations, sensor groups, occupancy entries, machine clients). Without --yes, only show what would be deleted.',
+    )
     .requiredOption('--org <uuid>', 'the organization to erase', organization)
     .option('--yes', 'delete; without it nothing is deleted')
     .addOption(cliOptions.dataDir())
@@ -48,9 +54,19 @@ export async function eraseOrganizationCli(argv: readonly string[], out: CliOutp
     .addOption(cliOptions.domain())
     .addOption(cliOptions.region(env.AWS_REGION))
     .addOption(cliOptions.indexPrefix())
-    .addOption(cliOptions.table(env.TABLE_NAME, "DynamoDB table (the stack output TableName; env TABLE_NAME); the data folder's table when neither this nor an endpoint is given"))
+    .addOption(
+      cliOptions.table(
+        env.TABLE_NAME,
+        "DynamoDB table (the stack output TableName; env TABLE_NAME); the data folder's table when neither this nor an endpoint is given",
+      ),
+    )
     .addOption(cliOptions.dynamodbEndpoint(env.DYNAMODB_ENDPOINT))
-    .addOption(new Option('--user-pool-id <id>', "the stack's user pool (output UserPoolId; env USER_POOL_ID): delete the machine clients' app clients too").default(env.USER_POOL_ID))
+    .addOption(
+      new Option(
+        '--user-pool-id <id>',
+        "the stack's user pool (output UserPoolId; env USER_POOL_ID): delete the machine clients' app clients too",
+      ).default(env.USER_POOL_ID),
+    )
     .configureOutput({ writeOut: (s) => out.log(s.trimEnd()), writeErr: (s) => out.error(s.trimEnd()) })
     .showHelpAfterError();
   const exit = parseCommand(program, argv);
@@ -68,7 +84,9 @@ export async function eraseOrganizationCli(argv: readonly string[], out: CliOutp
       {
         table: table.table,
         documents: (organizationId, dry) => store.eraseOrganization({ organizationId, dryRun: dry }),
-        ...(cognito && o.userPoolId ? { removeClient: (c) => deleteAppClient(cognito, o.userPoolId!, c.clientId) } : {}),
+        ...(cognito && o.userPoolId
+          ? { removeClient: (c) => deleteAppClient(cognito, o.userPoolId!, c.clientId) }
+          : {}),
       },
       o.org,
       { dryRun },
@@ -91,16 +109,28 @@ interface OpenedTable {
 /** The DynamoDB table the flags name, else the data folder's table, which must exist (as its DuckDB file). */
 function openTable(flags: DynamoCliFlags, localFile: string): OpenedTable {
   if (flags.table === undefined && flags.dynamodbEndpoint === undefined) {
-    if (!existsSync(localFile)) throw new Error(`no data folder table at ${localFile}: give --data-dir, or --table/--dynamodb-endpoint`);
+    if (!existsSync(localFile))
+      throw new Error(`no data folder table at ${localFile}: give --data-dir, or --table/--dynamodb-endpoint`);
     const table = FileItemTable.open(localFile);
     return { table, description: localFile, close: async () => table.close() };
   }
   const name = flags.table ?? LOCAL_TABLE_NAME;
-  const client = createDocumentClient({ ...(flags.dynamodbEndpoint ? { endpoint: flags.dynamodbEndpoint } : {}), ...(flags.region ? { region: flags.region } : {}) });
-  return { table: new DynamoItemTable(client, name), description: `DynamoDB table ${name}${flags.dynamodbEndpoint ? ` at ${flags.dynamodbEndpoint}` : ''}`, close: async () => client.destroy() };
+  const client = createDocumentClient({
+    ...(flags.dynamodbEndpoint ? { endpoint: flags.dynamodbEndpoint } : {}),
+    ...(flags.region ? { region: flags.region } : {}),
+  });
+  return {
+    table: new DynamoItemTable(client, name),
+    description: `DynamoDB table ${name}${flags.dynamodbEndpoint ? ` at ${flags.dynamodbEndpoint}` : ''}`,
+    close: async () => client.destroy(),
+  };
 }
 
-function report(outcome: OrganizationErasureOutcome, how: { dryRun: boolean; appClientsDeleted: boolean }, out: CliOutput): void {
+function report(
+  outcome: OrganizationErasureOutcome,
+  how: { dryRun: boolean; appClientsDeleted: boolean },
+  out: CliOutput,
+): void {
   const verb = how.dryRun ? 'would delete' : 'deleted';
   const { items } = outcome;
   out.log(`${verb} documents: ${COLLECTIONS.map((c) => `${outcome.documents[c]} ${c}`).join(', ')}`);

@@ -39,12 +39,21 @@ interface Options {
 }
 
 /** Runs the CLI on `argv` (as process.argv); resolves to the exit code. */
-export async function importLocationsCli(argv: readonly string[], out: CliOutput = console, env = process.env): Promise<number> {
+export async function importLocationsCli(
+  argv: readonly string[],
+  out: CliOutput = console,
+  env = process.env,
+): Promise<number> {
   const program = new Command('import-locations')
     .description('Import locations and sensor groups from a JSON file ({ "locations": [...] }).')
     .requiredOption('-f, --file <path>', 'JSON file to import')
     .addOption(cliOptions.dataDir(env.DATA_DIR ?? '.data'))
-    .addOption(cliOptions.table(env.TABLE_NAME, 'DynamoDB table (env TABLE_NAME); the data folder\'s table when neither this nor an endpoint is given'))
+    .addOption(
+      cliOptions.table(
+        env.TABLE_NAME,
+        "DynamoDB table (env TABLE_NAME); the data folder's table when neither this nor an endpoint is given",
+      ),
+    )
     .addOption(cliOptions.dynamodbEndpoint(env.DYNAMODB_ENDPOINT))
     // The name the README documented before --dynamodb-endpoint, the flag the other CLIs share.
     .addOption(new Option('--endpoint <url>').hideHelp())
@@ -52,9 +61,23 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     .option('--actor <id>', 'written as createdBy/updatedBy of what this import creates or changes')
     .option('--create-table', 'create the DynamoDB table first if it does not exist (local endpoints)')
     .option('--dry-run', 'validate the file and print what would be imported, without writing')
-    .addOption(cliOptions.api('import through the administration API of a running service at this base URL (npm start\'s, or the stack output ApiUrl) instead of writing a table').conflicts(['table', 'dynamodbEndpoint']))
-    .addOption(cliOptions.token('LRS_TOKEN', 'with --api: an admin\'s token (npm run token -- --org <uuid> --role admin, locally; env LRS_TOKEN)'))
-    .option('--reuse-deleted-ids', 'create locations with the ids of deleted ones (their documents then count as the new location\'s); refused otherwise')
+    .addOption(
+      cliOptions
+        .api(
+          "import through the administration API of a running service at this base URL (npm start's, or the stack output ApiUrl) instead of writing a table",
+        )
+        .conflicts(['table', 'dynamodbEndpoint']),
+    )
+    .addOption(
+      cliOptions.token(
+        'LRS_TOKEN',
+        "with --api: an admin's token (npm run token -- --org <uuid> --role admin, locally; env LRS_TOKEN)",
+      ),
+    )
+    .option(
+      '--reuse-deleted-ids',
+      "create locations with the ids of deleted ones (their documents then count as the new location's); refused otherwise",
+    )
     .configureOutput({ writeOut: (s) => out.log(s.trimEnd()), writeErr: (s) => out.error(s.trimEnd()) });
   const exit = parseCommand(program, argv);
   if (exit !== undefined) return exit;
@@ -71,24 +94,34 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     return 1;
   }
   if (options.dryRun) {
-    for (const e of entries) out.log(`would import ${e.input.organizationId}/${e.id}${e.generatedId ? ' (generated id)' : ''}`);
+    for (const e of entries)
+      out.log(`would import ${e.input.organizationId}/${e.id}${e.generatedId ? ' (generated id)' : ''}`);
     return 0;
   }
 
   if (options.api) {
     if (!options.token) {
-      out.error('import-locations: --api needs --token (an admin\'s token; env LRS_TOKEN)');
+      out.error("import-locations: --api needs --token (an admin's token; env LRS_TOKEN)");
       return 1;
     }
     try {
-      report(out, await importThroughApi(entries, { api: options.api, token: options.token, reuseDeletedIds: options.reuseDeletedIds ?? false }));
+      report(
+        out,
+        await importThroughApi(entries, {
+          api: options.api,
+          token: options.token,
+          reuseDeletedIds: options.reuseDeletedIds ?? false,
+        }),
+      );
       return 0;
     } catch (e) {
       if (!(e instanceof ApiImportError)) {
         out.error(`import failed: ${(e as Error).message} (a re-run completes it)`);
         return 1;
       }
-      out.error(`import stopped at ${e.locationId} (${e.written} written before it; a re-run after the fix completes it): ${e.status} ${e.problem.detail ?? ''}`);
+      out.error(
+        `import stopped at ${e.locationId} (${e.written} written before it; a re-run after the fix completes it): ${e.status} ${e.problem.detail ?? ''}`,
+      );
       for (const error of e.problem.errors ?? []) out.error(`  ${error.path}: ${error.message}`);
       return 1;
     }
@@ -98,7 +131,9 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
   try {
     locations = await openLocationStore({
       ...(options.table ? { table: options.table } : {}),
-      ...((options.dynamodbEndpoint ?? options.endpoint) ? { dynamodbEndpoint: options.dynamodbEndpoint ?? options.endpoint } : {}),
+      ...((options.dynamodbEndpoint ?? options.endpoint)
+        ? { dynamodbEndpoint: options.dynamodbEndpoint ?? options.endpoint }
+        : {}),
       ...(options.region ? { region: options.region } : {}),
       createTable: options.createTable ?? false,
       localFile: dataPaths(options.dataDir).locations,
@@ -108,7 +143,14 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
     return 1;
   }
   try {
-    report(out, await applyImport(locations.store, entries, { now: new Date(), actor: options.actor ?? null, reuseDeletedIds: options.reuseDeletedIds ?? false }));
+    report(
+      out,
+      await applyImport(locations.store, entries, {
+        now: new Date(),
+        actor: options.actor ?? null,
+        reuseDeletedIds: options.reuseDeletedIds ?? false,
+      }),
+    );
     return 0;
   } catch (e) {
     if (e instanceof ValidationError) {
@@ -122,10 +164,15 @@ export async function importLocationsCli(argv: readonly string[], out: CliOutput
 }
 
 function report(out: CliOutput, results: readonly ImportResult[]): void {
-  for (const r of results) out.log(`${r.outcome.padEnd(9)} ${r.organizationId}/${r.id} (sensor groups: ${r.groupsWritten} written, ${r.groupsDeleted} deleted)`);
+  for (const r of results)
+    out.log(
+      `${r.outcome.padEnd(9)} ${r.organizationId}/${r.id} (sensor groups: ${r.groupsWritten} written, ${r.groupsDeleted} deleted)`,
+    );
   const count = (o: string) => results.filter((r) => r.outcome === o).length;
   const recreated = count('recreated');
-  out.log(`${results.length} locations: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged${recreated > 0 ? `, ${recreated} re-created over deleted ids` : ''}`);
+  out.log(
+    `${results.length} locations: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged${recreated > 0 ? `, ${recreated} re-created over deleted ids` : ''}`,
+  );
 }
 
 if (require.main === module) runAsProcess('import-locations', importLocationsCli);

@@ -37,15 +37,39 @@ interface IngestFlags extends DataDirFlags, OpenSearchCliFlags {
  * Exit codes: 0 all written (or already there), 2 some lines refused, 3 some batches not answered
  * after every retry (or refused whole), 1 nothing could be done (bad flags or file).
  */
-export async function ingestCli(argv: readonly string[], io: IngestIo = { log: console.log, error: console.error }): Promise<number> {
+export async function ingestCli(
+  argv: readonly string[],
+  io: IngestIo = { log: console.log, error: console.error },
+): Promise<number> {
   const program = new Command('ingest')
-    .description('Load NDJSON documents (one JSON document per line, gzip or not) through the ingest API (--api), or directly into the data folder or OpenSearch.')
+    .description(
+      'Load NDJSON documents (one JSON document per line, gzip or not) through the ingest API (--api), or directly into the data folder or OpenSearch.',
+    )
     .argument('<files...>', 'NDJSON files, one document per line (gzip-compressed ones too)')
-    .option('--source <collection>', `collection: ${COLLECTIONS.join(', ')} (default: the one a file's name starts with, e.g. movementEvents-2024-05.ndjson.gz)`)
-    .addOption(cliOptions.api('send through the ingest API at this base URL (POST /ingest/{collection}) instead of writing to a store').conflicts(['opensearchUrl', 'domain']))
-    .addOption(cliOptions.token('INGEST_TOKEN', 'with --api: a token with the ingest scope (npm run token -- --org <uuid> --scope ingest, locally)'))
+    .option(
+      '--source <collection>',
+      `collection: ${COLLECTIONS.join(', ')} (default: the one a file's name starts with, e.g. movementEvents-2024-05.ndjson.gz)`,
+    )
+    .addOption(
+      cliOptions
+        .api('send through the ingest API at this base URL (POST /ingest/{collection}) instead of writing to a store')
+        .conflicts(['opensearchUrl', 'domain']),
+    )
+    .addOption(
+      cliOptions.token(
+        'INGEST_TOKEN',
+        'with --api: a token with the ingest scope (npm run token -- --org <uuid> --scope ingest, locally)',
+      ),
+    )
     .addOption(new Option('--concurrency <n>', 'with --api: requests at once').argParser(wholeNumber(1, 64)).default(4))
-    .addOption(new Option('--retries <n>', 'with --api: how many times a batch is sent again after 429, 5xx or a network failure').argParser(wholeNumber(0, 100)).default(DEFAULT_RETRY_POLICY.retries))
+    .addOption(
+      new Option(
+        '--retries <n>',
+        'with --api: how many times a batch is sent again after 429, 5xx or a network failure',
+      )
+        .argParser(wholeNumber(0, 100))
+        .default(DEFAULT_RETRY_POLICY.retries),
+    )
     .addOption(cliOptions.dataDir())
     .addOption(cliOptions.opensearchUrl())
     .addOption(cliOptions.domain())
@@ -67,7 +91,9 @@ export async function ingestCli(argv: readonly string[], io: IngestIo = { log: c
   }
   const unnamed = files.filter((f) => !collectionFor(f, o.source));
   if (unnamed.length > 0) {
-    io.error(`--source is needed: no collection name (${COLLECTIONS.join(', ')}) starts the name of ${unnamed.join(', ')}`);
+    io.error(
+      `--source is needed: no collection name (${COLLECTIONS.join(', ')}) starts the name of ${unnamed.join(', ')}`,
+    );
     return 1;
   }
   const inputs = files.map((file) => ({ file, collection: collectionFor(file, o.source) as Collection }));
@@ -90,18 +116,26 @@ export function collectionFor(file: string, source: string | undefined): Collect
 
 type Input = { readonly file: string; readonly collection: Collection };
 
-async function ingestThroughApi(inputs: readonly Input[], o: { api: string; token: string; concurrency: number; retries: number }, io: IngestIo): Promise<number> {
+async function ingestThroughApi(
+  inputs: readonly Input[],
+  o: { api: string; token: string; concurrency: number; retries: number },
+  io: IngestIo,
+): Promise<number> {
   const sender = createSender(o.api, o.token, { ...DEFAULT_RETRY_POLICY, retries: o.retries });
   const totals = emptyTotals();
   const totalBytes = inputs.reduce((sum, { file }) => sum + statSync(file).size, 0);
-  const bar = progressBar('sending {bar} {percentage}% | {mb} of {totalMb} MB | {accepted} accepted, {duplicates} duplicates, {rejected} rejected | {eta}s left');
+  const bar = progressBar(
+    'sending {bar} {percentage}% | {mb} of {totalMb} MB | {accepted} accepted, {duplicates} duplicates, {rejected} rejected | {eta}s left',
+  );
   let bytesBefore = 0;
   try {
     for (const { file, collection } of inputs) {
       await backfillFile(file, collection, sender, { concurrency: o.concurrency }, totals, {
-        rejected: ({ line, errors }) => io.error(`${file}:${line}: ${errors.map((x) => `${x.path || '/'} ${x.message}`).join('; ')}`),
+        rejected: ({ line, errors }) =>
+          io.error(`${file}:${line}: ${errors.map((x) => `${x.path || '/'} ${x.message}`).join('; ')}`),
         failed: (first, last, reason) => io.error(`${file}:${first}-${last}: not sent: ${reason}`),
-        progress: (bytes, _, t) => bar.update(bytesBefore + bytes, totalBytes, { mb: mb(bytesBefore + bytes), totalMb: mb(totalBytes), ...t }),
+        progress: (bytes, _, t) =>
+          bar.update(bytesBefore + bytes, totalBytes, { mb: mb(bytesBefore + bytes), totalMb: mb(totalBytes), ...t }),
       });
       bytesBefore += statSync(file).size;
     }
@@ -109,7 +143,9 @@ async function ingestThroughApi(inputs: readonly Input[], o: { api: string; toke
     bar.stop();
   }
   const t = totals;
-  io.log(`${o.api}: ${t.accepted} accepted, ${t.duplicates} duplicates, ${t.rejected} rejected, ${t.notSent} not sent (${t.failedBatches} of ${t.batches} batches failed), ${t.retries} retries`);
+  io.log(
+    `${o.api}: ${t.accepted} accepted, ${t.duplicates} duplicates, ${t.rejected} rejected, ${t.notSent} not sent (${t.failedBatches} of ${t.batches} batches failed), ${t.retries} retries`,
+  );
   return t.notSent > 0 ? 3 : t.rejected > 0 ? 2 : 0;
 }
 
@@ -123,7 +159,11 @@ async function ingestDirectly(inputs: readonly Input[], o: IngestFlags, io: Inge
     let bytesBefore = 0;
     for (const { file, collection } of inputs) {
       const result = await ingestFile(target, collection, file, io, (bytes, documents) =>
-        bar.update(bytesBefore + bytes, totalBytes, { mb: mb(bytesBefore + bytes), totalMb: mb(totalBytes), documents: written + documents }),
+        bar.update(bytesBefore + bytes, totalBytes, {
+          mb: mb(bytesBefore + bytes),
+          totalMb: mb(totalBytes),
+          documents: written + documents,
+        }),
       );
       written += result.written;
       refused += result.refused;
@@ -144,7 +184,13 @@ const mb = (bytes: number) => (bytes / 1_048_576).toFixed(1);
  * Streams one file in batches; a line that is not JSON is refused like an invalid document.
  * `progress(bytes read, documents written)` after each batch.
  */
-async function ingestFile(target: DocumentTarget, collection: Collection, file: string, io: IngestIo, progress: (bytes: number, documents: number) => void) {
+async function ingestFile(
+  target: DocumentTarget,
+  collection: Collection,
+  file: string,
+  io: IngestIo,
+  progress: (bytes: number, documents: number) => void,
+) {
   let written = 0;
   let refused = 0;
   let batch: unknown[] = [];

@@ -19,8 +19,20 @@ import { groupsClaim, INGEST_SCOPE, organizationClaim, ROLE_GROUPS } from '#comm
 import { findMachineClient } from '#shared/ingest/machine-clients';
 import { issueToken, localIssuer, TOKEN_PATH } from './local/machine-credentials';
 import { ENV } from '#commons/env';
-import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
-import { openSearchEnv, prepareCluster, resolveOpenSearch, withClient, type OpenSearchConnection } from './cli/opensearch';
+import {
+  cliOptions,
+  wholeNumber,
+  type DataDirFlags,
+  type DynamoCliFlags,
+  type OpenSearchCliFlags,
+} from './cli/options';
+import {
+  openSearchEnv,
+  prepareCluster,
+  resolveOpenSearch,
+  withClient,
+  type OpenSearchConnection,
+} from './cli/opensearch';
 import { progressBar } from './cli/progress';
 import { describeFailure, parseCommand } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
@@ -65,27 +77,69 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
   const program = new Command('start')
     .description(
       'The whole service on one machine: the Lambda handlers behind a local API Gateway, with the report explorer at /. ' +
-        'Reports run on the data folder\'s DuckDB, or on an OpenSearch cluster (--opensearch-url, --domain); locations live in the data ' +
+        "Reports run on the data folder's DuckDB, or on an OpenSearch cluster (--opensearch-url, --domain); locations live in the data " +
         'folder, or in a DynamoDB table (--dynamodb-endpoint, --table).',
     )
-    .option('--port <n>', 'port on 127.0.0.1, 0 for any free one (env PORT)', wholeNumber(0, 65535), Number(process.env.PORT ?? 3000))
+    .option(
+      '--port <n>',
+      'port on 127.0.0.1, 0 for any free one (env PORT)',
+      wholeNumber(0, 65535),
+      Number(process.env.PORT ?? 3000),
+    )
     .addOption(cliOptions.dataDir())
     .addOption(cliOptions.opensearchUrl())
     .addOption(cliOptions.domain())
     .addOption(cliOptions.region())
     .addOption(cliOptions.indexPrefix())
     .addOption(cliOptions.dynamodbEndpoint())
-    .addOption(cliOptions.table(undefined, 'DynamoDB table of locations, sensor groups and occupancy (default with --dynamodb-endpoint: lrs-local)'))
-    .option('--seed', 'seed 30 days for 3 locations when the organization has no location (default: only with the embedded stores)')
+    .addOption(
+      cliOptions.table(
+        undefined,
+        'DynamoDB table of locations, sensor groups and occupancy (default with --dynamodb-endpoint: lrs-local)',
+      ),
+    )
+    .option(
+      '--seed',
+      'seed 30 days for 3 locations when the organization has no location (default: only with the embedded stores)',
+    )
     .option('--no-seed', 'never seed')
-    .option('--refresh-seconds <n>', `seconds between live occupancy refreshes (the stack refreshes every ${REFRESH_SECONDS}); a change to a location through the API refreshes it at once`, wholeNumber(1, 3600), REFRESH_SECONDS)
+    .option(
+      '--refresh-seconds <n>',
+      `seconds between live occupancy refreshes (the stack refreshes every ${REFRESH_SECONDS}); a change to a location through the API refreshes it at once`,
+      wholeNumber(1, 3600),
+      REFRESH_SECONDS,
+    )
     .option('--no-report-cache', 'run every report on DuckDB, even one asked before (see bin/local/report-cache.ts)')
-    .option('--no-rollups', 'answer every report from the documents, never from the rollups (docs/rollups.md); the answers are the same bytes')
-    .option('--simulate [seconds]', `stream events for the seeded locations through the ingest endpoint every few seconds (default ${SIMULATE_EVERY_S}), refreshing live occupancy after each round`, wholeNumber(1, 3600))
-    .option('--simulate-events-per-day <n>', 'with --simulate: movement events per location and day, spread over the day as the seed spreads them', wholeNumber(1, 100_000_000), 20_000)
-    .addOption(new Option('--jwt-issuer <url>', 'also accept ID tokens of this OpenID Connect issuer (its discovery document and keys), and sign in to the explorer with it instead of the development token').argParser(issuerUrl))
-    .addOption(new Option('--jwt-client-id <id>', "with --jwt-issuer: the explorer's client id at the issuer, the audience its tokens must carry"))
-    .addOption(new Option('--jwt-scope <scopes>', 'with --jwt-issuer: the scopes the explorer asks for').default('openid'));
+    .option(
+      '--no-rollups',
+      'answer every report from the documents, never from the rollups (docs/rollups.md); the answers are the same bytes',
+    )
+    .option(
+      '--simulate [seconds]',
+      `stream events for the seeded locations through the ingest endpoint every few seconds (default ${SIMULATE_EVERY_S}), refreshing live occupancy after each round`,
+      wholeNumber(1, 3600),
+    )
+    .option(
+      '--simulate-events-per-day <n>',
+      'with --simulate: movement events per location and day, spread over the day as the seed spreads them',
+      wholeNumber(1, 100_000_000),
+      20_000,
+    )
+    .addOption(
+      new Option(
+        '--jwt-issuer <url>',
+        'also accept ID tokens of this OpenID Connect issuer (its discovery document and keys), and sign in to the explorer with it instead of the development token',
+      ).argParser(issuerUrl),
+    )
+    .addOption(
+      new Option(
+        '--jwt-client-id <id>',
+        "with --jwt-issuer: the explorer's client id at the issuer, the audience its tokens must carry",
+      ),
+    )
+    .addOption(
+      new Option('--jwt-scope <scopes>', 'with --jwt-issuer: the scopes the explorer asks for').default('openid'),
+    );
   const flags = parseCommand(program, argv) ?? program.opts<StartFlags>();
   if (typeof flags === 'object' && Boolean(flags.jwtIssuer) !== Boolean(flags.jwtClientId)) {
     console.error('npm start: --jwt-issuer and --jwt-client-id go together.');
@@ -128,15 +182,27 @@ async function main(argv: readonly string[]): Promise<void> {
     if (locations.dynamo.endpoint) process.env[ENV.dynamoDbEndpoint] = locations.dynamo.endpoint;
   }
 
-  if (opensearch) await withClient(opensearch, flags.indexPrefix, (client) => prepareCluster(client, opensearch, flags.indexPrefix));
+  if (opensearch)
+    await withClient(opensearch, flags.indexPrefix, (client) => prepareCluster(client, opensearch, flags.indexPrefix));
   if (flags.seed ?? !(opensearch || locations.dynamo)) {
-    await seedFirstStart(locations, opensearch ? { opensearch, indexPrefix: flags.indexPrefix } : { duckdb: paths.duckdb, db: db!, ...(existsSync(paths.legacyDynamo) ? { legacy: paths.legacyDynamo } : {}) });
+    await seedFirstStart(
+      locations,
+      opensearch
+        ? { opensearch, indexPrefix: flags.indexPrefix }
+        : { duckdb: paths.duckdb, db: db!, ...(existsSync(paths.legacyDynamo) ? { legacy: paths.legacyDynamo } : {}) },
+    );
   }
 
   // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
   const documents: Store = opensearch
-    ? (await import('#commons/clients/opensearch-store')).openSearchStoreFromEnv(openSearchEnv(opensearch, flags.indexPrefix))
-    : duckDbStore(db!, { limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) }, rollups: flags.rollups, description: `DuckDB ${paths.duckdb}` });
+    ? (await import('#commons/clients/opensearch-store')).openSearchStoreFromEnv(
+        openSearchEnv(opensearch, flags.indexPrefix),
+      )
+    : duckDbStore(db!, {
+        limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) },
+        rollups: flags.rollups,
+        description: `DuckDB ${paths.duckdb}`,
+      });
   // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is
   // ours alone, and our own writes make the cache forget what they change.
   const cache = !opensearch && flags.reportCache ? new CachedReportEngine(documents.reports) : undefined;
@@ -147,11 +213,17 @@ async function main(argv: readonly string[]): Promise<void> {
   const writes = closingWriter(cache ? forgettingWriter(writer, cache) : writer);
   provideStore({ ...documents, reports: cache ?? documents.reports, writer: writes });
   // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
-  const rebuilds = db && flags.rollups ? startRollupRebuilds(documents, undefined, undefined, () => cache?.forgetUnaccelerated()) : undefined;
+  const rebuilds =
+    db && flags.rollups
+      ? startRollupRebuilds(documents, undefined, undefined, () => cache?.forgetUnaccelerated())
+      : undefined;
   const checkers = startLineCheckers({ withoutIdentity });
   provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
-  const invokeRefresh = refresh as unknown as (e: ScheduledEvent | LocationRefreshEvent, c: Context) => Promise<unknown>;
+  const invokeRefresh = refresh as unknown as (
+    e: ScheduledEvent | LocationRefreshEvent,
+    c: Context,
+  ) => Promise<unknown>;
   const runRefresh = () =>
     invokeRefresh({ source: 'local.schedule' } as ScheduledEvent, {} as Context).catch((e: unknown) =>
       console.error('occupancy refresh failed:', e instanceof Error ? e.message : e),
@@ -168,14 +240,27 @@ async function main(argv: readonly string[]): Promise<void> {
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
   // The page's token, and the banner's: the operator of this machine is the organization's admin.
-  const mint = () => mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim(), groups: { claimName: groupsClaim(), names: [ROLE_GROUPS.admin] } });
+  const mint = () =>
+    mintDevToken(devKey, {
+      organizationId: LOCAL_ORGANIZATION_ID,
+      claimName: organizationClaim(),
+      groups: { claimName: groupsClaim(), names: [ROLE_GROUPS.admin] },
+    });
   const issuer = flags.jwtIssuer ? await trustIssuer(flags.jwtIssuer, flags.jwtClientId as string) : undefined;
   // With an issuer, the page signs people in with it; else it gets the development token.
   const explorer = issuer
-    ? { files: buildExplorer(), signIn: { config: { issuer: issuer.issuer, clientId: issuer.clientId, scope: flags.jwtScope }, origins: issuer.origins } }
+    ? {
+        files: buildExplorer(),
+        signIn: {
+          config: { issuer: issuer.issuer, clientId: issuer.clientId, scope: flags.jwtScope },
+          origins: issuer.origins,
+        },
+      }
     : { files: buildExplorer(), token: mint };
   // FUNCTION_TIMEOUT_SECONDS: the handlers' timeout, 29 s as deployed; a report's deadline is 2 s less.
-  const functionTimeoutMs = process.env.FUNCTION_TIMEOUT_SECONDS ? Number(process.env.FUNCTION_TIMEOUT_SECONDS) * 1000 : undefined;
+  const functionTimeoutMs = process.env.FUNCTION_TIMEOUT_SECONDS
+    ? Number(process.env.FUNCTION_TIMEOUT_SECONDS) * 1000
+    : undefined;
   await port?.release();
   const server = await startLocalServer({
     port: flags.port,
@@ -190,7 +275,12 @@ async function main(argv: readonly string[]): Promise<void> {
   provideClientIssuer(localIssuer(`${server.url}${TOKEN_PATH}`));
   const token = await mint();
   const simulation = flags.simulate ? await simulate(server.url, devKey, locations, flags, runRefresh) : undefined;
-  printBanner(server.url, token, issuer, `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`);
+  printBanner(
+    server.url,
+    token,
+    issuer,
+    `reports: ${opensearch ? `OpenSearch ${opensearch.url} (index prefix '${flags.indexPrefix}')` : `DuckDB ${paths.duckdb}`}; locations: ${locations.description}`,
+  );
 
   let stoppingSince: number | undefined;
   const stop = async (signal: string) => {
@@ -228,7 +318,8 @@ async function main(argv: readonly string[]): Promise<void> {
 /** The token endpoint and the revocation check of machine clients, over the service's table (./local/machine-credentials.ts). */
 function localMachineClients(devKey: DevKey): LocalMachineClients {
   return {
-    token: async (request) => issueToken(await itemTable(), devKey, { organizationClaim: organizationClaim(), scope: INGEST_SCOPE }, request),
+    token: async (request) =>
+      issueToken(await itemTable(), devKey, { organizationClaim: organizationClaim(), scope: INGEST_SCOPE }, request),
     mayIngest: async (clientId, organizationId) => {
       const client = await findMachineClient(await itemTable(), clientId);
       return client !== undefined && client.revokedAt === null && client.organizationId === organizationId;
@@ -244,7 +335,9 @@ function duckDbResourcesFromEnv() {
   };
 }
 
-type SeedInto = { readonly opensearch: OpenSearchConnection; readonly indexPrefix: string } | { readonly duckdb: string; readonly db: Awaited<ReturnType<typeof openDuckDb>>; readonly legacy?: string };
+type SeedInto =
+  | { readonly opensearch: OpenSearchConnection; readonly indexPrefix: string }
+  | { readonly duckdb: string; readonly db: Awaited<ReturnType<typeof openDuckDb>>; readonly legacy?: string };
 
 /**
  * Seeds 30 days for 3 locations when the local organization has no location yet. A data folder of a
@@ -255,17 +348,24 @@ async function seedFirstStart(locations: OpenedLocationStore, into: SeedInto): P
   const options = { organizationId: LOCAL_ORGANIZATION_ID, days: 30, locations: 3, now: Date.now() };
   if ('legacy' in into && into.legacy) {
     await seed(undefined, locations.store, options);
-    console.log(`Locations re-created in ${locations.description} (the dynalite folder ${into.legacy} is no longer used and may be deleted).`);
+    console.log(
+      `Locations re-created in ${locations.description} (the dynalite folder ${into.legacy} is no longer used and may be deleted).`,
+    );
     return;
   }
   // On a terminal the bar (stderr) gets a line of its own.
   process.stdout.write(`First start: seeding 30 days of data for 3 locations… ${process.stderr.isTTY ? '\n' : ''}`);
-  const target = 'opensearch' in into ? await openSearchTarget(into.opensearch, into.indexPrefix) : await duckDbTarget(into.duckdb, into.db);
+  const target =
+    'opensearch' in into
+      ? await openSearchTarget(into.opensearch, into.indexPrefix)
+      : await duckDbTarget(into.duckdb, into.db);
   const bar = progressBar('{bar} {percentage}% | {value}/{total} documents');
   try {
     const summary = await seed(target, locations.store, options, (done, total) => bar.update(done, total));
     bar.stop();
-    console.log(`${summary.documents.movementEvents} movement events, ${summary.documents.parkingEvents} parking events, ${summary.documents.parkingLotStats} lot stats.`);
+    console.log(
+      `${summary.documents.movementEvents} movement events, ${summary.documents.parkingEvents} parking events, ${summary.documents.parkingLotStats} lot stats.`,
+    );
   } finally {
     bar.stop();
     await target.close();
@@ -277,16 +377,32 @@ async function seedFirstStart(locations: OpenedLocationStore, into: SeedInto): P
  * endpoint, with an ingest token it mints (a year long: the key is the data folder's), and the
  * occupancy refresh after each round, so the explorer's live occupancy moves with them.
  */
-async function simulate(url: string, devKey: DevKey, locations: OpenedLocationStore, flags: StartFlags, refresh: () => Promise<unknown>): Promise<Simulation | undefined> {
+async function simulate(
+  url: string,
+  devKey: DevKey,
+  locations: OpenedLocationStore,
+  flags: StartFlags,
+  refresh: () => Promise<unknown>,
+): Promise<Simulation | undefined> {
   const ids = new Set((await locations.store.listLocations(LOCAL_ORGANIZATION_ID)).map((l) => l.id));
   const sites = SITES.filter((site) => ids.has(site.id));
   if (sites.length === 0) {
-    console.error(`--simulate: the organization has none of the seeded locations (${SITES.map((s) => s.id).join(', ')}); nothing to simulate.`);
+    console.error(
+      `--simulate: the organization has none of the seeded locations (${SITES.map((s) => s.id).join(', ')}); nothing to simulate.`,
+    );
     return undefined;
   }
   const intervalS = flags.simulate === true ? SIMULATE_EVERY_S : (flags.simulate as number);
-  const token = await mintDevToken(devKey, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim(), subject: 'simulator', scopes: [INGEST_SCOPE], ttlSeconds: 365 * 86_400 });
-  console.log(`Simulating events for ${sites.map((s) => s.id).join(', ')} every ${intervalS} s (about ${flags.simulateEventsPerDay} movement events per location and day).`);
+  const token = await mintDevToken(devKey, {
+    organizationId: LOCAL_ORGANIZATION_ID,
+    claimName: organizationClaim(),
+    subject: 'simulator',
+    scopes: [INGEST_SCOPE],
+    ttlSeconds: 365 * 86_400,
+  });
+  console.log(
+    `Simulating events for ${sites.map((s) => s.id).join(', ')} every ${intervalS} s (about ${flags.simulateEventsPerDay} movement events per location and day).`,
+  );
   return startSimulation({
     url,
     token,
@@ -296,7 +412,10 @@ async function simulate(url: string, devKey: DevKey, locations: OpenedLocationSt
     eventsPerDay: flags.simulateEventsPerDay,
     onRound: async ({ sent, failures }) => {
       for (const failure of failures) console.error(`simulate: ${failure}`);
-      if (process.env.LOG_REQUESTS) console.log(`simulate: sent ${sent.movementEvents} movement events, ${sent.parkingEvents} parking events, ${sent.parkingLotStats} lot stats`);
+      if (process.env.LOG_REQUESTS)
+        console.log(
+          `simulate: sent ${sent.movementEvents} movement events, ${sent.parkingEvents} parking events, ${sent.parkingLotStats} lot stats`,
+        );
       await refresh();
     },
   });

@@ -1,6 +1,11 @@
 import { Command } from 'commander';
 import { COLLECTIONS } from '#shared/documents/fields';
-import { DEFAULT_RETENTION_MONTHS, firstKeptMonth, formatMonth, MAX_RETENTION_MONTHS } from '#shared/documents/retention';
+import {
+  DEFAULT_RETENTION_MONTHS,
+  firstKeptMonth,
+  formatMonth,
+  MAX_RETENTION_MONTHS,
+} from '#shared/documents/retention';
 import { openDocumentStore } from './cli/document-store';
 import { cliOptions, wholeNumber, type DataDirFlags, type OpenSearchCliFlags } from './cli/options';
 import { parseCommand, runAsProcess } from './cli/run';
@@ -24,8 +29,15 @@ export interface CliOutput {
  */
 export async function retentionCli(argv: readonly string[], out: CliOutput = console, now = Date.now): Promise<number> {
   const program = new Command('retention')
-    .description('Delete the documents of the months older than the retention (the current month and --months before it are kept).')
-    .option('--months <n>', `months kept besides the current one (1-${MAX_RETENTION_MONTHS})`, wholeNumber(1, MAX_RETENTION_MONTHS), DEFAULT_RETENTION_MONTHS)
+    .description(
+      'Delete the documents of the months older than the retention (the current month and --months before it are kept).',
+    )
+    .option(
+      '--months <n>',
+      `months kept besides the current one (1-${MAX_RETENTION_MONTHS})`,
+      wholeNumber(1, MAX_RETENTION_MONTHS),
+      DEFAULT_RETENTION_MONTHS,
+    )
     .option('--dry-run', 'print what would be deleted, delete nothing')
     .addOption(cliOptions.dataDir())
     .addOption(cliOptions.opensearchUrl())

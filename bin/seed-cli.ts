@@ -1,5 +1,11 @@
 import { Command } from 'commander';
-import { cliOptions, wholeNumber, type DataDirFlags, type DynamoCliFlags, type OpenSearchCliFlags } from './cli/options';
+import {
+  cliOptions,
+  wholeNumber,
+  type DataDirFlags,
+  type DynamoCliFlags,
+  type OpenSearchCliFlags,
+} from './cli/options';
 import { progressBar } from './cli/progress';
 import { parseCommand, runAsProcess } from './cli/run';
 import { dataPaths, LOCAL_ORGANIZATION_ID } from './local/config';
@@ -24,7 +30,12 @@ export async function seedCli(argv: readonly string[]): Promise<number> {
   const program = new Command('seed')
     .description('Seed synthetic locations, sensor groups and documents up to now.')
     .option('--days <n>', 'days of history up to now', wholeNumber(1, 3660), 30)
-    .option('--locations <n>', `locations, in different time zones (1-${SITES.length})`, wholeNumber(1, SITES.length), 3)
+    .option(
+      '--locations <n>',
+      `locations, in different time zones (1-${SITES.length})`,
+      wholeNumber(1, SITES.length),
+      3,
+    )
     .option('--events-per-day <n>', 'movement events per location and day', wholeNumber(1, 1_000_000), 1500)
     .option('--org <uuid>', 'organization that owns the data', LOCAL_ORGANIZATION_ID)
     .addOption(cliOptions.dataDir())
@@ -48,15 +59,23 @@ export async function seedCli(argv: readonly string[]): Promise<number> {
   });
   const bar = progressBar('seeding {bar} {percentage}% | {value}/{total} documents | {eta}s left');
   try {
-    const summary = await seed(target, locations.store, { organizationId: o.org, days: o.days, locations: o.locations, eventsPerDay: o.eventsPerDay, now: Date.now() }, (done, total) =>
-      bar.update(done, total),
+    const summary = await seed(
+      target,
+      locations.store,
+      { organizationId: o.org, days: o.days, locations: o.locations, eventsPerDay: o.eventsPerDay, now: Date.now() },
+      (done, total) => bar.update(done, total),
     );
     bar.stop();
     const [d, dup] = [summary.documents, summary.duplicates];
-    console.log(`${target.description}: ${d.movementEvents} movement events, ${d.parkingEvents} parking events, ${d.parkingLotStats} lot stats written`);
+    console.log(
+      `${target.description}: ${d.movementEvents} movement events, ${d.parkingEvents} parking events, ${d.parkingLotStats} lot stats written`,
+    );
     const again = dup.movementEvents + dup.parkingEvents + dup.parkingLotStats;
     // Seeding is idempotent (bin/seed/generate.ts): the hours an earlier seed wrote come back as duplicates.
-    if (again > 0) console.log(`${again} documents were there already (an earlier seed of the same hours) and were not written again`);
+    if (again > 0)
+      console.log(
+        `${again} documents were there already (an earlier seed of the same hours) and were not written again`,
+      );
     console.log(`${locations.description}: ${summary.locations} locations`);
     for (const f of summary.failures) console.error(`document ${f.position}: ${f.reason}`);
     return summary.failures.length > 0 ? 2 : 0;

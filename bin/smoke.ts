@@ -45,11 +45,15 @@ function contract() {
     if (value === null || typeof value !== 'object') return value;
     const { $ref, ...rest } = value as { $ref?: string } & Record<string, unknown>;
     const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inline(v)]));
-    return typeof $ref === 'string' ? { ...(inline(schemas[$ref.replace('#/components/schemas/', '')]) as object), ...own } : own;
+    return typeof $ref === 'string'
+      ? { ...(inline(schemas[$ref.replace('#/components/schemas/', '')]) as object), ...own }
+      : own;
   };
   const of = (schema: JsonSchema) => z.fromJSONSchema(inline(schema) as JsonSchema);
   return {
-    locations: of({ type: 'array', items: schemas.Location } as JsonSchema) as z.ZodType<{ id: string; organizationId: string }[]>,
+    locations: of({ type: 'array', items: schemas.Location } as JsonSchema) as z.ZodType<
+      { id: string; organizationId: string }[]
+    >,
     liveInsights: of(schemas.LiveInsights!) as z.ZodType<{ insights: { occupancy?: unknown[] } }>,
     report: of(schemas.ReportResponse!) as z.ZodType<Record<string, unknown>[] | Record<string, number>>,
   };
@@ -71,7 +75,10 @@ interface Answer {
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The body's first `max` bytes as text; the rest is cancelled unread. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<{ text: string; cut: boolean }> {
+async function readBounded(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<{ text: string; cut: boolean }> {
   if (!body) return { text: '', cut: false };
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -93,7 +100,10 @@ async function readBounded(body: ReadableStream<Uint8Array> | null, max: number)
 /** The runner: one request at a time, each bounded by the timeout. */
 function client(options: SmokeOptions) {
   const base = options.api.replace(/\/+$/, '');
-  return async (path: string, init: { method?: string; body?: unknown; accept?: string; token?: string | null } = {}): Promise<Answer> => {
+  return async (
+    path: string,
+    init: { method?: string; body?: unknown; accept?: string; token?: string | null } = {},
+  ): Promise<Answer> => {
     const token = init.token === undefined ? options.token : init.token;
     const headers: Record<string, string> = { accept: init.accept ?? 'application/json' };
     if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -105,10 +115,17 @@ function client(options: SmokeOptions) {
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
         signal: AbortSignal.timeout(options.timeoutMs),
       });
-      return { status: response.status, contentType: response.headers.get('content-type') ?? '', ...(await readBounded(response.body, MAX_BODY_BYTES)) };
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type') ?? '',
+        ...(await readBounded(response.body, MAX_BODY_BYTES)),
+      };
     } catch (e) {
       const error = e as Error & { cause?: { code?: string; message?: string } };
-      const why = error.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : (error.cause?.code ?? error.cause?.message ?? error.message);
+      const why =
+        error.name === 'TimeoutError'
+          ? `no answer within ${options.timeoutMs / 1000} s`
+          : (error.cause?.code ?? error.cause?.message ?? error.message);
       throw new CheckFailed(`could not reach ${base + path}: ${why}`);
     }
   };
@@ -117,12 +134,17 @@ function client(options: SmokeOptions) {
 const excerpt = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
 function expectStatus(answer: Answer, status: number, hint = ''): void {
-  if (answer.status !== status) throw new CheckFailed(`expected ${status}, got ${answer.status}: ${excerpt(answer.text) || '(empty body)'}${hint}`);
+  if (answer.status !== status)
+    throw new CheckFailed(`expected ${status}, got ${answer.status}: ${excerpt(answer.text) || '(empty body)'}${hint}`);
 }
 
 function parseWith<T>(answer: Answer, schema: z.ZodType<T>, what: string): T {
-  if (!answer.contentType.startsWith('application/json')) throw new CheckFailed(`expected application/json, got "${answer.contentType}"`);
-  if (answer.cut) throw new CheckFailed(`the body goes on past ${MAX_BODY_BYTES / 1024 / 1024} MiB, more than any answer checked here: ${excerpt(answer.text)}`);
+  if (!answer.contentType.startsWith('application/json'))
+    throw new CheckFailed(`expected application/json, got "${answer.contentType}"`);
+  if (answer.cut)
+    throw new CheckFailed(
+      `the body goes on past ${MAX_BODY_BYTES / 1024 / 1024} MiB, more than any answer checked here: ${excerpt(answer.text)}`,
+    );
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -151,7 +173,9 @@ export async function runSmoke(options: SmokeOptions, printLine: (line: string) 
   const hourEnd = Math.floor((options.now ?? new Date()).getTime() / HOUR_MS) * HOUR_MS;
   const from = new Date(hourEnd - REPORT_HOURS * HOUR_MS).toISOString();
   const to = new Date(hourEnd).toISOString();
-  const expectedBuckets = Array.from({ length: REPORT_HOURS }, (_, i) => new Date(hourEnd - (REPORT_HOURS - i) * HOUR_MS).toISOString());
+  const expectedBuckets = Array.from({ length: REPORT_HOURS }, (_, i) =>
+    new Date(hourEnd - (REPORT_HOURS - i) * HOUR_MS).toISOString(),
+  );
   let first = '';
   let counts: number[] = [];
 
@@ -162,9 +186,15 @@ export async function runSmoke(options: SmokeOptions, printLine: (line: string) 
         const answer = await call('/locations');
         expectStatus(answer, 200, answer.status === 401 || answer.status === 403 ? UNAUTHORIZED_HINT : '');
         const locations = parseWith(answer, schemas.locations, 'a list of locations');
-        if (locations.length === 0) throw new CheckFailed("200, but the token's organization has no location: the smoke test needs one (docs/deploy.md, smoke user)");
+        if (locations.length === 0)
+          throw new CheckFailed(
+            "200, but the token's organization has no location: the smoke test needs one (docs/deploy.md, smoke user)",
+          );
         const organizations = new Set(locations.map((l) => l.organizationId));
-        if (organizations.size !== 1) throw new CheckFailed(`locations of ${organizations.size} organizations in one answer: ${[...organizations].join(', ')}`);
+        if (organizations.size !== 1)
+          throw new CheckFailed(
+            `locations of ${organizations.size} organizations in one answer: ${[...organizations].join(', ')}`,
+          );
         first = locations[0]!.id;
         return `200, ${locations.length} location${locations.length === 1 ? '' : 's'} of organization ${[...organizations][0]}, first ${first}`;
       },
@@ -194,7 +224,9 @@ export async function runSmoke(options: SmokeOptions, printLine: (line: string) 
         if (!Array.isArray(body)) throw new CheckFailed('expected a time series (an array), got an object');
         const timestamps = body.map((b) => b.timestamp);
         if (JSON.stringify(timestamps) !== JSON.stringify(expectedBuckets)) {
-          throw new CheckFailed(`expected ${REPORT_HOURS} hourly buckets ${from} … ${expectedBuckets.at(-1)}, got ${body.length}: ${excerpt(timestamps.join(', '))}`);
+          throw new CheckFailed(
+            `expected ${REPORT_HOURS} hourly buckets ${from} … ${expectedBuckets.at(-1)}, got ${body.length}: ${excerpt(timestamps.join(', '))}`,
+          );
         }
         counts = body.map((b) => (typeof b.count === 'number' ? b.count : 0));
         return `200, ${REPORT_HOURS} hourly buckets from ${from} to ${to}, ${counts.reduce((a, b) => a + b, 0)} movement events at ${first}`;
@@ -203,17 +235,27 @@ export async function runSmoke(options: SmokeOptions, printLine: (line: string) 
     [
       'POST /reports:query (CSV)',
       async () => {
-        const answer = await call('/reports:query', { method: 'POST', body: hourlyReport(first, from, to), accept: 'text/csv' });
+        const answer = await call('/reports:query', {
+          method: 'POST',
+          body: hourlyReport(first, from, to),
+          accept: 'text/csv',
+        });
         expectStatus(answer, 200);
-        if (!answer.contentType.startsWith('text/csv')) throw new CheckFailed(`expected text/csv, got "${answer.contentType}"`);
-        if (answer.cut) throw new CheckFailed(`the CSV goes on past ${MAX_BODY_BYTES / 1024 / 1024} MiB: ${excerpt(answer.text)}`);
+        if (!answer.contentType.startsWith('text/csv'))
+          throw new CheckFailed(`expected text/csv, got "${answer.contentType}"`);
+        if (answer.cut)
+          throw new CheckFailed(`the CSV goes on past ${MAX_BODY_BYTES / 1024 / 1024} MiB: ${excerpt(answer.text)}`);
         const [header, ...rows] = answer.text.split('\r\n').filter((line) => line !== '');
         const columns = (header ?? '').split(',');
-        if (columns[0] !== 'timestamp') throw new CheckFailed(`expected a header row starting with timestamp, got "${header ?? ''}"`);
+        if (columns[0] !== 'timestamp')
+          throw new CheckFailed(`expected a header row starting with timestamp, got "${header ?? ''}"`);
         const countColumn = columns.indexOf('count');
         const csv = rows.map((row) => row.split(','));
         const csvCounts = csv.map((cells) => (countColumn < 0 ? 0 : Number(cells[countColumn])));
-        if (JSON.stringify(csv.map((cells) => cells[0])) !== JSON.stringify(expectedBuckets) || JSON.stringify(csvCounts) !== JSON.stringify(counts)) {
+        if (
+          JSON.stringify(csv.map((cells) => cells[0])) !== JSON.stringify(expectedBuckets) ||
+          JSON.stringify(csvCounts) !== JSON.stringify(counts)
+        ) {
           throw new CheckFailed(`the CSV rows differ from the JSON report: ${excerpt(answer.text)}`);
         }
         return `200, header "${header}", ${rows.length} rows, the same counts as the JSON`;
@@ -228,7 +270,9 @@ export async function runSmoke(options: SmokeOptions, printLine: (line: string) 
     } catch (e) {
       if (!(e instanceof CheckFailed)) throw e;
       print(`FAIL  ${name}: ${e.message}`);
-      print(`smoke: failed at check ${index + 1} of ${checks.length}${index + 1 < checks.length ? '; the later checks did not run' : ''}`);
+      print(
+        `smoke: failed at check ${index + 1} of ${checks.length}${index + 1 < checks.length ? '; the later checks did not run' : ''}`,
+      );
       return false;
     }
   }
@@ -259,16 +303,24 @@ export async function smokeCli(argv: readonly string[]): Promise<number> {
     .description('Smoke-test a running API: locations, live insights and a small report (JSON and CSV).')
     .addOption(cliOptions.api().makeOptionMandatory())
     .addOption(cliOptions.token('SMOKE_TOKEN'))
-    .option('--timeout <seconds>', 'bound on each request', (v) => {
-      const n = Number(v);
-      if (!Number.isFinite(n) || n <= 0 || n > 600) throw new InvalidArgumentError('must be a number of seconds, more than 0 and at most 600');
-      return n;
-    }, 30);
+    .option(
+      '--timeout <seconds>',
+      'bound on each request',
+      (v) => {
+        const n = Number(v);
+        if (!Number.isFinite(n) || n <= 0 || n > 600)
+          throw new InvalidArgumentError('must be a number of seconds, more than 0 and at most 600');
+        return n;
+      },
+      30,
+    );
   const exit = parseCommand(program, argv);
   if (exit !== undefined) return exit;
   const options = program.opts<{ api: string; token?: string; timeout: number }>();
   if (!options.token) throw new Error('a token is needed: --token <jwt> or SMOKE_TOKEN');
-  const passed = await runSmoke({ api: options.api, token: options.token, timeoutMs: options.timeout * 1000 }, (line) => process.stdout.write(`${line}\n`));
+  const passed = await runSmoke({ api: options.api, token: options.token, timeoutMs: options.timeout * 1000 }, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
   return passed ? 0 : 1;
 }
 

@@ -26,14 +26,23 @@ const base = (value: string): string => {
 export async function writeOpenApiCli(argv: readonly string[]): Promise<number> {
   const root = join(__dirname, '..');
   const program = new Command('openapi')
-    .description(`Write the OpenAPI document (from the zod schemas) to openapi.json, and the problem types to docs/problems.md.`)
-    .option('--problem-type-base <url>', "the deployment's problemTypeBase: problem types are <url><type> (default /problems#, the API's own page)", base)
+    .description(
+      `Write the OpenAPI document (from the zod schemas) to openapi.json, and the problem types to docs/problems.md.`,
+    )
+    .option(
+      '--problem-type-base <url>',
+      "the deployment's problemTypeBase: problem types are <url><type> (default /problems#, the API's own page)",
+      base,
+    )
     .option('--output <file>', 'write the document there instead, and not docs/problems.md');
   const exit = parseCommand(program, argv);
   if (exit !== undefined) return exit;
   const flags = program.opts<Flags>();
   const target = flags.output ? resolve(flags.output) : join(root, 'openapi.json');
-  writeFileSync(target, `${JSON.stringify(openApiDocument(flags.problemTypeBase ? { problemTypeBase: flags.problemTypeBase } : {}), null, 2)}\n`);
+  writeFileSync(
+    target,
+    `${JSON.stringify(openApiDocument(flags.problemTypeBase ? { problemTypeBase: flags.problemTypeBase } : {}), null, 2)}\n`,
+  );
   if (flags.output) {
     console.log(`wrote ${target}`);
     return 0;

@@ -40,7 +40,12 @@ export function createApplyRetentionHandler(deps: ApplyRetentionDeps = { store }
       // In AWS the store is OpenSearch, whose retention deletes whole monthly indices.
       const [expired, kept] = outcome.kind === 'indices' ? [outcome.expired, outcome.kept] : [[], []];
       const deleted = expired.map((i) => i.index);
-      logger.info('retention applied', { months, deleted, kept: kept.length, oldestKept: kept.map((i) => formatMonth(i.month)).sort()[0] });
+      logger.info('retention applied', {
+        months,
+        deleted,
+        kept: kept.length,
+        oldestKept: kept.map((i) => formatMonth(i.month)).sort()[0],
+      });
       metrics.addMetric('RetentionDeletedIndices', MetricUnit.Count, deleted.length);
       return { months, deleted, kept: kept.length };
     });

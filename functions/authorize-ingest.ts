@@ -57,7 +57,9 @@ function verifierFromEnv(): Provider<AccessTokenVerifier> {
  * Any refusal is `isAuthorized: false`, which API Gateway answers 403; a token that is missing is
  * answered 401 by API Gateway before this runs.
  */
-export function createAuthorizeIngestHandler(deps: AuthorizeIngestDeps = { verify: verifierFromEnv(), table: itemTable }) {
+export function createAuthorizeIngestHandler(
+  deps: AuthorizeIngestDeps = { verify: verifierFromEnv(), table: itemTable },
+) {
   return middy<APIGatewayRequestAuthorizerEventV2, Result>()
     .use(observability())
     .handler(async (event) => {
@@ -73,7 +75,8 @@ export function createAuthorizeIngestHandler(deps: AuthorizeIngestDeps = { verif
       }
       const clientId = claims.client_id;
       const organizationId = claims[organizationClaim()];
-      if (typeof clientId !== 'string' || !isOrganizationId(organizationId)) return deny('no client_id or organization claim');
+      if (typeof clientId !== 'string' || !isOrganizationId(organizationId))
+        return deny('no client_id or organization claim');
       try {
         const registered = await organizationOfClient(await deps.table(), clientId);
         if (registered !== organizationId) return deny(`client ${clientId} belongs to another organization`);
@@ -81,7 +84,10 @@ export function createAuthorizeIngestHandler(deps: AuthorizeIngestDeps = { verif
         if (e instanceof UnknownMachineClientError) return deny(e.message);
         throw e;
       }
-      return { isAuthorized: true, context: { [organizationClaim()]: organizationId, scope: String(claims.scope), client_id: clientId } };
+      return {
+        isAuthorized: true,
+        context: { [organizationClaim()]: organizationId, scope: String(claims.scope), client_id: clientId },
+      };
     });
 }
 

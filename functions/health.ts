@@ -24,9 +24,16 @@ export interface HealthDeps {
  * run at most once per second however many ask (sharedReport): a flood needs no token, and must not
  * reach the engine once per request.
  */
-export function createHealthHandler(deps: HealthDeps = { checks: { engine: engineCheck(reportEngine), table: tableCheck } }) {
-  const onProblem = (check: string, error: unknown) => logger.error('health check failed', { check, error: error as Error });
-  const check = sharedReport(() => runChecks(deps.checks, { onProblem, ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }) }), deps.maxAgeMs ?? HEALTH_MAX_AGE_MS, deps.now);
+export function createHealthHandler(
+  deps: HealthDeps = { checks: { engine: engineCheck(reportEngine), table: tableCheck } },
+) {
+  const onProblem = (check: string, error: unknown) =>
+    logger.error('health check failed', { check, error: error as Error });
+  const check = sharedReport(
+    () => runChecks(deps.checks, { onProblem, ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }) }),
+    deps.maxAgeMs ?? HEALTH_MAX_AGE_MS,
+    deps.now,
+  );
   return middy<APIGatewayProxyEventV2, APIGatewayProxyResultV2>()
     .use(httpEdge({ route: 'health' }))
     .handler(async () => {
@@ -34,7 +41,11 @@ export function createHealthHandler(deps: HealthDeps = { checks: { engine: engin
       const ok = report.status === 'ok';
       return {
         statusCode: ok ? 200 : 503,
-        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...(ok ? {} : { 'Retry-After': '5' }) },
+        headers: {
+          'Content-Type': 'application/json',
+          'Cache-Control': 'no-store',
+          ...(ok ? {} : { 'Retry-After': '5' }),
+        },
         body: JSON.stringify(report),
       };
     });

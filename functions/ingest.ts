@@ -42,7 +42,9 @@ export interface IngestHandlerDeps {
  * checked before the body is read (403, 404, 400), the body's size and form before a line is parsed
  * (413, 415).
  */
-export function createIngestHandler(deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable, check: lineChecker }) {
+export function createIngestHandler(
+  deps: IngestHandlerDeps = { writer: documentWriter, store: locationStore, table: itemTable, check: lineChecker },
+) {
   const checked = new WeakMap<Event, IngestRequest>();
   return middy<Event, APIGatewayProxyResultV2>()
     .use(httpEdge({ route: 'ingest', availableMediaTypes: JSON_MEDIA_TYPES }))
@@ -68,7 +70,12 @@ export function createIngestHandler(deps: IngestHandlerDeps = { writer: document
         });
       };
       const { answer: result, replayed } = key
-        ? await oncePerKey({ key, organizationId, operation: `POST /ingest/${collection}`, body }, await deps.table(), context, work)
+        ? await oncePerKey(
+            { key, organizationId, operation: `POST /ingest/${collection}`, body },
+            await deps.table(),
+            context,
+            work,
+          )
         : { answer: await work(), replayed: false };
       await noteUse(deps, organizationId, clientIdOf(event));
       if (!replayed) {
@@ -79,7 +86,11 @@ export function createIngestHandler(deps: IngestHandlerDeps = { writer: document
       }
       return {
         statusCode: 200,
-        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) },
+        headers: {
+          'Content-Type': 'application/json',
+          'Cache-Control': 'no-store',
+          ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}),
+        },
         body: JSON.stringify(result),
       };
     });
@@ -96,7 +107,9 @@ async function noteUse(deps: IngestHandlerDeps, organizationId: string, clientId
   if (now - (notedAt.get(clientId) ?? -Infinity) < CLIENT_USE_EVERY_MS) return;
   notedAt.set(clientId, now);
   if (notedAt.size > 10_000) notedAt.delete(notedAt.keys().next().value as string);
-  await noteClientUse(await deps.table(), organizationId, clientId, new Date(now)).catch(() => notedAt.delete(clientId));
+  await noteClientUse(await deps.table(), organizationId, clientId, new Date(now)).catch(() =>
+    notedAt.delete(clientId),
+  );
 }
 
 export const handler = createIngestHandler();

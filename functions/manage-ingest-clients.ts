@@ -1,6 +1,12 @@
 import { requireAdmin } from '#shared/access/scope';
 import type { ItemTable } from '#shared/locations/item-table';
-import { type ClientIssuer, listClientsOf, registerMachineClient, revokeMachineClient, validateMachineClientInput } from '#shared/ingest/machine-clients';
+import {
+  type ClientIssuer,
+  listClientsOf,
+  registerMachineClient,
+  revokeMachineClient,
+  validateMachineClientInput,
+} from '#shared/ingest/machine-clients';
 import { itemTable } from '#commons/clients/dynamo';
 import { clientIssuer } from '#commons/clients/client-issuer';
 import type { Provider } from '#commons/clients/lazy';
@@ -23,7 +29,9 @@ type Request = FamilyRequest<ManageIngestClientsDeps>;
  * lists the organization's (revoked ones too, with their last use), `DELETE /ingest-clients/{clientId}`
  * revokes one (204). The same records as `npm run ingest-client` (shared/ingest/machine-clients.ts).
  */
-export function createManageIngestClientsHandler(deps: ManageIngestClientsDeps = { table: itemTable, issuer: clientIssuer }) {
+export function createManageIngestClientsHandler(
+  deps: ManageIngestClientsDeps = { table: itemTable, issuer: clientIssuer },
+) {
   return routeFamily('manage-ingest-clients', INGEST_CLIENT_ROUTES, deps);
 }
 
@@ -38,20 +46,39 @@ async function register({ scope, deps, body }: Request) {
   requireAdmin(scope, 'Registering a gateway', { organizationWide: true });
   const { name } = validateMachineClientInput(body);
   const [table, issuer] = await Promise.all([deps.table(), deps.issuer()]);
-  const client = await registerMachineClient(table, issuer, { organizationId: scope.organizationId, name, now: new Date((deps.now ?? Date.now)()), scope: INGEST_SCOPE });
-  return { statusCode: 201, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body: JSON.stringify(client) };
+  const client = await registerMachineClient(table, issuer, {
+    organizationId: scope.organizationId,
+    name,
+    now: new Date((deps.now ?? Date.now)()),
+    scope: INGEST_SCOPE,
+  });
+  return {
+    statusCode: 201,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+    body: JSON.stringify(client),
+  };
 }
 
 async function list({ scope, deps }: Request) {
   requireAdmin(scope, 'Listing gateways', { organizationWide: true });
   const clients = await listClientsOf(await deps.table(), scope.organizationId);
-  return { statusCode: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache' }, body: JSON.stringify({ clients }) };
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache' },
+    body: JSON.stringify({ clients }),
+  };
 }
 
 async function revoke({ event, scope, deps }: Request) {
   requireAdmin(scope, 'Revoking a gateway', { organizationWide: true });
   const [table, issuer] = await Promise.all([deps.table(), deps.issuer()]);
-  await revokeMachineClient(table, issuer, scope.organizationId, event.pathParameters?.clientId ?? '', new Date((deps.now ?? Date.now)()));
+  await revokeMachineClient(
+    table,
+    issuer,
+    scope.organizationId,
+    event.pathParameters?.clientId ?? '',
+    new Date((deps.now ?? Date.now)()),
+  );
   return { statusCode: 204, headers: { 'Cache-Control': 'no-store' } };
 }
 

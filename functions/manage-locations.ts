@@ -1,7 +1,13 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { requireAdmin, requireGranted } from '#shared/access/scope';
 import { ValidationError } from '#shared/errors';
-import { checkIdentity, createLocation, deleteLocation, replaceLocation, type StoredLocation } from '#shared/locations/admin';
+import {
+  checkIdentity,
+  createLocation,
+  deleteLocation,
+  replaceLocation,
+  type StoredLocation,
+} from '#shared/locations/admin';
 import { listChangePage, parseChangeQuery } from '#shared/locations/change-page';
 import { validateLocationInput } from '#shared/locations/import';
 import { readLocation } from '#shared/locations/read';
@@ -34,7 +40,9 @@ type Request = FamilyRequest<ManageLocationsDeps>;
  * admin role (creating and deleting: an admin of the whole organization). The rules are in
  * shared/locations/admin.ts, shared with the import.
  */
-export function createManageLocationsHandler(deps: ManageLocationsDeps = { store: locationStore, refresh: refreshTrigger }) {
+export function createManageLocationsHandler(
+  deps: ManageLocationsDeps = { store: locationStore, refresh: refreshTrigger },
+) {
   return routeFamily('manage-locations', LOCATION_ROUTES, deps);
 }
 
@@ -88,18 +96,40 @@ async function removeLocation({ event, scope, deps }: Request): Promise<APIGatew
 async function getChanges({ event, scope, deps }: Request) {
   const id = pathId(event);
   requireGranted(scope, id);
-  const page = await listChangePage(await deps.store(), scope.organizationId, id, parseChangeQuery(event.queryStringParameters));
-  return { statusCode: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache' }, body: JSON.stringify(page) };
+  const page = await listChangePage(
+    await deps.store(),
+    scope.organizationId,
+    id,
+    parseChangeQuery(event.queryStringParameters),
+  );
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache' },
+    body: JSON.stringify(page),
+  };
 }
 
 const pathId = (event: Request['event']): string => event.pathParameters?.locationId ?? '';
 
-const context = (scope: Request['scope'], deps: ManageLocationsDeps) => ({ organizationId: scope.organizationId, actor: scope.subject, now: new Date((deps.now ?? Date.now)()) });
+const context = (scope: Request['scope'], deps: ManageLocationsDeps) => ({
+  organizationId: scope.organizationId,
+  actor: scope.subject,
+  now: new Date((deps.now ?? Date.now)()),
+});
 
-function answer(statusCode: number, stored: StoredLocation, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+function answer(
+  statusCode: number,
+  stored: StoredLocation,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-cache', ETag: revisionEtag(stored.revision), ...headers },
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'private, no-cache',
+      ETag: revisionEtag(stored.revision),
+      ...headers,
+    },
     body: JSON.stringify(toLocationResource(stored)),
   };
 }

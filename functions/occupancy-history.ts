@@ -16,14 +16,15 @@ import { accessOf } from '#commons/http/identity';
 import { negotiateMediaType, type NegotiatedContext } from '#commons/http/negotiation';
 import { measuredEngine } from '#commons/powertools/metrics';
 
-
 export interface OccupancyHistoryDeps {
   readonly store: Provider<Pick<LocationStore, 'getLocationWithGroups'>>;
   readonly engine: Provider<ReportEngine>;
 }
 
 /** GET /locations/{locationId}/insights/history?filter=occupancy&from=&to=&interval=, JSON or CSV by Accept. */
-export function createOccupancyHistoryHandler(deps: OccupancyHistoryDeps = { store: locationStore, engine: reportEngine }) {
+export function createOccupancyHistoryHandler(
+  deps: OccupancyHistoryDeps = { store: locationStore, engine: reportEngine },
+) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>({
     timeoutEarlyResponse: () => {
       throw new ReportTimeoutError();
@@ -38,11 +39,21 @@ export function createOccupancyHistoryHandler(deps: OccupancyHistoryDeps = { sto
       const query = parseHistoryQuery(event.queryStringParameters);
       const mediaType = context.preferredMediaType ?? 'application/json';
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
-      const history = await occupancyHistory({ store, engine: measuredEngine(engine) }, scope, event.pathParameters?.locationId ?? '', query, { deadline });
+      const history = await occupancyHistory(
+        { store, engine: measuredEngine(engine) },
+        scope,
+        event.pathParameters?.locationId ?? '',
+        query,
+        { deadline },
+      );
       return {
         statusCode: 200,
         // Today's buckets change with every crossing; the ETag makes a re-fetch of the same answer cheap.
-        headers: { 'Content-Type': mediaType === 'text/csv' ? 'text/csv; charset=utf-8' : 'application/json', 'Cache-Control': 'private, no-cache', Vary: 'Accept' },
+        headers: {
+          'Content-Type': mediaType === 'text/csv' ? 'text/csv; charset=utf-8' : 'application/json',
+          'Cache-Control': 'private, no-cache',
+          Vary: 'Accept',
+        },
         body: renderHistory(history, mediaType),
       };
     });

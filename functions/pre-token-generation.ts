@@ -31,7 +31,9 @@ export function createPreTokenGenerationHandler(deps: PreTokenGenerationDeps = {
       const clientId = event.callerContext.clientId;
       try {
         const organizationId = await organizationOfClient(await deps.table(), clientId);
-        event.response.claimsAndScopeOverrideDetails = { accessTokenGeneration: { claimsToAddOrOverride: { [organizationClaim()]: organizationId } } };
+        event.response.claimsAndScopeOverrideDetails = {
+          accessTokenGeneration: { claimsToAddOrOverride: { [organizationClaim()]: organizationId } },
+        };
         logger.info('machine client token', { clientId, organizationId });
         return event;
       } catch (e) {

@@ -24,7 +24,8 @@ type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Who runs this process's split reports (commons/split/slice-executor.ts, loaded on the first split report). */
-const sliceExecutorFor = async (engine: ReportEngine): Promise<SliceExecutor> => (await import('#commons/split/slice-executor')).sliceExecutor(engine);
+const sliceExecutorFor = async (engine: ReportEngine): Promise<SliceExecutor> =>
+  (await import('#commons/split/slice-executor')).sliceExecutor(engine);
 
 /**
  * Most reports answered at once by one process; the others wait their turn, within their deadline.
@@ -73,10 +74,24 @@ export function createQueryReportHandler(given: Partial<QueryReportDeps> = {}) {
       const mediaType = context.preferredMediaType ?? 'application/json';
       const reports = measuredEngine(await deps.engine());
       // The grant is part of the key: two callers of one organization with other grants never share an answer.
-      const key = JSON.stringify([scope.organizationId, scope.locationIds ?? null, mediaType, (context as EncodingContext).responseCoding?.coding ?? null, event.body]);
+      const key = JSON.stringify([
+        scope.organizationId,
+        scope.locationIds ?? null,
+        mediaType,
+        (context as EncodingContext).responseCoding?.coding ?? null,
+        event.body,
+      ]);
       const answer = await inFlight.run(key, () =>
         answering
-          .run(() => answerReport(event.body, scope, reports, mediaType, { deadline, sliceExecutor: () => deps.slices(reports), sentBytes: sentBytesOf(context) }), deadline.signal)
+          .run(
+            () =>
+              answerReport(event.body, scope, reports, mediaType, {
+                deadline,
+                sliceExecutor: () => deps.slices(reports),
+                sentBytes: sentBytesOf(context),
+              }),
+            deadline.signal,
+          )
           // The deadline passed while the report waited its turn: the report's own 503.
           .catch((e: unknown) => Promise.reject(e === deadline.signal.reason ? deadline.error() : e)),
       );

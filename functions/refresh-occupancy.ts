@@ -28,18 +28,26 @@ export class RefreshFailedError extends Error {}
  * ({@link LocationRefreshEvent}: those only, so a new site shows live occupancy at once). Failing
  * locations are logged and counted in the summary (the function's result); the run fails only if all did.
  */
-export function createRefreshOccupancyHandler(deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine }) {
+export function createRefreshOccupancyHandler(
+  deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine },
+) {
   return middy<ScheduledEvent | LocationRefreshEvent, RefreshSummary>()
     .use(observability())
     .handler(async (event) => {
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
-      const summary = await refreshOccupancy({ store, engine: measuredEngine(engine), logger }, (deps.now ?? Date.now)(), locationsOf(event));
+      const summary = await refreshOccupancy(
+        { store, engine: measuredEngine(engine), logger },
+        (deps.now ?? Date.now)(),
+        locationsOf(event),
+      );
       const { failures, ...counts } = summary;
       logger.info('occupancy refreshed', counts);
       metrics.addMetric('OccupancyRefreshFailures', MetricUnit.Count, summary.failedLocations);
       metrics.addMetric('OccupancyRefreshedLocations', MetricUnit.Count, summary.refreshedLocations);
       if (summary.failedLocations > 0 && summary.refreshedLocations === 0) {
-        throw new RefreshFailedError(`occupancy refresh failed for all ${summary.failedLocations} locations: ${failures[0]?.message}`);
+        throw new RefreshFailedError(
+          `occupancy refresh failed for all ${summary.failedLocations} locations: ${failures[0]?.message}`,
+        );
       }
       return summary;
     });
@@ -49,7 +57,9 @@ export function createRefreshOccupancyHandler(deps: RefreshOccupancyDeps = { sto
 function locationsOf(event: ScheduledEvent | LocationRefreshEvent | undefined): LocationKey[] | undefined {
   if (event?.source !== 'lrs.locations') return undefined;
   const listed = (event as LocationRefreshEvent).locations;
-  return (Array.isArray(listed) ? listed : []).filter((l) => typeof l?.organizationId === 'string' && typeof l.locationId === 'string').map(({ organizationId, locationId }) => ({ organizationId, locationId }));
+  return (Array.isArray(listed) ? listed : [])
+    .filter((l) => typeof l?.organizationId === 'string' && typeof l.locationId === 'string')
+    .map(({ organizationId, locationId }) => ({ organizationId, locationId }));
 }
 
 export const handler = createRefreshOccupancyHandler();

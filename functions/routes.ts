@@ -88,7 +88,9 @@ export function routePattern(path: string): { readonly regex: RegExp; readonly n
   const names: string[] = [];
   const source = path
     .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith('{') ? (names.push(part.slice(1, -1)), '([^/]+)') : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+    .map((part) =>
+      part.startsWith('{') ? (names.push(part.slice(1, -1)), '([^/]+)') : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'),
+    )
     .join('');
   return { regex: new RegExp(`^${source}$`), names };
 }

@@ -2,7 +2,12 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { AppError, EngineUnavailableError, InternalError } from '#shared/errors';
 import type { ReportEngine } from '#shared/stores/store';
-import { DEFAULT_INLINE_LIMIT_BYTES, encodeSliceError, type SliceEvent, type SliceOutput } from '#shared/report/split/contract';
+import {
+  DEFAULT_INLINE_LIMIT_BYTES,
+  encodeSliceError,
+  type SliceEvent,
+  type SliceOutput,
+} from '#shared/report/split/contract';
 import { encodeSlice } from '#shared/report/split/encoding';
 import { slicePlan } from '#shared/report/split/plan-slices';
 import { reportEngine } from '#commons/clients/store';
@@ -26,7 +31,9 @@ export interface SliceWorkerDeps {
 }
 
 /** The worker with its dependencies injected, one object given in part (tests bind a test engine and a memory store). */
-export function createSliceWorker(given: Partial<SliceWorkerDeps> = {}): (event: SliceEvent, context?: Context) => Promise<SliceOutput> {
+export function createSliceWorker(
+  given: Partial<SliceWorkerDeps> = {},
+): (event: SliceEvent, context?: Context) => Promise<SliceOutput> {
   const { engine, store }: SliceWorkerDeps = { engine: reportEngine, store: sliceStoreFromEnv, ...given };
   return async (event) => {
     try {
@@ -44,8 +51,7 @@ export function createSliceWorker(given: Partial<SliceWorkerDeps> = {}): (event:
   };
 }
 
-export const handler = middy(createSliceWorker())
-  .use(observability());
+export const handler = middy(createSliceWorker()).use(observability());
 
 /** AppErrors travel as their problem (the split contract's codec); anything else is logged here and travels as a bare 500. */
 export function toSliceError(e: unknown): Error {

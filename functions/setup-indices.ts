@@ -56,7 +56,8 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     for (let attempt = 1; ; attempt++) {
       try {
         await ensureIndexTemplates(client, prefix, settings);
-        if (props.RetentionMonths !== undefined) await installIsm(() => ensureIsmPolicy(client, prefix, Number(props.RetentionMonths)));
+        if (props.RetentionMonths !== undefined)
+          await installIsm(() => ensureIsmPolicy(client, prefix, Number(props.RetentionMonths)));
         break;
       } catch (error) {
         if (attempt >= attempts) throw error;
@@ -86,5 +87,4 @@ async function installIsm(install: () => Promise<{ outcome: string; seqNo?: numb
   }
 }
 
-export const handler = middy(createSetupIndicesHandler())
-  .use(observability());
+export const handler = middy(createSetupIndicesHandler()).use(observability());

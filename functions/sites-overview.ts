@@ -38,7 +38,12 @@ export function createSitesOverviewHandler(deps: SitesOverviewDeps = { store: lo
       const deadline = Deadline.after(context.getRemainingTimeInMillis() - RESPONSE_MARGIN_MS);
       const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
       const now = (deps.now ?? Date.now)();
-      const { body, maxAgeSeconds } = await sitesOverview({ store, engine: measuredEngine(engine) }, scopeOf(event), now, { deadline });
+      const { body, maxAgeSeconds } = await sitesOverview(
+        { store, engine: measuredEngine(engine) },
+        scopeOf(event),
+        now,
+        { deadline },
+      );
       return {
         statusCode: 200,
         // Kept until the next occupancy refresh has written, as the live answer.

@@ -28,7 +28,8 @@ export interface TakeSnapshotDeps {
   readonly now?: () => Date;
 }
 
-const signedClient = async (): Promise<Client> => (await import('#commons/clients/opensearch-client')).createOpenSearchClient(process.env);
+const signedClient = async (): Promise<Client> =>
+  (await import('#commons/clients/opensearch-client')).createOpenSearchClient(process.env);
 
 /**
  * EventBridge schedule (daily): registers the S3 snapshot repository if it is not (idempotent),
@@ -52,7 +53,10 @@ export function createTakeSnapshotHandler(deps: TakeSnapshotDeps = { client: sig
       });
       logger.info('daily snapshot', { ...result });
       metrics.addMetric('SnapshotsPruned', MetricUnit.Count, result.pruned.length);
-      if (result.previous) throw new SnapshotFailedError(`the previous daily snapshot ${result.previous.name} is ${result.previous.state}`);
+      if (result.previous)
+        throw new SnapshotFailedError(
+          `the previous daily snapshot ${result.previous.name} is ${result.previous.state}`,
+        );
       return result;
     });
 }

@@ -45,8 +45,11 @@ export function gatewayRoutePath(path: string): string {
  * never writable by its user (an administrator sets them, docs/access.md).
  */
 export const userReadAttributes = (): ClientAttributes =>
-  new ClientAttributes().withStandardAttributes({ email: true, emailVerified: true }).withCustomAttributes('organizationId', 'locations');
-export const userWriteAttributes = (): ClientAttributes => new ClientAttributes().withStandardAttributes({ email: true });
+  new ClientAttributes()
+    .withStandardAttributes({ email: true, emailVerified: true })
+    .withCustomAttributes('organizationId', 'locations');
+export const userWriteAttributes = (): ClientAttributes =>
+  new ClientAttributes().withStandardAttributes({ email: true });
 
 /**
  * Response headers a browser may read: truncation flag, deprecation notice, retry advice, request id,
@@ -55,7 +58,15 @@ export const userWriteAttributes = (): ClientAttributes => new ClientAttributes(
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html), so a header a
  * page elsewhere must read is listed here or it is hidden from `fetch`.
  */
-export const EXPOSED_HEADERS = ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag', 'server-timing', 'location'];
+export const EXPOSED_HEADERS = [
+  'x-report-truncated',
+  'deprecation',
+  'retry-after',
+  'x-request-id',
+  'etag',
+  'server-timing',
+  'location',
+];
 
 export interface JwtIssuerOptions {
   /** Issuer URL (the `iss` claim), e.g. `https://login.example.com/`. */
@@ -213,10 +224,15 @@ export class Api extends Construct {
       path: gatewayRoutePath(path),
       methods: [method],
       integration: new HttpLambdaIntegration(`${id}Integration`, fn),
-      ...(options.publicBecause === undefined ? (options.authorizer ? { authorizer: options.authorizer } : {}) : { authorizer: new HttpNoneAuthorizer() }),
+      ...(options.publicBecause === undefined
+        ? options.authorizer
+          ? { authorizer: options.authorizer }
+          : {}
+        : { authorizer: new HttpNoneAuthorizer() }),
     });
     if (options.publicBecause === undefined) return;
-    for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: options.publicBecause });
+    for (const route of routes)
+      Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: options.publicBecause });
   }
 
   /**
@@ -225,7 +241,10 @@ export class Api extends Construct {
    */
   public trustClient(client: UserPoolClient): void {
     if (!this.userPool) throw new Error('trustClient: this API trusts an external issuer, not the stack’s user pool.');
-    if (this.routesAdded) throw new Error('trustClient: call it before adding routes; the authorizer’s audience is fixed when the first route binds it.');
+    if (this.routesAdded)
+      throw new Error(
+        'trustClient: call it before adding routes; the authorizer’s audience is fixed when the first route binds it.',
+      );
     this.audience.push(client);
   }
 
@@ -233,13 +252,20 @@ export class Api extends Construct {
    * Per-route throttling on top of the stage's, for a route whose requests cost the backend far more
    * than the others (API Gateway's route settings, keyed by route key).
    */
-  public throttleRoute(method: HttpMethod, path: string, throttle: { readonly rateLimit: number; readonly burstLimit: number }): void {
+  public throttleRoute(
+    method: HttpMethod,
+    path: string,
+    throttle: { readonly rateLimit: number; readonly burstLimit: number },
+  ): void {
     const stage = this.stage.node.defaultChild as CfnStage;
     // RouteSettings is untyped JSON in CloudFormation (a map of route keys), so CDK passes the keys
     // through as written: they must be CloudFormation's own names.
     stage.routeSettings = {
       ...(stage.routeSettings as Record<string, unknown> | undefined),
-      [`${method} ${gatewayRoutePath(path)}`]: { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+      [`${method} ${gatewayRoutePath(path)}`]: {
+        ThrottlingRateLimit: throttle.rateLimit,
+        ThrottlingBurstLimit: throttle.burstLimit,
+      },
     };
   }
 
@@ -282,11 +308,13 @@ export class Api extends Construct {
     Validations.of(pool).acknowledge(
       {
         id: 'AwsSolutions-COG2',
-        reason: 'Users are created by administrators (no self sign-up); TOTP MFA is available to every user and can be made required per deployment.',
+        reason:
+          'Users are created by administrators (no self sign-up); TOTP MFA is available to every user and can be made required per deployment.',
       },
       {
         id: 'AwsSolutions-COG8',
-        reason: 'The Plus feature plan (threat protection) is billed per active user; Essentials is the default, upgrade per deployment when needed.',
+        reason:
+          'The Plus feature plan (threat protection) is billed per active user; Essentials is the default, upgrade per deployment when needed.',
       },
     );
     return pool;

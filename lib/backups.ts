@@ -63,18 +63,27 @@ export class Backups extends Construct {
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Written and read only by OpenSearch Service through the snapshot role; the snapshot job that drives it logs every run. Access logs would add a second bucket for no new information.',
+      reason:
+        'Written and read only by OpenSearch Service through the snapshot role; the snapshot job that drives it logs every run. Access logs would add a second bucket for no new information.',
     });
 
     this.snapshotRole = new Role(this, 'SnapshotRole', {
       assumedBy: new ServicePrincipal('es.amazonaws.com'),
       description: 'Assumed by OpenSearch Service to write and read the manual snapshot repository',
     });
-    this.snapshotRole.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
-    this.snapshotRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [this.bucket.arnForObjects('*')] }));
+    this.snapshotRole.addToPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    this.snapshotRole.addToPolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        resources: [this.bucket.arnForObjects('*')],
+      }),
+    );
     Validations.of(this.snapshotRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(this.bucket)}.Arn>/*]`,
-      reason: 'A snapshot repository is a tree of files OpenSearch names itself: the role needs every object of its one bucket.',
+      reason:
+        'A snapshot repository is a tree of files OpenSearch names itself: the role needs every object of its one bucket.',
     });
 
     this.snapshotFunction = new ServiceFunction(this, 'TakeSnapshot', {
@@ -99,12 +108,21 @@ export class Backups extends Construct {
     this.snapshotRole.grantPassRole(this.snapshotFunction.grantPrincipal);
     const paths = [`_snapshot/${this.repositoryName}`, `_snapshot/${this.repositoryName}/*`];
     this.snapshotFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['es:ESHttpGet', 'es:ESHttpPut', 'es:ESHttpDelete'], resources: paths.map((p) => `${props.domain.domainArn}/${p}`) }),
+      new PolicyStatement({
+        actions: ['es:ESHttpGet', 'es:ESHttpPut', 'es:ESHttpDelete'],
+        resources: paths.map((p) => `${props.domain.domainArn}/${p}`),
+      }),
     );
-    acknowledgeWildcards(this.snapshotFunction.role!, props.domain, paths, 'The snapshots of the one repository, named by date: the job lists, creates and deletes them.');
+    acknowledgeWildcards(
+      this.snapshotFunction.role!,
+      props.domain,
+      paths,
+      'The snapshots of the one repository, named by date: the job lists, creates and deletes them.',
+    );
 
     this.schedule = new Rule(this, 'Schedule', {
-      description: 'Daily manual OpenSearch snapshot at 04:15 UTC, after the retention job (03:15), so that no index is deleted while it is copied',
+      description:
+        'Daily manual OpenSearch snapshot at 04:15 UTC, after the retention job (03:15), so that no index is deleted while it is copied',
       schedule: Schedule.cron({ hour: '4', minute: '15' }),
       targets: [new LambdaFunction(this.snapshotFunction, { retryAttempts: 0 })],
     });

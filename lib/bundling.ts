@@ -79,7 +79,8 @@ export const LAZY_BUILTINS: Readonly<Record<string, string>> = {
 export const BUNDLE_ENTRY_FILE = 'index.mjs';
 
 /** Gives the ESM bundle the `require` its CommonJS dependencies call. */
-export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** The esbuild options of the bundle of one handler module, written to `outdir`. */
 export function esbuildOptions(entry: string, outdir: string) {
@@ -116,7 +117,11 @@ export function esbuildOptions(entry: string, outdir: string) {
  */
 export function bundleHandler(entry: string, outdir: string): void {
   const virtualOutdir = join(PROJECT_ROOT, '.bundle');
-  const { outputFiles } = buildSync({ ...esbuildOptions(entry, virtualOutdir), absWorkingDir: PROJECT_ROOT, write: false });
+  const { outputFiles } = buildSync({
+    ...esbuildOptions(entry, virtualOutdir),
+    absWorkingDir: PROJECT_ROOT,
+    write: false,
+  });
   for (const file of outputFiles) {
     const rel = relative(virtualOutdir, file.path);
     const target = join(outdir, rel);
@@ -128,7 +133,13 @@ export function bundleHandler(entry: string, outdir: string): void {
     const map = JSON.parse(file.text) as { sources: string[]; sourceRoot?: string };
     map.sources = map.sources.map((source) => sourceName(resolve(dirname(file.path), source)));
     const depth = dirname(rel);
-    map.sourceRoot = depth === '.' ? '' : `${depth.split(sep).map(() => '..').join('/')}/`;
+    map.sourceRoot =
+      depth === '.'
+        ? ''
+        : `${depth
+            .split(sep)
+            .map(() => '..')
+            .join('/')}/`;
     writeFileSync(target, JSON.stringify(map));
   }
 }
@@ -142,7 +153,8 @@ function sourceName(path: string): string {
   if (!rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/');
   const parts = path.split(sep);
   const modules = parts.indexOf('node_modules');
-  if (modules < 0) throw new Error(`bundled source ${path} is neither in the project (${PROJECT_ROOT}) nor in a node_modules folder`);
+  if (modules < 0)
+    throw new Error(`bundled source ${path} is neither in the project (${PROJECT_ROOT}) nor in a node_modules folder`);
   return parts.slice(modules).join('/');
 }
 
@@ -165,7 +177,8 @@ export function filesLoadedAtStart(entryFile: string): string[] {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(STATIC_CHUNK_IMPORT)) visit(resolve(dirname(file), spec!));
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(STATIC_CHUNK_IMPORT))
+      visit(resolve(dirname(file), spec!));
   };
   visit(entryFile);
   return [...seen];

@@ -31,20 +31,36 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
       comment:
         'Nothing of the service is in a VPC: the domain takes SigV4-signed HTTPS, and DynamoDB, S3 and Step Functions are public AWS endpoints; a VPC would add NAT gateways or endpoints and no protection.',
     },
-    { id: 'CKV_AWS_173', comment: 'The variables hold names, ARNs and endpoints, no secrets; Lambda encrypts them at rest with an AWS managed key.' },
+    {
+      id: 'CKV_AWS_173',
+      comment:
+        'The variables hold names, ARNs and endpoints, no secrets; Lambda encrypts them at rest with an AWS managed key.',
+    },
   ],
   'AWS::Logs::LogGroup': [
     {
       id: 'CKV_AWS_158',
-      comment: 'CloudWatch Logs encrypts every log group at rest; the logs hold no credentials or tokens, and a customer managed key would add cost and key administration only.',
+      comment:
+        'CloudWatch Logs encrypts every log group at rest; the logs hold no credentials or tokens, and a customer managed key would add cost and key administration only.',
     },
   ],
   'AWS::DynamoDB::Table': [
-    { id: 'CKV_AWS_119', comment: 'Encrypted at rest with the AWS managed key; locations, sensor groups and occupancy counts need no key of their own.' },
+    {
+      id: 'CKV_AWS_119',
+      comment:
+        'Encrypted at rest with the AWS managed key; locations, sensor groups and occupancy counts need no key of their own.',
+    },
   ],
   'AWS::S3::Bucket': [
-    { id: 'CKV_AWS_18', comment: 'Transient slice results that expire after one day, written and read only by two functions whose calls are traced and logged.' },
-    { id: 'CKV_AWS_21', comment: 'Transient slice results that expire after one day: there is no history worth versioning.' },
+    {
+      id: 'CKV_AWS_18',
+      comment:
+        'Transient slice results that expire after one day, written and read only by two functions whose calls are traced and logged.',
+    },
+    {
+      id: 'CKV_AWS_21',
+      comment: 'Transient slice results that expire after one day: there is no history worth versioning.',
+    },
   ],
   'AWS::SNS::Topic': [
     {
@@ -53,17 +69,27 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
         'Alarm notifications carry no data; CloudWatch alarms cannot publish to a topic encrypted with the AWS managed SNS key, so encryption would need a customer managed key with a policy for CloudWatch.',
     },
   ],
-  'AWS::SQS::Queue': [{ id: 'CKV_AWS_27', comment: 'Encrypted with SQS-managed keys (SqsManagedSseEnabled), which this check does not recognise.' }],
+  'AWS::SQS::Queue': [
+    {
+      id: 'CKV_AWS_27',
+      comment: 'Encrypted with SQS-managed keys (SqsManagedSseEnabled), which this check does not recognise.',
+    },
+  ],
   'AWS::CloudFront::Distribution': [
     {
       id: 'CKV_AWS_68',
       comment:
         'The explorer distribution serves static files and forwards to the API, which authorizes every call (JWT) and is throttled; a web ACL (which must live in us-east-1) can be attached per deployment.',
     },
-    { id: 'CKV_AWS_86', comment: 'The static files hold no data; every data request goes on to the API, whose access log records it with the caller.' },
+    {
+      id: 'CKV_AWS_86',
+      comment:
+        'The static files hold no data; every data request goes on to the API, whose access log records it with the caller.',
+    },
     {
       id: 'CKV_AWS_174',
-      comment: 'The default *.cloudfront.net certificate fixes the minimum TLS version; a custom domain with its own certificate (and TLSv1.2_2021) is a per-deployment choice.',
+      comment:
+        'The default *.cloudfront.net certificate fixes the minimum TLS version; a custom domain with its own certificate (and TLSv1.2_2021) is a per-deployment choice.',
     },
   ],
   'AWS::OpenSearchService::Domain': [
@@ -77,7 +103,9 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
 
 /** Adds the justifications of its type to every CloudFormation resource (`Aspects.of(stack).add(new CheckovJustifications())`). */
 export class CheckovJustifications implements IAspect {
-  constructor(private readonly table: Readonly<Record<string, readonly CheckovJustification[]>> = CHECKOV_JUSTIFICATIONS) {}
+  constructor(
+    private readonly table: Readonly<Record<string, readonly CheckovJustification[]>> = CHECKOV_JUSTIFICATIONS,
+  ) {}
 
   visit(node: IConstruct): void {
     if (!(node instanceof CfnResource)) return;

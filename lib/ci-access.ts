@@ -1,5 +1,11 @@
 import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { type IOidcProvider, OidcProviderNative, OpenIdConnectPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import {
+  type IOidcProvider,
+  OidcProviderNative,
+  OpenIdConnectPrincipal,
+  PolicyStatement,
+  Role,
+} from 'aws-cdk-lib/aws-iam';
 import type { Construct, Node } from 'constructs';
 
 /** GitHub's OIDC issuer (https://docs.github.com/en/actions/reference/security/oidc). */
@@ -57,7 +63,11 @@ export class CiAccessStack extends Stack {
     const subject = (tail: string) => `repo:${props.repository}:${tail}`;
 
     this.provider = props.existingOidcProvider
-      ? OidcProviderNative.fromOidcProviderArn(this, 'GitHubOidc', `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:oidc-provider/${GITHUB_OIDC_HOST}`)
+      ? OidcProviderNative.fromOidcProviderArn(
+          this,
+          'GitHubOidc',
+          `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:oidc-provider/${GITHUB_OIDC_HOST}`,
+        )
       : new OidcProviderNative(this, 'GitHubOidc', { url: `https://${GITHUB_OIDC_HOST}`, clientIds: [STS_AUDIENCE] });
 
     // StringEquals on `sub` (a list is any of its values), never StringLike: no wildcard subject.
@@ -68,7 +78,9 @@ export class CiAccessStack extends Stack {
     const bootstrapRoleArn = (role: BootstrapRole) =>
       `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${qualifier}-${role}-role-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
     const mayAssume = (role: Role, targets: BootstrapRole[]) =>
-      role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sts:AssumeRole'], resources: targets.map(bootstrapRoleArn) }));
+      role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['sts:AssumeRole'], resources: targets.map(bootstrapRoleArn) }),
+      );
 
     this.deployRole = new Role(this, 'DeployRole', {
       description: `GitHub Actions deploys of ${props.repository} (environments ${environments.join(', ')}) via the CDK bootstrap roles`,
@@ -85,8 +97,14 @@ export class CiAccessStack extends Stack {
     });
     mayAssume(this.diffRole, ['lookup']);
 
-    new CfnOutput(this, 'DeployRoleArn', { value: this.deployRole.roleArn, description: 'Repository variable AWS_DEPLOY_ROLE_ARN' });
-    new CfnOutput(this, 'DiffRoleArn', { value: this.diffRole.roleArn, description: 'Repository variable AWS_DIFF_ROLE_ARN' });
+    new CfnOutput(this, 'DeployRoleArn', {
+      value: this.deployRole.roleArn,
+      description: 'Repository variable AWS_DEPLOY_ROLE_ARN',
+    });
+    new CfnOutput(this, 'DiffRoleArn', {
+      value: this.diffRole.roleArn,
+      description: 'Repository variable AWS_DIFF_ROLE_ARN',
+    });
     new CfnOutput(this, 'Region', { value: this.region, description: 'Repository variable AWS_REGION' });
   }
 }
@@ -116,20 +134,39 @@ const BRANCH = /^[A-Za-z0-9._/-]{1,255}$/;
 /** Reads and checks the access stack's context; every mistake is one clear error naming the key. */
 export function readCiAccessConfig(node: Ctx): CiAccessConfig {
   const repository = contextText(node, 'githubRepo');
-  if (!repository) throw new Error('Context "githubRepo" is required: -c githubRepo=<owner>/<name> (the repository whose workflows may deploy).');
-  if (!REPOSITORY.test(repository)) throw new Error(`Context "githubRepo" must be <owner>/<name> (letters, digits, - . _), got "${repository}".`);
+  if (!repository)
+    throw new Error(
+      'Context "githubRepo" is required: -c githubRepo=<owner>/<name> (the repository whose workflows may deploy).',
+    );
+  if (!REPOSITORY.test(repository))
+    throw new Error(`Context "githubRepo" must be <owner>/<name> (letters, digits, - . _), got "${repository}".`);
   const rawEnvironments: unknown = node.tryGetContext('githubEnvironments');
-  const environments = (Array.isArray(rawEnvironments) ? rawEnvironments.map(String) : String(rawEnvironments ?? 'dev,prod').split(','))
+  const environments = (
+    Array.isArray(rawEnvironments) ? rawEnvironments.map(String) : String(rawEnvironments ?? 'dev,prod').split(',')
+  )
     .map((e) => e.trim())
     .filter((e) => e !== '');
-  if (environments.length === 0) throw new Error('Context "githubEnvironments" must name at least one environment, e.g. dev,prod.');
+  if (environments.length === 0)
+    throw new Error('Context "githubEnvironments" must name at least one environment, e.g. dev,prod.');
   const badEnvironment = environments.find((e) => !ENVIRONMENT.test(e));
-  if (badEnvironment !== undefined) throw new Error(`Context "githubEnvironments": "${badEnvironment}" is not an environment name (letters, digits, - . _).`);
+  if (badEnvironment !== undefined)
+    throw new Error(
+      `Context "githubEnvironments": "${badEnvironment}" is not an environment name (letters, digits, - . _).`,
+    );
   const branch = contextText(node, 'githubBranch') ?? 'main';
-  if (!BRANCH.test(branch)) throw new Error(`Context "githubBranch" must be a branch name (letters, digits, - . _ /), got "${branch}".`);
+  if (!BRANCH.test(branch))
+    throw new Error(`Context "githubBranch" must be a branch name (letters, digits, - . _ /), got "${branch}".`);
   const existing = contextText(node, 'existingOidcProvider') ?? 'false';
-  if (existing !== 'true' && existing !== 'false') throw new Error(`Context "existingOidcProvider" must be true or false, got "${existing}".`);
+  if (existing !== 'true' && existing !== 'false')
+    throw new Error(`Context "existingOidcProvider" must be true or false, got "${existing}".`);
   const qualifier = contextText(node, 'bootstrapQualifier') ?? DEFAULT_BOOTSTRAP_QUALIFIER;
-  if (!/^[a-z0-9]{1,10}$/.test(qualifier)) throw new Error(`Context "bootstrapQualifier" must be 1 to 10 lowercase letters or digits, got "${qualifier}".`);
-  return { repository, deployEnvironments: [...new Set(environments)], branch, existingOidcProvider: existing === 'true', bootstrapQualifier: qualifier };
+  if (!/^[a-z0-9]{1,10}$/.test(qualifier))
+    throw new Error(`Context "bootstrapQualifier" must be 1 to 10 lowercase letters or digits, got "${qualifier}".`);
+  return {
+    repository,
+    deployEnvironments: [...new Set(environments)],
+    branch,
+    existingOidcProvider: existing === 'true',
+    bootstrapQualifier: qualifier,
+  };
 }

@@ -85,8 +85,20 @@ export interface ServiceConfig {
  * and volumes a billion events a year want (set with the keys of their own), are in docs/scale.md.
  */
 export const OPENSEARCH_PROFILES = {
-  small: { dataNodes: 1, instanceType: 't3.small.search', masterNodes: 0, masterInstanceType: 'm7g.large.search', volumeGiB: 10 },
-  production: { dataNodes: 3, instanceType: 'm7g.large.search', masterNodes: 3, masterInstanceType: 'm7g.large.search', volumeGiB: 100 },
+  small: {
+    dataNodes: 1,
+    instanceType: 't3.small.search',
+    masterNodes: 0,
+    masterInstanceType: 'm7g.large.search',
+    volumeGiB: 10,
+  },
+  production: {
+    dataNodes: 3,
+    instanceType: 'm7g.large.search',
+    masterNodes: 3,
+    masterInstanceType: 'm7g.large.search',
+    volumeGiB: 100,
+  },
 } as const;
 export type OpenSearchProfileName = keyof typeof OPENSEARCH_PROFILES;
 const isProfile = (name: string): name is OpenSearchProfileName => Object.hasOwn(OPENSEARCH_PROFILES, name);
@@ -107,7 +119,8 @@ const int = (node: Ctx, key: string, fallback: number, min: number): number => {
   const raw: unknown = node.tryGetContext(key);
   if (raw === undefined || raw === null || raw === '') return fallback;
   const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
-  if (!Number.isInteger(n) || n < min) throw new Error(`Context "${key}" must be an integer ≥ ${min}, got ${JSON.stringify(raw)}.`);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`Context "${key}" must be an integer ≥ ${min}, got ${JSON.stringify(raw)}.`);
   return n;
 };
 
@@ -128,33 +141,45 @@ const list = (node: Ctx, key: string): string[] => {
 
 function retention(node: Ctx): number {
   const months = int(node, 'retentionMonths', DEFAULT_RETENTION_MONTHS, 0);
-  if (months > MAX_RETENTION_MONTHS) throw new Error(`Context "retentionMonths" must be at most ${MAX_RETENTION_MONTHS}, got ${months}.`);
+  if (months > MAX_RETENTION_MONTHS)
+    throw new Error(`Context "retentionMonths" must be at most ${MAX_RETENTION_MONTHS}, got ${months}.`);
   return months;
 }
 
 /** `major.minor` as Amazon OpenSearch Service names its OpenSearch versions (`OpenSearch_2.19`). */
 const engineVersion = (node: Ctx): string => {
   const v = text(node, 'openSearchEngineVersion', '2.19');
-  if (!/^[1-9][0-9]?\.[0-9]{1,2}$/.test(v)) throw new Error(`Context "openSearchEngineVersion" must be an OpenSearch version major.minor such as 2.19, got "${v}".`);
+  if (!/^[1-9][0-9]?\.[0-9]{1,2}$/.test(v))
+    throw new Error(
+      `Context "openSearchEngineVersion" must be an OpenSearch version major.minor such as 2.19, got "${v}".`,
+    );
   return v;
 };
 
 export function readConfig(node: Ctx): ServiceConfig {
   const stage = text(node, 'stage', 'dev');
-  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new Error(`Context "stage" must match [a-z][a-z0-9-]{0,19}, got "${stage}".`);
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage))
+    throw new Error(`Context "stage" must match [a-z][a-z0-9-]{0,19}, got "${stage}".`);
   const issuer = optionalText(node, 'jwtIssuer');
   const audience = list(node, 'jwtAudience');
-  if (issuer && audience.length === 0) throw new Error('Context "jwtIssuer" needs "jwtAudience" (one or more client ids).');
+  if (issuer && audience.length === 0)
+    throw new Error('Context "jwtIssuer" needs "jwtAudience" (one or more client ids).');
   const alarmEmail = optionalText(node, 'alarmEmail');
   const problemTypeBase = optionalText(node, 'problemTypeBase');
   const baseError = problemTypeBase && problemTypeBaseError(problemTypeBase);
   if (baseError) throw new Error(`Context "problemTypeBase" ${baseError}.`);
   const domainPrefix = optionalText(node, 'cognitoDomainPrefix');
-  if (domainPrefix && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) throw new Error(`Context "cognitoDomainPrefix" must be lower-case letters, digits and hyphens (at most 63), got "${domainPrefix}".`);
+  if (domainPrefix && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix))
+    throw new Error(
+      `Context "cognitoDomainPrefix" must be lower-case letters, digits and hyphens (at most 63), got "${domainPrefix}".`,
+    );
   const account = optionalText(node, 'account');
   const region = optionalText(node, 'region');
   const profileName = text(node, 'openSearchProfile', 'small');
-  if (!isProfile(profileName)) throw new Error(`Context "openSearchProfile" must be one of ${Object.keys(OPENSEARCH_PROFILES).join(', ')}, got "${profileName}".`);
+  if (!isProfile(profileName))
+    throw new Error(
+      `Context "openSearchProfile" must be one of ${Object.keys(OPENSEARCH_PROFILES).join(', ')}, got "${profileName}".`,
+    );
   const profile = { name: profileName, ...OPENSEARCH_PROFILES[profileName] };
   return {
     stage,
@@ -174,8 +199,14 @@ export function readConfig(node: Ctx): ServiceConfig {
     api: {
       throttleRateLimit: int(node, 'apiThrottleRateLimit', 50, 1),
       throttleBurstLimit: int(node, 'apiThrottleBurstLimit', 100, 1),
-      reportThrottle: { rateLimit: int(node, 'reportThrottleRateLimit', 10, 1), burstLimit: int(node, 'reportThrottleBurstLimit', 20, 1) },
-      ingestThrottle: { rateLimit: int(node, 'ingestThrottleRateLimit', 20, 1), burstLimit: int(node, 'ingestThrottleBurstLimit', 40, 1) },
+      reportThrottle: {
+        rateLimit: int(node, 'reportThrottleRateLimit', 10, 1),
+        burstLimit: int(node, 'reportThrottleBurstLimit', 20, 1),
+      },
+      ingestThrottle: {
+        rateLimit: int(node, 'ingestThrottleRateLimit', 20, 1),
+        burstLimit: int(node, 'ingestThrottleBurstLimit', 40, 1),
+      },
       corsOrigins: list(node, 'corsOrigins'),
       ...(issuer ? { jwt: { issuer, audience } } : {}),
       organizationClaim: text(node, 'organizationClaim', 'custom:organizationId'),
@@ -187,7 +218,10 @@ export function readConfig(node: Ctx): ServiceConfig {
       maxConcurrency: int(node, 'splitMaxConcurrency', 10, 1),
       logExecutionData: bool(node, 'splitLogExecutionData', false),
     },
-    reservedConcurrency: { query: int(node, 'queryReservedConcurrency', 0, 0), sliceWorker: int(node, 'sliceWorkerReservedConcurrency', 0, 0) },
+    reservedConcurrency: {
+      query: int(node, 'queryReservedConcurrency', 0, 0),
+      sliceWorker: int(node, 'sliceWorkerReservedConcurrency', 0, 0),
+    },
     reportTermsCap: int(node, 'reportTermsCap', 1000, 1),
     snapshotKeepDays: int(node, 'snapshotKeepDays', 30, 1),
     logRetentionDays: int(node, 'logRetentionDays', 30, 1),

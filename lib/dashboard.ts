@@ -53,25 +53,56 @@ export class OperationsDashboard extends Construct {
     const graph = (title: string, left: IMetric[], width = THIRD, right: IMetric[] = []) =>
       new GraphWidget({ title, left, right, width, height: HEIGHT, period });
     const logs = (title: string, query: string, view = LogQueryVisualizationType.TABLE) =>
-      new LogQueryWidget({ title, logGroupNames: [props.accessLogs.logGroupName], queryString: query, view, width: THIRD, height: HEIGHT });
+      new LogQueryWidget({
+        title,
+        logGroupNames: [props.accessLogs.logGroupName],
+        queryString: query,
+        view,
+        width: THIRD,
+        height: HEIGHT,
+      });
     const rows: IWidget[][] = [
-      [new TextWidget({ markdown: `**${SERVICE_NAME}** — what each alarm means and what to do: docs/runbooks.md; upgrades, backups, cost: docs/operations.md`, width: WIDE, height: 1 })],
       [
-        graph('API latency p50 / p99 (ms)', [props.api.metricLatency({ statistic: 'p50', label: 'p50' }), props.api.metricLatency({ statistic: 'p99', label: 'p99' })]),
+        new TextWidget({
+          markdown: `**${SERVICE_NAME}** — what each alarm means and what to do: docs/runbooks.md; upgrades, backups, cost: docs/operations.md`,
+          width: WIDE,
+          height: 1,
+        }),
+      ],
+      [
+        graph('API latency p50 / p99 (ms)', [
+          props.api.metricLatency({ statistic: 'p50', label: 'p50' }),
+          props.api.metricLatency({ statistic: 'p99', label: 'p99' }),
+        ]),
         graph('API requests, 4xx, 5xx', [props.api.metricCount({ statistic: 'Sum', label: 'requests' })], THIRD, [
           props.api.metricClientError({ statistic: 'Sum', label: '4xx' }),
           props.api.metricServerError({ statistic: 'Sum', label: '5xx' }),
         ]),
-        logs('Latency by route (ms)', 'stats count(*) as requests, pct(latencyMs, 50) as p50, pct(latencyMs, 99) as p99 by route | sort requests desc'),
+        logs(
+          'Latency by route (ms)',
+          'stats count(*) as requests, pct(latencyMs, 50) as p50, pct(latencyMs, 99) as p99 by route | sort requests desc',
+        ),
       ],
       [
-        logs('4xx by route', 'filter status like /^4/ | stats count(*) as answers by route, status | sort answers desc'),
-        logs('5xx by route', 'filter status like /^5/ | stats count(*) as answers by route, status | sort answers desc'),
+        logs(
+          '4xx by route',
+          'filter status like /^4/ | stats count(*) as answers by route, status | sort answers desc',
+        ),
+        logs(
+          '5xx by route',
+          'filter status like /^5/ | stats count(*) as answers by route, status | sort answers desc',
+        ),
         graph('Ingest lines', this.ingestMetrics(props.ingestCollections)),
       ],
       [
-        graph('Function errors', Object.entries(props.functions).map(([name, fn]) => fn.metricErrors({ statistic: 'Sum', label: name }))),
-        graph('Function throttles', Object.entries(props.functions).map(([name, fn]) => fn.metricThrottles({ statistic: 'Sum', label: name }))),
+        graph(
+          'Function errors',
+          Object.entries(props.functions).map(([name, fn]) => fn.metricErrors({ statistic: 'Sum', label: name })),
+        ),
+        graph(
+          'Function throttles',
+          Object.entries(props.functions).map(([name, fn]) => fn.metricThrottles({ statistic: 'Sum', label: name })),
+        ),
         graph('Split executions', [
           props.splitStateMachine.metricStarted({ statistic: 'Sum', label: 'started' }),
           props.splitStateMachine.metricSucceeded({ statistic: 'Sum', label: 'succeeded' }),
@@ -86,10 +117,16 @@ export class OperationsDashboard extends Construct {
           props.domain.metricClusterStatusRed({ label: 'red' }),
           props.domain.metricClusterIndexWritesBlocked({ label: 'writes blocked' }),
         ]),
-        graph('Domain JVM memory pressure and CPU (%)', [props.domain.metricJVMMemoryPressure({ label: 'JVM pressure (max)' }), props.domain.metricCPUUtilization({ label: 'CPU (max)' })]),
-        graph('Free storage (MiB, least node) and searchable documents', [props.domain.metricFreeStorageSpace({ label: 'free storage' })], THIRD, [
-          props.domain.metricSearchableDocuments({ label: 'searchable documents' }),
+        graph('Domain JVM memory pressure and CPU (%)', [
+          props.domain.metricJVMMemoryPressure({ label: 'JVM pressure (max)' }),
+          props.domain.metricCPUUtilization({ label: 'CPU (max)' }),
         ]),
+        graph(
+          'Free storage (MiB, least node) and searchable documents',
+          [props.domain.metricFreeStorageSpace({ label: 'free storage' })],
+          THIRD,
+          [props.domain.metricSearchableDocuments({ label: 'searchable documents' })],
+        ),
       ],
     ];
     for (const row of rows) this.dashboard.addWidgets(...row);

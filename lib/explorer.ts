@@ -136,7 +136,10 @@ export class Explorer extends Construct {
         },
       },
     });
-    const logGroup = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(this, 'DeploymentLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.deploymentLogs = logGroup;
     this.assets = new BucketDeployment(this, 'Assets', {
       sources: [site],
@@ -187,42 +190,72 @@ export class Explorer extends Construct {
   private acknowledgeFindings(): void {
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Holds only the public code of the page, written by CloudFormation and read by CloudFront alone (OAC); the data the page shows is requested through the API, whose access log records every call.',
+      reason:
+        'Holds only the public code of the page, written by CloudFormation and read by CloudFront alone (OAC); the data the page shows is requested through the API, whose access log records every call.',
     });
     Validations.of(this.distribution).acknowledge(
-      { id: 'AwsSolutions-CFR1', reason: 'Operators use the explorer from anywhere; the data behind it is guarded by the API’s JWT authorizer, not by geography.' },
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          'Operators use the explorer from anywhere; the data behind it is guarded by the API’s JWT authorizer, not by geography.',
+      },
       {
         id: 'AwsSolutions-CFR2',
-        reason: 'The distribution serves static files and forwards to the API, which authorizes every call (JWT) and is throttled stage-wide; a web ACL (which must live in us-east-1) can be attached per deployment.',
+        reason:
+          'The distribution serves static files and forwards to the API, which authorizes every call (JWT) and is throttled stage-wide; a web ACL (which must live in us-east-1) can be attached per deployment.',
       },
       {
         id: 'AwsSolutions-CFR3',
-        reason: 'The static files hold no data; every data request goes on to the API, whose access log records it with the caller.',
+        reason:
+          'The static files hold no data; every data request goes on to the API, whose access log records it with the caller.',
       },
       {
         id: 'AwsSolutions-CFR4',
-        reason: 'The default *.cloudfront.net certificate fixes the minimum TLS version; a custom domain with its own certificate (and TLSv1.2_2021) is a per-deployment choice.',
+        reason:
+          'The default *.cloudfront.net certificate fixes the minimum TLS version; a custom domain with its own certificate (and TLSv1.2_2021) is a per-deployment choice.',
       },
     );
     // aws-cdk-lib's one bucket deployment function of the stack, which both deployments use.
     const deployer = this.page.handlerRole.node.scope as Construct;
-    const grants = 'The grants aws-cdk-lib gives its bucket deployment function: read the staged page from the CDK assets bucket, write it into the site bucket';
+    const grants =
+      'The grants aws-cdk-lib gives its bucket deployment function: read the staged page from the CDK assets bucket, write it into the site bucket';
     Validations.of(deployer).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         reason: 'The bucket deployment function of aws-cdk-lib writes its own logs with the basic execution role.',
       },
-      ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((action) => ({ id: `AwsSolutions-IAM5[Action::${action}]`, reason: `${grants}.` })),
-      { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]', reason: `${grants} (the staged asset).` },
-      { id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(this.bucket)}.Arn>/*]`, reason: `${grants} (every object of the page).` },
-      { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'cloudfront:CreateInvalidation and GetInvalidation, granted by aws-cdk-lib on "*" to invalidate index.html after a deployment.' },
-      { id: 'AwsSolutions-L1', reason: 'The bucket deployment function runtime is chosen by aws-cdk-lib, not by this app.' },
+      ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((action) => ({
+        id: `AwsSolutions-IAM5[Action::${action}]`,
+        reason: `${grants}.`,
+      })),
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+        reason: `${grants} (the staged asset).`,
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(this.bucket)}.Arn>/*]`,
+        reason: `${grants} (every object of the page).`,
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'cloudfront:CreateInvalidation and GetInvalidation, granted by aws-cdk-lib on "*" to invalidate index.html after a deployment.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'The bucket deployment function runtime is chosen by aws-cdk-lib, not by this app.',
+      },
     );
     // checkov's reading of the same grants (its table in lib/checkov.ts is by resource type; this is one policy).
     const policy = this.page.handlerRole.node.tryFindChild('DefaultPolicy')?.node.defaultChild;
     if (policy instanceof CfnResource) {
       policy.addMetadata('checkov', {
-        skip: [{ id: 'CKV_AWS_111', comment: `${grants}, and cloudfront:CreateInvalidation, which aws-cdk-lib grants on "*", to invalidate index.html after a deployment.` }],
+        skip: [
+          {
+            id: 'CKV_AWS_111',
+            comment: `${grants}, and cloudfront:CreateInvalidation, which aws-cdk-lib grants on "*", to invalidate index.html after a deployment.`,
+          },
+        ],
       });
     }
   }

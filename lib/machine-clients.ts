@@ -1,6 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { LambdaVersion, ManagedLoginVersion, ResourceServerScope, type UserPool, type UserPoolDomain, UserPoolOperation, type UserPoolResourceServer } from 'aws-cdk-lib/aws-cognito';
+import {
+  LambdaVersion,
+  ManagedLoginVersion,
+  ResourceServerScope,
+  type UserPool,
+  type UserPoolDomain,
+  UserPoolOperation,
+  type UserPoolResourceServer,
+} from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -52,16 +60,25 @@ export class MachineClients extends Construct {
     this.resourceServer = userPool.addResourceServer('ResourceServer', {
       identifier: RESOURCE_SERVER,
       userPoolResourceServerName: 'Location and Reporting Service',
-      scopes: [new ResourceServerScope({ scopeName: INGEST_SCOPE.slice(RESOURCE_SERVER.length + 1), scopeDescription: 'Write documents to POST /ingest/{collection}' })],
+      scopes: [
+        new ResourceServerScope({
+          scopeName: INGEST_SCOPE.slice(RESOURCE_SERVER.length + 1),
+          scopeDescription: 'Write documents to POST /ingest/{collection}',
+        }),
+      ],
     });
     // The same domain serves people's sign-in to the explorer (lib/sign-in.ts): the newer managed login.
-    this.domain = userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: props.domainPrefix }, managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN });
+    this.domain = userPool.addDomain('Domain', {
+      cognitoDomain: { domainPrefix: props.domainPrefix },
+      managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
+    });
     this.tokenUrl = `${this.domain.baseUrl()}/oauth2/token`;
 
     const environment = { [ENV.organizationClaim]: props.organizationClaim };
     this.preTokenGeneration = new ServiceFunction(this, 'PreTokenGeneration', {
       entry: props.preTokenGenerationEntry,
-      description: 'Adds the organization of a machine client to its access tokens (Cognito pre token generation, V3_0)',
+      description:
+        'Adds the organization of a machine client to its access tokens (Cognito pre token generation, V3_0)',
       // Cognito waits 5 s for a trigger, whatever the function's own timeout.
       timeout: Duration.seconds(5),
       memorySize: 256,
@@ -72,7 +89,8 @@ export class MachineClients extends Construct {
 
     this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
       entry: props.authorizerEntry,
-      description: 'Authorizes POST /ingest/{collection}: a machine client access token with the ingest scope, of a client not revoked',
+      description:
+        'Authorizes POST /ingest/{collection}: a machine client access token with the ingest scope, of a client not revoked',
       timeout: Duration.seconds(10),
       memorySize: 256,
       environment: { ...environment, [ENV.jwtIssuer]: userPool.userPoolProviderUrl },

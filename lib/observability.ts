@@ -92,14 +92,23 @@ export class Observability extends Construct {
       }),
       threshold: props.serverErrorRate ?? 0.05,
     });
-    this.alarm('Api5xxBurst', 'At least 10 API answers were 5xx within 5 minutes', { metric: serverErrors, threshold: 10, exclusive: false });
+    this.alarm('Api5xxBurst', 'At least 10 API answers were 5xx within 5 minutes', {
+      metric: serverErrors,
+      threshold: 10,
+      exclusive: false,
+    });
     const p99 = props.latencyP99 ?? Duration.seconds(10);
     this.alarm('ApiLatencyP99', `p99 of API answer time above ${p99.toSeconds()} s for 15 minutes`, {
       metric: props.api.metricLatency({ period: fiveMinutes, statistic: 'p99' }),
       threshold: p99.toMilliseconds(),
       evaluationPeriods: 3,
     });
-    this.throttleAlarm('ApiThrottled', props.accessLogs, FilterPattern.stringValue('$.status', '=', '429'), 'API Gateway throttled at least 10 requests within 5 minutes (429 Too Many Requests)');
+    this.throttleAlarm(
+      'ApiThrottled',
+      props.accessLogs,
+      FilterPattern.stringValue('$.status', '=', '429'),
+      'API Gateway throttled at least 10 requests within 5 minutes (429 Too Many Requests)',
+    );
 
     if (props.ingest) this.ingestAlarms(props.ingest, props.accessLogs, props.ingestRejectedShare ?? 0.05);
 
@@ -124,21 +133,28 @@ export class Observability extends Construct {
       datapointsToAlarm: 2,
     });
     // A failing location does not fail the run (the others are refreshed); the function counts them.
-    this.alarm('RefreshLocationFailures', 'Occupancy refresh failed for some locations in 2 of the last 3 runs (their live occupancy goes stale; see the refresh logs)', {
-      metric: new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'OccupancyRefreshFailures',
-        dimensionsMap: { service: SERVICE_NAME },
-        period: fiveMinutes,
-        statistic: 'Sum',
-      }),
-      threshold: 1,
-      exclusive: false,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
+    this.alarm(
+      'RefreshLocationFailures',
+      'Occupancy refresh failed for some locations in 2 of the last 3 runs (their live occupancy goes stale; see the refresh logs)',
+      {
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: 'OccupancyRefreshFailures',
+          dimensionsMap: { service: SERVICE_NAME },
+          period: fiveMinutes,
+          statistic: 'Sum',
+        }),
+        threshold: 1,
+        exclusive: false,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      },
+    );
     this.alarm('RefreshDeadLetters', 'Occupancy refreshes gave up after their retries (see the dead-letter queue)', {
-      metric: props.refresh.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+      metric: props.refresh.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: fiveMinutes,
+        statistic: 'Maximum',
+      }),
       threshold: 1,
       exclusive: false,
     });
@@ -167,12 +183,16 @@ export class Observability extends Construct {
     });
     // The domain thresholds are those AWS recommends for OpenSearch Service
     // (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/cloudwatch-alarms.html).
-    this.alarm('DomainJvmPressure', 'OpenSearch JVM memory pressure at or above 95% (the node is close to out-of-memory and may reject requests)', {
-      metric: props.domain.metricJVMMemoryPressure({ period: Duration.minutes(1), statistic: 'Maximum' }),
-      threshold: 95,
-      exclusive: false,
-      evaluationPeriods: 3,
-    });
+    this.alarm(
+      'DomainJvmPressure',
+      'OpenSearch JVM memory pressure at or above 95% (the node is close to out-of-memory and may reject requests)',
+      {
+        metric: props.domain.metricJVMMemoryPressure({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        threshold: 95,
+        exclusive: false,
+        evaluationPeriods: 3,
+      },
+    );
     this.alarm('DomainCpu', 'OpenSearch CPU at or above 80% for 45 minutes (the domain is undersized for its load)', {
       metric: props.domain.metricCPUUtilization({ period: Duration.minutes(15), statistic: 'Maximum' }),
       threshold: 80,
@@ -203,23 +223,40 @@ export class Observability extends Construct {
     const fiveMinutes = Duration.minutes(5);
     for (const collection of ingest.collections) {
       const lines = (metricName: string) =>
-        new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME, collection }, period: fiveMinutes, statistic: 'Sum' });
-      this.alarm(`Ingest${collection[0]!.toUpperCase()}${collection.slice(1)}Rejected`, `More than ${share * 100}% of the ${collection} lines sent were refused, for 15 minutes (see the ingest logs for which fields)`, {
-        metric: new MathExpression({
-          expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)',
-          usingMetrics: { accepted: lines('IngestAccepted'), duplicates: lines('IngestDuplicates'), rejected: lines('IngestRejected') },
+        new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName,
+          dimensionsMap: { service: SERVICE_NAME, collection },
           period: fiveMinutes,
-          label: `${collection} rejected share`,
-        }),
-        threshold: share,
-        evaluationPeriods: 3,
-      });
+          statistic: 'Sum',
+        });
+      this.alarm(
+        `Ingest${collection[0]!.toUpperCase()}${collection.slice(1)}Rejected`,
+        `More than ${share * 100}% of the ${collection} lines sent were refused, for 15 minutes (see the ingest logs for which fields)`,
+        {
+          metric: new MathExpression({
+            expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)',
+            usingMetrics: {
+              accepted: lines('IngestAccepted'),
+              duplicates: lines('IngestDuplicates'),
+              rejected: lines('IngestRejected'),
+            },
+            period: fiveMinutes,
+            label: `${collection} rejected share`,
+          }),
+          threshold: share,
+          evaluationPeriods: 3,
+        },
+      );
     }
     this.throttleAlarm(
       'IngestThrottled',
       accessLogs,
-      FilterPattern.all(FilterPattern.stringValue('$.status', '=', '429'), FilterPattern.stringValue('$.route', '=', ingest.routeKey)),
-      'API Gateway throttled at least 10 ingest requests within 5 minutes (the ingest route\'s own budget is spent)',
+      FilterPattern.all(
+        FilterPattern.stringValue('$.status', '=', '429'),
+        FilterPattern.stringValue('$.route', '=', ingest.routeKey),
+      ),
+      "API Gateway throttled at least 10 ingest requests within 5 minutes (the ingest route's own budget is spent)",
     );
   }
 
@@ -258,7 +295,9 @@ export class Observability extends Construct {
   ): Alarm {
     const comparisonOperator =
       o.comparison ??
-      (o.exclusive === false ? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD : ComparisonOperator.GREATER_THAN_THRESHOLD);
+      (o.exclusive === false
+        ? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD
+        : ComparisonOperator.GREATER_THAN_THRESHOLD);
     const alarm = new Alarm(this, id, {
       alarmDescription: `${description}. Runbook: ${runbookOf(id)}`,
       metric: o.metric,

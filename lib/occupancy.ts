@@ -50,7 +50,8 @@ export class Occupancy extends Construct {
   constructor(scope: Construct, id: string, props: OccupancyProps) {
     super(scope, id);
     const minutes = props.refreshEveryMinutes ?? 5;
-    if (!Number.isInteger(minutes) || minutes < 1 || 60 % minutes !== 0) throw new Error(`refreshEveryMinutes must divide 60, got ${minutes}`);
+    if (!Number.isInteger(minutes) || minutes < 1 || 60 % minutes !== 0)
+      throw new Error(`refreshEveryMinutes must divide 60, got ${minutes}`);
     const period = Duration.minutes(minutes);
     const retryAttempts = props.retryAttempts ?? 2;
 
@@ -73,7 +74,8 @@ export class Occupancy extends Construct {
     });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This queue is the dead-letter queue of the refresh (Lambda on-failure destination and EventBridge target DLQ), which cdk-nag cannot see.',
+      reason:
+        'This queue is the dead-letter queue of the refresh (Lambda on-failure destination and EventBridge target DLQ), which cdk-nag cannot see.',
     });
 
     this.refresh = new ServiceFunction(this, 'Refresh', {
@@ -91,7 +93,9 @@ export class Occupancy extends Construct {
       description: `Refresh live occupancy every ${minutes} minutes, on the marks`,
       // Every 5 minutes like rate(5 minutes), but aligned to :00, :05, ... (a rate starts whenever the rule was created).
       schedule: Schedule.cron({ minute: `0/${minutes}` }),
-      targets: [new LambdaFunction(this.refresh, { retryAttempts, maxEventAge: period, deadLetterQueue: this.deadLetterQueue })],
+      targets: [
+        new LambdaFunction(this.refresh, { retryAttempts, maxEventAge: period, deadLetterQueue: this.deadLetterQueue }),
+      ],
     });
   }
 }

@@ -108,7 +108,9 @@ export class Reporting extends Construct {
       capacity: {
         dataNodes,
         dataNodeInstanceType: props.dataNodeInstanceType ?? 't3.small.search',
-        ...(masterNodes > 0 ? { masterNodes, masterNodeInstanceType: props.masterNodeInstanceType ?? 'm7g.large.search' } : {}),
+        ...(masterNodes > 0
+          ? { masterNodes, masterNodeInstanceType: props.masterNodeInstanceType ?? 'm7g.large.search' }
+          : {}),
         multiAzWithStandbyEnabled: false,
       },
       ebs: { volumeSize: props.volumeGiB ?? 10, volumeType: EbsDeviceVolumeType.GP3 },
@@ -154,7 +156,12 @@ export class Reporting extends Construct {
         resources: [`${this.domain.domainArn}/_index_template/${this.indexPrefix}*`],
       }),
     );
-    acknowledgeWildcards(this.setupIndices.role!, this.domain, [`_index_template/${this.indexPrefix}*`], 'One index template per collection, all named with the index prefix; the pattern grants exactly those.');
+    acknowledgeWildcards(
+      this.setupIndices.role!,
+      this.domain,
+      [`_index_template/${this.indexPrefix}*`],
+      'One index template per collection, all named with the index prefix; the pattern grants exactly those.',
+    );
     this.grantIsmInstallation();
 
     const provider = new Provider(this, 'SetupIndicesProvider', {
@@ -186,10 +193,27 @@ export class Reporting extends Construct {
   private grantIsmInstallation(): void {
     const policy = `_plugins/_ism/policies/${ismPolicyId(this.indexPrefix)}`;
     const patterns = Object.values(INDEX_BASE).map((base) => `${this.indexPrefix}${base}-*`);
-    const attach = patterns.flatMap((p) => ['add', 'change_policy', 'remove'].map((call) => `_plugins/_ism/${call}/${p}`));
-    this.setupIndices.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpGet', 'es:ESHttpPut', 'es:ESHttpDelete'], resources: [`${this.domain.domainArn}/${policy}`] }));
-    this.setupIndices.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: attach.map((p) => `${this.domain.domainArn}/${p}`) }));
-    acknowledgeWildcards(this.setupIndices.role!, this.domain, attach, 'The ISM policy is added to, moved to its new version on, or removed from the monthly indices of each collection by pattern; nothing else.');
+    const attach = patterns.flatMap((p) =>
+      ['add', 'change_policy', 'remove'].map((call) => `_plugins/_ism/${call}/${p}`),
+    );
+    this.setupIndices.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpGet', 'es:ESHttpPut', 'es:ESHttpDelete'],
+        resources: [`${this.domain.domainArn}/${policy}`],
+      }),
+    );
+    this.setupIndices.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpPost'],
+        resources: attach.map((p) => `${this.domain.domainArn}/${p}`),
+      }),
+    );
+    acknowledgeWildcards(
+      this.setupIndices.role!,
+      this.domain,
+      attach,
+      'The ISM policy is added to, moved to its new version on, or removed from the monthly indices of each collection by pattern; nothing else.',
+    );
   }
 
   /** Read access for report queries: the monthly indices of every collection. */
@@ -203,7 +227,11 @@ export class Reporting extends Construct {
 
   /** Search access for the health check: the indices of the collection its probe report reads. */
   public get healthBinding(): OpenSearchBinding {
-    return { domain: this.domain, indexPrefix: this.indexPrefix, indexPatterns: [`${INDEX_BASE[PROBE_REQUEST.source]}-*`] };
+    return {
+      domain: this.domain,
+      indexPrefix: this.indexPrefix,
+      indexPatterns: [`${INDEX_BASE[PROBE_REQUEST.source]}-*`],
+    };
   }
 
   private acknowledgeDomainFindings(dataNodes: number, masterNodes: number): void {
@@ -216,23 +244,27 @@ export class Reporting extends Construct {
       },
       {
         id: 'AwsSolutions-OS3',
-        reason: 'Access is controlled by IAM (SigV4) rather than by source IP: the callers are Lambda functions without fixed addresses.',
+        reason:
+          'Access is controlled by IAM (SigV4) rather than by source IP: the callers are Lambda functions without fixed addresses.',
       },
       {
         id: 'AwsSolutions-OS5',
-        reason: 'The domain has no access policy at all: only IAM principals whose identity policies name the domain can call it, always signed.',
+        reason:
+          'The domain has no access policy at all: only IAM principals whose identity policies name the domain can call it, always signed.',
       },
     );
     if (masterNodes === 0) {
       domain.acknowledge({
         id: 'AwsSolutions-OS4',
-        reason: 'Dedicated master nodes are sized per stage from context (openSearchMasterNodes); small stages run without them to save cost.',
+        reason:
+          'Dedicated master nodes are sized per stage from context (openSearchMasterNodes); small stages run without them to save cost.',
       });
     }
     if (dataNodes < 2) {
       domain.acknowledge({
         id: 'AwsSolutions-OS7',
-        reason: 'Zone awareness needs 2+ data nodes; the node count comes from context (openSearchDataNodes) and small stages run one.',
+        reason:
+          'Zone awareness needs 2+ data nodes; the node count comes from context (openSearchDataNodes) and small stages run one.',
       });
     }
   }

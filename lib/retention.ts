@@ -31,7 +31,8 @@ export class Retention extends Construct {
 
   constructor(scope: Construct, id: string, props: RetentionProps) {
     super(scope, id);
-    if (!Number.isInteger(props.months) || props.months < 1) throw new Error(`Retention needs at least 1 month, got ${props.months}`);
+    if (!Number.isInteger(props.months) || props.months < 1)
+      throw new Error(`Retention needs at least 1 month, got ${props.months}`);
     this.fn = new ServiceFunction(this, 'ApplyRetention', {
       entry: props.entry,
       description: `Deletes the monthly report indices older than ${props.months} months (by the month in their names)`,
@@ -47,15 +48,31 @@ export class Retention extends Construct {
     });
     const patterns = Object.values(INDEX_BASE).map((base) => `${props.indexPrefix}${base}-*`);
     const list = patterns.map((p) => `_cat/indices/${p}`);
-    this.fn.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpGet'], resources: list.map((p) => `${props.domain.domainArn}/${p}`) }));
-    this.fn.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpDelete'], resources: patterns.map((p) => `${props.domain.domainArn}/${p}`) }));
-    acknowledgeWildcards(this.fn.role!, props.domain, [...list, ...patterns], 'The retention job lists and deletes the monthly indices (`<collection>-YYYY.MM`) by pattern; no other index and no other request is granted.');
+    this.fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['es:ESHttpGet'], resources: list.map((p) => `${props.domain.domainArn}/${p}`) }),
+    );
+    this.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpDelete'],
+        resources: patterns.map((p) => `${props.domain.domainArn}/${p}`),
+      }),
+    );
+    acknowledgeWildcards(
+      this.fn.role!,
+      props.domain,
+      [...list, ...patterns],
+      'The retention job lists and deletes the monthly indices (`<collection>-YYYY.MM`) by pattern; no other index and no other request is granted.',
+    );
     // The rollups' grains of an expired month are marked before and after its deletion (docs/rollups.md).
     const { monthly, rows, dirty } = rollupIndexPaths(props.indexPrefix);
     grantDomainPaths(
       this.fn,
       props.domain,
-      { Head: [...monthly, ...rows], Post: [...monthly, ...rows].flatMap((p) => [`${p}/_search`, `${p}/_refresh`]), Put: [`${dirty}/_bulk`] },
+      {
+        Head: [...monthly, ...rows],
+        Post: [...monthly, ...rows].flatMap((p) => [`${p}/_search`, `${p}/_refresh`]),
+        Put: [`${dirty}/_bulk`],
+      },
       'The retention job reads the grains of the monthly indices it deletes and of their rollup rows, and marks them in the rollup bookkeeping index.',
     );
 

@@ -21,13 +21,25 @@ export interface RollupsProps {
 type Method = 'Get' | 'Head' | 'Post' | 'Put' | 'Delete';
 
 /** Grants `es:ESHttp<method>` on each `<prefix><path>` of the domain, and acknowledges the patterns. */
-export function grantDomainPaths(fn: ServiceFunction, domain: IDomain, grants: Partial<Record<Method, readonly string[]>>, reason: string): void {
+export function grantDomainPaths(
+  fn: ServiceFunction,
+  domain: IDomain,
+  grants: Partial<Record<Method, readonly string[]>>,
+  reason: string,
+): void {
   const all: string[] = [];
   for (const [method, paths] of Object.entries(grants) as [Method, readonly string[]][]) {
-    fn.addToRolePolicy(new PolicyStatement({ actions: [`es:ESHttp${method}`], resources: paths.map((p) => `${domain.domainArn}/${p}`) }));
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: [`es:ESHttp${method}`], resources: paths.map((p) => `${domain.domainArn}/${p}`) }),
+    );
     all.push(...paths);
   }
-  acknowledgeWildcards(fn.role!, domain, [...new Set(all)].filter((p) => p.includes('*')), reason);
+  acknowledgeWildcards(
+    fn.role!,
+    domain,
+    [...new Set(all)].filter((p) => p.includes('*')),
+    reason,
+  );
 }
 
 /** The index names the rollups use (docs/rollups.md, "On OpenSearch"), with the prefix. */
@@ -82,7 +94,12 @@ export class Rollups extends Construct {
           ...rows.flatMap((p) => [`${p}/_delete_by_query`, `${p}/_refresh`]),
           `${dirty}/_search`,
         ],
-        Put: [...rows.map((p) => `${p}/_bulk`), `${dirty}/_bulk`, `${dirty}/_doc/ready:*`, `${dirty}/_doc/lease:rebuild`],
+        Put: [
+          ...rows.map((p) => `${p}/_bulk`),
+          `${dirty}/_bulk`,
+          `${dirty}/_doc/ready:*`,
+          `${dirty}/_doc/lease:rebuild`,
+        ],
         Get: [`${dirty}/_doc/lease:rebuild`],
         Delete: [`${dirty}/_doc/lease:rebuild`],
       },

@@ -29,6 +29,9 @@ export const RUNBOOKS_FILE = 'docs/runbooks.md';
 /** `docs/runbooks.md#<anchor>` for an alarm id; throws for an alarm no rule covers. */
 export function runbookOf(alarmId: string): string {
   const rule = RULES.find(([pattern]) => pattern.test(alarmId));
-  if (!rule) throw new Error(`Alarm ${alarmId} has no runbook: add a rule to lib/runbooks.ts and a section to ${RUNBOOKS_FILE}.`);
+  if (!rule)
+    throw new Error(
+      `Alarm ${alarmId} has no runbook: add a rule to lib/runbooks.ts and a section to ${RUNBOOKS_FILE}.`,
+    );
   return `${RUNBOOKS_FILE}#${rule[1]}`;
 }

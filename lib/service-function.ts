@@ -1,6 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AssetHashType, AssetStaging, type CfnElement, DockerImage, Duration, type FingerprintOptions, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  AssetStaging,
+  type CfnElement,
+  DockerImage,
+  Duration,
+  type FingerprintOptions,
+  RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -42,7 +52,19 @@ export interface OpenSearchBinding {
 }
 
 export interface ServiceFunctionProps
-  extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'entry' | 'handler' | 'logGroup' | 'role' | 'code' | 'bundling' | 'depsLockFilePath' | 'projectRoot'> {
+  extends Omit<
+    NodejsFunctionProps,
+    | 'runtime'
+    | 'architecture'
+    | 'entry'
+    | 'handler'
+    | 'logGroup'
+    | 'role'
+    | 'code'
+    | 'bundling'
+    | 'depsLockFilePath'
+    | 'projectRoot'
+  > {
   /** Path of the handler module (TypeScript); it must export `handler`. */
   readonly entry: string;
   /**
@@ -71,7 +93,6 @@ export interface ServiceFunctionProps
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
-
 
 /**
  * A Lambda function as every function of this service is built: Node.js 22 on ARM64, X-Ray active
@@ -123,11 +144,13 @@ export class ServiceFunction extends NodejsFunction {
     );
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support only Resource "*" (https://docs.aws.amazon.com/xray/latest/devguide/security_iam_service-with-iam.html).',
+      reason:
+        'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support only Resource "*" (https://docs.aws.amazon.com/xray/latest/devguide/security_iam_service-with-iam.html).',
     });
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'The design card fixes Node.js 22 (nodejs22.x is supported by Lambda); moving to a newer runtime is a deliberate, tested change.',
+      reason:
+        'The design card fixes Node.js 22 (nodejs22.x is supported by Lambda); moving to a newer runtime is a deliberate, tested change.',
     });
   }
 
@@ -136,7 +159,11 @@ export class ServiceFunction extends NodejsFunction {
    * of the given patterns, the one request a report makes) and tells it where the domain is.
    */
   public bindOpenSearch(binding: OpenSearchBinding): this {
-    return this.grantIndexEndpoints(binding, SEARCH_REQUESTS, 'Reports search monthly indices (`<collection>-YYYY.MM`) by pattern; only their _search endpoint is granted.');
+    return this.grantIndexEndpoints(
+      binding,
+      SEARCH_REQUESTS,
+      'Reports search monthly indices (`<collection>-YYYY.MM`) by pattern; only their _search endpoint is granted.',
+    );
   }
 
   /**
@@ -147,14 +174,27 @@ export class ServiceFunction extends NodejsFunction {
    * these grants are all the indices it can touch.
    */
   public bindIngestWrites(binding: OpenSearchBinding): this {
-    return this.grantIndexEndpoints(binding, INGEST_REQUESTS, 'Ingest writes monthly indices (`<collection>-YYYY.MM`), created on first write, by pattern; only their _bulk, _mget and _search endpoints are granted.');
+    return this.grantIndexEndpoints(
+      binding,
+      INGEST_REQUESTS,
+      'Ingest writes monthly indices (`<collection>-YYYY.MM`), created on first write, by pattern; only their _bulk, _mget and _search endpoints are granted.',
+    );
   }
 
-  private grantIndexEndpoints({ domain, indexPrefix, indexPatterns }: OpenSearchBinding, requests: Readonly<Record<string, HttpMethod>>, reason: string): this {
+  private grantIndexEndpoints(
+    { domain, indexPrefix, indexPatterns }: OpenSearchBinding,
+    requests: Readonly<Record<string, HttpMethod>>,
+    reason: string,
+  ): this {
     const pathsOf = (endpoint: string) => indexPatterns.map((p) => `${indexPrefix}${p}/${endpoint}`);
     for (const method of new Set(Object.values(requests))) {
       const endpoints = Object.keys(requests).filter((e) => requests[e] === method);
-      this.addToRolePolicy(new PolicyStatement({ actions: [`es:ESHttp${method[0]}${method.slice(1).toLowerCase()}`], resources: endpoints.flatMap(pathsOf).map((path) => `${domain.domainArn}/${path}`) }));
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: [`es:ESHttp${method[0]}${method.slice(1).toLowerCase()}`],
+          resources: endpoints.flatMap(pathsOf).map((path) => `${domain.domainArn}/${path}`),
+        }),
+      );
     }
     acknowledgeWildcards(this.role!, domain, Object.keys(requests).flatMap(pathsOf), reason);
     this.addOpenSearchEnvironment({ domain, indexPrefix, indexPatterns });
@@ -225,11 +265,15 @@ export class ServiceFunction extends NodejsFunction {
    */
   public bindSliceResults(bucket: IBucket, access: 'read' | 'write'): this {
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [access === 'read' ? 's3:GetObject' : 's3:PutObject'], resources: [bucket.arnForObjects('*')] }),
+      new PolicyStatement({
+        actions: [access === 'read' ? 's3:GetObject' : 's3:PutObject'],
+        resources: [bucket.arnForObjects('*')],
+      }),
     );
     Validations.of(this.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/*]`,
-      reason: 'Slice result objects are keyed per execution and slice, unknown in advance; only one object action on this one bucket is granted.',
+      reason:
+        'Slice result objects are keyed per execution and slice, unknown in advance; only one object action on this one bucket is granted.',
     });
     this.addEnvironment(ENV.sliceResultsBucket, bucket.bucketName);
     return this;
@@ -293,7 +337,14 @@ export function logicalIdOf(construct: Construct): string {
 }
 
 /** Acknowledges the IAM5 findings of grants on `<domain ARN>/<path>` for each path, with one reason. */
-export function acknowledgeWildcards(scope: Construct, domain: IDomain, paths: readonly string[], reason: string): void {
+export function acknowledgeWildcards(
+  scope: Construct,
+  domain: IDomain,
+  paths: readonly string[],
+  reason: string,
+): void {
   const id = logicalIdOf(domain);
-  Validations.of(scope).acknowledge(...paths.map((path) => ({ id: `AwsSolutions-IAM5[Resource::<${id}.Arn>/${path}]`, reason })));
+  Validations.of(scope).acknowledge(
+    ...paths.map((path) => ({ id: `AwsSolutions-IAM5[Resource::<${id}.Arn>/${path}]`, reason })),
+  );
 }

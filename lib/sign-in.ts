@@ -1,5 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import { CfnManagedLoginBranding, OAuthScope, type UserPool, type UserPoolClient, UserPoolClientIdentityProvider, type UserPoolDomain } from 'aws-cdk-lib/aws-cognito';
+import {
+  CfnManagedLoginBranding,
+  OAuthScope,
+  type UserPool,
+  type UserPoolClient,
+  UserPoolClientIdentityProvider,
+  type UserPoolDomain,
+} from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { userReadAttributes, userWriteAttributes } from './api';
 import type { SignInConfig } from '../web/src/model/sign-in-config';

@@ -1,7 +1,13 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
-import { DefinitionBody, LogLevel, Map as MapState, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
+import {
+  DefinitionBody,
+  LogLevel,
+  Map as MapState,
+  StateMachine,
+  StateMachineType,
+} from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { SLICE_ITEM_SELECTOR, SLICE_ITEMS_PATH } from '../shared/report/split/contract';
@@ -92,7 +98,8 @@ export class Split extends Construct {
     });
     Validations.of(this.resultsBucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'Transient slice results that expire after one day, written and read only by two functions whose calls are traced and logged.',
+      reason:
+        'Transient slice results that expire after one day, written and read only by two functions whose calls are traced and logged.',
     });
 
     const runSlice = new LambdaInvoke(this, 'RunSlice', {
@@ -100,7 +107,12 @@ export class Split extends Construct {
       payloadResponseOnly: true,
       retryOnServiceExceptions: false,
     });
-    runSlice.addRetry({ errors: TRANSIENT_LAMBDA_ERRORS, interval: Duration.seconds(1), maxAttempts: 2, backoffRate: 2 });
+    runSlice.addRetry({
+      errors: TRANSIENT_LAMBDA_ERRORS,
+      interval: Duration.seconds(1),
+      maxAttempts: 2,
+      backoffRate: 2,
+    });
 
     this.slices = new MapState(this, 'Slices', {
       comment: 'One worker run per slice, at most maxConcurrency at once',

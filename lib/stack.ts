@@ -25,7 +25,16 @@ import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
 
-export type HandlerName = Route['handler'] | 'refresh-occupancy' | 'run-report-slice' | 'setup-indices' | 'pre-token-generation' | 'authorize-ingest' | 'apply-retention' | 'take-snapshot' | 'rebuild-rollups';
+export type HandlerName =
+  | Route['handler']
+  | 'refresh-occupancy'
+  | 'run-report-slice'
+  | 'setup-indices'
+  | 'pre-token-generation'
+  | 'authorize-ingest'
+  | 'apply-retention'
+  | 'take-snapshot'
+  | 'rebuild-rollups';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -151,7 +160,12 @@ export class ServiceStack extends Stack {
     }
 
     if (config.rollups) {
-      this.rollups = new Rollups(this, 'Rollups', { entry: entries['rebuild-rollups'], domain: this.reporting.domain, indexPrefix: config.openSearch.indexPrefix, logRetention });
+      this.rollups = new Rollups(this, 'Rollups', {
+        entry: entries['rebuild-rollups'],
+        domain: this.reporting.domain,
+        indexPrefix: config.openSearch.indexPrefix,
+        logRetention,
+      });
     }
 
     this.occupancy = new Occupancy(this, 'Occupancy', {
@@ -165,7 +179,9 @@ export class ServiceStack extends Stack {
 
     this.split = new Split(this, 'Split', {
       workerEntry: entries['run-report-slice'],
-      ...(config.reservedConcurrency.sliceWorker > 0 ? { workerReservedConcurrency: config.reservedConcurrency.sliceWorker } : {}),
+      ...(config.reservedConcurrency.sliceWorker > 0
+        ? { workerReservedConcurrency: config.reservedConcurrency.sliceWorker }
+        : {}),
       maxConcurrency: config.split.maxConcurrency,
       logExecutionData: config.split.logExecutionData,
       removalPolicy,
@@ -196,9 +212,18 @@ export class ServiceStack extends Stack {
     }
     // Before the routes: the explorer's app client joins the authorizer's audience (Api.trustClient).
     const domain = this.machineClients?.domain;
-    this.explorer = new Explorer(this, 'Explorer', { api: this.api.httpApi, removalPolicy, logRetention, ...(domain ? { connectSources: signInConnectSources(this, domain) } : {}) });
+    this.explorer = new Explorer(this, 'Explorer', {
+      api: this.api.httpApi,
+      removalPolicy,
+      logRetention,
+      ...(domain ? { connectSources: signInConnectSources(this, domain) } : {}),
+    });
     if (this.api.userPool && domain) {
-      this.signIn = new ExplorerSignIn(this, 'SignIn', { userPool: this.api.userPool, domain, explorerUrl: this.explorer.url });
+      this.signIn = new ExplorerSignIn(this, 'SignIn', {
+        userPool: this.api.userPool,
+        domain,
+        explorerUrl: this.explorer.url,
+      });
       this.api.trustClient(this.signIn.client);
       this.explorer.publishSignIn(this.signIn.config);
     }
@@ -218,7 +243,9 @@ export class ServiceStack extends Stack {
           [ENV.locationsClaim]: config.api.locationsClaim,
           ...(config.problemTypeBase ? { [ENV.problemTypeBase]: config.problemTypeBase } : {}),
         },
-        ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0 ? { reservedConcurrentExecutions: config.reservedConcurrency.query } : {}),
+        ...(route.handler === 'query-report' && config.reservedConcurrency.query > 0
+          ? { reservedConcurrentExecutions: config.reservedConcurrency.query }
+          : {}),
       });
     }
     // Every route, and an ANY and an OPTIONS route per path to the same function (whose route guard
@@ -226,20 +253,32 @@ export class ServiceStack extends Stack {
     for (const route of GATEWAY_ROUTES) {
       if (!endpoints[route.handler]) continue;
       const id = pascalCase(route.handler);
-      const publicBecause = route.method === 'OPTIONS' ? OPTIONS_PUBLIC_BECAUSE : route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
-      if (route.public && !publicBecause) throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
+      const publicBecause =
+        route.method === 'OPTIONS' ? OPTIONS_PUBLIC_BECAUSE : route.public ? PUBLIC_BECAUSE[route.handler] : undefined;
+      if (route.public && !publicBecause)
+        throw new Error(`${route.method} ${route.path} is public: say why in PUBLIC_BECAUSE.`);
       // Machine clients' tokens are checked by their own authorizer (lib/machine-clients.ts) when the
       // stack has the user pool, on every route of the ingest path (its ANY route answers 405 to them).
       const authorizer = route.handler === 'ingest' ? this.machineClients?.authorizer : undefined;
-      this.api.addRoute(HttpMethod[route.method], route.path, endpoints[route.handler]!, `${id}${route.method}`, publicBecause ? { publicBecause } : authorizer ? { authorizer } : {});
+      this.api.addRoute(
+        HttpMethod[route.method],
+        route.path,
+        endpoints[route.handler]!,
+        `${id}${route.method}`,
+        publicBecause ? { publicBecause } : authorizer ? { authorizer } : {},
+      );
       // Anyone may call a public route: its own small rate bounds what it costs.
       if (publicBecause) this.api.throttleRoute(HttpMethod[route.method], route.path, HEALTH_THROTTLE);
     }
     this.endpoints = endpoints as Record<Route['handler'], ServiceFunction>;
     // The administration API: locations (one transaction per write, the refresh invoked at once) and gateways.
-    this.endpoints['manage-locations'].bindTable(this.occupancy.table, 'readWrite').bindRefreshTrigger(this.occupancy.refresh);
+    this.endpoints['manage-locations']
+      .bindTable(this.occupancy.table, 'readWrite')
+      .bindRefreshTrigger(this.occupancy.refresh);
     if (this.machineClients && this.api.userPool) {
-      this.endpoints['manage-ingest-clients'].bindTable(this.occupancy.table, 'readWrite').bindMachineClientIssuer(this.api.userPool, this.machineClients.tokenUrl);
+      this.endpoints['manage-ingest-clients']
+        .bindTable(this.occupancy.table, 'readWrite')
+        .bindMachineClientIssuer(this.api.userPool, this.machineClients.tokenUrl);
     }
     const reports = ROUTES.find((r) => r.handler === 'query-report')!;
     this.api.throttleRoute(HttpMethod[reports.method], reports.path, config.api.reportThrottle);
@@ -256,11 +295,21 @@ export class ServiceStack extends Stack {
     this.endpoints.ingest.bindIngestWrites(query).bindTable(this.occupancy.table, 'readWrite');
     // ...and marks the grains it wrote for the rollups' rebuild (docs/rollups.md).
     const rollupPaths = rollupIndexPaths(config.openSearch.indexPrefix);
-    grantDomainPaths(this.endpoints.ingest, this.reporting.domain, { Put: [`${rollupPaths.dirty}/_bulk`] }, 'Ingest marks grains in the rollup bookkeeping index only.');
+    grantDomainPaths(
+      this.endpoints.ingest,
+      this.reporting.domain,
+      { Put: [`${rollupPaths.dirty}/_bulk`] },
+      'Ingest marks grains in the rollup bookkeeping index only.',
+    );
     // Reports (and the overview's counts) read the rollup rows and the watermark beside the monthly indices, when rollups are on.
     if (config.rollups) {
       for (const fn of [this.endpoints['query-report'], this.split.worker, this.endpoints['sites-overview']]) {
-        grantDomainPaths(fn, this.reporting.domain, { Post: [...rollupPaths.levels, rollupPaths.dirty].map((p) => `${p}/_search`) }, 'Reports search the rollup indices and the bookkeeping index by name.');
+        grantDomainPaths(
+          fn,
+          this.reporting.domain,
+          { Post: [...rollupPaths.levels, rollupPaths.dirty].map((p) => `${p}/_search`) },
+          'Reports search the rollup indices and the bookkeeping index by name.',
+        );
         fn.addEnvironment(ENV.rollups, 'on');
       }
     }
@@ -314,14 +363,32 @@ export class ServiceStack extends Stack {
       out('UserPoolId', this.api.userPool.userPoolId, 'Cognito user pool (create users here)');
       out('UserPoolClientId', this.api.userPoolClient.userPoolClientId, 'App client id (audience of the ID tokens)');
     }
-    if (this.signIn) out('ExplorerClientId', this.signIn.client.userPoolClientId, 'App client of the explorer’s sign-in (code flow with PKCE; callback and sign-out URL: ExplorerUrl)');
-    if (this.machineClients) out('TokenUrl', this.machineClients.tokenUrl, 'Token endpoint of machine clients (client credentials, scope lrs/ingest)');
-    out('OpenSearchEndpoint', `https://${this.reporting.domain.domainEndpoint}`, 'OpenSearch domain endpoint (SigV4, service es)');
+    if (this.signIn)
+      out(
+        'ExplorerClientId',
+        this.signIn.client.userPoolClientId,
+        'App client of the explorer’s sign-in (code flow with PKCE; callback and sign-out URL: ExplorerUrl)',
+      );
+    if (this.machineClients)
+      out(
+        'TokenUrl',
+        this.machineClients.tokenUrl,
+        'Token endpoint of machine clients (client credentials, scope lrs/ingest)',
+      );
+    out(
+      'OpenSearchEndpoint',
+      `https://${this.reporting.domain.domainEndpoint}`,
+      'OpenSearch domain endpoint (SigV4, service es)',
+    );
     out('OpenSearchIndexPrefix', config.openSearch.indexPrefix || '(none)', 'Prefix of every index name');
     out('TableName', this.occupancy.table.tableName, 'DynamoDB table of locations, sensor groups and occupancy');
     out('SplitStateMachineArn', this.split.stateMachine.stateMachineArn, 'Express state machine of split reports');
     out('SnapshotBucket', this.backups.bucket.bucketName, 'S3 bucket of the manual OpenSearch snapshot repository');
-    out('SnapshotRoleArn', this.backups.snapshotRole.roleArn, 'Role OpenSearch assumes to use the snapshot bucket (pass it when registering the repository)');
+    out(
+      'SnapshotRoleArn',
+      this.backups.snapshotRole.roleArn,
+      'Role OpenSearch assumes to use the snapshot bucket (pass it when registering the repository)',
+    );
     out('AlarmTopicArn', this.observability.topic.topicArn, 'SNS topic every alarm notifies');
   }
 }
@@ -330,6 +397,7 @@ const pascalCase = (kebab: string): string => kebab.replace(/(^|-)([a-z])/g, (_,
 
 function retentionDays(days: number): RetentionDays {
   const allowed = Object.values(RetentionDays).filter((v): v is RetentionDays => typeof v === 'number');
-  if (!allowed.includes(days as RetentionDays)) throw new Error(`logRetentionDays must be one of ${allowed.join(', ')}, got ${days}.`);
+  if (!allowed.includes(days as RetentionDays))
+    throw new Error(`logRetentionDays must be one of ${allowed.join(', ')}, got ${days}.`);
   return days as RetentionDays;
 }

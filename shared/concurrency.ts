@@ -6,7 +6,11 @@ import { AppError } from './errors';
  * (else the first error), so a failure never leaves work running behind the caller's back.
  * Used by split reports (slices, stored results) and the occupancy refresh (locations).
  */
-export async function runPool<T, R>(items: readonly T[], concurrency: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function runPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   const errors: unknown[] = [];
   let next = 0;

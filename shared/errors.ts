@@ -62,7 +62,10 @@ export class AppError extends Error {
 
 /** 400: the request is well-formed JSON but breaks the request language. Lists every error. */
 export class ValidationError extends AppError {
-  constructor(readonly errors: readonly FieldError[], detail?: string) {
+  constructor(
+    readonly errors: readonly FieldError[],
+    detail?: string,
+  ) {
     super(400, 'validation', 'Invalid request', detail ?? summarize(errors));
   }
 
@@ -110,10 +113,16 @@ export class ForbiddenError extends AppError {
  */
 export class LocationsNotGrantedError extends AppError {
   constructor(readonly errors: readonly FieldError[]) {
-    super(403, 'forbidden', 'Forbidden', `${errors.length === 1 ? 'A location' : `${errors.length} locations`} of locationIds ${errors.length === 1 ? 'is' : 'are'} outside this token's grant: ${errors[0]?.path}.`, {
-      headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' },
-      extensions: { errors },
-    });
+    super(
+      403,
+      'forbidden',
+      'Forbidden',
+      `${errors.length === 1 ? 'A location' : `${errors.length} locations`} of locationIds ${errors.length === 1 ? 'is' : 'are'} outside this token's grant: ${errors[0]?.path}.`,
+      {
+        headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' },
+        extensions: { errors },
+      },
+    );
   }
 }
 
@@ -128,11 +137,21 @@ export class NotFoundError extends AppError {
  * `allowed` list the methods it has.
  */
 export class MethodNotAllowedError extends AppError {
-  constructor(method: string, path: string, readonly allowed: readonly string[]) {
-    super(405, 'method-not-allowed', 'Method not allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`, {
-      headers: { Allow: allowed.join(', ') },
-      extensions: { allowed },
-    });
+  constructor(
+    method: string,
+    path: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(
+      405,
+      'method-not-allowed',
+      'Method not allowed',
+      `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`,
+      {
+        headers: { Allow: allowed.join(', ') },
+        extensions: { allowed },
+      },
+    );
   }
 }
 
@@ -141,10 +160,19 @@ export class MethodNotAllowedError extends AppError {
  * server's guard against DNS rebinding (bin/local/server.ts).
  */
 export class MisdirectedRequestError extends AppError {
-  constructor(host: string, readonly allowed: readonly string[]) {
-    super(421, 'misdirected-request', 'Misdirected request', `This server does not answer for the host "${host.slice(0, 100)}"; use ${allowed[0]}.`, {
-      extensions: { allowed },
-    });
+  constructor(
+    host: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(
+      421,
+      'misdirected-request',
+      'Misdirected request',
+      `This server does not answer for the host "${host.slice(0, 100)}"; use ${allowed[0]}.`,
+      {
+        extensions: { allowed },
+      },
+    );
   }
 }
 
@@ -167,9 +195,15 @@ export class RequestTimeoutError extends AppError {
 
 export class HeadersTooLargeError extends AppError {
   constructor(maxBytes: number) {
-    super(431, 'headers-too-large', 'Request header fields too large', `The request's headers take more than the ${maxBytes} bytes this server reads; send fewer or shorter headers.`, {
-      extensions: { maxBytes },
-    });
+    super(
+      431,
+      'headers-too-large',
+      'Request header fields too large',
+      `The request's headers take more than the ${maxBytes} bytes this server reads; send fewer or shorter headers.`,
+      {
+        extensions: { maxBytes },
+      },
+    );
   }
 }
 
@@ -199,17 +233,27 @@ export class UnsupportedMediaTypeError extends AppError {
     /** More headers, e.g. `Accept-Encoding` naming the content codings a body may have (RFC 9110, 15.5.16). */
     headers: Readonly<Record<string, string>> = {},
   ) {
-    super(415, 'unsupported-media-type', 'Unsupported media type', `${reason}; the body must be ${allowed.join(' or ')}.`, {
-      headers: { Accept: allowed.join(', '), ...headers },
-      extensions: { allowed },
-    });
+    super(
+      415,
+      'unsupported-media-type',
+      'Unsupported media type',
+      `${reason}; the body must be ${allowed.join(' or ')}.`,
+      {
+        headers: { Accept: allowed.join(', '), ...headers },
+        extensions: { allowed },
+      },
+    );
   }
 }
 
 /** 422: the engine refused because the pipeline would create more buckets than allowed. */
 export class TooManyBucketsError extends AppError {
   /** `detail` replaces the default one, which advises a split; `options.extensions` add to `maxBuckets`. */
-  constructor(readonly limit: number | undefined, options?: AppErrorOptions, detail?: string) {
+  constructor(
+    readonly limit: number | undefined,
+    options?: AppErrorOptions,
+    detail?: string,
+  ) {
     const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
     super(
       422,
@@ -243,7 +287,10 @@ export const REPORT_TIMEOUT_RETRY_AFTER_SECONDS = 10;
  */
 export class ReportTimeoutError extends AppError {
   /** `budgetMs`: the time the report had, when known. */
-  constructor(readonly budgetMs?: number, options?: ErrorOptions) {
+  constructor(
+    readonly budgetMs?: number,
+    options?: ErrorOptions,
+  ) {
     const budget = budgetMs === undefined ? 'the time' : `the ${(budgetMs / 1000).toFixed(1)} s`;
     super(
       503,

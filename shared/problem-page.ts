@@ -19,21 +19,40 @@ const INTRO = [
   'The OpenAPI document lists the types as an enum of `Problem.type`. API Gateway answers some errors itself before the service sees the request (`{"message":"Unauthorized"}`, `{"message":"Too Many Requests"}`): those are not problems.',
 ];
 
-const membersOf = (slug: ProblemSlug): [string, string][] => Object.entries((PROBLEM_TYPES[slug] as ProblemTypeDoc).members ?? {});
+const membersOf = (slug: ProblemSlug): [string, string][] =>
+  Object.entries((PROBLEM_TYPES[slug] as ProblemTypeDoc).members ?? {});
 
 /** docs/problems.md: GitHub gives a heading `## too-many-buckets` the anchor `#too-many-buckets`. */
 export function problemsMarkdown(): string {
   const sections = PROBLEM_SLUGS.map((slug) => {
     const { title, status, description } = PROBLEM_TYPES[slug];
     const members = membersOf(slug);
-    const table = members.length === 0 ? [] : ['', '| member | meaning |', '|---|---|', ...members.map(([name, meaning]) => `| \`${name}\` | ${meaning} |`)];
-    return [`## ${slug}`, '', `**${status} ${title}**: \`${DEFAULT_PROBLEM_TYPE_BASE}${slug}\``, '', description, ...table].join('\n');
+    const table =
+      members.length === 0
+        ? []
+        : [
+            '',
+            '| member | meaning |',
+            '|---|---|',
+            ...members.map(([name, meaning]) => `| \`${name}\` | ${meaning} |`),
+          ];
+    return [
+      `## ${slug}`,
+      '',
+      `**${status} ${title}**: \`${DEFAULT_PROBLEM_TYPE_BASE}${slug}\``,
+      '',
+      description,
+      ...table,
+    ].join('\n');
   });
   const generated = '<!-- Written by `npm run openapi` from shared/problem-types.ts; a test checks it is current. -->';
-  return [`# ${TITLE}`, '', generated, '', ...INTRO.flatMap((p) => [p, '']), ...sections.flatMap((s) => [s, ''])].join('\n');
+  return [`# ${TITLE}`, '', generated, '', ...INTRO.flatMap((p) => [p, '']), ...sections.flatMap((s) => [s, ''])].join(
+    '\n',
+  );
 }
 
-const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Inline Markdown of the table (code spans and bold only) as HTML. */
 const inline = (markdown: string): string =>
@@ -46,7 +65,10 @@ export function problemsHtml(): string {
   const sections = PROBLEM_SLUGS.map((slug) => {
     const { title, status, description } = PROBLEM_TYPES[slug];
     const members = membersOf(slug);
-    const list = members.length === 0 ? '' : `\n<dl>${members.map(([name, meaning]) => `<dt><code>${name}</code></dt><dd>${inline(meaning)}</dd>`).join('')}</dl>`;
+    const list =
+      members.length === 0
+        ? ''
+        : `\n<dl>${members.map(([name, meaning]) => `<dt><code>${name}</code></dt><dd>${inline(meaning)}</dd>`).join('')}</dl>`;
     return `<section id="${slug}">\n<h2>${slug}</h2>\n<p><strong>${status} ${escapeHtml(title)}</strong></p>\n<p>${inline(description)}</p>${list}\n</section>`;
   });
   return [

@@ -21,20 +21,22 @@ export const PROBLEM_TYPES = {
     description:
       'The request breaks the request language, or a query parameter or a header is missing or wrong. Nothing was done. `detail` names the first error; fix every one listed in `errors` and send the request again.',
     members: {
-      errors: 'Every invalid part of the request: `path`, a JSON Pointer into the body (or `/query/<name>`, `/path/<name>`, `/headers/<name>`), and `message`, which says what is allowed there.',
+      errors:
+        'Every invalid part of the request: `path`, a JSON Pointer into the body (or `/query/<name>`, `/path/<name>`, `/headers/<name>`), and `message`, which says what is allowed there.',
     },
   },
   'malformed-body': {
     title: 'Malformed request body',
     status: 400,
-    description: 'The body is not JSON (or NDJSON, for ingest), or there is none where one is needed, or it nests arrays and objects more than 64 levels deep (`maxDepth`). `detail` says what the parser found.',
+    description:
+      'The body is not JSON (or NDJSON, for ingest), or there is none where one is needed, or it nests arrays and objects more than 64 levels deep (`maxDepth`). `detail` says what the parser found.',
     members: { maxDepth: 'The deepest nesting a JSON body may have, when that is what was exceeded.' },
   },
   unauthorized: {
     title: 'Unauthorized',
     status: 401,
     description:
-      "No bearer token, or one that is invalid, expired or not yet valid, or whose organization claim is missing or not a UUID. Get a new ID token and send it as `Authorization: Bearer <token>`. Deployed, API Gateway's JWT authorizer answers most of these itself, with `{\"message\":\"Unauthorized\"}`.",
+      'No bearer token, or one that is invalid, expired or not yet valid, or whose organization claim is missing or not a UUID. Get a new ID token and send it as `Authorization: Bearer <token>`. Deployed, API Gateway\'s JWT authorizer answers most of these itself, with `{"message":"Unauthorized"}`.',
   },
   forbidden: {
     title: 'Forbidden',
@@ -62,7 +64,8 @@ export const PROBLEM_TYPES = {
   'not-acceptable': {
     title: 'Not acceptable',
     status: 406,
-    description: '`Accept` allows none of the media types this endpoint answers with. Ask for one of `allowed`, or send no `Accept`.',
+    description:
+      '`Accept` allows none of the media types this endpoint answers with. Ask for one of `allowed`, or send no `Accept`.',
     members: { allowed: 'The media types the endpoint answers with.' },
   },
   'misdirected-request': {
@@ -113,7 +116,8 @@ export const PROBLEM_TYPES = {
       maxBuckets: "The engine's bucket limit.",
       splitInterval: 'The split interval of a split report one of whose slices was refused.',
       maxAnswerBuckets: "The most buckets a report's answer may hold however it is split, when that was passed.",
-      errors: 'When the whole answer is too large: the field to change (`/aggregations/0/interval`) and how many time buckets fit.',
+      errors:
+        'When the whole answer is too large: the field to change (`/aggregations/0/interval`) and how many time buckets fit.',
     },
   },
   'response-too-large': {
@@ -121,12 +125,16 @@ export const PROBLEM_TYPES = {
     status: 422,
     description:
       'The answer would be larger than a response may carry (5.5 MiB as sent). Ask for it compressed (`Accept-Encoding: gzip` or `br`) or as CSV (`detail` says how large that would be), or narrow the report.',
-    members: { bytes: 'The size the answer would have had, as sent.', maxBytes: 'The most an answer may take, as sent.' },
+    members: {
+      bytes: 'The size the answer would have had, as sent.',
+      maxBytes: 'The most an answer may take, as sent.',
+    },
   },
   'split-too-large': {
     title: 'Report too large to split',
     status: 422,
-    description: "The plan of a split report is larger than the slice runner's input may be (Step Functions' 256 KiB). Use fewer filter values or `locationIds`.",
+    description:
+      "The plan of a split report is larger than the slice runner's input may be (Step Functions' 256 KiB). Use fewer filter values or `locationIds`.",
   },
   conflict: {
     title: 'Conflict',
@@ -157,12 +165,14 @@ export const PROBLEM_TYPES = {
   'idempotency-key-in-use': {
     title: 'Request in progress',
     status: 409,
-    description: 'A request with the same `Idempotency-Key` is still being answered. Send it again after `Retry-After` seconds to get its answer.',
+    description:
+      'A request with the same `Idempotency-Key` is still being answered. Send it again after `Retry-After` seconds to get its answer.',
   },
   'idempotency-key-reused': {
     title: 'Idempotency-Key reused',
     status: 422,
-    description: 'The `Idempotency-Key` was used in the last 24 hours for a request with another body. Use a new key for a new body.',
+    description:
+      'The `Idempotency-Key` was used in the last 24 hours for a request with another body. Use a new key for a new body.',
   },
   'engine-unavailable': {
     title: 'Service unavailable',
@@ -186,7 +196,8 @@ export const PROBLEM_TYPES = {
   internal: {
     title: 'Internal error',
     status: 500,
-    description: 'A bug in the service. `detail` says nothing about it; the cause is logged under the `requestId`: quote it when you report the problem.',
+    description:
+      'A bug in the service. `detail` says nothing about it; the cause is logged under the `requestId`: quote it when you report the problem.',
   },
 } as const satisfies Readonly<Record<string, ProblemTypeDoc>>;
 

@@ -20,6 +20,7 @@ export function problemTypeBaseError(base: string): string | undefined {
   if (base === DEFAULT_PROBLEM_TYPE_BASE) return undefined;
   const protocol = URL.canParse(base) ? new URL(base).protocol : undefined;
   if (protocol !== 'https:' && protocol !== 'http:') return `must be an absolute http(s) URL, got "${base}"`;
-  if (!base.endsWith('#') && !base.endsWith('/')) return `must end in "#" (the page's anchors) or "/" (a page per type), got "${base}"`;
+  if (!base.endsWith('#') && !base.endsWith('/'))
+    return `must end in "#" (the page's anchors) or "/" (a page per type), got "${base}"`;
   return undefined;
 }

@@ -26,7 +26,10 @@ export function parseCollecting<S extends z.ZodMiniType>(
   if (!issues.every((i) => i.code === 'unrecognized_keys')) throw new ValidationError(errors);
   const stripped = structuredClone(input) as Record<PropertyKey, unknown>;
   for (const issue of issues) {
-    const owner = issue.path.reduce<unknown>((o, k) => (o as Record<PropertyKey, unknown>)?.[k], stripped) as Record<string, unknown>;
+    const owner = issue.path.reduce<unknown>((o, k) => (o as Record<PropertyKey, unknown>)?.[k], stripped) as Record<
+      string,
+      unknown
+    >;
     if (issue.code === 'unrecognized_keys') for (const key of issue.keys) delete owner[key];
   }
   return { data: parseOrThrow(schema, stripped), errors };
@@ -70,7 +73,9 @@ function messageOf(issue: z.core.$ZodIssue): string {
         ? `must have at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'}`
         : `must be at least ${issue.minimum} characters`;
     case 'too_big':
-      return issue.origin === 'array' ? `must have at most ${issue.maximum} items` : `must be at most ${issue.maximum} characters`;
+      return issue.origin === 'array'
+        ? `must have at most ${issue.maximum} items`
+        : `must be at most ${issue.maximum} characters`;
     case 'invalid_value':
       return `must be one of: ${issue.values.map((v) => String(v)).join(', ')}`;
     case 'invalid_union': {

@@ -48,10 +48,17 @@ export function buildExplorer(): ExplorerFile[] {
     contentType: CONTENT_TYPES[extname(f.path)] ?? 'application/octet-stream',
     body: f.contents,
   }));
-  const find = (ext: string) => assets.find((a) => a.path.startsWith('/assets/explorer-') && a.path.endsWith(ext))?.path;
-  const tags = [`<link rel="stylesheet" href="${find('.css')}">`, `<script type="module" src="${find('.js')}"></script>`].join('\n  ');
+  const find = (ext: string) =>
+    assets.find((a) => a.path.startsWith('/assets/explorer-') && a.path.endsWith(ext))?.path;
+  const tags = [
+    `<link rel="stylesheet" href="${find('.css')}">`,
+    `<script type="module" src="${find('.js')}"></script>`,
+  ].join('\n  ');
   const html = readFileSync(join(SOURCE, 'index.html'), 'utf8').replace('<!-- assets -->', tags);
-  return [{ path: '/index.html', contentType: CONTENT_TYPES['.html'] as string, body: new TextEncoder().encode(html) }, ...assets];
+  return [
+    { path: '/index.html', contentType: CONTENT_TYPES['.html'] as string, body: new TextEncoder().encode(html) },
+    ...assets,
+  ];
 }
 
 /** Builds the explorer into a folder (index.html and assets/), as CloudFront serves it from S3. */

@@ -13,6 +13,7 @@ import type { OpenSearchCliFlags } from './options';
 export async function openDocumentStore(flags: OpenSearchCliFlags, duckdbPath: string): Promise<Store> {
   const connection = await resolveOpenSearch(flags);
   if (connection) return openSearchStoreFromEnv(openSearchEnv(connection, flags.indexPrefix));
-  if (!existsSync(duckdbPath)) throw new Error(`no data folder database at ${duckdbPath}: give --data-dir, or --opensearch-url/--domain`);
+  if (!existsSync(duckdbPath))
+    throw new Error(`no data folder database at ${duckdbPath}: give --data-dir, or --opensearch-url/--domain`);
   return duckDbStore(await openDuckDb(duckdbPath), { description: `DuckDB ${duckdbPath}` });
 }

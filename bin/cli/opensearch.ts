@@ -1,4 +1,9 @@
-import { DescribeDomainCommand, OpenSearchClient, ResourceNotFoundException, type DomainStatus } from '@aws-sdk/client-opensearch';
+import {
+  DescribeDomainCommand,
+  OpenSearchClient,
+  ResourceNotFoundException,
+  type DomainStatus,
+} from '@aws-sdk/client-opensearch';
 import type { Client } from '@opensearch-project/opensearch';
 import { ensureIndexTemplates, settingsForCluster } from '#shared/stores/opensearch/store';
 import { createOpenSearchClient, openSearchAuthOf } from '#commons/clients/opensearch-client';
@@ -18,9 +23,15 @@ export interface OpenSearchConnection {
  * The cluster the flags name: `--opensearch-url` as given (signed as the functions decide: an https
  * URL with a region is, unless OPENSEARCH_AUTH=none), or `--domain` resolved with DescribeDomain to its endpoint; undefined when neither.
  */
-export async function resolveOpenSearch(flags: Omit<OpenSearchCliFlags, 'indexPrefix'>): Promise<OpenSearchConnection | undefined> {
+export async function resolveOpenSearch(
+  flags: Omit<OpenSearchCliFlags, 'indexPrefix'>,
+): Promise<OpenSearchConnection | undefined> {
   if (flags.opensearchUrl) {
-    const auth = openSearchAuthOf({ [ENV.openSearchUrl]: flags.opensearchUrl, [ENV.openSearchAuth]: process.env[ENV.openSearchAuth], AWS_REGION: flags.region });
+    const auth = openSearchAuthOf({
+      [ENV.openSearchUrl]: flags.opensearchUrl,
+      [ENV.openSearchAuth]: process.env[ENV.openSearchAuth],
+      AWS_REGION: flags.region,
+    });
     return { url: flags.opensearchUrl, auth, ...(flags.region ? { region: flags.region } : {}) };
   }
   if (!flags.domain) return undefined;
@@ -39,7 +50,8 @@ export async function domainEndpoint(domain: string, region: string): Promise<st
   try {
     ({ DomainStatus: status } = await client.send(new DescribeDomainCommand({ DomainName: domain })));
   } catch (e) {
-    if (e instanceof ResourceNotFoundException) throw new Error(`no OpenSearch Service domain named '${domain}' in ${region}`, { cause: e });
+    if (e instanceof ResourceNotFoundException)
+      throw new Error(`no OpenSearch Service domain named '${domain}' in ${region}`, { cause: e });
     throw new Error(`DescribeDomain ${domain} in ${region} failed: ${(e as Error).message}`, { cause: e });
   } finally {
     client.destroy();
@@ -47,7 +59,9 @@ export async function domainEndpoint(domain: string, region: string): Promise<st
   const endpoint = status?.Endpoint ?? status?.Endpoints?.vpc ?? status?.EndpointV2 ?? status?.Endpoints?.vpcv2;
   if (endpoint) return endpoint;
   if (status?.Deleted) throw new Error(`the OpenSearch Service domain '${domain}' is being deleted`);
-  throw new Error(`the OpenSearch Service domain '${domain}' has no endpoint yet (still being created?); try again when DescribeDomain shows one`);
+  throw new Error(
+    `the OpenSearch Service domain '${domain}' has no endpoint yet (still being created?); try again when DescribeDomain shows one`,
+  );
 }
 
 /** The environment the functions' OpenSearch client reads (functions/commons/clients/opensearch-client.ts) for a connection. */
@@ -67,12 +81,20 @@ export function openSearchEnv(connection: OpenSearchConnection, indexPrefix: str
  * raised to them): the stack's custom resource does this for an AWS domain, whose templates are left
  * alone here.
  */
-export async function prepareCluster(client: Client, connection: OpenSearchConnection, indexPrefix: string): Promise<void> {
+export async function prepareCluster(
+  client: Client,
+  connection: OpenSearchConnection,
+  indexPrefix: string,
+): Promise<void> {
   if (connection.auth === 'none') await ensureIndexTemplates(client, indexPrefix, await settingsForCluster(client));
 }
 
 /** Runs `work` with a client of the connection's, closed afterwards. */
-export async function withClient<T>(connection: OpenSearchConnection, indexPrefix: string, work: (client: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  connection: OpenSearchConnection,
+  indexPrefix: string,
+  work: (client: Client) => Promise<T>,
+): Promise<T> {
   const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
   try {
     return await work(client);

@@ -34,7 +34,8 @@ export function describeFailure(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
   // The engine wraps DuckDB's error in its own 503 (the cause): read the whole chain.
   const messages: string[] = [];
-  for (let at: unknown = e; at !== undefined && messages.length < 5; at = (at as { cause?: unknown }).cause) messages.push(at instanceof Error ? at.message : String(at));
+  for (let at: unknown = e; at !== undefined && messages.length < 5; at = (at as { cause?: unknown }).cause)
+    messages.push(at instanceof Error ? at.message : String(at));
   const held = messages.map((m) => HELD.exec(m)).find(Boolean);
   if (held) {
     const by = held[2] ? ` (process ${held[2]})` : '';

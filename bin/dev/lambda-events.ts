@@ -45,9 +45,14 @@ export interface HttpResponse {
 
 /** An API Gateway HTTP API (payload 2.0) event as the JWT authorizer hands it to the function. */
 export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthorizer {
-  const body = req.binaryBody?.toString('base64') ?? req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
+  const body =
+    req.binaryBody?.toString('base64') ??
+    req.rawBody ??
+    (req.body === undefined ? undefined : JSON.stringify(req.body));
   const headers = Object.fromEntries(
-    Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter((h): h is [string, string] => h[1] !== undefined),
+    Object.entries({ 'content-type': 'application/json', ...(req.headers ?? {}) }).filter(
+      (h): h is [string, string] => h[1] !== undefined,
+    ),
   );
   const claims =
     req.org === null
@@ -73,7 +78,13 @@ export function httpEvent(req: HttpRequest): APIGatewayProxyEventV2WithJWTAuthor
       apiId: 'local',
       domainName: 'localhost',
       domainPrefix: 'localhost',
-      http: { method: req.method ?? 'POST', path: req.path ?? '/reports:query', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
+      http: {
+        method: req.method ?? 'POST',
+        path: req.path ?? '/reports:query',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'jest',
+      },
       requestId: req.requestId ?? 'test-request',
       routeKey: `${req.method ?? 'POST'} ${req.path ?? '/reports:query'}`,
       stage: '$default',
@@ -90,13 +101,30 @@ type Handler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context
  * Invokes a Lambda handler with an HTTP API event and reads its structured result back. The context
  * says `remainingMs` are left (default 30 s, the service's function timeout), counted from the call.
  */
-export async function invoke(handler: Handler, req: HttpRequest, { remainingMs = 30_000 }: { remainingMs?: number } = {}): Promise<HttpResponse> {
+export async function invoke(
+  handler: Handler,
+  req: HttpRequest,
+  { remainingMs = 30_000 }: { remainingMs?: number } = {},
+): Promise<HttpResponse> {
   const end = Date.now() + remainingMs;
-  const context = { awsRequestId: 'test-request', functionName: 'test', getRemainingTimeInMillis: () => end - Date.now() } as Context;
+  const context = {
+    awsRequestId: 'test-request',
+    functionName: 'test',
+    getRemainingTimeInMillis: () => end - Date.now(),
+  } as Context;
   const result = (await handler(httpEvent(req), context)) as APIGatewayProxyStructuredResultV2;
-  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  const headers = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
+  );
   const body = result.body ?? '';
   const isBase64Encoded = result.isBase64Encoded === true;
   const bytes = Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
-  return { status: result.statusCode ?? 200, headers, body, isBase64Encoded, bytes, json: <T>() => JSON.parse(body) as T };
+  return {
+    status: result.statusCode ?? 200,
+    headers,
+    body,
+    isBase64Encoded,
+    bytes,
+    json: <T>() => JSON.parse(body) as T,
+  };
 }

@@ -24,7 +24,11 @@ const ROOT = join(__dirname, '../..');
  * to the environment (a variable given as undefined is removed from it), `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
  * is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart does.
  */
-export async function startLocalService(env: Record<string, string | undefined> = {}, args: readonly string[] = [], options: { readonly dataDir?: string } = {}): Promise<LocalService> {
+export async function startLocalService(
+  env: Record<string, string | undefined> = {},
+  args: readonly string[] = [],
+  options: { readonly dataDir?: string } = {},
+): Promise<LocalService> {
   // A data folder given is another run's: kept when this one stops.
   const own = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lrs-local-'));
@@ -33,7 +37,9 @@ export async function startLocalService(env: Record<string, string | undefined> 
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts', ...args], {
     cwd: ROOT,
     // A variable given as undefined is left out (the tests' own POWERTOOLS_LOG_LEVEL, say).
-    env: Object.fromEntries(Object.entries({ ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }).filter(([, v]) => v !== undefined)),
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }).filter(([, v]) => v !== undefined),
+    ),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

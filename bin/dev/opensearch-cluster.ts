@@ -9,7 +9,8 @@
 import { freePorts, NodeProcess, prepareNodeHome, type StartOpenSearchOptions } from './opensearch-node';
 
 /** Options of {@link startOpenSearchCluster}; all optional. */
-export interface StartClusterOptions extends Pick<StartOpenSearchOptions, 'maxBuckets' | 'keepData' | 'startTimeoutMs' | 'settings'> {
+export interface StartClusterOptions
+  extends Pick<StartOpenSearchOptions, 'maxBuckets' | 'keepData' | 'startTimeoutMs' | 'settings'> {
   /** How many nodes. @default 3 */
   readonly nodes?: number;
   /** JVM heap of each node (-Xms and -Xmx). @default '512m' (the machine is shared: 3 × 512 MB). */
@@ -58,14 +59,17 @@ export async function startOpenSearchCluster(opts: StartClusterOptions = {}): Pr
   const timeoutMs = opts.startTimeoutMs ?? 180_000;
   const processes = names.map(
     (name, i) =>
-      new NodeProcess(prepareNodeHome({ ...opts, httpPort: ports[2 * i] as number, transportPort: ports[2 * i + 1] as number }), {
-        'cluster.name': CLUSTER_NAME,
-        'node.name': name,
-        'discovery.seed_hosts': transport.join(','),
-        // Only read when the cluster first forms (its state is on disk afterwards, so a restart ignores it).
-        'cluster.initial_cluster_manager_nodes': names.join(','),
-        ...opts.settings,
-      }),
+      new NodeProcess(
+        prepareNodeHome({ ...opts, httpPort: ports[2 * i] as number, transportPort: ports[2 * i + 1] as number }),
+        {
+          'cluster.name': CLUSTER_NAME,
+          'node.name': name,
+          'discovery.seed_hosts': transport.join(','),
+          // Only read when the cluster first forms (its state is on disk afterwards, so a restart ignores it).
+          'cluster.initial_cluster_manager_nodes': names.join(','),
+          ...opts.settings,
+        },
+      ),
   );
   const formed = (url: string, failure: () => string | undefined) => waitForCluster(url, count, timeoutMs, failure);
   const stop = () => Promise.all(processes.map((p) => p.stop())).then(() => undefined);
@@ -98,14 +102,21 @@ export async function startOpenSearchCluster(opts: StartClusterOptions = {}): Pr
  * Waits until the node at `url` answers and its cluster has `count` nodes (`_cluster/health` with
  * `wait_for_nodes`; a node that has not joined yet answers 503 or a timeout, polled again).
  */
-export async function waitForCluster(url: string, count: number, timeoutMs: number, failure?: () => string | undefined): Promise<void> {
+export async function waitForCluster(
+  url: string,
+  count: number,
+  timeoutMs: number,
+  failure?: () => string | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastProblem = 'no answer yet';
   while (Date.now() < deadline) {
     const failed = failure?.();
     if (failed !== undefined) throw new Error(failed);
     try {
-      const res = await fetch(`${url}/_cluster/health?wait_for_nodes=${count}&timeout=2s`, { signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${url}/_cluster/health?wait_for_nodes=${count}&timeout=2s`, {
+        signal: AbortSignal.timeout(10_000),
+      });
       // A node that has not found the others has no cluster manager yet: 503 until then.
       const body = (await res.json()) as { number_of_nodes?: number; timed_out?: boolean };
       if (res.ok && !body.timed_out && body.number_of_nodes === count) return;

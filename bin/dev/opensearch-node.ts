@@ -144,7 +144,9 @@ async function startOnce(opts: StartOpenSearchOptions): Promise<OpenSearchNode> 
   });
   const startupMs = await node.launch(opts.startTimeoutMs).catch(async (error: unknown) => {
     await node.stop();
-    throw /Address already in use|BindException/.test((error as Error).message) && opts.port === undefined ? new PortInUseError((error as Error).message) : error;
+    throw /Address already in use|BindException/.test((error as Error).message) && opts.port === undefined
+      ? new PortInUseError((error as Error).message)
+      : error;
   });
   return { url: home.url, startupMs, logFile: home.logFile, stop: () => node.stop() };
 }
@@ -166,7 +168,8 @@ export interface NodeHome {
 }
 
 /** Options of one node's home: {@link StartOpenSearchOptions} with its two ports decided. */
-export interface NodeHomeOptions extends Pick<StartOpenSearchOptions, 'heap' | 'maxBuckets' | 'dataDir' | 'keepData' | 'pluginsDir'> {
+export interface NodeHomeOptions
+  extends Pick<StartOpenSearchOptions, 'heap' | 'maxBuckets' | 'dataDir' | 'keepData' | 'pluginsDir'> {
   readonly httpPort: number;
   readonly transportPort: number;
 }
@@ -226,7 +229,10 @@ export class NodeProcess {
    * health yellow or green through this node); fails with the tail of its log if it exits early
    * or does not answer in time (the JVM is killed then).
    */
-  async launch(timeoutMs = DEFAULT_START_TIMEOUT_MS, ready: (url: string, failure: () => string | undefined) => Promise<void> = defaultReady(timeoutMs)): Promise<number> {
+  async launch(
+    timeoutMs = DEFAULT_START_TIMEOUT_MS,
+    ready: (url: string, failure: () => string | undefined) => Promise<void> = defaultReady(timeoutMs),
+  ): Promise<number> {
     if (this.running) throw new Error(`the node at ${this.home.url} is running already`);
     const { home } = this;
     const started = Date.now();
@@ -240,11 +246,15 @@ export class NodeProcess {
       if (home.disposable) this.removeRunDir();
     });
     try {
-      await ready(home.url, () => (hasExited(child) ? `OpenSearch exited early (${exitDescription(child)})` : undefined));
+      await ready(home.url, () =>
+        hasExited(child) ? `OpenSearch exited early (${exitDescription(child)})` : undefined,
+      );
     } catch (error) {
       await this.kill('SIGKILL');
       const where = home.disposable ? '' : ` (${home.logFile})`;
-      throw new Error(`${(error as Error).message}\n--- end of the node's console output${where} ---\n${tailFile(home.logFile)}`);
+      throw new Error(
+        `${(error as Error).message}\n--- end of the node's console output${where} ---\n${tailFile(home.logFile)}`,
+      );
     }
     return Date.now() - started;
   }
@@ -361,7 +371,8 @@ function createRunDir(distHome: string, runAs: RunAs | undefined, pluginsDir: st
     if (entry === 'config' || entry === 'logs') continue;
     linkTree(join(distHome, entry), join(runDir, entry));
   }
-  for (const plugin of pluginsDir ? readdirSync(pluginsDir) : []) linkTree(join(pluginsDir!, plugin), join(runDir, 'plugins', plugin));
+  for (const plugin of pluginsDir ? readdirSync(pluginsDir) : [])
+    linkTree(join(pluginsDir!, plugin), join(runDir, 'plugins', plugin));
   cpSync(join(distHome, 'config'), join(runDir, 'config'), { recursive: true });
   mkdirSync(join(runDir, 'logs'));
   mkdirSync(join(runDir, 'tmp'));

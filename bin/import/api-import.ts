@@ -35,16 +35,32 @@ interface Answer {
   readonly json: Record<string, unknown>;
 }
 
-export async function importThroughApi(entries: readonly ImportEntry[], options: ApiImportOptions): Promise<ImportResult[]> {
+export async function importThroughApi(
+  entries: readonly ImportEntry[],
+  options: ApiImportOptions,
+): Promise<ImportResult[]> {
   const base = options.api.endsWith('/') ? options.api : `${options.api}/`;
-  const call = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> => {
+  const call = async (
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Answer> => {
     const response = await (options.fetch ?? fetch)(new URL(path, base), {
       method,
-      headers: { authorization: `Bearer ${options.token}`, accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+      headers: {
+        authorization: `Bearer ${options.token}`,
+        accept: 'application/json',
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
     const text = await response.text();
-    return { status: response.status, etag: response.headers.get('etag'), json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    return {
+      status: response.status,
+      etag: response.headers.get('etag'),
+      json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    };
   };
   const path = (id: string) => `locations/${encodeURIComponent(id)}`;
   // Everything is read first: a deleted id, or a refusal of the token, stops the import before it writes.
@@ -52,8 +68,19 @@ export async function importThroughApi(entries: readonly ImportEntry[], options:
   for (const entry of entries) {
     const read = await call('GET', path(entry.id));
     if (read.status !== 200 && read.status !== 404) throw new ApiImportError(entry.id, read.status, read.json, 0);
-    if (read.status === 404 && !options.reuseDeletedIds && (await call('GET', `${path(entry.id)}/changes`)).status === 200) {
-      throw new ApiImportError(entry.id, 409, { detail: `location '${entry.id}' was deleted and its documents remain; choose another id, or import with --reuse-deleted-ids` }, 0);
+    if (
+      read.status === 404 &&
+      !options.reuseDeletedIds &&
+      (await call('GET', `${path(entry.id)}/changes`)).status === 200
+    ) {
+      throw new ApiImportError(
+        entry.id,
+        409,
+        {
+          detail: `location '${entry.id}' was deleted and its documents remain; choose another id, or import with --reuse-deleted-ids`,
+        },
+        0,
+      );
     }
     current.set(entry.id, read);
   }
@@ -65,8 +92,10 @@ export async function importThroughApi(entries: readonly ImportEntry[], options:
       read.status === 404
         ? await call('POST', `locations${options.reuseDeletedIds ? '?reuseDeletedId=true' : ''}`, { body })
         : await call('PUT', path(entry.id), { body, headers: { 'if-match': read.etag ?? '*' } });
-    if (written.status !== 200 && written.status !== 201) throw new ApiImportError(entry.id, written.status, written.json, results.length);
-    const groups = (json: Record<string, unknown>) => new Map(((json.sensorGroups ?? []) as { id: number }[]).map((g) => [g.id, JSON.stringify(g)]));
+    if (written.status !== 200 && written.status !== 201)
+      throw new ApiImportError(entry.id, written.status, written.json, results.length);
+    const groups = (json: Record<string, unknown>) =>
+      new Map(((json.sensorGroups ?? []) as { id: number }[]).map((g) => [g.id, JSON.stringify(g)]));
     const [before, after] = [groups(read.json), groups(written.json)];
     const unchanged = written.status === 200 && written.etag === read.etag;
     results.push({

@@ -32,7 +32,15 @@ export interface BackfillEvents {
   progress(bytesRead: number, totalBytes: number, totals: Readonly<BackfillTotals>): void;
 }
 
-export const emptyTotals = (): BackfillTotals => ({ accepted: 0, duplicates: 0, rejected: 0, notSent: 0, failedBatches: 0, batches: 0, retries: 0 });
+export const emptyTotals = (): BackfillTotals => ({
+  accepted: 0,
+  duplicates: 0,
+  rejected: 0,
+  notSent: 0,
+  failedBatches: 0,
+  batches: 0,
+  retries: 0,
+});
 
 /**
  * Sends one NDJSON file (gzip or not) to the ingest API in batches that each fit one request, at most
@@ -63,7 +71,11 @@ export async function backfillFile(
     if (outcome.kind === 'failed') {
       totals.failedBatches++;
       totals.notSent += batch.fileLines.length;
-      events.failed(batch.fileLines[0] as number, batch.fileLines[batch.fileLines.length - 1] as number, outcome.reason);
+      events.failed(
+        batch.fileLines[0] as number,
+        batch.fileLines[batch.fileLines.length - 1] as number,
+        outcome.reason,
+      );
     } else {
       const { accepted, duplicates, rejected } = outcome.result;
       totals.accepted += accepted;
@@ -73,7 +85,9 @@ export async function backfillFile(
     }
     events.progress(raw.bytesRead, totalBytes, totals);
   };
-  for await (const batch of ndjsonBatches(text, options.limits ?? REQUEST_LIMITS, ({ line, message }) => tooLong(line, message))) {
+  for await (const batch of ndjsonBatches(text, options.limits ?? REQUEST_LIMITS, ({ line, message }) =>
+    tooLong(line, message),
+  )) {
     const task: Promise<void> = sendOne(batch).finally(() => running.delete(task));
     running.add(task);
     if (running.size >= options.concurrency) await Promise.race(running);

@@ -27,7 +27,11 @@ export interface BatchLimits {
 }
 
 /** The server's own bounds (shared/ingest/limits.ts): every batch is one request it accepts. */
-export const REQUEST_LIMITS: BatchLimits = { maxLines: MAX_LINES, maxDecodedBytes: MAX_DECODED_BYTES, maxSentBytes: MAX_SENT_BYTES };
+export const REQUEST_LIMITS: BatchLimits = {
+  maxLines: MAX_LINES,
+  maxDecodedBytes: MAX_DECODED_BYTES,
+  maxSentBytes: MAX_SENT_BYTES,
+};
 
 /** The file as a byte stream and its decoded text: gzip when it starts with gzip's magic bytes, whatever its name. */
 export function openNdjson(file: string): { raw: ReadStream; text: Readable } {
@@ -51,7 +55,11 @@ function isGzip(file: string): boolean {
  * is halved until it fits. Blank lines are skipped but counted, so line numbers stay the file's.
  * Reads only as fast as batches are taken: memory holds one batch being cut, whatever the file's size.
  */
-export async function* ndjsonBatches(text: Readable, limits: BatchLimits = REQUEST_LIMITS, unsendable: (line: UnsendableLine) => void = () => undefined): AsyncGenerator<Batch> {
+export async function* ndjsonBatches(
+  text: Readable,
+  limits: BatchLimits = REQUEST_LIMITS,
+  unsendable: (line: UnsendableLine) => void = () => undefined,
+): AsyncGenerator<Batch> {
   let lines: string[] = [];
   let fileLines: number[] = [];
   let bytes = 0;
@@ -61,7 +69,10 @@ export async function* ndjsonBatches(text: Readable, limits: BatchLimits = REQUE
     if (line.trim() === '') continue;
     const size = Buffer.byteLength(line) + 1;
     if (size > limits.maxDecodedBytes) {
-      unsendable({ line: number, message: `the line is ${size} bytes; a request may carry at most ${limits.maxDecodedBytes} bytes of NDJSON` });
+      unsendable({
+        line: number,
+        message: `the line is ${size} bytes; a request may carry at most ${limits.maxDecodedBytes} bytes of NDJSON`,
+      });
       continue;
     }
     if (lines.length === limits.maxLines || bytes + size > limits.maxDecodedBytes) {
@@ -77,7 +88,11 @@ export async function* ndjsonBatches(text: Readable, limits: BatchLimits = REQUE
   if (lines.length > 0) yield* compressed(lines, fileLines, limits.maxSentBytes);
 }
 
-async function* compressed(lines: readonly string[], fileLines: readonly number[], maxSentBytes: number): AsyncGenerator<Batch> {
+async function* compressed(
+  lines: readonly string[],
+  fileLines: readonly number[],
+  maxSentBytes: number,
+): AsyncGenerator<Batch> {
   const body = await gzip(`${lines.join('\n')}\n`);
   if (body.length <= maxSentBytes || lines.length === 1) {
     yield { fileLines, body };

@@ -15,7 +15,13 @@ export interface RetryPolicy {
   readonly timeoutMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 8, baseMs: 500, capMs: 30_000, maxRetryAfterMs: 300_000, timeoutMs: 60_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  retries: 8,
+  baseMs: 500,
+  capMs: 30_000,
+  maxRetryAfterMs: 300_000,
+  timeoutMs: 60_000,
+};
 
 export type SendOutcome =
   | { readonly kind: 'answered'; readonly result: IngestResult; readonly retries: number }
@@ -34,17 +40,29 @@ export interface Sender {
  * so that many clients pushed back at once do not return at once. Any other 4xx would be refused
  * again as it is, and a 200 with rejected lines is final: neither is sent again.
  */
-export function createSender(api: string, token: string, policy: RetryPolicy = DEFAULT_RETRY_POLICY, sleep = delay, random = Math.random): Sender {
+export function createSender(
+  api: string,
+  token: string,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  sleep = delay,
+  random = Math.random,
+): Sender {
   const base = api.replace(/\/+$/, '');
   return {
     async send(collection, body) {
       for (let attempt = 0; ; attempt++) {
         const answer = await post(`${base}/ingest/${encodeURIComponent(collection)}`, token, body, policy.timeoutMs);
         if (answer.kind === 'answered') return { ...answer, retries: attempt };
-        if (answer.kind === 'final' || attempt === policy.retries) return { kind: 'failed', reason: answer.reason, retries: attempt };
+        if (answer.kind === 'final' || attempt === policy.retries)
+          return { kind: 'failed', reason: answer.reason, retries: attempt };
         const backoff = random() * Math.min(policy.capMs, policy.baseMs * 2 ** attempt);
         const wait = Math.max(backoff, answer.retryAfterMs ?? 0);
-        if (wait > policy.maxRetryAfterMs) return { kind: 'failed', reason: `${answer.reason}; Retry-After ${wait / 1000} s is too long to wait`, retries: attempt };
+        if (wait > policy.maxRetryAfterMs)
+          return {
+            kind: 'failed',
+            reason: `${answer.reason}; Retry-After ${wait / 1000} s is too long to wait`,
+            retries: attempt,
+          };
         await sleep(wait);
       }
     },
@@ -62,14 +80,22 @@ async function post(url: string, token: string, body: Buffer, timeoutMs: number)
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': NDJSON_MEDIA_TYPE, 'content-encoding': 'gzip', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': NDJSON_MEDIA_TYPE,
+        'content-encoding': 'gzip',
+        accept: 'application/json',
+      },
       body,
       signal: AbortSignal.timeout(timeoutMs),
     });
     text = await response.text();
   } catch (e) {
     const error = e as Error & { cause?: { code?: string; message?: string } };
-    const why = error.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (error.cause?.code ?? error.cause?.message ?? error.message);
+    const why =
+      error.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs / 1000} s`
+        : (error.cause?.code ?? error.cause?.message ?? error.message);
     return { kind: 'retry', reason: `network: ${why}` };
   }
   const reason = `HTTP ${response.status}${detailOf(text)}`;

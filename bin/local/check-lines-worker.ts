@@ -36,10 +36,21 @@ export default function checkTask(task: CheckTask): CheckedTask {
   const tenancy = { organizationId: task.organizationId, locationIds: new Set(task.locationIds) };
   // Each document's canonical JSON, made for its identity, is also the text it travels in.
   const texts: string[] = [];
-  const identify = (collection: Collection, document: ReportDocument, index: number) => identityOfContent(collection, document, (texts[index] = canonicalJson(document)));
-  const { valid, rejected } = checkLines(task.collection, ndjsonLines(task.body), tenancy, task.withoutIdentity ? placeholderIdentity : identify);
+  const identify = (collection: Collection, document: ReportDocument, index: number) =>
+    identityOfContent(collection, document, (texts[index] = canonicalJson(document)));
+  const { valid, rejected } = checkLines(
+    task.collection,
+    ndjsonLines(task.body),
+    tenancy,
+    task.withoutIdentity ? placeholderIdentity : identify,
+  );
   const n = valid.length;
-  const [lines, keys, contents, ids] = [new Int32Array(n), new BigInt64Array(n), new BigInt64Array(n), new Array<string>(n)];
+  const [lines, keys, contents, ids] = [
+    new Int32Array(n),
+    new BigInt64Array(n),
+    new BigInt64Array(n),
+    new Array<string>(n),
+  ];
   const exact: [number, unknown][] = [];
   for (let i = 0; i < n; i++) {
     const { line, document, identity } = valid[i]!;
@@ -49,7 +60,15 @@ export default function checkTask(task: CheckTask): CheckedTask {
     contents[i] = identity.content;
     if (hasNegativeZero(document)) exact.push([i, document]);
   }
-  return { rejected, lines, documents: task.withoutIdentity ? JSON.stringify(valid.map((v) => v.document)) : `[${texts.join(',')}]`, exact, ids, keys, contents };
+  return {
+    rejected,
+    lines,
+    documents: task.withoutIdentity ? JSON.stringify(valid.map((v) => v.document)) : `[${texts.join(',')}]`,
+    exact,
+    ids,
+    keys,
+    contents,
+  };
 }
 
 function hasNegativeZero(value: unknown): boolean {
@@ -59,6 +78,9 @@ function hasNegativeZero(value: unknown): boolean {
   return false;
 }
 
-
 /** Benchmark only: a distinct key per document (none is taken for another) and no digest, for a writer that looks nothing up. */
-const placeholderIdentity = (_collection: Collection, _document: unknown, index: number) => ({ id: '', key: BigInt(index), content: 0n });
+const placeholderIdentity = (_collection: Collection, _document: unknown, index: number) => ({
+  id: '',
+  key: BigInt(index),
+  content: 0n,
+});

@@ -20,7 +20,13 @@ export function closingWriter(writer: DocumentWriter): ClosingWriter {
   const writing = new Set<Promise<unknown>>();
   return {
     write(collection, documents) {
-      if (closing) return Promise.reject(new EngineUnavailableError('The local server is stopping: this batch was not written. Send it again once the server runs.', 5));
+      if (closing)
+        return Promise.reject(
+          new EngineUnavailableError(
+            'The local server is stopping: this batch was not written. Send it again once the server runs.',
+            5,
+          ),
+        );
       const written = writer.write(collection, documents);
       const settled: Promise<unknown> = written.then(
         () => writing.delete(settled),

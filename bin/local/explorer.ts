@@ -22,7 +22,12 @@ const TOKEN_META = '<meta name="lrs-token" content="">';
  * stylesheet and source maps), with the headers CloudFront sends in AWS. Answers and returns true
  * when the request is for the explorer; anything else is left to the API routes.
  */
-export async function serveExplorer(site: ExplorerSite, method: string, pathname: string, res: ServerResponse): Promise<boolean> {
+export async function serveExplorer(
+  site: ExplorerSite,
+  method: string,
+  pathname: string,
+  res: ServerResponse,
+): Promise<boolean> {
   if (method !== 'GET' && method !== 'HEAD') return false;
   const headers = securityHeaders(site.signIn?.origins);
   if (pathname === SIGN_IN_CONFIG_PATH && site.signIn) {
@@ -35,7 +40,9 @@ export async function serveExplorer(site: ExplorerSite, method: string, pathname
   if (!file || (!isPage && !pathname.startsWith('/assets/'))) return false;
   let body: Uint8Array | string = file.body;
   if (isPage && site.token) {
-    body = new TextDecoder().decode(file.body).replace(TOKEN_META, `<meta name="lrs-token" content="${escapeAttribute(await site.token())}">`);
+    body = new TextDecoder()
+      .decode(file.body)
+      .replace(TOKEN_META, `<meta name="lrs-token" content="${escapeAttribute(await site.token())}">`);
   }
   res.writeHead(200, {
     'content-type': file.contentType,

@@ -1,4 +1,15 @@
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import {
   conditionHolds,
@@ -92,7 +103,10 @@ export class FileItemTable implements ItemTable {
 
   async page(pk: string, options: PageOptions): Promise<Item[]> {
     const all = await this.query(pk);
-    const below = options.before === undefined ? all : all.filter((i) => Buffer.compare(Buffer.from(i.SK), Buffer.from(options.before!)) < 0);
+    const below =
+      options.before === undefined
+        ? all
+        : all.filter((i) => Buffer.compare(Buffer.from(i.SK), Buffer.from(options.before!)) < 0);
     return (options.descending ? below.reverse() : below).slice(0, options.limit);
   }
 
@@ -106,7 +120,8 @@ export class FileItemTable implements ItemTable {
     if (new Set(keys).size !== keys.length) throw new Error('a transaction names one item twice (DynamoDB refuses it)');
     actions.forEach((a, i) => {
       const key = keyOf(a);
-      if (!transactConditionHolds(this.partitions.get(key.PK)?.get(key.SK), a.condition)) throw new TransactionConflictError(i);
+      if (!transactConditionHolds(this.partitions.get(key.PK)?.get(key.SK), a.condition))
+        throw new TransactionConflictError(i);
     });
     const entries: LogEntry[] = actions.flatMap((a): LogEntry[] => {
       if ('put' in a) return [{ put: deepFreeze(JSON.parse(JSON.stringify(a.put)) as Item) }];
@@ -167,9 +182,12 @@ export class FileItemTable implements ItemTable {
         if (!isLogLine(parsed)) throw new Error('not a put, delete or transaction entry');
       } catch (e) {
         if (i === lines.length - 1) return;
-        throw new Error(`${this.path}:${i + 1}: ${(e as Error).message}; move the file away to start with an empty table`);
+        throw new Error(
+          `${this.path}:${i + 1}: ${(e as Error).message}; move the file away to start with an empty table`,
+        );
       }
-      for (const entry of 'tx' in parsed ? parsed.tx : [parsed]) this.apply('put' in entry ? { put: deepFreeze(entry.put) } : entry);
+      for (const entry of 'tx' in parsed ? parsed.tx : [parsed])
+        this.apply('put' in entry ? { put: deepFreeze(entry.put) } : entry);
     });
     for (const item of [...this.partitions.values()].flatMap((p) => [...p.values()])) {
       const expiresAt = item[TTL_ATTRIBUTE];
@@ -180,7 +198,13 @@ export class FileItemTable implements ItemTable {
   /** Rewrites the log as one put per live item, atomically (a new file renamed over the old). */
   private compact(): void {
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, [...this.partitions.values()].flatMap((p) => [...p.values()]).map((item) => `${JSON.stringify({ put: item })}\n`).join(''));
+    writeFileSync(
+      tmp,
+      [...this.partitions.values()]
+        .flatMap((p) => [...p.values()])
+        .map((item) => `${JSON.stringify({ put: item })}\n`)
+        .join(''),
+    );
     renameSync(tmp, this.path);
     this.logLines = this.size();
   }
@@ -207,7 +231,6 @@ function isLogLine(value: unknown): value is LogLine {
   const tx = (value as { tx?: unknown } | null)?.tx;
   return Array.isArray(tx) ? tx.every(isLogEntry) : isLogEntry(value);
 }
-
 
 /** Creates `lock` holding this process id; an Error when a live process holds it (a dead one's is taken over). */
 function takeLock(lock: string, path: string): void {

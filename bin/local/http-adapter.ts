@@ -45,7 +45,8 @@ export function readRequest(req: IncomingMessage, maxBytes: number): Promise<Loc
         reject(e);
       }
     };
-    const onError = (e: NodeJS.ErrnoException) => reject(e.code === 'ECONNRESET' ? new ClientGoneError({ cause: e }) : e);
+    const onError = (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'ECONNRESET' ? new ClientGoneError({ cause: e }) : e);
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) return refuse();
     req.on('data', onData).once('end', onEnd).once('error', onError);
   });
@@ -83,7 +84,10 @@ function requestOf(req: IncomingMessage, body: Buffer): LocalRequest {
     if (value === undefined || name === 'cookie') continue;
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  const cookies = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).filter(Boolean);
+  const cookies = (req.headers.cookie ?? '')
+    .split(';')
+    .map((c) => c.trim())
+    .filter(Boolean);
   const method = req.method ?? 'GET';
   const url = targetUrl(req.url ?? '/');
   if (!url) throw new NotFoundError(`No route for ${method} ${req.url ?? ''}.`);
@@ -97,7 +101,11 @@ function requestOf(req: IncomingMessage, body: Buffer): LocalRequest {
  * so `//x/locations` would become host `x`, path `/locations`: here its path stays `//x/locations`.
  */
 export function targetUrl(target: string): URL | undefined {
-  const absolute = target.startsWith('/') ? `http://localhost${target}` : /^https?:\/\//i.test(target) ? target : undefined;
+  const absolute = target.startsWith('/')
+    ? `http://localhost${target}`
+    : /^https?:\/\//i.test(target)
+      ? target
+      : undefined;
   return absolute !== undefined && URL.canParse(absolute) ? new URL(absolute) : undefined;
 }
 
@@ -111,7 +119,8 @@ const isUtf8 = (body: Buffer): boolean => body.length === 0 || Buffer.from(body.
  */
 export function deliveredAsText(contentType: string | undefined, body: Buffer): boolean {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const textual = type.startsWith('text/') || ['application/json', 'application/xml', 'application/javascript'].includes(type);
+  const textual =
+    type.startsWith('text/') || ['application/json', 'application/xml', 'application/javascript'].includes(type);
   return textual && isUtf8(body);
 }
 
@@ -141,25 +150,43 @@ export function toEvent(
       apiId: 'local',
       domainName: req.headers.host ?? 'localhost',
       domainPrefix: 'localhost',
-      http: { method: req.method, path: req.url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: req.headers['user-agent'] ?? '' },
+      http: {
+        method: req.method,
+        path: req.url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
       requestId,
       routeKey: route.routeKey,
       stage: '$default',
       time: new Date(now).toUTCString(),
       timeEpoch: now,
       // The token's scopes, as the JWT authorizer lists them from its `scope` claim.
-      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: (claims.scope ?? '').split(' ').filter(Boolean) } },
+      authorizer: {
+        principalId: '',
+        integrationLatency: 0,
+        jwt: { claims, scopes: (claims.scope ?? '').split(' ').filter(Boolean) },
+      },
     },
   } as APIGatewayProxyEventV2WithJWTAuthorizer;
 }
 
 /** Writes a Lambda result as API Gateway would (a plain object or string result becomes JSON 200). */
 export function writeResult(res: ServerResponse, result: APIGatewayProxyResultV2): void {
-  if (typeof result === 'string' || !result || typeof result !== 'object' || !('statusCode' in result || 'body' in result)) {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(typeof result === 'string' ? result : JSON.stringify(result));
+  if (
+    typeof result === 'string' ||
+    !result ||
+    typeof result !== 'object' ||
+    !('statusCode' in result || 'body' in result)
+  ) {
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(typeof result === 'string' ? result : JSON.stringify(result));
     return;
   }
-  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : bytesOf(result.body);
+  const body =
+    result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : bytesOf(result.body);
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;

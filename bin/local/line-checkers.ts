@@ -24,10 +24,21 @@ export interface LineCheckers {
 export function startLineCheckers(options: { readonly withoutIdentity?: boolean } = {}): LineCheckers {
   const threads = availableParallelism();
   // Workers start with the process's flags, tsx's loader among them under `npm start`.
-  const pool = new Piscina<CheckTask, CheckedTask>({ filename: join(__dirname, 'check-lines-worker.ts'), minThreads: threads, maxThreads: threads, idleTimeout: Infinity });
+  const pool = new Piscina<CheckTask, CheckedTask>({
+    filename: join(__dirname, 'check-lines-worker.ts'),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Infinity,
+  });
   return {
     async check(collection, body, tenancy) {
-      const task: CheckTask = { collection, body, organizationId: tenancy.organizationId, locationIds: [...tenancy.locationIds], ...(options.withoutIdentity ? { withoutIdentity: true } : {}) };
+      const task: CheckTask = {
+        collection,
+        body,
+        organizationId: tenancy.organizationId,
+        locationIds: [...tenancy.locationIds],
+        ...(options.withoutIdentity ? { withoutIdentity: true } : {}),
+      };
       return checkedBatchOf(await pool.run(task));
     },
     close: () => pool.destroy(),
@@ -55,7 +66,12 @@ export function checkedBatchOf(done: CheckedTask): CheckedBatch {
 export function appendOnlyWriter(instance: DuckDBInstance): DocumentWriter {
   return {
     async write(collection, documents) {
-      await ingestDocuments(instance, collection, documents.map((d) => d.document), { identity: false });
+      await ingestDocuments(
+        instance,
+        collection,
+        documents.map((d) => d.document),
+        { identity: false },
+      );
       return documents.map((): WriteOutcome => ({ kind: 'written' }));
     },
   };

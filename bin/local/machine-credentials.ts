@@ -58,25 +58,46 @@ export async function issueToken(
   table: Pick<ItemTable, 'get'>,
   key: DevKey,
   claims: { readonly organizationClaim: string; readonly scope: string },
-  request: { readonly contentType: string | undefined; readonly authorization: string | undefined; readonly body: string },
+  request: {
+    readonly contentType: string | undefined;
+    readonly authorization: string | undefined;
+    readonly body: string;
+  },
 ): Promise<TokenAnswer> {
   if (!(request.contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
     return oauthError(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
   }
   const form = new URLSearchParams(request.body);
-  if (form.get('grant_type') !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'only client_credentials is offered');
+  if (form.get('grant_type') !== 'client_credentials')
+    return oauthError(400, 'unsupported_grant_type', 'only client_credentials is offered');
   const requested = form.get('scope');
-  if (requested !== null && requested.split(' ').some((s) => s !== claims.scope)) return oauthError(400, 'invalid_scope', `the only scope is ${claims.scope}`);
+  if (requested !== null && requested.split(' ').some((s) => s !== claims.scope))
+    return oauthError(400, 'invalid_scope', `the only scope is ${claims.scope}`);
   const basic = /^Basic\s+(\S+)$/i.exec(request.authorization ?? '');
-  const [id, secret] = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').map(decodeURIComponent) : [form.get('client_id'), form.get('client_secret')];
+  const [id, secret] = basic
+    ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').map(decodeURIComponent)
+    : [form.get('client_id'), form.get('client_secret')];
   if (!id || !secret) return oauthError(401, 'invalid_client', 'the client id and secret are required');
   const client = await findMachineClient(table, id);
   const expected = client?.secretHash === undefined ? undefined : Buffer.from(client.secretHash, 'hex');
   const given = Buffer.from(sha256(secret), 'hex');
-  if (!client || client.revokedAt !== null || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
+  if (
+    !client ||
+    client.revokedAt !== null ||
+    !expected ||
+    expected.length !== given.length ||
+    !timingSafeEqual(expected, given)
+  ) {
     return oauthError(401, 'invalid_client', 'unknown or revoked client, or a wrong secret');
   }
-  const token = await mintDevToken(key, { organizationId: client.organizationId, claimName: claims.organizationClaim, subject: client.clientId, clientId: client.clientId, scopes: [claims.scope], ttlSeconds: TOKEN_SECONDS });
+  const token = await mintDevToken(key, {
+    organizationId: client.organizationId,
+    claimName: claims.organizationClaim,
+    subject: client.clientId,
+    clientId: client.clientId,
+    scopes: [claims.scope],
+    ttlSeconds: TOKEN_SECONDS,
+  });
   return {
     status: 200,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' },

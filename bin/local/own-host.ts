@@ -13,4 +13,5 @@ export function ownHosts(port: number, bindHost: string): string[] {
 }
 
 /** Whether a request's Host header (none: not ours) is one of `hosts` (host names are case-insensitive). */
-export const isOwnHost = (host: string | undefined, hosts: readonly string[]): boolean => host !== undefined && hosts.includes(host.toLowerCase());
+export const isOwnHost = (host: string | undefined, hosts: readonly string[]): boolean =>
+  host !== undefined && hosts.includes(host.toLowerCase());

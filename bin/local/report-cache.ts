@@ -21,7 +21,10 @@ export interface ReportCacheOptions {
  * and no caller can change the result another one gets.
  */
 export class CachedReportEngine implements ReportEngine {
-  private readonly entries = new Map<string, { json: Promise<Buffer>; bytes: number; organizationId: string; fromRollups?: boolean }>();
+  private readonly entries = new Map<
+    string,
+    { json: Promise<Buffer>; bytes: number; organizationId: string; fromRollups?: boolean }
+  >();
   private bytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -45,7 +48,9 @@ export class CachedReportEngine implements ReportEngine {
   run(...args: Parameters<ReportEngine['run']>): Promise<EngineResult> {
     const [plan, scope, options] = args;
     if (options?.uncached) return this.engine.run(...args);
-    const key = JSON.stringify([plan, scope], (_, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+    const key = JSON.stringify([plan, scope], (_, v: unknown) =>
+      typeof v === 'number' && !Number.isFinite(v) ? String(v) : v,
+    );
     const hit = this.entries.get(key);
     if (hit) {
       // Most recently used last.
@@ -70,7 +75,10 @@ export class CachedReportEngine implements ReportEngine {
     );
     this.evict();
     // After admit (registered first), so that the caller's next ask finds the entry settled.
-    return entry.json.then(() => result, () => result);
+    return entry.json.then(
+      () => result,
+      () => result,
+    );
   }
 
   /** Forgets every result of the organization's reports: its documents changed. */
@@ -116,7 +124,9 @@ export function forgettingWriter(writer: DocumentWriter, cache: CachedReportEngi
   return {
     async write(collection, documents) {
       const outcomes = await writer.write(collection, documents);
-      const written = new Set(documents.filter((_, i) => outcomes[i]?.kind === 'written').map((d) => d.document.organizationId));
+      const written = new Set(
+        documents.filter((_, i) => outcomes[i]?.kind === 'written').map((d) => d.document.organizationId),
+      );
       for (const organizationId of written) cache.forgetOrganization(organizationId);
       return outcomes;
     },

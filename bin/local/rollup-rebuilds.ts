@@ -47,7 +47,11 @@ export function startRollupRebuilds(
       .then((outcome) => grainsRebuilt(outcome) > 0 && onRebuilt())
       .catch((e: unknown) => log(`rollup rebuild failed: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, Math.min(MAX_REBUILD_WAIT_MS, Math.max(everyMs, REBUILD_SPACING * (Date.now() - started))));
+        if (!stopped)
+          timer = setTimeout(
+            tick,
+            Math.min(MAX_REBUILD_WAIT_MS, Math.max(everyMs, REBUILD_SPACING * (Date.now() - started))),
+          );
       });
   };
   tick();

@@ -19,7 +19,9 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
   const onPath = compiled.map((c) => ({ ...c, m: c.regex.exec(path) })).filter((c) => c.m !== null);
   const found = onPath.find((c) => c.route.method === method) ?? onPath.find((c) => c.route.method === 'ANY');
   if (!found) return undefined;
-  const pathParameters = Object.fromEntries(found.names.map((n, i) => [n, decodePathParameter(n, found.m![i + 1] as string)]));
+  const pathParameters = Object.fromEntries(
+    found.names.map((n, i) => [n, decodePathParameter(n, found.m![i + 1] as string)]),
+  );
   return { route: found.route, routeKey: `${found.route.method} ${found.route.path}`, pathParameters };
 }
 

@@ -6,7 +6,15 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import type { DevKey } from './auth/dev-key';
 import { type TrustedIssuer, tokenVerifier } from './auth/issuer';
 import { bearerToken, toAuthorizerClaims } from './auth/tokens';
-import { AppError, EngineUnavailableError, ForbiddenError, InternalError, MisdirectedRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors';
+import {
+  AppError,
+  EngineUnavailableError,
+  ForbiddenError,
+  InternalError,
+  MisdirectedRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '#shared/errors';
 import { organizationClaim } from '#commons/http/identity';
 import { TOKEN_PATH } from './machine-credentials';
 import { lazy } from '#commons/clients/lazy';
@@ -71,7 +79,11 @@ export interface LocalServerOptions {
 /** What the server needs of the machine clients (./machine-credentials.ts). */
 export interface LocalMachineClients {
   /** Answers `POST /oauth2/token`. */
-  token(request: { readonly contentType: string | undefined; readonly authorization: string | undefined; readonly body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  token(request: {
+    readonly contentType: string | undefined;
+    readonly authorization: string | undefined;
+    readonly body: string;
+  }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
   /** Whether a token of this client of this organization may ingest (registered, not revoked, of that organization). */
   mayIngest(clientId: string, organizationId: string): Promise<boolean>;
 }
@@ -141,39 +153,65 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         return void req.resume();
       }
       // Before anything is read or answered: see ./own-host.ts.
-      if (!isOwnHost(req.headers.host, hosts)) return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
+      if (!isOwnHost(req.headers.host, hosts))
+        return writeProblem(new MisdirectedRequestError(req.headers.host ?? '', hosts));
       const request = await readRequest(req, MAX_PAYLOAD_BYTES);
       if (request === 'too-large') return writeProblem(new PayloadTooLargeError(MAX_PAYLOAD_BYTES));
       if ((request.method === 'GET' || request.method === 'HEAD') && request.url.pathname === '/openapi.json') {
-        return writeResult(res, { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(options.openApi) });
+        return writeResult(res, {
+          statusCode: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(options.openApi),
+        });
       }
       if (options.machineClients && request.method === 'POST' && request.url.pathname === TOKEN_PATH) {
-        const answer = await options.machineClients.token({ contentType: request.headers['content-type'], authorization: request.headers.authorization, body: request.body.toString('utf8') });
+        const answer = await options.machineClients.token({
+          contentType: request.headers['content-type'],
+          authorization: request.headers.authorization,
+          body: request.body.toString('utf8'),
+        });
         return writeResult(res, { statusCode: answer.status, headers: answer.headers, body: answer.body });
       }
-      if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res))) return;
+      if (options.explorer && (await serveExplorer(options.explorer, request.method, request.url.pathname, res)))
+        return;
       const match = matchRoute(request.method, request.url.pathname);
       if (!match) return writeProblem(new NotFoundError(`No route for ${request.method} ${request.url.pathname}.`));
-      const claims = match.route.public ? {} : toAuthorizerClaims(await verifyToken(bearerToken(request.headers.authorization)));
+      const claims = match.route.public
+        ? {}
+        : toAuthorizerClaims(await verifyToken(bearerToken(request.headers.authorization)));
       // A machine client's token on the ingest route: refused once the client is revoked, as the stack's authorizer does.
       const clientId = claims.client_id;
-      if (match.route.handler === 'ingest' && clientId && options.machineClients && !(await options.machineClients.mayIngest(clientId, claims[organizationClaim()] ?? ''))) {
+      if (
+        match.route.handler === 'ingest' &&
+        clientId &&
+        options.machineClients &&
+        !(await options.machineClients.mayIngest(clientId, claims[organizationClaim()] ?? ''))
+      ) {
         return writeProblem(new ForbiddenError(`The machine client ${clientId} is revoked or not registered.`));
       }
       const { handler } = await HANDLERS[match.route.handler]();
       const event = toEvent(request, match, claims, requestId);
-      writeResult(res, await handler(event, lambdaContext(match.route.handler, requestId, options.functionTimeoutMs ?? 29_000)));
+      writeResult(
+        res,
+        await handler(event, lambdaContext(match.route.handler, requestId, options.functionTimeoutMs ?? 29_000)),
+      );
     })()
       .catch((e: unknown) => {
         // Nobody to answer, and nothing wrong here: a line when requests are logged, never a stack.
-        if (e instanceof ClientGoneError) return log(`${req.method} ${req.url} client closed the connection before its request was whole ${requestId}`);
+        if (e instanceof ClientGoneError)
+          return log(`${req.method} ${req.url} client closed the connection before its request was whole ${requestId}`);
         writeProblem(e instanceof AppError ? e : new InternalError({ cause: e }));
       })
-      .finally(() => res.headersSent && log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`));
+      .finally(
+        () =>
+          res.headersSent &&
+          log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(0)} ms ${requestId}`),
+      );
 
     function writeProblem(error: AppError): void {
       if (res.headersSent) return;
-      if (error.status >= 500 && !(error instanceof ServerStoppingError)) console.error(requestId, error.cause ?? error);
+      if (error.status >= 500 && !(error instanceof ServerStoppingError))
+        console.error(requestId, error.cause ?? error);
       const { status, headers, body } = renderProblem(error, { requestId, ...problemTypeBase() });
       writeResult(res, { statusCode: status, headers, body });
     }
@@ -192,7 +230,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       // Not server.close() nor closeIdleConnections() yet: a connection in the listen backlog, or one
       // whose request has not begun to arrive, counts as idle and would be reset; kept, it is answered
       // 503 at once (above), and so is a next request on a connection kept alive.
-      await within(Promise.all([...unanswered.keys()].map((res) => once(res, 'close').catch(() => undefined))), options.closeGraceMs ?? CLOSE_GRACE_MS);
+      await within(
+        Promise.all([...unanswered.keys()].map((res) => once(res, 'close').catch(() => undefined))),
+        options.closeGraceMs ?? CLOSE_GRACE_MS,
+      );
       // What the grace did not see answered is answered now, never dropped: its client may retry.
       for (const refuse of unanswered.values()) refuse();
       for (const req of arriving) req.resume();
@@ -209,7 +250,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 /** 503: the server is stopping; a request it could not finish is refused so that its client sends it again. */
 class ServerStoppingError extends EngineUnavailableError {
   constructor() {
-    super('The local server is stopping and did not finish this request. Send it again once the server runs (an ingest batch whole: what of it was written comes back as duplicates).', 5);
+    super(
+      'The local server is stopping and did not finish this request. Send it again once the server runs (an ingest batch whole: what of it was written comes back as duplicates).',
+      5,
+    );
   }
 }
 

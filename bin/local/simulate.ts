@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { Collection } from '#shared/documents/fields';
-import { hourlyShare, localHour, lotStats, movementEvent, parkingArrivalsPerHour, parkingEvent, prng, type Site } from '../seed/generate';
+import {
+  hourlyShare,
+  localHour,
+  lotStats,
+  movementEvent,
+  parkingArrivalsPerHour,
+  parkingEvent,
+  prng,
+  type Site,
+} from '../seed/generate';
 import { createSender, DEFAULT_RETRY_POLICY, type Sender } from '../ingest/send';
 
 const gzip = promisify(gzipCallback);
@@ -62,7 +71,12 @@ export function startSimulation(o: SimulationOptions): Simulation {
 type Documents = Record<Collection, Record<string, unknown>[]>;
 
 /** The documents of every site in (from, to]: counts drawn around the seed's rate for the local hour. */
-export function documentsBetween(o: Pick<SimulationOptions, 'organizationId' | 'sites' | 'eventsPerDay'>, random: () => number, from: number, to: number): Documents {
+export function documentsBetween(
+  o: Pick<SimulationOptions, 'organizationId' | 'sites' | 'eventsPerDay'>,
+  random: () => number,
+  from: number,
+  to: number,
+): Documents {
   const out: Documents = { movementEvents: [], parkingEvents: [], parkingLotStats: [] };
   const hours = (to - from) / 3_600_000;
   const at = () => from + 1 + Math.floor(random() * (to - from));
@@ -70,7 +84,10 @@ export function documentsBetween(o: Pick<SimulationOptions, 'organizationId' | '
     const hour = localHour(site, to);
     for (let i = draws(random, o.eventsPerDay * hourlyShare(hour) * hours); i > 0; i--) {
       const t = at();
-      out.movementEvents.push({ id: randomUUID(), ...movementEvent(random, o.organizationId, site, t, localHour(site, t)) });
+      out.movementEvents.push({
+        id: randomUUID(),
+        ...movementEvent(random, o.organizationId, site, t, localHour(site, t)),
+      });
     }
     // The seed's stays scaled as its movement events are (1,500 a day): a stay is sent when it ends.
     for (let i = draws(random, parkingArrivalsPerHour(hour) * hours * (o.eventsPerDay / 1500)); i > 0; i--) {
@@ -78,7 +95,10 @@ export function documentsBetween(o: Pick<SimulationOptions, 'organizationId' | '
     }
     for (let quarter = Math.floor(from / 900_000) + 1; quarter * 900_000 <= to; quarter++) {
       const t = quarter * 900_000;
-      out.parkingLotStats.push({ id: `${site.id}-lot-1:${t}`, ...lotStats(random, o.organizationId, site, t, localHour(site, t)) });
+      out.parkingLotStats.push({
+        id: `${site.id}-lot-1:${t}`,
+        ...lotStats(random, o.organizationId, site, t, localHour(site, t)),
+      });
     }
   }
   return out;
@@ -94,7 +114,10 @@ async function send(sender: Sender, documents: Documents): Promise<SimulationRou
     if (docs.length === 0) continue;
     const outcome = await sender.send(collection, await gzip(docs.map((d) => JSON.stringify(d)).join('\n')));
     if (outcome.kind === 'failed') failures.push(`${collection}: ${outcome.reason}`);
-    else if (outcome.result.rejected.length > 0) failures.push(`${collection}: ${outcome.result.rejected.length} rejected, e.g. ${JSON.stringify(outcome.result.rejected[0])}`);
+    else if (outcome.result.rejected.length > 0)
+      failures.push(
+        `${collection}: ${outcome.result.rejected.length} rejected, e.g. ${JSON.stringify(outcome.result.rejected[0])}`,
+      );
     sent[collection] = outcome.kind === 'answered' ? outcome.result.accepted : 0;
   }
   return { sent, failures };

@@ -38,14 +38,20 @@ export interface LocationStoreFlags {
 export async function openLocationStore(flags: LocationStoreFlags): Promise<OpenedLocationStore> {
   if (flags.table === undefined && flags.dynamodbEndpoint === undefined) {
     const table = FileItemTable.open(flags.localFile);
-    return { store: new TableLocationStore(table), table, description: flags.localFile, close: async () => table.close() };
+    return {
+      store: new TableLocationStore(table),
+      table,
+      description: flags.localFile,
+      close: async () => table.close(),
+    };
   }
   const tableName = flags.table ?? LOCAL_TABLE_NAME;
   const client = createDocumentClient({
     ...(flags.dynamodbEndpoint ? { endpoint: flags.dynamodbEndpoint } : {}),
     ...(flags.region ? { region: flags.region } : {}),
   });
-  if (flags.createTable ?? flags.dynamodbEndpoint !== undefined) await ensureTable(client as unknown as DynamoDBClient, tableName);
+  if (flags.createTable ?? flags.dynamodbEndpoint !== undefined)
+    await ensureTable(client as unknown as DynamoDBClient, tableName);
   return {
     store: new DynamoLocationStore(client, tableName),
     description: `DynamoDB table ${tableName}${flags.dynamodbEndpoint ? ` at ${flags.dynamodbEndpoint}` : ''}`,

@@ -38,7 +38,12 @@ export const SITES: readonly Site[] = [
 /** Capacities of the seeded groups: the entrance area holds people, the deck its spots. */
 const ENTRANCE_CAPACITY = 120;
 
-const LABELS = [['person', 0.55], ['car', 0.3], ['bicycle', 0.1], ['truck', 0.05]] as const;
+const LABELS = [
+  ['person', 0.55],
+  ['car', 0.3],
+  ['bicycle', 0.1],
+  ['truck', 0.05],
+] as const;
 const POLYGONS = ['lobby', 'food-court', 'queue'] as const;
 const SPOTS = 40;
 
@@ -82,7 +87,9 @@ const pick = <T>(random: () => number, weighted: readonly (readonly [T, number])
 export const sitesFor = (count: number): Site[] => SITES.slice(0, Math.max(1, Math.min(count, SITES.length)));
 
 const everyDay = (open: string, close: string) =>
-  Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]));
+  Object.fromEntries(
+    ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]),
+  );
 
 /** The locations and their sensor groups, in the import file format (bin/import-locations.ts). */
 export function seedLocations(o: SeedOptions): ImportFile {
@@ -131,7 +138,13 @@ export const localHour = (site: Site, at: number): number => new Date(at + intlO
 const inShare = (hour: number) => (hour < 13 ? 0.75 : hour < 17 ? 0.5 : 0.25);
 
 /** One person or vehicle crossing the entrance (people) or the ramp (vehicles) at `timestamp`, in the local `hour`. */
-export function movementEvent(random: () => number, organizationId: string, site: Site, timestamp: number, hour: number): DocumentInput<'movementEvents'> {
+export function movementEvent(
+  random: () => number,
+  organizationId: string,
+  site: Site,
+  timestamp: number,
+  hour: number,
+): DocumentInput<'movementEvents'> {
   const label = pick(random, LABELS);
   const vehicle = label === 'car' || label === 'truck';
   const camera = vehicle ? 2 : 1;
@@ -143,7 +156,10 @@ export function movementEvent(random: () => number, organizationId: string, site
     label,
     timestamp: new Date(timestamp).toISOString(),
     crossedPaths: random() < 0.9 ? [{ id: vehicle ? 'ramp' : 'entrance', end }] : [],
-    polygons: !vehicle && random() < 0.4 ? [{ id: POLYGONS[Math.floor(random() * POLYGONS.length)] as string, value: Math.round(30 + random() * 900) }] : [],
+    polygons:
+      !vehicle && random() < 0.4
+        ? [{ id: POLYGONS[Math.floor(random() * POLYGONS.length)] as string, value: Math.round(30 + random() * 900) }]
+        : [],
   };
 }
 
@@ -168,7 +184,13 @@ export function* seedMovementEvents(o: SeedOptions): Generator<DocumentInput<'mo
 export const parkingArrivalsPerHour = (hour: number): number => ((HOURLY[hour] as number) / 11) * 4;
 
 /** A stay in the site's lot that ended at `departure`: log-normal around 45 minutes. */
-export function parkingEvent(random: () => number, organizationId: string, site: Site, departure: number, duration = parkingStay(random)): DocumentInput<'parkingEvents'> {
+export function parkingEvent(
+  random: () => number,
+  organizationId: string,
+  site: Site,
+  departure: number,
+  duration = parkingStay(random),
+): DocumentInput<'parkingEvents'> {
   return {
     organizationId,
     locationId: site.id,
@@ -185,13 +207,30 @@ export function parkingEvent(random: () => number, organizationId: string, site:
 const parkingStay = (random: () => number) => Math.round(2700 * Math.exp((random() + random() + random() - 1.5) * 1.2));
 
 /** The lot's state at `timestamp` (a quarter hour), fuller at busy hours. */
-export function lotStats(random: () => number, organizationId: string, site: Site, timestamp: number, hour: number): DocumentInput<'parkingLotStats'> {
+export function lotStats(
+  random: () => number,
+  organizationId: string,
+  site: Site,
+  timestamp: number,
+  hour: number,
+): DocumentInput<'parkingLotStats'> {
   const occupied = Math.min(SPOTS, Math.round(SPOTS * ((HOURLY[hour] as number) / 12) * (0.85 + 0.3 * random())));
-  return { organizationId, locationId: site.id, parkingLotId: `${site.id}-lot-1`, occupied, free: SPOTS - occupied, total: SPOTS, timestamp: new Date(timestamp).toISOString() };
+  return {
+    organizationId,
+    locationId: site.id,
+    parkingLotId: `${site.id}-lot-1`,
+    occupied,
+    free: SPOTS - occupied,
+    total: SPOTS,
+    timestamp: new Date(timestamp).toISOString(),
+  };
 }
 
 /** Parking events (stays with durations) and lot stats every 15 minutes, one lot per site. */
-export function seedParking(o: SeedOptions): { parkingEvents: DocumentInput<'parkingEvents'>[]; parkingLotStats: DocumentInput<'parkingLotStats'>[] } {
+export function seedParking(o: SeedOptions): {
+  parkingEvents: DocumentInput<'parkingEvents'>[];
+  parkingLotStats: DocumentInput<'parkingLotStats'>[];
+} {
   const parkingEvents: DocumentInput<'parkingEvents'>[] = [];
   const parkingLotStats: DocumentInput<'parkingLotStats'>[] = [];
   for (const site of sitesFor(o.locations)) {
@@ -210,7 +249,10 @@ export function seedParking(o: SeedOptions): { parkingEvents: DocumentInput<'par
       for (let quarter = 0; quarter < 4; quarter++) {
         const timestamp = start + quarter * 900_000;
         if (timestamp > o.now) continue;
-        parkingLotStats.push({ id: `${site.id}-lot-1/${new Date(timestamp).toISOString()}`, ...lotStats(random, o.organizationId, site, timestamp, hour) });
+        parkingLotStats.push({
+          id: `${site.id}-lot-1/${new Date(timestamp).toISOString()}`,
+          ...lotStats(random, o.organizationId, site, timestamp, hour),
+        });
       }
     }
   }

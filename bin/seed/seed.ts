@@ -36,7 +36,8 @@ export async function seed(
   const duplicates: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
   if (!target) return { locations: imported.length, documents: counts, duplicates, failures: [] };
   const { parkingEvents, parkingLotStats } = seedParking(options);
-  const estimate = options.days * options.locations * (options.eventsPerDay ?? 1500) + parkingEvents.length + parkingLotStats.length;
+  const estimate =
+    options.days * options.locations * (options.eventsPerDay ?? 1500) + parkingEvents.length + parkingLotStats.length;
   const failures: DocumentFailure[] = [];
   let done = 0;
   const flush = async (collection: Collection, batch: readonly unknown[]) => {

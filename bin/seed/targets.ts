@@ -23,7 +23,11 @@ export interface DocumentTarget {
    * (shared/ingest/batch.ts), with each document naming its own organization and location; returns
    * how many were written, how many were stored already, and the refused ones (never throws for one).
    */
-  write(collection: Collection, documents: readonly unknown[], firstPosition: number): Promise<{ written: number; duplicates: number; failures: DocumentFailure[] }>;
+  write(
+    collection: Collection,
+    documents: readonly unknown[],
+    firstPosition: number,
+  ): Promise<{ written: number; duplicates: number; failures: DocumentFailure[] }>;
   close(): Promise<void>;
 }
 
@@ -31,8 +35,16 @@ function target(description: string, writer: DocumentWriter, close: () => Promis
   return {
     description,
     async write(collection, documents, first) {
-      const result = await ingestBatch(collection, documents.map((value, i) => ({ line: first + i, value })), {}, writer);
-      const failures = result.rejected.map((r) => ({ position: r.line, reason: r.errors.map((x) => `${x.path || '/'} ${x.message}`).join('; ') }));
+      const result = await ingestBatch(
+        collection,
+        documents.map((value, i) => ({ line: first + i, value })),
+        {},
+        writer,
+      );
+      const failures = result.rejected.map((r) => ({
+        position: r.line,
+        reason: r.errors.map((x) => `${x.path || '/'} ${x.message}`).join('; '),
+      }));
       return { written: result.accepted, duplicates: result.duplicates, failures };
     },
     close,
@@ -40,7 +52,10 @@ function target(description: string, writer: DocumentWriter, close: () => Promis
 }
 
 /** DuckDB, one transaction per batch (a batch is written whole or not at all). */
-export async function duckDbTarget(path: string, instance?: DuckDBInstance): Promise<DocumentTarget & { instance: DuckDBInstance }> {
+export async function duckDbTarget(
+  path: string,
+  instance?: DuckDBInstance,
+): Promise<DocumentTarget & { instance: DuckDBInstance }> {
   const db = instance ?? (await openDuckDb(path));
   return {
     ...target(`DuckDB ${path}`, duckDbStore(db).writer, async () => {
@@ -58,14 +73,21 @@ export async function duckDbTarget(path: string, instance?: DuckDBInstance): Pro
 export async function openSearchTarget(connection: OpenSearchConnection, indexPrefix: string): Promise<DocumentTarget> {
   const client = createOpenSearchClient(openSearchEnv(connection, indexPrefix));
   await prepareCluster(client, connection, indexPrefix);
-  return target(`OpenSearch ${connection.url} (prefix '${indexPrefix}')`, openSearchStore(client, { indexPrefix }).writer, () => client.close());
+  return target(
+    `OpenSearch ${connection.url} (prefix '${indexPrefix}')`,
+    openSearchStore(client, { indexPrefix }).writer,
+    () => client.close(),
+  );
 }
 
 /**
  * Where the CLI flags send documents: the OpenSearch cluster they name (`--opensearch-url`,
  * `--domain`), else the data folder's DuckDB.
  */
-export async function openDocumentTarget(flags: OpenSearchCliFlags, paths: { readonly root: string; readonly duckdb: string }): Promise<DocumentTarget> {
+export async function openDocumentTarget(
+  flags: OpenSearchCliFlags,
+  paths: { readonly root: string; readonly duckdb: string },
+): Promise<DocumentTarget> {
   const connection = await resolveOpenSearch(flags);
   if (connection) return openSearchTarget(connection, flags.indexPrefix);
   mkdirSync(paths.root, { recursive: true });

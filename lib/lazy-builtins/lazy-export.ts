@@ -19,7 +19,8 @@ export function lazyExport<T extends object>(moduleId: string, name: string): T 
   const target = function lazyBuiltinExport() {} as unknown as T;
   return new Proxy(target, {
     apply: (_target, thisArg, args) => Reflect.apply(load() as (...a: unknown[]) => unknown, thisArg, args),
-    construct: (_target, args, newTarget) => Reflect.construct(load() as new (...a: unknown[]) => object, args, newTarget),
+    construct: (_target, args, newTarget) =>
+      Reflect.construct(load() as new (...a: unknown[]) => object, args, newTarget),
     get: (_target, key) => Reflect.get(load(), key),
     has: (_target, key) => Reflect.has(load(), key),
     getPrototypeOf: () => Reflect.getPrototypeOf(load()),

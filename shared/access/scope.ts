@@ -41,7 +41,10 @@ export function requireGranted(scope: Pick<AccessScope, 'locationIds'>, location
 }
 
 /** The locations of `all` the scope may see (all of them without a grant), in their order. */
-export function withinGrant<T extends { readonly id: string }>(scope: Pick<AccessScope, 'locationIds'>, all: readonly T[]): T[] {
+export function withinGrant<T extends { readonly id: string }>(
+  scope: Pick<AccessScope, 'locationIds'>,
+  all: readonly T[],
+): T[] {
   return scope.locationIds === undefined ? [...all] : all.filter((l) => grants(scope, l.id));
 }
 
@@ -50,10 +53,17 @@ export function withinGrant<T extends { readonly id: string }>(scope: Pick<Acces
  * a whole (creating or deleting a location, gateways), which an admin limited to some locations may
  * not do.
  */
-export function requireAdmin(scope: AccessScope, what: string, options: { readonly organizationWide?: boolean } = {}): void {
-  if (scope.role !== 'admin') throw new ForbiddenError(`${what} needs the admin role; this token's role is ${scope.role}.`);
+export function requireAdmin(
+  scope: AccessScope,
+  what: string,
+  options: { readonly organizationWide?: boolean } = {},
+): void {
+  if (scope.role !== 'admin')
+    throw new ForbiddenError(`${what} needs the admin role; this token's role is ${scope.role}.`);
   if (options.organizationWide && scope.locationIds !== undefined) {
-    throw new ForbiddenError(`${what} needs an admin of the whole organization; this token is limited to ${describeGrant(scope.locationIds)}.`);
+    throw new ForbiddenError(
+      `${what} needs an admin of the whole organization; this token is limited to ${describeGrant(scope.locationIds)}.`,
+    );
   }
 }
 

@@ -31,7 +31,8 @@ export function dayOfSnapshot(name: string): Date | undefined {
 }
 
 /** The service's data indices, every collection's months: what a snapshot holds (no system indices). */
-export const serviceIndexPatterns = (indexPrefix: string): string[] => COLLECTIONS.map((c) => indexPattern(indexPrefix, c));
+export const serviceIndexPatterns = (indexPrefix: string): string[] =>
+  COLLECTIONS.map((c) => indexPattern(indexPrefix, c));
 
 const statusOf = (error: unknown): number | undefined => (error as { meta?: { statusCode?: number } }).meta?.statusCode;
 
@@ -39,7 +40,10 @@ const statusOf = (error: unknown): number | undefined => (error as { meta?: { st
  * Registers the repository unless it is already registered with the same type and settings: safe to
  * run every day. OpenSearch answers settings as strings, so they are compared as strings.
  */
-export async function ensureRepository(client: Client, repo: RepositorySpec): Promise<'created' | 'updated' | 'unchanged'> {
+export async function ensureRepository(
+  client: Client,
+  repo: RepositorySpec,
+): Promise<'created' | 'updated' | 'unchanged'> {
   let current: { type?: string; settings?: Record<string, unknown> } | undefined;
   try {
     const response = await client.snapshot.getRepository({ repository: repo.name });
@@ -66,8 +70,14 @@ export interface SnapshotInfo {
 /** Every snapshot of the repository, oldest first. */
 export async function listSnapshots(client: Client, repository: string): Promise<SnapshotInfo[]> {
   const response = await client.snapshot.get({ repository, snapshot: '_all' });
-  const snapshots = (response.body as { snapshots: { snapshot: string; state: string; indices: string[]; start_time_in_millis: number }[] }).snapshots;
-  return [...snapshots].sort((a, b) => a.start_time_in_millis - b.start_time_in_millis).map((s) => ({ name: s.snapshot, state: s.state, indices: s.indices }));
+  const snapshots = (
+    response.body as {
+      snapshots: { snapshot: string; state: string; indices: string[]; start_time_in_millis: number }[];
+    }
+  ).snapshots;
+  return [...snapshots]
+    .sort((a, b) => a.start_time_in_millis - b.start_time_in_millis)
+    .map((s) => ({ name: s.snapshot, state: s.state, indices: s.indices }));
 }
 
 /**
@@ -92,8 +102,16 @@ export async function takeSnapshot(
 }
 
 /** Deletes the daily snapshots named for a day more than `keepDays` before `now`; returns their names. */
-export async function pruneSnapshots(client: Client, repository: string, options: { readonly keepDays: number; readonly now: Date }): Promise<string[]> {
-  const oldestKept = Date.UTC(options.now.getUTCFullYear(), options.now.getUTCMonth(), options.now.getUTCDate() - options.keepDays);
+export async function pruneSnapshots(
+  client: Client,
+  repository: string,
+  options: { readonly keepDays: number; readonly now: Date },
+): Promise<string[]> {
+  const oldestKept = Date.UTC(
+    options.now.getUTCFullYear(),
+    options.now.getUTCMonth(),
+    options.now.getUTCDate() - options.keepDays,
+  );
   const expired = (await listSnapshots(client, repository))
     .filter((s) => s.state !== 'IN_PROGRESS')
     .filter((s) => {
@@ -118,13 +136,21 @@ export interface DailySnapshotResult {
 /** The daily job: repository, prune, today's snapshot; prune first so it never races today's. */
 export async function runDailySnapshot(
   client: Client,
-  options: { readonly repository: RepositorySpec; readonly indices: readonly string[]; readonly keepDays: number; readonly now: Date; readonly waitForCompletion?: boolean },
+  options: {
+    readonly repository: RepositorySpec;
+    readonly indices: readonly string[];
+    readonly keepDays: number;
+    readonly now: Date;
+    readonly waitForCompletion?: boolean;
+  },
 ): Promise<DailySnapshotResult> {
   const repository = await ensureRepository(client, options.repository);
   const pruned = await pruneSnapshots(client, options.repository.name, options);
   const snapshot = dailySnapshotName(options.now);
   const taken = await takeSnapshot(client, options.repository.name, snapshot, options);
-  const previous = (await listSnapshots(client, options.repository.name)).filter((s) => dayOfSnapshot(s.name) !== undefined && s.name !== snapshot).at(-1);
+  const previous = (await listSnapshots(client, options.repository.name))
+    .filter((s) => dayOfSnapshot(s.name) !== undefined && s.name !== snapshot)
+    .at(-1);
   return { repository, snapshot, taken, pruned, ...(previous && previous.state !== 'SUCCESS' ? { previous } : {}) };
 }
 
@@ -137,7 +163,10 @@ export async function restoreIndices(
   client: Client,
   repository: string,
   snapshot: string,
-  options: { readonly indices: readonly string[]; readonly rename?: { readonly pattern: string; readonly replacement: string } },
+  options: {
+    readonly indices: readonly string[];
+    readonly rename?: { readonly pattern: string; readonly replacement: string };
+  },
 ): Promise<{ readonly indices: readonly string[]; readonly failedShards: number }> {
   const response = await client.snapshot.restore({
     repository,
@@ -147,7 +176,9 @@ export async function restoreIndices(
       indices: options.indices.join(','),
       include_global_state: false,
       include_aliases: false,
-      ...(options.rename ? { rename_pattern: options.rename.pattern, rename_replacement: options.rename.replacement } : {}),
+      ...(options.rename
+        ? { rename_pattern: options.rename.pattern, rename_replacement: options.rename.replacement }
+        : {}),
     },
   });
   const restored = (response.body as { snapshot: { indices: string[]; shards: { failed: number } } }).snapshot;

@@ -17,7 +17,8 @@ import { oppositeDirection, type Collection } from './fields';
  * place, a value the client never sent. The line is refused instead, naming the field.
  */
 const LONE_SURROGATE = /\p{Cs}/u;
-const WELL_FORMED_MESSAGE = 'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character';
+const WELL_FORMED_MESSAGE =
+  'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character';
 const text = z.string().check(
   z.minLength(1),
   z.maxLength(512),
@@ -33,10 +34,22 @@ const text = z.string().check(
  */
 const MAX_SECONDS = 1_000_000_000;
 const MAX_SPOTS = 1_000_000;
-const seconds = z.number().check(
-  z.refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_SECONDS, `must be a number of seconds from 0 to ${MAX_SECONDS.toLocaleString('en-US')} (about 31 years)`),
-);
-const spots = z.number().check(z.refine((v) => Number.isFinite(v) && v >= 0 && v <= MAX_SPOTS, `must be a number of spots from 0 to ${MAX_SPOTS.toLocaleString('en-US')}`));
+const seconds = z
+  .number()
+  .check(
+    z.refine(
+      (v) => Number.isFinite(v) && v >= 0 && v <= MAX_SECONDS,
+      `must be a number of seconds from 0 to ${MAX_SECONDS.toLocaleString('en-US')} (about 31 years)`,
+    ),
+  );
+const spots = z
+  .number()
+  .check(
+    z.refine(
+      (v) => Number.isFinite(v) && v >= 0 && v <= MAX_SPOTS,
+      `must be a number of spots from 0 to ${MAX_SPOTS.toLocaleString('en-US')}`,
+    ),
+  );
 const isoFormat = z.iso.datetime({ offset: true, error: TIMESTAMP_FORMAT_MESSAGE });
 const isoTimestamp = isoFormat.check(z.refine((t) => isNotBeforeFloor(Date.parse(t)), TIMESTAMP_FLOOR_MESSAGE));
 const direction = z.enum(['A', 'B']);
@@ -155,7 +168,10 @@ function refuseBeyondTotal(doc: ParkingLotStatsDocument, pathPrefix: string): vo
   if (total === undefined) return;
   const errors = (['occupied', 'free'] as const)
     .filter((name) => (doc[name] ?? 0) > total)
-    .map((name) => ({ path: `${pathPrefix}/${name}`, message: `must be at most total (${total}): a lot has no more ${name} spots than spots` }));
+    .map((name) => ({
+      path: `${pathPrefix}/${name}`,
+      message: `must be at most total (${total}): a lot has no more ${name} spots than spots`,
+    }));
   if (errors.length > 0) throw new ValidationError(errors);
 }
 
@@ -174,13 +190,17 @@ const LEAVES = new Map<z.ZodMiniType, (value: unknown) => boolean>([
 ]);
 
 /** Each collection's fast parse (undefined if its schema has a part the fast parse does not know: then zod alone). */
-export const FAST_PARSERS = Object.fromEntries(Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, fastParser(schema, LEAVES)])) as Record<Collection, FastParse | undefined>;
+export const FAST_PARSERS = Object.fromEntries(
+  Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, fastParser(schema, LEAVES)]),
+) as Record<Collection, FastParse | undefined>;
 
 /**
  * Each collection's fields in sorted order, as the identity's canonical JSON has them
  * (./identity.ts): a document built in this order is written as it is, not copied sorted.
  */
-const SORTED_FIELDS = Object.fromEntries(Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, Object.keys(schema.shape).sort()])) as unknown as Record<Collection, readonly string[]>;
+const SORTED_FIELDS = Object.fromEntries(
+  Object.entries(DOCUMENT_SCHEMAS).map(([c, schema]) => [c, Object.keys(schema.shape).sort()]),
+) as unknown as Record<Collection, readonly string[]>;
 
 function normalize(doc: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -190,7 +210,11 @@ function normalize(doc: Record<string, unknown>, fields: readonly string[]): Rec
     // The schema checked the ISO 8601 form (years 1970-9999), which Date.parse reads to the millisecond.
     if (name === 'timestamp' || name === 'startingTimestamp') out[name] = Date.parse(value as string);
     else if (name === 'crossedPaths') {
-      out[name] = (value as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({ end: p.end, id: p.id, start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B') }));
+      out[name] = (value as { id: string; end: 'A' | 'B'; start?: 'A' | 'B' }[]).map((p) => ({
+        end: p.end,
+        id: p.id,
+        start: p.start ?? (oppositeDirection(p.end) as 'A' | 'B'),
+      }));
     } else out[name] = value;
   }
   return out;

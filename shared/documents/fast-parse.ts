@@ -29,7 +29,8 @@ export function fastParser(schema: z.ZodMiniType, leaves: Leaves): FastParse | u
     const element = def.element && fastParser(def.element, leaves);
     return element && arrayParser(element);
   }
-  if (def.type === 'object' && def.catchall?._zod.def.type === 'never' && def.shape) return objectParser(def.shape, leaves);
+  if (def.type === 'object' && def.catchall?._zod.def.type === 'never' && def.shape)
+    return objectParser(def.shape, leaves);
   return undefined;
 }
 
@@ -71,7 +72,8 @@ function objectParser(shape: Readonly<Record<string, z.ZodMiniType>>, leaves: Le
     fields.push({ name, optional, parse });
   }
   return (input) => {
-    if (typeof input !== 'object' || input === null || Object.getPrototypeOf(input) !== Object.prototype) return undefined;
+    if (typeof input !== 'object' || input === null || Object.getPrototypeOf(input) !== Object.prototype)
+      return undefined;
     const object = input as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     let present = 0;

@@ -42,7 +42,9 @@ export type Repeat = { readonly kind: 'duplicate' } | { readonly kind: 'conflict
  * the same, else a conflict (its `id` named another document first; the first wins). Two readings
  * without `id` whose 64-bit keys collide while their contents differ are both kept.
  */
-export function firstOfEachIdentity<C extends Collection>(documents: readonly DocumentToWrite<C>[]): { distinct: number[]; repeated: Map<number, Repeat> } {
+export function firstOfEachIdentity<C extends Collection>(
+  documents: readonly DocumentToWrite<C>[],
+): { distinct: number[]; repeated: Map<number, Repeat> } {
   const contents = new Map<bigint, bigint[]>();
   const distinct: number[] = [];
   const repeated = new Map<number, Repeat>();

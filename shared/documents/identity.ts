@@ -12,9 +12,17 @@ export function documentIdentity(collection: Collection, doc: ReportDocument): D
 export function identityOfContent(collection: Collection, doc: ReportDocument, content: string): DocumentIdentity {
   // One-shot digests: a Hash object per digest cost about as much as the hashing, and so did a
   // Buffer per digest; hex strings are cheaper to make and to read (bench/README.md).
-  const identity = hash('sha256', `${doc.organizationId}\u0000${collection}\u0000${doc.id === undefined ? `content\u0000${content}` : `id\u0000${doc.id}`}`, 'hex');
+  const identity = hash(
+    'sha256',
+    `${doc.organizationId}\u0000${collection}\u0000${doc.id === undefined ? `content\u0000${content}` : `id\u0000${doc.id}`}`,
+    'hex',
+  );
   const digest = hash('sha256', `content\u0000${collection}\u0000${content}`, 'hex');
-  return { id: Buffer.from(identity.slice(0, 32), 'hex').toString('base64url'), key: int64(identity), content: int64(digest) };
+  return {
+    id: Buffer.from(identity.slice(0, 32), 'hex').toString('base64url'),
+    key: int64(identity),
+    content: int64(digest),
+  };
 }
 
 /** The first 8 bytes of a hex digest as a signed big-endian 64-bit integer (readBigInt64BE). */

@@ -29,7 +29,9 @@ export function monthOf(timestampMs: number, offset = 0): number {
  */
 export function firstKeptMonth(nowMs: number, months: number): number | undefined {
   if (!Number.isInteger(months) || months < 0 || months > MAX_RETENTION_MONTHS) {
-    throw new RangeError(`the retention must be a whole number of months from 0 to ${MAX_RETENTION_MONTHS}, got ${months}`);
+    throw new RangeError(
+      `the retention must be a whole number of months from 0 to ${MAX_RETENTION_MONTHS}, got ${months}`,
+    );
   }
   return months === 0 ? undefined : monthOf(nowMs, -months);
 }
@@ -41,4 +43,5 @@ export function isExpired(month: number, nowMs: number, months: number): boolean
 }
 
 /** YYYYMM as `YYYY.MM`, the way index names and reports of a retention run write it. */
-export const formatMonth = (month: number): string => `${Math.floor(month / 100)}.${String(month % 100).padStart(2, '0')}`;
+export const formatMonth = (month: number): string =>
+  `${Math.floor(month / 100)}.${String(month % 100).padStart(2, '0')}`;

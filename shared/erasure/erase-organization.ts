@@ -23,7 +23,16 @@ export interface OrganizationErasureOutcome {
 }
 
 /** In the order they are deleted: clients, then locations before their groups, so that a run cut short leaves nothing that could accept a document. */
-const ITEM_KINDS: readonly ItemKind[] = ['machineClient', 'location', 'sensorGroup', 'occupancy', 'idempotency', 'deletedLocation', 'locationChange', 'machineClientUse'];
+const ITEM_KINDS: readonly ItemKind[] = [
+  'machineClient',
+  'location',
+  'sensorGroup',
+  'occupancy',
+  'idempotency',
+  'deletedLocation',
+  'locationChange',
+  'machineClientUse',
+];
 
 /**
  * Erases one organization: its table items first (its machine clients then get no token and its
@@ -33,7 +42,11 @@ const ITEM_KINDS: readonly ItemKind[] = ['machineClient', 'location', 'sensorGro
  * since they carry it; older ones expire within 24 hours). Safe to run again: a second run finds
  * nothing. With `dryRun`, counts what it would delete and deletes nothing.
  */
-export async function eraseOrganization(targets: OrganizationErasureTargets, organizationId: string, options: { readonly dryRun?: boolean } = {}): Promise<OrganizationErasureOutcome> {
+export async function eraseOrganization(
+  targets: OrganizationErasureTargets,
+  organizationId: string,
+  options: { readonly dryRun?: boolean } = {},
+): Promise<OrganizationErasureOutcome> {
   const dryRun = options.dryRun ?? false;
   const items = (await targets.table.scan()).filter((item) => belongsTo(item, organizationId));
   const count = Object.fromEntries(ITEM_KINDS.map((k) => [k, 0])) as ErasedItems;

@@ -24,9 +24,17 @@ export interface RunChecksOptions {
 export const DEFAULT_CHECK_TIMEOUT_MS = 3_000;
 
 /** Runs every check at once, each bounded by the timeout: the report is ok when all are. */
-export async function runChecks(checks: Readonly<Record<string, HealthCheck>>, options: RunChecksOptions = {}): Promise<HealthReport> {
-  const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await runCheck(name, check, options)] as const));
-  return { status: results.every(([, status]) => status === 'ok') ? 'ok' : 'fail', checks: Object.fromEntries(results) };
+export async function runChecks(
+  checks: Readonly<Record<string, HealthCheck>>,
+  options: RunChecksOptions = {},
+): Promise<HealthReport> {
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => [name, await runCheck(name, check, options)] as const),
+  );
+  return {
+    status: results.every(([, status]) => status === 'ok') ? 'ok' : 'fail',
+    checks: Object.fromEntries(results),
+  };
 }
 
 /**
@@ -41,7 +49,11 @@ export const HEALTH_MAX_AGE_MS = 1_000;
  * while a run is on gets that run's. So at most one run at a time, and one per `maxAgeMs` however
  * many ask. `now` is a monotonic clock in milliseconds.
  */
-export function sharedReport(run: () => Promise<HealthReport>, maxAgeMs = HEALTH_MAX_AGE_MS, now: () => number = () => performance.now()): () => Promise<HealthReport> {
+export function sharedReport(
+  run: () => Promise<HealthReport>,
+  maxAgeMs = HEALTH_MAX_AGE_MS,
+  now: () => number = () => performance.now(),
+): () => Promise<HealthReport> {
   let running: Promise<HealthReport> | undefined;
   let last: { readonly at: number; readonly report: HealthReport } | undefined;
   return () => {

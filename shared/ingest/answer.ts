@@ -13,12 +13,19 @@ export interface IngestDeps {
 }
 
 /** checkLines over an NDJSON body's lines, done by someone else. */
-export type LineChecker = (collection: Collection, body: string, tenancy: { readonly organizationId: string; readonly locationIds: ReadonlySet<string> }) => Promise<CheckedBatch>;
+export type LineChecker = (
+  collection: Collection,
+  body: string,
+  tenancy: { readonly organizationId: string; readonly locationIds: ReadonlySet<string> },
+) => Promise<CheckedBatch>;
 
 /** The collection a path names (`/ingest/{collection}`, the names a report's `source` uses); 404 otherwise. */
 export function collectionOf(name: string | undefined): Collection {
   const found = COLLECTIONS.find((c) => c === name);
-  if (!found) throw new NotFoundError(`There is no collection '${String(name).slice(0, 64)}'; documents go to /ingest/${COLLECTIONS.join(', /ingest/')}.`);
+  if (!found)
+    throw new NotFoundError(
+      `There is no collection '${String(name).slice(0, 64)}'; documents go to /ingest/${COLLECTIONS.join(', /ingest/')}.`,
+    );
   return found;
 }
 
@@ -28,9 +35,18 @@ export function collectionOf(name: string | undefined): Collection {
  * The organization's locations are read once per request, so a location imported a moment ago is
  * already one a gateway may send documents for.
  */
-export async function answerIngest(body: string, collection: Collection, organizationId: string, deps: IngestDeps): Promise<IngestResult> {
+export async function answerIngest(
+  body: string,
+  collection: Collection,
+  organizationId: string,
+  deps: IngestDeps,
+): Promise<IngestResult> {
   const lines = ndjsonLines(body);
   const locationIds = await deps.locationIds(organizationId);
   const tenancy = { organizationId, locationIds };
-  return writeChecked(collection, deps.check ? await deps.check(collection, body, tenancy) : checkLines(collection, lines, tenancy), deps.writer);
+  return writeChecked(
+    collection,
+    deps.check ? await deps.check(collection, body, tenancy) : checkLines(collection, lines, tenancy),
+    deps.writer,
+  );
 }

@@ -6,7 +6,9 @@ import type { DocumentWriter, WriteOutcome } from '../stores/store';
 import type { Collection } from '../documents/fields';
 
 /** One document of a batch: an NDJSON line's text (parsed here), or a value already parsed (the CLIs). `line` numbers it in answers. */
-export type BatchLine = { readonly line: number; readonly text: string } | { readonly line: number; readonly value: unknown };
+export type BatchLine =
+  | { readonly line: number; readonly text: string }
+  | { readonly line: number; readonly value: unknown };
 
 /** A line that was not written, with every reason (JSON Pointers into the line's document). */
 export interface RejectedLine {
@@ -36,7 +38,8 @@ export interface Tenancy {
   readonly locationIds?: ReadonlySet<string>;
 }
 
-export const CONFLICT_MESSAGE = 'conflict: a different document with this id was written first, and the first write wins';
+export const CONFLICT_MESSAGE =
+  'conflict: a different document with this id was written first, and the first write wins';
 
 /** A line that holds a valid document of the batch, with who it is. */
 export interface CheckedLine<C extends Collection = Collection> extends DocumentToWrite<C> {
@@ -55,7 +58,12 @@ export interface CheckedBatch<C extends Collection = Collection> {
  * the collection's document schema, names another organization or a location the organization does
  * not have, or names an `id` already written with other content (a conflict).
  */
-export async function ingestBatch(collection: Collection, lines: readonly BatchLine[], tenancy: Tenancy, writer: DocumentWriter): Promise<IngestResult> {
+export async function ingestBatch(
+  collection: Collection,
+  lines: readonly BatchLine[],
+  tenancy: Tenancy,
+  writer: DocumentWriter,
+): Promise<IngestResult> {
   return writeChecked(collection, checkLines(collection, lines, tenancy), writer);
 }
 
@@ -83,11 +91,18 @@ export function checkLines(
 }
 
 /** The second half of ingestBatch: the valid lines written exactly once, and the answer. */
-export async function writeChecked(collection: Collection, { valid, rejected: refused }: CheckedBatch, writer: DocumentWriter): Promise<IngestResult> {
+export async function writeChecked(
+  collection: Collection,
+  { valid, rejected: refused }: CheckedBatch,
+  writer: DocumentWriter,
+): Promise<IngestResult> {
   const rejected = [...refused];
   const { distinct, repeated } = firstOfEachIdentity(valid);
   const outcomes = new Map<number, WriteOutcome>(repeated);
-  const written = await writer.write(collection, distinct.map((i) => valid[i] as DocumentToWrite));
+  const written = await writer.write(
+    collection,
+    distinct.map((i) => valid[i] as DocumentToWrite),
+  );
   written.forEach((o, j) => outcomes.set(distinct[j] as number, o));
   let accepted = 0;
   let duplicates = 0;
@@ -95,7 +110,15 @@ export async function writeChecked(collection: Collection, { valid, rejected: re
     const outcome = outcomes.get(i) as WriteOutcome;
     if (outcome.kind === 'written') accepted++;
     else if (outcome.kind === 'duplicate') duplicates++;
-    else rejected.push({ line, errors: [outcome.kind === 'conflict' ? { path: '/id', message: CONFLICT_MESSAGE } : { path: '', message: outcome.reason }] });
+    else
+      rejected.push({
+        line,
+        errors: [
+          outcome.kind === 'conflict'
+            ? { path: '/id', message: CONFLICT_MESSAGE }
+            : { path: '', message: outcome.reason },
+        ],
+      });
   });
   rejected.sort((a, b) => a.line - b.line);
   return { accepted, duplicates, rejected };
@@ -130,4 +153,5 @@ function parseLine(collection: Collection, entry: BatchLine, tenancy: Tenancy, e
   return errors.length === 0 ? document : undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -65,13 +65,20 @@ export class UnknownMachineClientError extends Error {
     readonly clientId: string,
     readonly reason: 'unknown' | 'revoked',
   ) {
-    super(reason === 'unknown' ? `Client ${clientId} is not a registered machine client.` : `Client ${clientId} was revoked.`);
+    super(
+      reason === 'unknown'
+        ? `Client ${clientId} is not a registered machine client.`
+        : `Client ${clientId} was revoked.`,
+    );
     this.name = 'UnknownMachineClientError';
   }
 }
 
 /** The machine client with this id, if registered (revoked ones too). */
-export async function findMachineClient(table: Pick<ItemTable, 'get'>, clientId: string): Promise<MachineClient | undefined> {
+export async function findMachineClient(
+  table: Pick<ItemTable, 'get'>,
+  clientId: string,
+): Promise<MachineClient | undefined> {
   const item = await table.get(MACHINE_CLIENTS_PARTITION, machineClientSortKey(clientId));
   return item ? toMachineClient(item) : undefined;
 }
@@ -100,7 +107,9 @@ export async function putMachineClient(table: ItemTable, client: MachineClient):
  */
 export interface ClientIssuer {
   /** New credentials named `name`; the secret is shown once. `secretHash` when the service checks the secret itself. */
-  create(name: string): Promise<{ readonly clientId: string; readonly clientSecret: string; readonly secretHash?: string }>;
+  create(
+    name: string,
+  ): Promise<{ readonly clientId: string; readonly clientSecret: string; readonly secretHash?: string }>;
   /** Deletes the credentials (no error when they are gone already). */
   remove(clientId: string): Promise<void>;
   /** Where a client exchanges its id and secret for an access token (OAuth 2.0 client credentials, RFC 6749 §4.4). */
@@ -127,7 +136,14 @@ const CLIENT_NAME = /^[\w\s+=,.@-]{1,128}$/;
 export const MachineClientInputSchema = named(
   z.strictObject({
     name: described(
-      z.string().check(z.regex(CLIENT_NAME, 'must be 1 to 128 letters, digits, spaces or + = , . @ - _ (say, the site of the gateway)')),
+      z
+        .string()
+        .check(
+          z.regex(
+            CLIENT_NAME,
+            'must be 1 to 128 letters, digits, spaces or + = , . @ - _ (say, the site of the gateway)',
+          ),
+        ),
       'What to call the gateway (1 to 128 letters, digits, spaces or `+ = , . @ - _`), say its site.',
     ),
   }),
@@ -152,7 +168,14 @@ export async function registerMachineClient(
   request: { readonly organizationId: string; readonly name: string; readonly now: Date; readonly scope: string },
 ): Promise<RegisteredClient> {
   const { clientId, clientSecret, secretHash } = await issuer.create(request.name);
-  const client: MachineClient = { clientId, organizationId: request.organizationId, name: request.name, createdAt: request.now.toISOString(), revokedAt: null, ...(secretHash ? { secretHash } : {}) };
+  const client: MachineClient = {
+    clientId,
+    organizationId: request.organizationId,
+    name: request.name,
+    createdAt: request.now.toISOString(),
+    revokedAt: null,
+    ...(secretHash ? { secretHash } : {}),
+  };
   try {
     await putMachineClient(table, client);
   } catch (e) {
@@ -168,9 +191,16 @@ export async function registerMachineClient(
  * again deletes its credentials again (a run cut short completes); another organization's, or an
  * unknown one, is a 404.
  */
-export async function revokeMachineClient(table: ItemTable, issuer: Pick<ClientIssuer, 'remove'>, organizationId: string, clientId: string, now: Date): Promise<MachineClient> {
+export async function revokeMachineClient(
+  table: ItemTable,
+  issuer: Pick<ClientIssuer, 'remove'>,
+  organizationId: string,
+  clientId: string,
+  now: Date,
+): Promise<MachineClient> {
   const client = await findMachineClient(table, clientId);
-  if (!client || client.organizationId !== organizationId) throw new NotFoundError(`There is no ingest client '${clientId.slice(0, 128)}'.`);
+  if (!client || client.organizationId !== organizationId)
+    throw new NotFoundError(`There is no ingest client '${clientId.slice(0, 128)}'.`);
   const revoked = client.revokedAt === null ? { ...client, revokedAt: now.toISOString() } : client;
   if (client.revokedAt === null) await putMachineClient(table, revoked);
   await issuer.remove(clientId);
@@ -180,7 +210,11 @@ export async function revokeMachineClient(table: ItemTable, issuer: Pick<ClientI
 /** The organization's clients, revoked ones too, with their last use, in client id order. */
 export async function listClientsOf(table: ItemTable, organizationId: string): Promise<MachineClientView[]> {
   const items = await table.query(MACHINE_CLIENTS_PARTITION);
-  const used = new Map(items.filter((i) => i.SK.startsWith(USED_PREFIX)).map((i) => [i.SK.slice(USED_PREFIX.length), String(i.lastUsedAt)]));
+  const used = new Map(
+    items
+      .filter((i) => i.SK.startsWith(USED_PREFIX))
+      .map((i) => [i.SK.slice(USED_PREFIX.length), String(i.lastUsedAt)]),
+  );
   return items
     .filter((i) => i.kind === 'machineClient')
     .map(toMachineClient)
@@ -189,10 +223,29 @@ export async function listClientsOf(table: ItemTable, organizationId: string): P
 }
 
 /** Notes that a client of the organization sent a batch at `now` (a blind write of its last-use item). */
-export async function noteClientUse(table: Pick<ItemTable, 'put'>, organizationId: string, clientId: string, now: Date): Promise<void> {
-  await table.put({ PK: MACHINE_CLIENTS_PARTITION, SK: `${USED_PREFIX}${clientId}`, kind: 'machineClientUse', organizationId, clientId, lastUsedAt: now.toISOString() });
+export async function noteClientUse(
+  table: Pick<ItemTable, 'put'>,
+  organizationId: string,
+  clientId: string,
+  now: Date,
+): Promise<void> {
+  await table.put({
+    PK: MACHINE_CLIENTS_PARTITION,
+    SK: `${USED_PREFIX}${clientId}`,
+    kind: 'machineClientUse',
+    organizationId,
+    clientId,
+    lastUsedAt: now.toISOString(),
+  });
 }
 
 function viewOf(c: MachineClient, lastUsedAt: string | null): MachineClientView {
-  return { clientId: c.clientId, organizationId: c.organizationId, name: c.name, createdAt: c.createdAt, revokedAt: c.revokedAt, lastUsedAt };
+  return {
+    clientId: c.clientId,
+    organizationId: c.organizationId,
+    name: c.name,
+    createdAt: c.createdAt,
+    revokedAt: c.revokedAt,
+    lastUsedAt,
+  };
 }

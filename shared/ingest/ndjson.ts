@@ -22,7 +22,11 @@ export function ndjsonLines(body: string, maxLines = MAX_LINES): NdjsonLine[] {
     number++;
     const text = body.slice(start, end > start && body.charCodeAt(end - 1) === 13 ? end - 1 : end);
     if (text.trim() !== '') {
-      if (lines.length === maxLines) throw new PayloadTooLargeError(maxLines, `A request may carry at most ${maxLines.toLocaleString('en-US')} documents (lines); send the rest in another request.`);
+      if (lines.length === maxLines)
+        throw new PayloadTooLargeError(
+          maxLines,
+          `A request may carry at most ${maxLines.toLocaleString('en-US')} documents (lines); send the rest in another request.`,
+        );
       lines.push({ line: number, text });
     }
     start = end + 1;

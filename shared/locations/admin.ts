@@ -34,7 +34,6 @@ export interface WriteContext {
   readonly now: Date;
 }
 
-
 /** What an If-Match asks: the revision (or one of the revisions) it names, or `*` (the location exists, whatever its revision). */
 export type ExpectedRevision = number | readonly number[] | '*';
 
@@ -48,14 +47,28 @@ const MAX_GROUP_ACTIONS = 100 - FIXED_ACTIONS;
  * POST /locations: a new location, from the caller's desired state. 409 when the id is taken, or
  * belonged to a deleted location and `reuseDeletedId` is not set.
  */
-export async function createLocation(store: Store, context: WriteContext, input: LocationInput, options: { readonly reuseDeletedId?: boolean } = {}): Promise<StoredLocation> {
+export async function createLocation(
+  store: Store,
+  context: WriteContext,
+  input: LocationInput,
+  options: { readonly reuseDeletedId?: boolean } = {},
+): Promise<StoredLocation> {
   const id = input.id ?? randomUUID();
   return create(store, context, id, input, options.reuseDeletedId ?? false);
 }
 
-async function create(store: Store, context: WriteContext, id: string, input: LocationInput, reuseDeletedId: boolean): Promise<StoredLocation> {
+async function create(
+  store: Store,
+  context: WriteContext,
+  id: string,
+  input: LocationInput,
+  reuseDeletedId: boolean,
+): Promise<StoredLocation> {
   const org = context.organizationId;
-  const [existing, deleted] = await Promise.all([store.getLocationWithGroups(org, id), store.findDeletedLocation(org, id)]);
+  const [existing, deleted] = await Promise.all([
+    store.getLocationWithGroups(org, id),
+    store.findDeletedLocation(org, id),
+  ]);
   if (existing) throw locationExists(id);
   if (deleted && !reuseDeletedId) throw locationDeleted(id, deleted.deletedAt);
   const now = context.now.toISOString();
@@ -102,10 +115,18 @@ export async function replaceLocation(
   return update(store, context, current, input);
 }
 
-async function update(store: Store, context: WriteContext, current: StoredLocation, input: LocationInput): Promise<{ readonly location: StoredLocation; readonly changed: boolean }> {
+async function update(
+  store: Store,
+  context: WriteContext,
+  current: StoredLocation,
+  input: LocationInput,
+): Promise<{ readonly location: StoredLocation; readonly changed: boolean }> {
   const now = context.now.toISOString();
   const groups = desiredGroups(input, current.sensorGroups, now);
-  const desired = { location: { name: input.name ?? current.location.name, type: input.type, timezone: input.timezone }, sensorGroups: groups };
+  const desired = {
+    location: { name: input.name ?? current.location.name, type: input.type, timezone: input.timezone },
+    sensorGroups: groups,
+  };
   if (diffLocations(current, desired).length === 0) return { location: current, changed: false };
   const revision = current.revision + 1;
   const location: Location = { ...current.location, ...desired.location, updatedBy: context.actor, updatedAt: now };
@@ -131,7 +152,12 @@ async function update(store: Store, context: WriteContext, current: StoredLocati
  * cache, and an entry left behind by a failure expires within a day and is never shown for a
  * location that does not exist).
  */
-export async function deleteLocation(store: Store & Pick<LocationStore, 'clearOccupancy'>, context: WriteContext, id: string, expected?: ExpectedRevision): Promise<void> {
+export async function deleteLocation(
+  store: Store & Pick<LocationStore, 'clearOccupancy'>,
+  context: WriteContext,
+  id: string,
+  expected?: ExpectedRevision,
+): Promise<void> {
   const current = await currentLocation(store, context.organizationId, id);
   if (expected !== undefined) checkExpected(current, expected);
   const revision = current.revision + 1;
@@ -141,7 +167,13 @@ export async function deleteLocation(store: Store & Pick<LocationStore, 'clearOc
     expects: { kind: 'revision', revision: current.revision },
     putGroups: [],
     deleteGroupIds: current.sensorGroups.map((g) => g.id),
-    deleted: { id, organizationId: context.organizationId, deletedAt: context.now.toISOString(), deletedBy: context.actor, revision },
+    deleted: {
+      id,
+      organizationId: context.organizationId,
+      deletedAt: context.now.toISOString(),
+      deletedBy: context.actor,
+      revision,
+    },
     change: change(revision, context, 'deleted', current, undefined),
   });
   await store.clearOccupancy(context.organizationId, id);
@@ -164,12 +196,14 @@ export async function saveLocation(
   const current = await store.getLocationWithGroups(context.organizationId, id);
   if (!current) {
     const deleted = await store.findDeletedLocation(context.organizationId, id);
-    return { location: await create(store, context, id, input, options.reuseDeletedIds ?? false), outcome: deleted ? 'recreated' : 'created' };
+    return {
+      location: await create(store, context, id, input, options.reuseDeletedIds ?? false),
+      outcome: deleted ? 'recreated' : 'created',
+    };
   }
   const { location, changed } = await update(store, context, stored(current), input);
   return { location, outcome: changed ? 'updated' : 'unchanged' };
 }
-
 
 /** The input's groups, each with its capacity history carried on from the current group of its id. */
 function desiredGroups(input: LocationInput, current: readonly SensorGroup[], now: string): SensorGroup[] {
@@ -183,7 +217,11 @@ function desiredGroups(input: LocationInput, current: readonly SensorGroup[], no
         name: g.name,
         ...(capacity !== undefined ? { capacity } : {}),
         ...(history.length > 0 ? { capacityHistory: history } : {}),
-        lines: g.lines.map((l) => ({ trackingCameraId: l.trackingCameraId, lineId: l.lineId, inDirection: l.inDirection })),
+        lines: g.lines.map((l) => ({
+          trackingCameraId: l.trackingCameraId,
+          lineId: l.lineId,
+          inDirection: l.inDirection,
+        })),
         openingHours: g.openingHours,
       };
     })
@@ -196,27 +234,45 @@ function checkExpected(current: StoredLocation, expected: ExpectedRevision): voi
   if (!revisions.includes(current.revision)) throw stale(current);
 }
 
-function change(revision: number, context: WriteContext, action: ChangeAction, before: LocationState | undefined, after: LocationState | undefined) {
-  return changeEntry({ revision, at: context.now.toISOString(), by: context.actor, action, changes: diffLocations(before, after) });
+function change(
+  revision: number,
+  context: WriteContext,
+  action: ChangeAction,
+  before: LocationState | undefined,
+  after: LocationState | undefined,
+) {
+  return changeEntry({
+    revision,
+    at: context.now.toISOString(),
+    by: context.actor,
+    action,
+    changes: diffLocations(before, after),
+  });
 }
 
 async function write(store: Pick<LocationStore, 'writeLocation'>, w: LocationWrite): Promise<void> {
   const groupActions = w.putGroups.length + w.deleteGroupIds.length;
-  if (groupActions > MAX_GROUP_ACTIONS) throw new WriteTooLargeError(w.putGroups.length, w.deleteGroupIds.length, MAX_GROUP_ACTIONS);
+  if (groupActions > MAX_GROUP_ACTIONS)
+    throw new WriteTooLargeError(w.putGroups.length, w.deleteGroupIds.length, MAX_GROUP_ACTIONS);
   try {
     await store.writeLocation(w);
   } catch (e) {
     if (!(e instanceof LocationWriteConflictError)) throw e;
     if (e.reason === 'exists') throw locationExists(w.locationId);
     if (e.reason === 'deleted') throw locationDeleted(w.locationId);
-    throw new PreconditionFailedError(`Location '${w.locationId}' changed while this request was being written; read it again (its ETag) and send the change with that.`);
+    throw new PreconditionFailedError(
+      `Location '${w.locationId}' changed while this request was being written; read it again (its ETag) and send the change with that.`,
+    );
   }
 }
 
 const stale = (current: StoredLocation) =>
-  new PreconditionFailedError(`If-Match does not name the current revision of location '${current.location.id}' (its ETag is "${current.revision}"); read it again and send the change with that ETag.`);
+  new PreconditionFailedError(
+    `If-Match does not name the current revision of location '${current.location.id}' (its ETag is "${current.revision}"); read it again and send the change with that ETag.`,
+  );
 
-const locationExists = (id: string) => new ConflictError(`Location '${id}' exists already; change it with PUT /locations/${id}.`, { reason: 'exists' });
+const locationExists = (id: string) =>
+  new ConflictError(`Location '${id}' exists already; change it with PUT /locations/${id}.`, { reason: 'exists' });
 
 function locationDeleted(id: string, deletedAt?: string): ConflictError {
   return new ConflictError(
@@ -229,8 +285,12 @@ function locationDeleted(id: string, deletedAt?: string): ConflictError {
 export function checkIdentity(input: LocationInput, organizationId: string, pathId?: string): void {
   const errors = [];
   if (input.organizationId !== undefined && input.organizationId.toLowerCase() !== organizationId.toLowerCase()) {
-    errors.push({ path: '/organizationId', message: `must be the organization of the token (${organizationId}), or left out` });
+    errors.push({
+      path: '/organizationId',
+      message: `must be the organization of the token (${organizationId}), or left out`,
+    });
   }
-  if (pathId !== undefined && input.id !== undefined && input.id !== pathId) errors.push({ path: '/id', message: `must be the location of the path (${pathId}), or left out` });
+  if (pathId !== undefined && input.id !== undefined && input.id !== pathId)
+    errors.push({ path: '/id', message: `must be the location of the path (${pathId}), or left out` });
   if (errors.length > 0) throw new ValidationError(errors);
 }

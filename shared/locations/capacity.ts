@@ -15,7 +15,11 @@ export const MAX_CAPACITY_HISTORY = 100;
  * unchanged when the capacity is the same; else the old history with one entry more. A group that
  * never had a capacity and gets none keeps an empty history.
  */
-export function nextCapacityHistory(old: readonly CapacityChange[] | undefined, capacity: number | undefined, now: string): CapacityChange[] {
+export function nextCapacityHistory(
+  old: readonly CapacityChange[] | undefined,
+  capacity: number | undefined,
+  now: string,
+): CapacityChange[] {
   const history = [...(old ?? [])];
   const current = history.length > 0 ? history[history.length - 1]!.capacity : null;
   const next = capacity ?? null;

@@ -24,9 +24,14 @@ export interface ChangeLogPage {
 export function parseChangeQuery(query: Readonly<Record<string, string | undefined>> | undefined): ChangeQuery {
   const errors = [];
   const limit = query?.limit === undefined ? DEFAULT_CHANGE_PAGE : wholeNumber(query.limit);
-  if (limit === undefined || limit < 1 || limit > MAX_CHANGE_PAGE) errors.push({ path: '/query/limit', message: `must be a whole number from 1 to ${MAX_CHANGE_PAGE}` });
+  if (limit === undefined || limit < 1 || limit > MAX_CHANGE_PAGE)
+    errors.push({ path: '/query/limit', message: `must be a whole number from 1 to ${MAX_CHANGE_PAGE}` });
   const before = query?.before === undefined ? undefined : wholeNumber(query.before);
-  if (query?.before !== undefined && (before === undefined || before < 1)) errors.push({ path: '/query/before', message: 'must be a revision, a whole number from 1 (the `next` link gives it)' });
+  if (query?.before !== undefined && (before === undefined || before < 1))
+    errors.push({
+      path: '/query/before',
+      message: 'must be a revision, a whole number from 1 (the `next` link gives it)',
+    });
   if (errors.length > 0) throw new ValidationError(errors);
   return { limit: limit!, ...(before !== undefined ? { before } : {}) };
 }
@@ -44,11 +49,23 @@ export async function listChangePage(
   query: ChangeQuery,
 ): Promise<ChangeLogPage> {
   if (!LOCATION_ID.test(locationId)) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
-  const changes = await store.listChanges(organizationId, locationId, { limit: query.limit, ...(query.before !== undefined ? { beforeRevision: query.before } : {}) });
-  if (changes.length === 0 && query.before === undefined && !(await store.getLocationWithGroups(organizationId, locationId))) {
+  const changes = await store.listChanges(organizationId, locationId, {
+    limit: query.limit,
+    ...(query.before !== undefined ? { beforeRevision: query.before } : {}),
+  });
+  if (
+    changes.length === 0 &&
+    query.before === undefined &&
+    !(await store.getLocationWithGroups(organizationId, locationId))
+  ) {
     throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
   }
   const oldest = changes[changes.length - 1];
   const more = changes.length === query.limit && oldest !== undefined && oldest.revision > 1;
-  return { changes, ...(more ? { next: `/locations/${encodeURIComponent(locationId)}/changes?before=${oldest.revision}&limit=${query.limit}` } : {}) };
+  return {
+    changes,
+    ...(more
+      ? { next: `/locations/${encodeURIComponent(locationId)}/changes?before=${oldest.revision}&limit=${query.limit}` }
+      : {}),
+  };
 }

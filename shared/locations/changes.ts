@@ -43,7 +43,9 @@ export interface LocationChange {
 export const MAX_CHANGE_VALUES_BYTES = 100_000;
 
 /** The fields a location's change is compared on (the desired state; the audit fields are not changes of their own). */
-export type LocationState = Pick<LocationWithGroups, 'sensorGroups'> & { readonly location: { readonly name: string; readonly type: string; readonly timezone: string } };
+export type LocationState = Pick<LocationWithGroups, 'sensorGroups'> & {
+  readonly location: { readonly name: string; readonly type: string; readonly timezone: string };
+};
 
 const GROUP_FIELDS = ['name', 'capacity', 'lines', 'openingHours'] as const;
 
@@ -59,7 +61,11 @@ export function diffLocations(before: LocationState | undefined, after: Location
   for (const id of ids) {
     const [b, a] = [old.get(id), now.get(id)];
     if (!b || !a) {
-      changes.push({ path: `/sensorGroups/${id}`, ...(b ? { before: groupState(b) } : {}), ...(a ? { after: groupState(a) } : {}) });
+      changes.push({
+        path: `/sensorGroups/${id}`,
+        ...(b ? { before: groupState(b) } : {}),
+        ...(a ? { after: groupState(a) } : {}),
+      });
       continue;
     }
     for (const field of GROUP_FIELDS) changes.push(...fieldChange(`/sensorGroups/${id}/${field}`, b[field], a[field]));
@@ -74,7 +80,13 @@ function fieldChange(path: string, before: unknown, after: unknown): FieldChange
 
 /** A group as the log shows it: its desired state, without the history the service keeps. */
 function groupState(g: SensorGroup): Omit<SensorGroup, 'capacityHistory'> {
-  return { id: g.id, name: g.name, ...(g.capacity !== undefined ? { capacity: g.capacity } : {}), lines: g.lines, openingHours: g.openingHours };
+  return {
+    id: g.id,
+    name: g.name,
+    ...(g.capacity !== undefined ? { capacity: g.capacity } : {}),
+    lines: g.lines,
+    openingHours: g.openingHours,
+  };
 }
 
 /** The entry to write: with its values when they are small enough, else the paths only. */
@@ -82,4 +94,3 @@ export function changeEntry(entry: Omit<LocationChange, 'valuesOmitted'>): Locat
   if (new TextEncoder().encode(JSON.stringify(entry.changes)).length <= MAX_CHANGE_VALUES_BYTES) return entry;
   return { ...entry, changes: entry.changes.map((c) => ({ path: c.path })), valuesOmitted: true };
 }
-

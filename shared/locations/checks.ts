@@ -18,11 +18,19 @@ export function checkImportFile(locations: readonly (LocationInput | undefined)[
   locations.forEach((location, i) => {
     if (location === undefined) return;
     const at = `/locations/${i}`;
-    if (location.organizationId === undefined) errors.push({ path: `${at}/organizationId`, message: 'is required in a file (the UUID of the organization the location belongs to)' });
+    if (location.organizationId === undefined)
+      errors.push({
+        path: `${at}/organizationId`,
+        message: 'is required in a file (the UUID of the organization the location belongs to)',
+      });
     if (location.id !== undefined) {
       const key = `${location.organizationId}\n${location.id}`;
       const first = seenLocations.get(key);
-      if (first !== undefined) errors.push({ path: `${at}/id`, message: `duplicate location id '${location.id}' (also at /locations/${first})` });
+      if (first !== undefined)
+        errors.push({
+          path: `${at}/id`,
+          message: `duplicate location id '${location.id}' (also at /locations/${first})`,
+        });
       else seenLocations.set(key, i);
     }
     errors.push(...checkLocation(location, at));
@@ -41,14 +49,21 @@ export function checkLocation(location: Pick<LocationInput, 'sensorGroups'>, at 
   (location.sensorGroups ?? []).forEach((group, j) => {
     const gAt = `${at}/sensorGroups/${j}`;
     const first = groupIds.get(group.id);
-    if (first !== undefined) errors.push({ path: `${gAt}/id`, message: `duplicate sensor group id ${group.id} (also at ${at}/sensorGroups/${first})` });
+    if (first !== undefined)
+      errors.push({
+        path: `${gAt}/id`,
+        message: `duplicate sensor group id ${group.id} (also at ${at}/sensorGroups/${first})`,
+      });
     else groupIds.set(group.id, j);
     const lines = new Map<string, number>();
     group.lines.forEach((line, k) => {
       const key = JSON.stringify([line.trackingCameraId, line.lineId]);
       const firstLine = lines.get(key);
       if (firstLine !== undefined) {
-        errors.push({ path: `${gAt}/lines/${k}`, message: `line '${line.lineId}' of camera '${line.trackingCameraId}' is already at ${gAt}/lines/${firstLine}` });
+        errors.push({
+          path: `${gAt}/lines/${k}`,
+          message: `line '${line.lineId}' of camera '${line.trackingCameraId}' is already at ${gAt}/lines/${firstLine}`,
+        });
       } else lines.set(key, k);
     });
     errors.push(...checkOpeningHours(group.openingHours, `${gAt}/openingHours`));
@@ -82,7 +97,10 @@ export function checkOpeningHours(hours: OpeningHours, at: string): FieldError[]
     });
   });
   // Each interval also as shifted by a week, so that Sunday night is compared with Monday morning.
-  const all = [...intervals, ...intervals.map((v) => ({ ...v, start: v.start + WEEK_MINUTES, end: v.end + WEEK_MINUTES }))].sort((a, b) => a.start - b.start);
+  const all = [
+    ...intervals,
+    ...intervals.map((v) => ({ ...v, start: v.start + WEEK_MINUTES, end: v.end + WEEK_MINUTES })),
+  ].sort((a, b) => a.start - b.start);
   const reported = new Set<string>();
   let reach: WeekInterval | undefined; // the interval reaching furthest so far
   for (const current of all) {

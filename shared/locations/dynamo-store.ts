@@ -32,7 +32,9 @@ export class DynamoItemTable implements ItemTable {
   ) {}
 
   async get(pk: string, sk: string): Promise<Item | undefined> {
-    const { Item: item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { PK: pk, SK: sk } }));
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { PK: pk, SK: sk } }),
+    );
     return item as Item | undefined;
   }
 
@@ -43,22 +45,28 @@ export class DynamoItemTable implements ItemTable {
       KeyConditionExpression: skPrefix ? 'PK = :pk AND begins_with(SK, :sk)' : 'PK = :pk',
       ExpressionAttributeValues: skPrefix ? { ':pk': pk, ':sk': skPrefix } : { ':pk': pk },
     };
-    for await (const page of paginateQuery({ client: this.client }, input)) items.push(...((page.Items ?? []) as Item[]));
+    for await (const page of paginateQuery({ client: this.client }, input))
+      items.push(...((page.Items ?? []) as Item[]));
     return items;
   }
 
   async scan(): Promise<Item[]> {
     const items: Item[] = [];
-    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName })) items.push(...((page.Items ?? []) as Item[]));
+    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName }))
+      items.push(...((page.Items ?? []) as Item[]));
     return items;
   }
 
   put(item: Item, condition?: WriteCondition): Promise<boolean> {
-    return this.conditionally(new PutCommand({ TableName: this.tableName, Item: item, ...conditionExpression(condition) }));
+    return this.conditionally(
+      new PutCommand({ TableName: this.tableName, Item: item, ...conditionExpression(condition) }),
+    );
   }
 
   delete(pk: string, sk: string, condition?: NotNewerThan): Promise<boolean> {
-    return this.conditionally(new DeleteCommand({ TableName: this.tableName, Key: { PK: pk, SK: sk }, ...conditionExpression(condition) }));
+    return this.conditionally(
+      new DeleteCommand({ TableName: this.tableName, Key: { PK: pk, SK: sk }, ...conditionExpression(condition) }),
+    );
   }
 
   async page(pk: string, options: PageOptions): Promise<Item[]> {
@@ -66,7 +74,10 @@ export class DynamoItemTable implements ItemTable {
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: options.before === undefined ? 'PK = :pk' : 'PK = :pk AND SK < :before',
-        ExpressionAttributeValues: { ':pk': pk, ...(options.before === undefined ? {} : { ':before': options.before }) },
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ...(options.before === undefined ? {} : { ':before': options.before }),
+        },
         ScanIndexForward: !options.descending,
         Limit: options.limit,
       }),
@@ -86,7 +97,13 @@ export class DynamoItemTable implements ItemTable {
       const condition = transactExpression(a.condition);
       if ('put' in a) return { Put: { TableName, Item: a.put, ...condition } };
       if ('delete' in a) return { Delete: { TableName, Key: { PK: a.delete.PK, SK: a.delete.SK }, ...condition } };
-      return { ConditionCheck: { TableName, Key: { PK: a.check.PK, SK: a.check.SK }, ...(condition as Required<typeof condition>) } };
+      return {
+        ConditionCheck: {
+          TableName,
+          Key: { PK: a.check.PK, SK: a.check.SK },
+          ...(condition as Required<typeof condition>),
+        },
+      };
     });
     try {
       await this.client.send(new TransactWriteCommand({ TransactItems }));
@@ -112,14 +129,23 @@ export class DynamoItemTable implements ItemTable {
   }
 }
 
-function conditionExpression(condition: WriteCondition | undefined): { ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+function conditionExpression(condition: WriteCondition | undefined): {
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+} {
   if (!condition) return {};
   if ('claimableAt' in condition) {
     const { status, expiresAt, inProgressExpiresAt, inProgress } = CLAIM_ATTRIBUTES;
     return {
-      ConditionExpression: 'attribute_not_exists(PK) OR #expiry < :nowSeconds OR (#status = :inProgress AND #claim < :nowMs)',
+      ConditionExpression:
+        'attribute_not_exists(PK) OR #expiry < :nowSeconds OR (#status = :inProgress AND #claim < :nowMs)',
       ExpressionAttributeNames: { '#expiry': expiresAt, '#status': status, '#claim': inProgressExpiresAt },
-      ExpressionAttributeValues: { ':nowSeconds': condition.claimableAt / 1000, ':nowMs': condition.claimableAt, ':inProgress': inProgress },
+      ExpressionAttributeValues: {
+        ':nowSeconds': condition.claimableAt / 1000,
+        ':nowMs': condition.claimableAt,
+        ':inProgress': inProgress,
+      },
     };
   }
   return {
@@ -129,13 +155,25 @@ function conditionExpression(condition: WriteCondition | undefined): { Condition
   };
 }
 
-function transactExpression(condition: TransactCondition | undefined): { ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+function transactExpression(condition: TransactCondition | undefined): {
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+} {
   if (!condition) return {};
   if (condition.kind === 'absent') return { ConditionExpression: 'attribute_not_exists(PK)' };
   if (condition.revision === 0) {
-    return { ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#r) OR #r = :r)', ExpressionAttributeNames: { '#r': REVISION }, ExpressionAttributeValues: { ':r': 0 } };
+    return {
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#r) OR #r = :r)',
+      ExpressionAttributeNames: { '#r': REVISION },
+      ExpressionAttributeValues: { ':r': 0 },
+    };
   }
-  return { ConditionExpression: '#r = :r', ExpressionAttributeNames: { '#r': REVISION }, ExpressionAttributeValues: { ':r': condition.revision } };
+  return {
+    ConditionExpression: '#r = :r',
+    ExpressionAttributeNames: { '#r': REVISION },
+    ExpressionAttributeValues: { ':r': condition.revision },
+  };
 }
 
 /** LocationStore on one DynamoDB table (layout in ./items.ts, logic in ./table-store.ts). */

@@ -39,7 +39,11 @@ export function validateImportFile(json: unknown): ImportEntry[] {
     const key = JSON.stringify([input.organizationId, input.type, input.timezone]);
     const ordinal = ordinals.get(key) ?? 0;
     ordinals.set(key, ordinal + 1);
-    return { id: generatedLocationId(input.organizationId as string, input.type, input.timezone, ordinal), generatedId: true, input };
+    return {
+      id: generatedLocationId(input.organizationId as string, input.type, input.timezone, ordinal),
+      generatedId: true,
+      input,
+    };
   });
 }
 
@@ -83,7 +87,11 @@ type ImportStore = Pick<LocationStore, 'getLocationWithGroups' | 'findDeletedLoc
  * changes nothing. Locations the file does not name are left alone. Ids of deleted locations are
  * refused before anything is written (unless `reuseDeletedIds`), every one of them at once.
  */
-export async function applyImport(store: ImportStore, entries: readonly ImportEntry[], options: ImportOptions): Promise<ImportResult[]> {
+export async function applyImport(
+  store: ImportStore,
+  entries: readonly ImportEntry[],
+  options: ImportOptions,
+): Promise<ImportResult[]> {
   if (!options.reuseDeletedIds) await refuseDeletedIds(store, entries);
   const results: ImportResult[] = [];
   for (const entry of entries) results.push(await importOne(store, entry, options));
@@ -94,19 +102,34 @@ async function refuseDeletedIds(store: ImportStore, entries: readonly ImportEntr
   const refused = await Promise.all(
     entries.map(async (entry, i) => {
       const org = entry.input.organizationId as string;
-      const deleted = (await store.getLocationWithGroups(org, entry.id)) ? undefined : await store.findDeletedLocation(org, entry.id);
-      return deleted ? [{ path: `/locations/${i}/id`, message: `location '${entry.id}' was deleted at ${deleted.deletedAt} and its documents remain; choose another id, or import with --reuse-deleted-ids` }] : [];
+      const deleted = (await store.getLocationWithGroups(org, entry.id))
+        ? undefined
+        : await store.findDeletedLocation(org, entry.id);
+      return deleted
+        ? [
+            {
+              path: `/locations/${i}/id`,
+              message: `location '${entry.id}' was deleted at ${deleted.deletedAt} and its documents remain; choose another id, or import with --reuse-deleted-ids`,
+            },
+          ]
+        : [];
     }),
   );
   const errors = refused.flat();
   if (errors.length > 0) throw new ValidationError(errors);
 }
 
-async function importOne(store: ImportStore, { id, input }: ImportEntry, options: ImportOptions): Promise<ImportResult> {
+async function importOne(
+  store: ImportStore,
+  { id, input }: ImportEntry,
+  options: ImportOptions,
+): Promise<ImportResult> {
   const org = input.organizationId as string;
   const before = (await store.getLocationWithGroups(org, id))?.sensorGroups ?? [];
   const context = { organizationId: org, actor: options.actor ?? null, now: options.now };
-  const { location, outcome } = await saveLocation(store, context, id, input, { reuseDeletedIds: options.reuseDeletedIds ?? false });
+  const { location, outcome } = await saveLocation(store, context, id, input, {
+    reuseDeletedIds: options.reuseDeletedIds ?? false,
+  });
   const old = new Map(before.map((g) => [g.id, canonical(g)]));
   const after = location.sensorGroups;
   return {

@@ -21,12 +21,20 @@ export interface Claimable {
 }
 
 /** Names of the attributes {@link Claimable} reads. */
-export const CLAIM_ATTRIBUTES = { status: 'status', expiresAt: 'expiresAt', inProgressExpiresAt: 'inProgressExpiresAt', inProgress: 'INPROGRESS' } as const;
+export const CLAIM_ATTRIBUTES = {
+  status: 'status',
+  expiresAt: 'expiresAt',
+  inProgressExpiresAt: 'inProgressExpiresAt',
+  inProgress: 'INPROGRESS',
+} as const;
 
 export type WriteCondition = NotNewerThan | Claimable;
 
 /** Whether `condition` holds for the stored item (undefined: absent), as DynamoDB evaluates its expression. */
-export function conditionHolds(stored: Record<string, unknown> | undefined, condition: WriteCondition | undefined): boolean {
+export function conditionHolds(
+  stored: Record<string, unknown> | undefined,
+  condition: WriteCondition | undefined,
+): boolean {
   if (!condition) return true;
   if ('claimableAt' in condition) {
     if (!stored) return true;
@@ -37,7 +45,10 @@ export function conditionHolds(stored: Record<string, unknown> | undefined, cond
     return stored[status] === inProgress && typeof claim === 'number' && claim < condition.claimableAt;
   }
   const value = stored?.[condition.attribute];
-  return value === undefined || (typeof value === 'string' && Buffer.compare(Buffer.from(value), Buffer.from(condition.atMost)) <= 0);
+  return (
+    value === undefined ||
+    (typeof value === 'string' && Buffer.compare(Buffer.from(value), Buffer.from(condition.atMost)) <= 0)
+  );
 }
 
 /** The keys of one item. */
@@ -69,20 +80,26 @@ export const MAX_TRANSACT_ACTIONS = 100;
  */
 export class TransactionConflictError extends Error {
   constructor(readonly index: number) {
-    super(index < 0 ? 'a concurrent transaction wrote the same items' : `the condition of action ${index} did not hold`);
+    super(
+      index < 0 ? 'a concurrent transaction wrote the same items' : `the condition of action ${index} did not hold`,
+    );
     this.name = 'TransactionConflictError';
   }
 }
 
 /** Whether a transaction's condition holds for the stored item (undefined: absent). */
-export function transactConditionHolds(stored: Record<string, unknown> | undefined, condition: TransactCondition | undefined): boolean {
+export function transactConditionHolds(
+  stored: Record<string, unknown> | undefined,
+  condition: TransactCondition | undefined,
+): boolean {
   if (!condition) return true;
   if (condition.kind === 'absent') return stored === undefined;
   return stored !== undefined && revisionOf(stored) === condition.revision;
 }
 
 /** The keys an action writes or checks. */
-export const keyOf = (action: TransactAction): ItemKey => ('put' in action ? action.put : 'delete' in action ? action.delete : action.check);
+export const keyOf = (action: TransactAction): ItemKey =>
+  'put' in action ? action.put : 'delete' in action ? action.delete : action.check;
 
 /** A page of a partition read in sort key order, or newest (largest key) first. */
 export interface PageOptions {

@@ -22,7 +22,15 @@ import type { DeletedLocation, Location, SensorGroup } from './model';
  * never slows the reads of the location.
  */
 export type Item = Record<string, unknown> & { PK: string; SK: string; kind: ItemKind };
-export type ItemKind = 'location' | 'sensorGroup' | 'occupancy' | 'idempotency' | 'machineClient' | 'deletedLocation' | 'locationChange' | 'machineClientUse';
+export type ItemKind =
+  | 'location'
+  | 'sensorGroup'
+  | 'occupancy'
+  | 'idempotency'
+  | 'machineClient'
+  | 'deletedLocation'
+  | 'locationChange'
+  | 'machineClientUse';
 
 /** Entries expire (DynamoDB TTL on `expiresAt`) a day after their refresh, e.g. of removed locations. */
 export const ENTRY_TTL_SECONDS = 24 * 3600;
@@ -82,29 +90,47 @@ export function sensorGroupItem(org: string, locationId: string, g: SensorGroup)
     id: g.id,
     name: g.name,
     ...(g.capacity !== undefined ? { capacity: g.capacity } : {}),
-    ...(g.capacityHistory && g.capacityHistory.length > 0 ? { capacityHistory: g.capacityHistory.map((c) => ({ since: c.since, capacity: c.capacity })) } : {}),
+    ...(g.capacityHistory && g.capacityHistory.length > 0
+      ? { capacityHistory: g.capacityHistory.map((c) => ({ since: c.since, capacity: c.capacity })) }
+      : {}),
     lines: g.lines.map((l) => ({ trackingCameraId: l.trackingCameraId, lineId: l.lineId, inDirection: l.inDirection })),
     openingHours: g.openingHours,
   };
 }
 
 export function toSensorGroup(item: Record<string, unknown>): SensorGroup {
-  const history = Array.isArray(item.capacityHistory) ? (item.capacityHistory as SensorGroup['capacityHistory']) : undefined;
+  const history = Array.isArray(item.capacityHistory)
+    ? (item.capacityHistory as SensorGroup['capacityHistory'])
+    : undefined;
   return {
     id: Number(item.id),
     name: item.name as string,
     ...(typeof item.capacity === 'number' ? { capacity: item.capacity } : {}),
-    ...(history && history.length > 0 ? { capacityHistory: history.map((c) => ({ since: c.since, capacity: c.capacity === null ? null : Number(c.capacity) })) } : {}),
+    ...(history && history.length > 0
+      ? {
+          capacityHistory: history.map((c) => ({
+            since: c.since,
+            capacity: c.capacity === null ? null : Number(c.capacity),
+          })),
+        }
+      : {}),
     lines: item.lines as SensorGroup['lines'],
     openingHours: (item.openingHours ?? {}) as SensorGroup['openingHours'],
   };
 }
 
 /** The location's revision as stored (0: written before revisions were kept). */
-export const revisionOf = (item: Record<string, unknown>): number => (typeof item[REVISION] === 'number' ? (item[REVISION] as number) : Number(item[REVISION] ?? 0));
+export const revisionOf = (item: Record<string, unknown>): number =>
+  typeof item[REVISION] === 'number' ? (item[REVISION] as number) : Number(item[REVISION] ?? 0);
 
 export function deletedItem(d: DeletedLocation): Item {
-  return { PK: orgKey(d.organizationId), SK: deletedSortKey(d.id), kind: 'deletedLocation', ...d, [REVISION]: d.revision };
+  return {
+    PK: orgKey(d.organizationId),
+    SK: deletedSortKey(d.id),
+    kind: 'deletedLocation',
+    ...d,
+    [REVISION]: d.revision,
+  };
 }
 
 export function toDeletedLocation(item: Record<string, unknown>): DeletedLocation {
@@ -118,7 +144,14 @@ export function toDeletedLocation(item: Record<string, unknown>): DeletedLocatio
 }
 
 export function changeItem(org: string, locationId: string, c: LocationChange): Item {
-  return { PK: changePartition(org, locationId), SK: changeSortKey(c.revision), kind: 'locationChange', organizationId: org, locationId, ...c };
+  return {
+    PK: changePartition(org, locationId),
+    SK: changeSortKey(c.revision),
+    kind: 'locationChange',
+    organizationId: org,
+    locationId,
+    ...c,
+  };
 }
 
 export function toLocationChange(item: Record<string, unknown>): LocationChange {

@@ -107,7 +107,8 @@ export function isoMillis(value: string | number | Date): string {
 }
 
 /** Code-unit order: deterministic across stores and engines. */
-export const byId = <T extends { readonly id: string | number }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const byId = <T extends { readonly id: string | number }>(a: T, b: T): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
  * What remains of a deleted location in the table: its id may not be taken again unawares, since

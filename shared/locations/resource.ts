@@ -19,7 +19,11 @@ export function toLocationResource(stored: Pick<StoredLocation, 'location' | 'se
       name: g.name,
       ...(g.capacity !== undefined ? { capacity: g.capacity } : {}),
       ...(g.capacityHistory && g.capacityHistory.length > 0 ? { capacityHistory: g.capacityHistory } : {}),
-      lines: g.lines.map((l) => ({ trackingCameraId: l.trackingCameraId, lineId: l.lineId, inDirection: l.inDirection })),
+      lines: g.lines.map((l) => ({
+        trackingCameraId: l.trackingCameraId,
+        lineId: l.lineId,
+        inDirection: l.inDirection,
+      })),
       openingHours: g.openingHours,
     })),
   };

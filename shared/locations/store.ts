@@ -25,7 +25,10 @@ export interface LocationWrite {
    * (`new`), no location but the deletion record of revision `revision` (`overDeleted`, which the
    * write removes), or the location at revision `revision` (`revision`).
    */
-  readonly expects: { readonly kind: 'new' } | { readonly kind: 'overDeleted'; readonly revision: number } | { readonly kind: 'revision'; readonly revision: number };
+  readonly expects:
+    | { readonly kind: 'new' }
+    | { readonly kind: 'overDeleted'; readonly revision: number }
+    | { readonly kind: 'revision'; readonly revision: number };
   /** The location after the write, with its new revision; absent: the write deletes it. */
   readonly location?: { readonly location: Location; readonly revision: number };
   readonly putGroups: readonly SensorGroup[];
@@ -38,7 +41,13 @@ export interface LocationWrite {
 /** A location write did not happen: its expectation no longer held (another write came first, or the id is taken). */
 export class LocationWriteConflictError extends Error {
   constructor(readonly reason: 'changed' | 'exists' | 'deleted') {
-    super(reason === 'exists' ? 'the location exists' : reason === 'deleted' ? 'the id belongs to a deleted location' : 'the location changed meanwhile');
+    super(
+      reason === 'exists'
+        ? 'the location exists'
+        : reason === 'deleted'
+          ? 'the id belongs to a deleted location'
+          : 'the location changed meanwhile',
+    );
     this.name = 'LocationWriteConflictError';
   }
 }

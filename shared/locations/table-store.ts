@@ -23,7 +23,14 @@ import {
   toSensorGroup,
 } from './items';
 import { byId, type DeletedLocation, type Location, type LocationWithGroups, type SensorGroup } from './model';
-import { type ChangePage, type LiveView, type LocationStore, type LocationWrite, LocationWriteConflictError, type RefreshUnit } from './store';
+import {
+  type ChangePage,
+  type LiveView,
+  type LocationStore,
+  type LocationWrite,
+  LocationWriteConflictError,
+  type RefreshUnit,
+} from './store';
 
 /**
  * LocationStore on one table of the single-table layout (./items.ts): GetItem, PutItem, DeleteItem,
@@ -57,7 +64,10 @@ export class TableLocationStore implements LocationStore {
     return {
       location: toLocation(location),
       revision: revisionOf(location),
-      sensorGroups: items.filter((i) => i.kind === 'sensorGroup').map(toSensorGroup).sort(byId),
+      sensorGroups: items
+        .filter((i) => i.kind === 'sensorGroup')
+        .map(toSensorGroup)
+        .sort(byId),
       occupancy: items.filter((i) => i.kind === 'occupancy').map(toOccupancyEntry),
     };
   }
@@ -72,14 +82,25 @@ export class TableLocationStore implements LocationStore {
       return unit;
     };
     for (const item of await this.table.scan()) {
-      if (item.kind === 'location') unitOf(item.organizationId as string, item.id as string).location = toLocation(item);
-      if (item.kind === 'sensorGroup') unitOf(item.organizationId as string, item.locationId as string).sensorGroups.push(toSensorGroup(item));
-      if (item.kind === 'occupancy') unitOf(item.organizationId as string, item.locationId as string).cachedGroupIds.push(Number(item.sensorGroupId));
+      if (item.kind === 'location')
+        unitOf(item.organizationId as string, item.id as string).location = toLocation(item);
+      if (item.kind === 'sensorGroup')
+        unitOf(item.organizationId as string, item.locationId as string).sensorGroups.push(toSensorGroup(item));
+      if (item.kind === 'occupancy')
+        unitOf(item.organizationId as string, item.locationId as string).cachedGroupIds.push(
+          Number(item.sensorGroupId),
+        );
     }
     return [...units.values()]
       .filter((u): u is typeof u & { location: Location } => u.location !== undefined)
-      .map((u) => ({ location: u.location, sensorGroups: u.sensorGroups.sort(byId), cachedGroupIds: u.cachedGroupIds.sort((a, b) => a - b) }))
-      .sort((a, b) => compare(`${a.location.organizationId}\0${a.location.id}`, `${b.location.organizationId}\0${b.location.id}`));
+      .map((u) => ({
+        location: u.location,
+        sensorGroups: u.sensorGroups.sort(byId),
+        cachedGroupIds: u.cachedGroupIds.sort((a, b) => a - b),
+      }))
+      .sort((a, b) =>
+        compare(`${a.location.organizationId}\0${a.location.id}`, `${b.location.organizationId}\0${b.location.id}`),
+      );
   }
 
   async findDeletedLocation(organizationId: string, locationId: string): Promise<DeletedLocation | undefined> {
@@ -97,21 +118,38 @@ export class TableLocationStore implements LocationStore {
     const locationKey = { PK: orgKey(org), SK: locationSortKey(id) };
     const deletedKey = { PK: orgKey(org), SK: deletedSortKey(id) };
     const actions: TransactAction[] = [];
-    const locationCondition = expects.kind === 'revision' ? { kind: 'revision' as const, revision: expects.revision } : { kind: 'absent' as const };
-    actions.push(write.location ? { put: locationItem(write.location.location, write.location.revision), condition: locationCondition } : { delete: locationKey, condition: locationCondition });
+    const locationCondition =
+      expects.kind === 'revision'
+        ? { kind: 'revision' as const, revision: expects.revision }
+        : { kind: 'absent' as const };
+    actions.push(
+      write.location
+        ? { put: locationItem(write.location.location, write.location.revision), condition: locationCondition }
+        : { delete: locationKey, condition: locationCondition },
+    );
     if (expects.kind === 'new') actions.push({ check: deletedKey, condition: { kind: 'absent' } });
-    if (expects.kind === 'overDeleted') actions.push({ delete: deletedKey, condition: { kind: 'revision', revision: expects.revision } });
+    if (expects.kind === 'overDeleted')
+      actions.push({ delete: deletedKey, condition: { kind: 'revision', revision: expects.revision } });
     if (write.deleted) actions.push({ put: deletedItem(write.deleted) });
     for (const g of write.putGroups) actions.push({ put: sensorGroupItem(org, id, g) });
-    for (const gid of write.deleteGroupIds) actions.push({ delete: { PK: locationPartition(org, id), SK: groupSortKey(gid) } });
+    for (const gid of write.deleteGroupIds)
+      actions.push({ delete: { PK: locationPartition(org, id), SK: groupSortKey(gid) } });
     actions.push({ put: changeItem(org, id, write.change), condition: { kind: 'absent' } });
-    if (actions.length > MAX_TRANSACT_ACTIONS) throw new Error(`a location write of ${actions.length} actions is over the ${MAX_TRANSACT_ACTIONS} of one transaction`);
+    if (actions.length > MAX_TRANSACT_ACTIONS)
+      throw new Error(
+        `a location write of ${actions.length} actions is over the ${MAX_TRANSACT_ACTIONS} of one transaction`,
+      );
     try {
       await this.table.transact(actions);
     } catch (e) {
       if (!(e instanceof TransactionConflictError)) throw e;
       // The first action is the location's item, the second (for a new one) its deletion record's.
-      const reason = expects.kind === 'new' && e.index === 1 ? 'deleted' : expects.kind === 'new' && e.index === 0 ? 'exists' : 'changed';
+      const reason =
+        expects.kind === 'new' && e.index === 1
+          ? 'deleted'
+          : expects.kind === 'new' && e.index === 0
+            ? 'exists'
+            : 'changed';
       throw new LocationWriteConflictError(reason);
     }
   }
@@ -148,7 +186,10 @@ export class TableLocationStore implements LocationStore {
   }
 
   async deleteOccupancy(organizationId: string, locationId: string, groupId: number, notAfter: string): Promise<void> {
-    await this.table.delete(locationPartition(organizationId, locationId), occupancySortKey(groupId), { attribute: 'refreshedAt', atMost: notAfter });
+    await this.table.delete(locationPartition(organizationId, locationId), occupancySortKey(groupId), {
+      attribute: 'refreshedAt',
+      atMost: notAfter,
+    });
   }
 }
 

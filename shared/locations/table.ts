@@ -48,7 +48,11 @@ export interface EnsureTableOptions {
 }
 
 /** Creates the table unless it exists, waits until it is active, then turns TTL on. Idempotent. */
-export async function ensureTable(client: DynamoDBClient, tableName: string, options: EnsureTableOptions = {}): Promise<void> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: EnsureTableOptions = {},
+): Promise<void> {
   try {
     await client.send(new CreateTableCommand(tableDefinition(tableName)));
   } catch (e) {
@@ -57,7 +61,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, opt
   await waitUntilActive(client, tableName, options.timeoutMs ?? 30_000);
   if (options.timeToLive === false) return;
   await client
-    .send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }))
+    .send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    )
     .catch(() => undefined); // a second call fails because it is already on.
 }
 

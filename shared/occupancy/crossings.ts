@@ -59,12 +59,16 @@ export function crossingsRequest(
       { type: 'range', field: 'timestamp', from: new Date(from).toISOString(), to: new Date(to).toISOString() },
       { type: 'terms', field: 'trackingCameraId', values: [...cameras] },
     ],
-    nestedFilters: [{ path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: [...lineIds] }] }],
+    nestedFilters: [
+      { path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: [...lineIds] }] },
+    ],
     aggregations: [
       ...(lead ? [lead] : []),
       {
         type: 'filters',
-        filters: Object.fromEntries(cameras.map((c, i) => [cameraBucket(i), { type: 'terms', field: 'trackingCameraId', values: [c] }])),
+        filters: Object.fromEntries(
+          cameras.map((c, i) => [cameraBucket(i), { type: 'terms', field: 'trackingCameraId', values: [c] }]),
+        ),
       },
       { type: 'nested', path: 'crossedPaths' },
       { type: 'terms', field: 'crossedPaths.id' },
@@ -76,12 +80,17 @@ export function crossingsRequest(
 const cameraBucket = (i: number): string => `camera${i}`;
 
 /** The distinct cameras of `lines` in chunks of CAMERAS_PER_REPORT, each with the line ids they count. */
-export function cameraChunks(lines: readonly CountingLine[]): { readonly cameras: string[]; readonly lineIds: string[] }[] {
+export function cameraChunks(
+  lines: readonly CountingLine[],
+): { readonly cameras: string[]; readonly lineIds: string[] }[] {
   const cameras = unique(lines.map((l) => l.trackingCameraId));
   const chunks: { cameras: string[]; lineIds: string[] }[] = [];
   for (let i = 0; i < cameras.length; i += CAMERAS_PER_REPORT) {
     const chunk = cameras.slice(i, i + CAMERAS_PER_REPORT);
-    chunks.push({ cameras: chunk, lineIds: unique(lines.filter((l) => chunk.includes(l.trackingCameraId)).map((l) => l.lineId)) });
+    chunks.push({
+      cameras: chunk,
+      lineIds: unique(lines.filter((l) => chunk.includes(l.trackingCameraId)).map((l) => l.lineId)),
+    });
   }
   return chunks;
 }

@@ -25,7 +25,14 @@ export const MAX_HISTORY_BUCKETS = 2976;
 export const MAX_HISTORY_VALUES = 20 * MAX_HISTORY_BUCKETS;
 
 const DAY_MS = 86_400_000;
-const INTERVAL_MS: Readonly<Record<HistoryIntervalText, number>> = { '5m': 300_000, '10m': 600_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '1d': DAY_MS };
+const INTERVAL_MS: Readonly<Record<HistoryIntervalText, number>> = {
+  '5m': 300_000,
+  '10m': 600_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '1d': DAY_MS,
+};
 
 export interface HistoryQuery {
   readonly kinds: readonly InsightKind[];
@@ -54,13 +61,17 @@ export function parseHistoryQuery(query: Readonly<Record<string, string | undefi
   const intervalText = query.interval ?? DEFAULT_HISTORY_INTERVAL;
   const allowed = HISTORY_INTERVALS as readonly string[];
   if (!allowed.includes(intervalText)) {
-    errors.push({ path: '/query/interval', message: `must be one of ${HISTORY_INTERVALS.join(', ')} (default ${DEFAULT_HISTORY_INTERVAL})` });
+    errors.push({
+      path: '/query/interval',
+      message: `must be one of ${HISTORY_INTERVALS.join(', ')} (default ${DEFAULT_HISTORY_INTERVAL})`,
+    });
   }
   if (from !== undefined && to !== undefined && errors.length === 0) {
     const ms = INTERVAL_MS[intervalText as HistoryIntervalText];
     const buckets = Math.ceil((to - from) / ms);
     if (to <= from) errors.push({ path: '/query/to', message: 'must be after from' });
-    else if (to - from > MAX_HISTORY_DAYS * DAY_MS) errors.push({ path: '/query/to', message: `must be at most ${MAX_HISTORY_DAYS} days after from` });
+    else if (to - from > MAX_HISTORY_DAYS * DAY_MS)
+      errors.push({ path: '/query/to', message: `must be at most ${MAX_HISTORY_DAYS} days after from` });
     else if (buckets > MAX_HISTORY_BUCKETS) {
       const longest = Math.floor((MAX_HISTORY_BUCKETS * ms) / 3_600_000);
       errors.push({

@@ -8,7 +8,17 @@ export const HISTORY_MEDIA_TYPES = ['application/json', 'text/csv'] as const;
 export type HistoryMediaType = (typeof HISTORY_MEDIA_TYPES)[number];
 
 /** The CSV columns, one row per sensor group and bucket (group by id, then time). */
-export const HISTORY_CSV_COLUMNS = ['sensorGroupId', 'sensorGroupName', 'timestamp', LOCAL_TIME, 'occupancy', 'peak', 'capacity', 'utilization', 'peakUtilization'] as const;
+export const HISTORY_CSV_COLUMNS = [
+  'sensorGroupId',
+  'sensorGroupName',
+  'timestamp',
+  LOCAL_TIME,
+  'occupancy',
+  'peak',
+  'capacity',
+  'utilization',
+  'peakUtilization',
+] as const;
 
 /**
  * JSON as the model is; CSV (RFC 4180, CRLF, the report's csv-stringify options: a group name that
@@ -21,7 +31,17 @@ export const HISTORY_CSV_COLUMNS = ['sensorGroupId', 'sensorGroupName', 'timesta
 export function renderHistory(history: OccupancyHistory, mediaType: HistoryMediaType): string {
   if (mediaType === 'application/json') return JSON.stringify(history);
   const rows = (history.insights.occupancy ?? []).flatMap((g) =>
-    g.buckets.map((b) => [g.sensorGroup.id, g.sensorGroup.name, b.timestamp, isoInZone(Date.parse(b.timestamp), history.timeZone), b.occupancy ?? '', b.peak ?? '', b.capacity ?? '', b.utilization ?? '', b.peakUtilization ?? '']),
+    g.buckets.map((b) => [
+      g.sensorGroup.id,
+      g.sensorGroup.name,
+      b.timestamp,
+      isoInZone(Date.parse(b.timestamp), history.timeZone),
+      b.occupancy ?? '',
+      b.peak ?? '',
+      b.capacity ?? '',
+      b.utilization ?? '',
+      b.peakUtilization ?? '',
+    ]),
   );
   return stringify([[...HISTORY_CSV_COLUMNS], ...rows], CSV_OPTIONS);
 }

@@ -49,7 +49,9 @@ export async function occupancyHistory(
 ): Promise<OccupancyHistory> {
   const { organizationId } = scope;
   if (LOCATION_ID.test(locationId)) requireGranted(scope, locationId);
-  const found = LOCATION_ID.test(locationId) ? await deps.store.getLocationWithGroups(organizationId, locationId) : undefined;
+  const found = LOCATION_ID.test(locationId)
+    ? await deps.store.getLocationWithGroups(organizationId, locationId)
+    : undefined;
   if (!found) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
   const { location } = found;
   const edges = bucketEdges(query, location.timezone);
@@ -88,9 +90,15 @@ export async function occupancyHistory(
   for (const group of groups) {
     await pacer.turn();
     const net = timeline?.netOf(group.lines);
-    const values = await pacer.map(samples.get(group.id) ?? [], (s) => ({ at: s.at, value: Math.max(0, net!(s.at) - net!(s.period.start)) }));
+    const values = await pacer.map(samples.get(group.id) ?? [], (s) => ({
+      at: s.at,
+      value: Math.max(0, net!(s.at) - net!(s.period.start)),
+    }));
     await pacer.turn();
-    occupancy.push({ sensorGroup: { id: group.id, name: group.name }, buckets: bucketsOf(edges, values, (at) => capacityAt(group, at)) });
+    occupancy.push({
+      sensorGroup: { id: group.id, name: group.name },
+      buckets: bucketsOf(edges, values, (at) => capacityAt(group, at)),
+    });
   }
   return { ...body, insights: { occupancy } };
 }
@@ -137,7 +145,8 @@ export function samplesOf(group: SensorGroup, timeZone: string, first: number, l
   const samples: Sample[] = [];
   for (const period of openPeriodsBetween(group.openingHours, timeZone, first, last)) {
     // Marks at which the period is open and was open just before: start < m < end.
-    for (let m = floorToSlot(Math.max(period.start, first)) + SLOT_MS; m < period.end && m <= last; m += SLOT_MS) samples.push({ at: m, period });
+    for (let m = floorToSlot(Math.max(period.start, first)) + SLOT_MS; m < period.end && m <= last; m += SLOT_MS)
+      samples.push({ at: m, period });
     if (period.end > first && period.end <= last) samples.push({ at: period.end, period });
   }
   return samples.sort((a, b) => a.at - b.at);
@@ -147,7 +156,11 @@ export function samplesOf(group: SensorGroup, timeZone: string, first: number, l
  * Each sample goes to the bucket (b, e] it ends; the last is the bucket's occupancy, the largest its
  * peak; with the capacity in force at each sample (`capacityAt`), the utilizations likewise.
  */
-function bucketsOf(edges: readonly number[], values: readonly { at: number; value: number }[], capacityAt: (at: number) => number | undefined): HistoryBucket[] {
+function bucketsOf(
+  edges: readonly number[],
+  values: readonly { at: number; value: number }[],
+  capacityAt: (at: number) => number | undefined,
+): HistoryBucket[] {
   const buckets: HistoryBucket[] = [];
   let k = 0;
   for (let i = 0; i + 1 < edges.length; i++) {

@@ -35,12 +35,25 @@ export interface LiveInsights {
  */
 export function parseInsightKinds(filter: string | undefined): InsightKind[] {
   const allowed = `allowed: ${INSIGHT_KINDS.join(', ')}`;
-  if (filter === undefined) throw new ValidationError([{ path: FILTER_POINTER, message: `is required (comma-separated insight kinds; ${allowed})` }]);
-  const names = [...new Set(filter.split(',').map((n) => n.trim()).filter((n) => n.length > 0))];
-  if (names.length === 0) throw new ValidationError([{ path: FILTER_POINTER, message: `must name at least one insight kind; ${allowed}` }]);
+  if (filter === undefined)
+    throw new ValidationError([
+      { path: FILTER_POINTER, message: `is required (comma-separated insight kinds; ${allowed})` },
+    ]);
+  const names = [
+    ...new Set(
+      filter
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n.length > 0),
+    ),
+  ];
+  if (names.length === 0)
+    throw new ValidationError([{ path: FILTER_POINTER, message: `must name at least one insight kind; ${allowed}` }]);
   const unknown = names.filter((n) => !(INSIGHT_KINDS as readonly string[]).includes(n));
   if (unknown.length > 0) {
-    throw new ValidationError(unknown.map((n) => ({ path: FILTER_POINTER, message: `unknown insight kind '${n.slice(0, 64)}'; ${allowed}` })));
+    throw new ValidationError(
+      unknown.map((n) => ({ path: FILTER_POINTER, message: `unknown insight kind '${n.slice(0, 64)}'; ${allowed}` })),
+    );
   }
   return names as InsightKind[];
 }
@@ -88,7 +101,11 @@ export function currentOccupancy(view: LiveView, now: number, refreshPeriodMs = 
     const age = now - Date.parse(entry.refreshedAt);
     if (age > maxAge || age < -REFRESH_PERIOD_MS) return [];
     const base = { sensorGroup: { id: group.id, name: group.name }, occupancy: entry.occupancy };
-    return [group.capacity === undefined ? base : { ...base, capacity: group.capacity, utilization: utilization(entry.occupancy, group.capacity) }];
+    return [
+      group.capacity === undefined
+        ? base
+        : { ...base, capacity: group.capacity, utilization: utilization(entry.occupancy, group.capacity) },
+    ];
   });
 }
 
@@ -101,6 +118,9 @@ export function currentOccupancy(view: LiveView, now: number, refreshPeriodMs = 
  */
 export function maxAgeSeconds(now: number, refreshPeriodMs = REFRESH_PERIOD_MS): number {
   if (refreshPeriodMs !== REFRESH_PERIOD_MS) return Math.max(0, Math.floor(refreshPeriodMs / 2000));
-  const next = Math.floor((now - REFRESH_SETTLE_MS) / REFRESH_PERIOD_MS) * REFRESH_PERIOD_MS + REFRESH_PERIOD_MS + REFRESH_SETTLE_MS;
+  const next =
+    Math.floor((now - REFRESH_SETTLE_MS) / REFRESH_PERIOD_MS) * REFRESH_PERIOD_MS +
+    REFRESH_PERIOD_MS +
+    REFRESH_SETTLE_MS;
   return Math.max(0, Math.floor((next - now) / 1000));
 }

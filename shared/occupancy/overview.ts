@@ -83,22 +83,46 @@ interface Days {
 export function daysOf(zone: string, now: number): Days {
   const today = localDateOf(now, zone);
   const start = (days: number) => localToInstant(localMsOf(addDays(today, days)), zone);
-  return { todayStart: start(0), todayEnd: start(1), lastWeekStart: start(-7), lastWeekEnd: start(-6), lastWeekUntil: sameTimeDaysBefore(now, zone, 7) };
+  return {
+    todayStart: start(0),
+    todayEnd: start(1),
+    lastWeekStart: start(-7),
+    lastWeekEnd: start(-6),
+    lastWeekUntil: sameTimeDaysBefore(now, zone, 7),
+  };
 }
 
 /** The organization's locations (by id) with their live values and today's and last week's counts at `now`. */
-export async function sitesOverview(deps: OverviewDeps, scope: Scope, now: number, options: { readonly deadline?: Deadline } = {}): Promise<{ readonly body: SitesOverview; readonly maxAgeSeconds: number }> {
+export async function sitesOverview(
+  deps: OverviewDeps,
+  scope: Scope,
+  now: number,
+  options: { readonly deadline?: Deadline } = {},
+): Promise<{ readonly body: SitesOverview; readonly maxAgeSeconds: number }> {
   // The locations the scope may see: its grant's, when it has one (docs/access.md).
   const locations = [...(await listVisibleLocations(deps.store, scope))].sort(byId);
-  const [occupancy, counts] = await Promise.all([liveOf(deps.store, scope, locations, now), countsOf(deps.engine, scope, locations, now, options.deadline)]);
+  const [occupancy, counts] = await Promise.all([
+    liveOf(deps.store, scope, locations, now),
+    countsOf(deps.engine, scope, locations, now, options.deadline),
+  ]);
   const body: SitesOverview = {
     at: new Date(now).toISOString(),
-    locations: locations.map((l, i) => ({ id: l.id, timezone: l.timezone, occupancy: occupancy[i] as OverviewOccupancy, ...(counts.get(l.id) as Pick<OverviewLocation, 'today' | 'lastWeek'>) })),
+    locations: locations.map((l, i) => ({
+      id: l.id,
+      timezone: l.timezone,
+      occupancy: occupancy[i] as OverviewOccupancy,
+      ...(counts.get(l.id) as Pick<OverviewLocation, 'today' | 'lastWeek'>),
+    })),
   };
   return { body, maxAgeSeconds: maxAgeSeconds(now) };
 }
 
-async function liveOf(store: OverviewDeps['store'], scope: Scope, locations: readonly Location[], now: number): Promise<OverviewOccupancy[]> {
+async function liveOf(
+  store: OverviewDeps['store'],
+  scope: Scope,
+  locations: readonly Location[],
+  now: number,
+): Promise<OverviewOccupancy[]> {
   return runPool(locations, LIVE_CONCURRENCY, async (l) => {
     const view = await store.getLiveView(scope.organizationId, l.id);
     const entries = view ? currentOccupancy(view, now) : [];
@@ -122,10 +146,18 @@ function batchesOf(locations: readonly Location[], now: number): Batch[] {
     group.ids.push(l.id);
     groups.set(key, group);
   }
-  return [...groups.values()].flatMap((g) => chunks(g.ids, LOCATIONS_PER_PLAN).map((ids) => ({ zone: g.zone, days: g.days, ids })));
+  return [...groups.values()].flatMap((g) =>
+    chunks(g.ids, LOCATIONS_PER_PLAN).map((ids) => ({ zone: g.zone, days: g.days, ids })),
+  );
 }
 
-async function countsOf(engine: ReportEngine, scope: Scope, locations: readonly Location[], now: number, deadline?: Deadline): Promise<Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>> {
+async function countsOf(
+  engine: ReportEngine,
+  scope: Scope,
+  locations: readonly Location[],
+  now: number,
+  deadline?: Deadline,
+): Promise<Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>> {
   const counts = new Map<string, Pick<OverviewLocation, 'today' | 'lastWeek'>>();
   const run = (request: (grouping: Grouping) => ReportRequest) => byLocations(engine, scope, request, deadline);
   await runPool(batchesOf(locations, now), CONCURRENCY, async ({ zone, days, ids }) => {
@@ -140,7 +172,12 @@ async function countsOf(engine: ReportEngine, scope: Scope, locations: readonly 
       const mine = hourlyOf(today, id, k);
       counts.set(id, {
         today: { from: iso(days.todayStart), to: iso(now), count: sum(mine), hourly: mine },
-        lastWeek: { from: iso(days.lastWeekStart), to: iso(days.lastWeekUntil), count: countOf(sofar, id, k), hourly: hourlyOf(before, id, k) },
+        lastWeek: {
+          from: iso(days.lastWeekStart),
+          to: iso(days.lastWeekUntil),
+          count: countOf(sofar, id, k),
+          hourly: hourlyOf(before, id, k),
+        },
       });
     });
   });
@@ -154,26 +191,64 @@ async function countsOf(engine: ReportEngine, scope: Scope, locations: readonly 
  */
 export type Grouping = 'terms' | 'filters';
 
-async function byLocations(engine: ReportEngine, scope: Scope, request: (grouping: Grouping) => ReportRequest, deadline?: Deadline): Promise<{ root: AggResult; grouping: Grouping }> {
+async function byLocations(
+  engine: ReportEngine,
+  scope: Scope,
+  request: (grouping: Grouping) => ReportRequest,
+  deadline?: Deadline,
+): Promise<{ root: AggResult; grouping: Grouping }> {
   const options = deadline ? { deadline } : {};
   const terms = await engine.run(planFromRequest(request('terms')), scope, options);
   if (!terms.truncated) return { root: terms.root, grouping: 'terms' };
   return { root: (await engine.run(planFromRequest(request('filters')), scope, options)).root, grouping: 'filters' };
 }
 
-const range = (a: number, b: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(a).toISOString(), to: new Date(b).toISOString() });
+const range = (a: number, b: number) => ({
+  type: 'range' as const,
+  field: 'timestamp',
+  from: new Date(a).toISOString(),
+  to: new Date(b).toISOString(),
+});
 
 const locationStage = (ids: readonly string[], grouping: Grouping): AggregationInput =>
-  grouping === 'terms' ? { type: 'terms', field: 'locationId' } : { type: 'filters', filters: Object.fromEntries(ids.map((id, k) => [`l${k}`, { type: 'terms', field: 'locationId', values: [id] }])) };
+  grouping === 'terms'
+    ? { type: 'terms', field: 'locationId' }
+    : {
+        type: 'filters',
+        filters: Object.fromEntries(
+          ids.map((id, k) => [`l${k}`, { type: 'terms', field: 'locationId', values: [id] }]),
+        ),
+      };
 
 /** Movement events per local hour of [from, to) for each of `ids`. */
-export function hourlyRequest(zone: string, ids: readonly string[], from: number, to: number, grouping: Grouping = 'terms'): ReportRequest {
-  return { source: 'movementEvents', locationIds: [...ids], filters: [range(from, to)], aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: zone }, locationStage(ids, grouping)] };
+export function hourlyRequest(
+  zone: string,
+  ids: readonly string[],
+  from: number,
+  to: number,
+  grouping: Grouping = 'terms',
+): ReportRequest {
+  return {
+    source: 'movementEvents',
+    locationIds: [...ids],
+    filters: [range(from, to)],
+    aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: zone }, locationStage(ids, grouping)],
+  };
 }
 
 /** Movement events in [from, to) for each of `ids`. */
-export function countRequest(ids: readonly string[], from: number, to: number, grouping: Grouping = 'terms'): ReportRequest {
-  return { source: 'movementEvents', locationIds: [...ids], filters: [range(from, to)], aggregations: [locationStage(ids, grouping)] };
+export function countRequest(
+  ids: readonly string[],
+  from: number,
+  to: number,
+  grouping: Grouping = 'terms',
+): ReportRequest {
+  return {
+    source: 'movementEvents',
+    locationIds: [...ids],
+    filters: [range(from, to)],
+    aggregations: [locationStage(ids, grouping)],
+  };
 }
 
 /** A terms stage's counts by key, made once per stage. */
@@ -196,7 +271,8 @@ function hourlyOf(result: { root: AggResult; grouping: Grouping }, id: string, k
 
 /** Location `id`'s count from a location stage result. */
 function countOf(result: { root: AggResult; grouping: Grouping }, id: string, k: number): number {
-  if (result.root.kind !== result.grouping) throw new Error(`unexpected ${result.root.kind} result at the location stage`);
+  if (result.root.kind !== result.grouping)
+    throw new Error(`unexpected ${result.root.kind} result at the location stage`);
   return countIn(result.root, result.grouping, id, k);
 }
 

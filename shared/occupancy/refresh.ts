@@ -12,7 +12,8 @@ export interface RefreshLogger {
 }
 
 export interface RefreshDeps {
-  readonly store: Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'> & Partial<Pick<LocationStore, 'getLiveView'>>;
+  readonly store: Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy'> &
+    Partial<Pick<LocationStore, 'getLiveView'>>;
   readonly engine: ReportEngine;
   readonly logger?: RefreshLogger;
   /** Locations refreshed at the same time. @default 8 */
@@ -42,7 +43,11 @@ export interface RefreshSummary {
  * counted by the report engine; groups that are closed (or gone) lose their entry. Idempotent: the
  * same `now` writes the same entries. A failing location is logged and counted and the others go on.
  */
-export async function refreshOccupancy(deps: RefreshDeps, now: number, only?: readonly LocationKey[]): Promise<RefreshSummary> {
+export async function refreshOccupancy(
+  deps: RefreshDeps,
+  now: number,
+  only?: readonly LocationKey[],
+): Promise<RefreshSummary> {
   const units = only ? await unitsOf(deps.store, only) : await deps.store.listForRefresh();
   const failures: RefreshFailure[] = [];
   let written = 0;
@@ -54,7 +59,11 @@ export async function refreshOccupancy(deps: RefreshDeps, now: number, only?: re
       written += result.written;
       deleted += result.deleted;
     } catch (e) {
-      const failure = { organizationId: unit.location.organizationId, locationId: unit.location.id, message: (e as Error).message };
+      const failure = {
+        organizationId: unit.location.organizationId,
+        locationId: unit.location.id,
+        message: (e as Error).message,
+      };
       failures.push(failure);
       deps.logger?.error('occupancy refresh of a location failed', { ...failure, error: e as Error });
     }
@@ -84,7 +93,17 @@ export interface LocationKey {
 async function unitsOf(store: RefreshDeps['store'], keys: readonly LocationKey[]): Promise<RefreshUnit[]> {
   if (!store.getLiveView) throw new Error('refreshing some locations only needs the store’s getLiveView');
   const views = await Promise.all(keys.map((k) => store.getLiveView!(k.organizationId, k.locationId)));
-  return views.flatMap((v) => (v ? [{ location: v.location, sensorGroups: v.sensorGroups, cachedGroupIds: v.occupancy.map((e) => e.sensorGroupId).sort((a, b) => a - b) }] : []));
+  return views.flatMap((v) =>
+    v
+      ? [
+          {
+            location: v.location,
+            sensorGroups: v.sensorGroups,
+            cachedGroupIds: v.occupancy.map((e) => e.sensorGroupId).sort((a, b) => a - b),
+          },
+        ]
+      : [],
+  );
 }
 
 /** Counts first, then writes: a location whose counting fails keeps its previous entries untouched. */
@@ -101,7 +120,14 @@ export async function refreshLocation(
   const scope = { organizationId: location.organizationId };
   const entries: OccupancyEntry[] = [];
   for (const [start, groups] of groupByStart(open)) {
-    const counts = await countCrossings(deps.engine, scope, location.id, groups.flatMap((g) => g.group.lines), start, now);
+    const counts = await countCrossings(
+      deps.engine,
+      scope,
+      location.id,
+      groups.flatMap((g) => g.group.lines),
+      start,
+      now,
+    );
     for (const { group } of groups) {
       entries.push({
         organizationId: location.organizationId,
@@ -118,7 +144,8 @@ export async function refreshLocation(
   for (const entry of entries) if (await deps.store.putOccupancy(entry)) written++;
   const openIds = new Set(open.map((o) => o.group.id));
   const stale = cachedGroupIds.filter((id) => !openIds.has(id));
-  for (const id of stale) await deps.store.deleteOccupancy(location.organizationId, location.id, id, new Date(now).toISOString());
+  for (const id of stale)
+    await deps.store.deleteOccupancy(location.organizationId, location.id, id, new Date(now).toISOString());
   return { written, deleted: stale.length };
 }
 

@@ -41,7 +41,8 @@ export class CrossingTimeline {
   ): Promise<CrossingTimeline> {
     const pacer = options.pacer ?? new Pacer(options.deadline);
     const { from, to } = range;
-    if (!isMark(from) || !isMark(to) || to < from) throw new Error(`timeline bounds must be 5-minute marks in order, got ${from}..${to}`);
+    if (!isMark(from) || !isMark(to) || to < from)
+      throw new Error(`timeline bounds must be 5-minute marks in order, got ${from}..${to}`);
     const slots = Array.from({ length: (to - from) / SLOT_MS }, () => new CrossingCounts());
     const cuts = [...new Set(range.cuts.filter((c) => !isMark(c) && c > from && c < to))].sort((a, b) => a - b);
     const pieces = new Map(cuts.map((c) => [c, new CrossingCounts()]));
@@ -53,7 +54,9 @@ export class CrossingTimeline {
       const timeBuckets = Math.max(1, Math.floor(engine.maxBuckets / 2 / perTimeBucket));
       for (let start = from; start < to; start += timeBuckets * SLOT_MS) {
         const end = Math.min(to, start + timeBuckets * SLOT_MS);
-        const root = await run(crossingsRequest(locationId, cameras, lineIds, start, end, { type: 'dateHistogram', interval: '5m' }));
+        const root = await run(
+          crossingsRequest(locationId, cameras, lineIds, start, end, { type: 'dateHistogram', interval: '5m' }),
+        );
         if (root.kind !== 'histogram') throw new Error(`unexpected ${root.kind} result at the slot stage`);
         // A cached answer comes back at once: reading its thousands of slots takes turns, not the loop.
         await pacer.chunks(root.buckets, (chunk) => {
@@ -68,9 +71,16 @@ export class CrossingTimeline {
         const chunk = cuts.slice(i, i + perQuery);
         const lead: AggregationInput = {
           type: 'filters',
-          filters: Object.fromEntries(chunk.map((c, k) => [`piece${k}`, { type: 'range', field: 'timestamp', from: iso(floorToSlot(c)), to: iso(c) }])),
+          filters: Object.fromEntries(
+            chunk.map((c, k) => [
+              `piece${k}`,
+              { type: 'range', field: 'timestamp', from: iso(floorToSlot(c)), to: iso(c) },
+            ]),
+          ),
         };
-        const root = await run(crossingsRequest(locationId, cameras, lineIds, floorToSlot(chunk[0]!), chunk[chunk.length - 1]!, lead));
+        const root = await run(
+          crossingsRequest(locationId, cameras, lineIds, floorToSlot(chunk[0]!), chunk[chunk.length - 1]!, lead),
+        );
         if (root.kind !== 'filters') throw new Error(`unexpected ${root.kind} result at the piece stage`);
         await pacer.turn();
         root.buckets.forEach((bucket, k) => {

@@ -14,7 +14,12 @@ export const adminSchemas: Record<string, Json> = {
       {
         type: 'object',
         required: ['sensorGroups'],
-        properties: { sensorGroups: describedAs('Its sensor groups in id order, each with its capacity (when set) and the capacity history the service keeps.', { type: 'array', items: ref('schemas', 'SensorGroup') }) },
+        properties: {
+          sensorGroups: describedAs(
+            'Its sensor groups in id order, each with its capacity (when set) and the capacity history the service keeps.',
+            { type: 'array', items: ref('schemas', 'SensorGroup') },
+          ),
+        },
       },
     ],
   },
@@ -25,8 +30,13 @@ export const adminSchemas: Record<string, Json> = {
     properties: {
       revision: describedAs('The revision after the write (its ETag then).', { type: 'integer', minimum: 1 }),
       at: describedAs('When (ISO 8601 UTC).', { type: 'string', format: 'date-time' }),
-      by: describedAs("Who: the token's subject (`sub`), or an import's actor; null when unknown.", { type: ['string', 'null'] }),
-      action: describedAs('`recreated`: created under the id of a deleted location (`reuseDeletedId`).', { type: 'string', enum: ['created', 'updated', 'deleted', 'recreated'] }),
+      by: describedAs("Who: the token's subject (`sub`), or an import's actor; null when unknown.", {
+        type: ['string', 'null'],
+      }),
+      action: describedAs('`recreated`: created under the id of a deleted location (`reuseDeletedId`).', {
+        type: 'string',
+        enum: ['created', 'updated', 'deleted', 'recreated'],
+      }),
       changes: describedAs('Each field that changed.', {
         type: 'array',
         items: {
@@ -34,13 +44,18 @@ export const adminSchemas: Record<string, Json> = {
           description: 'One field: `before` absent when it did not exist, `after` when it no longer does.',
           required: ['path'],
           properties: {
-            path: describedAs('A JSON Pointer into the location, sensor groups named by their id: `/name`, `/sensorGroups/3` (added or removed), `/sensorGroups/3/capacity`.', { type: 'string' }),
+            path: describedAs(
+              'A JSON Pointer into the location, sensor groups named by their id: `/name`, `/sensorGroups/3` (added or removed), `/sensorGroups/3/capacity`.',
+              { type: 'string' },
+            ),
             before: describedAs('The value before.', {}),
             after: describedAs('The value after.', {}),
           },
         },
       }),
-      valuesOmitted: describedAs('True when the values were too large to keep: the paths are all there.', { type: 'boolean' }),
+      valuesOmitted: describedAs('True when the values were too large to keep: the paths are all there.', {
+        type: 'boolean',
+      }),
     },
   },
   LocationChangePage: {
@@ -61,8 +76,14 @@ export const adminSchemas: Record<string, Json> = {
       organizationId: describedAs('The organization its documents belong to.', { type: 'string', format: 'uuid' }),
       name: describedAs('What it is called.', { type: 'string' }),
       createdAt: describedAs('When it was registered.', { type: 'string', format: 'date-time' }),
-      revokedAt: describedAs('When it was revoked; null while it may send.', { type: ['string', 'null'], format: 'date-time' }),
-      lastUsedAt: describedAs('When it last sent a batch (to within a minute); null when never.', { type: ['string', 'null'], format: 'date-time' }),
+      revokedAt: describedAs('When it was revoked; null while it may send.', {
+        type: ['string', 'null'],
+        format: 'date-time',
+      }),
+      lastUsedAt: describedAs('When it last sent a batch (to within a minute); null when never.', {
+        type: ['string', 'null'],
+        format: 'date-time',
+      }),
     },
   },
   RegisteredIngestClient: {
@@ -73,8 +94,12 @@ export const adminSchemas: Record<string, Json> = {
         type: 'object',
         required: ['clientSecret', 'tokenUrl', 'scope'],
         properties: {
-          clientSecret: describedAs('Its secret: store it with the gateway now, it is never shown again.', { type: 'string' }),
-          tokenUrl: describedAs('The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4).', { type: 'string' }),
+          clientSecret: describedAs('Its secret: store it with the gateway now, it is never shown again.', {
+            type: 'string',
+          }),
+          tokenUrl: describedAs('The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4).', {
+            type: 'string',
+          }),
           scope: describedAs('The scope its tokens carry.', { type: 'string', enum: ['lrs/ingest'] }),
         },
       },
@@ -84,14 +109,20 @@ export const adminSchemas: Record<string, Json> = {
     type: 'object',
     description: 'The organization’s gateways.',
     required: ['clients'],
-    properties: { clients: describedAs('In client id order, revoked ones too.', { type: 'array', items: ref('schemas', 'IngestClient') }) },
+    properties: {
+      clients: describedAs('In client id order, revoked ones too.', {
+        type: 'array',
+        items: ref('schemas', 'IngestClient'),
+      }),
+    },
   },
 };
 
 /** The strong ETag of the location resource. */
 export const adminHeaders: Record<string, Json> = {
   LocationETag: {
-    description: 'The strong validator of the location: its revision (`"3"`). Send it in If-Match to change the location, in If-None-Match to revalidate. Never on a compressed answer (a strong validator names one representation).',
+    description:
+      'The strong validator of the location: its revision (`"3"`). Send it in If-Match to change the location, in If-None-Match to revalidate. Never on a compressed answer (a strong validator names one representation).',
     schema: { type: 'string' },
     example: '"1"',
   },

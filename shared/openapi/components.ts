@@ -48,7 +48,9 @@ export function generatedComponents(registry = apiSchemas): Record<string, Json>
 
 function documented(shown: z.core.$ZodType, description: string | undefined, registry: typeof apiSchemas): Json {
   const id = registry.get(shown)?.id;
-  const body: Json = id ? { $ref: uri(id) } : withoutDialect(z.toJSONSchema(shown, { target: 'draft-2020-12' }) as Json);
+  const body: Json = id
+    ? { $ref: uri(id) }
+    : withoutDialect(z.toJSONSchema(shown, { target: 'draft-2020-12' }) as Json);
   return description ? { ...body, description } : body;
 }
 
@@ -59,7 +61,10 @@ function discriminatorOf(def: UnionDef, registry: typeof apiSchemas): Json {
     (def.options ?? []).map((option) => {
       const id = registry.get(option)?.id;
       const tag = defOf(defOf(option).shape?.[propertyName]).values?.[0];
-      if (!id || typeof tag !== 'string') throw new Error(`Each option of a union discriminated by "${propertyName}" must be a named component with a string tag (${String(tag)} is not).`);
+      if (!id || typeof tag !== 'string')
+        throw new Error(
+          `Each option of a union discriminated by "${propertyName}" must be a named component with a string tag (${String(tag)} is not).`,
+        );
       return [tag, uri(id)];
     }),
   );

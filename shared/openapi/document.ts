@@ -5,7 +5,19 @@ import { historySchema, occupancyHistory } from './history-operation';
 import { overviewSchema, sitesOverview } from './overview-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
 import { health, problemsPage } from './public-operations';
-import { cacheControl, common, getHeaders, header, headers, parameters, problemExample, problemResponse, ref, sharedResponses, type ProblemExample } from './responses';
+import {
+  cacheControl,
+  common,
+  getHeaders,
+  header,
+  headers,
+  parameters,
+  problemExample,
+  problemResponse,
+  ref,
+  sharedResponses,
+  type ProblemExample,
+} from './responses';
 import { componentSchemas } from './schemas';
 import { listLocations } from './locations-operation';
 
@@ -37,11 +49,21 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       license: { name: 'Proprietary', url: 'https://lrs.example.com/terms' },
     },
     // Relative: the API is where this document is served from (the local server, or the stack's ApiUrl).
-    servers: [{ url: '/', description: 'The API serving this document: http://localhost:3000 for `npm start`, the `ApiUrl` output of the stack in AWS.' }],
+    servers: [
+      {
+        url: '/',
+        description:
+          'The API serving this document: http://localhost:3000 for `npm start`, the `ApiUrl` output of the stack in AWS.',
+      },
+    ],
     security: [{ bearer: [] }],
     tags: [
       { name: 'locations', description: 'Locations and their live occupancy.' },
-      { name: 'administration', description: 'Managing locations and gateways: the admin role (the Cognito group `admin`; `npm run token -- --role admin` locally).' },
+      {
+        name: 'administration',
+        description:
+          'Managing locations and gateways: the admin role (the Cognito group `admin`; `npm run token -- --role admin` locally).',
+      },
       { name: 'reports', description: 'Reporting queries.' },
       { name: 'ingest', description: 'Documents in: what gateways and the backfill send.' },
       { name: 'operations', description: 'For monitors and load balancers.' },
@@ -49,7 +71,11 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     ],
     paths: {
       '/locations': { get: listLocations(), post: createLocation(problem) },
-      '/locations/{locationId}': { get: getLocation(problem), put: replaceLocation(problem), delete: deleteLocation(problem) },
+      '/locations/{locationId}': {
+        get: getLocation(problem),
+        put: replaceLocation(problem),
+        delete: deleteLocation(problem),
+      },
       '/locations/{locationId}/changes': { get: listLocationChanges(problem) },
       '/locations/{locationId}/insights/live': { get: liveInsights(problem) },
       '/locations/{locationId}/insights/history': { get: occupancyHistory(problem) },
@@ -74,7 +100,13 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       headers: { ...headers, ...ingestHeaders, ...adminHeaders },
       parameters: { ...parameters, ...ingestParameters },
       responses: sharedResponses(problem),
-      schemas: { ...componentSchemas(options.problemTypeBase), ...ingestSchemas, ...adminSchemas, OccupancyHistory: historySchema, SitesOverview: overviewSchema },
+      schemas: {
+        ...componentSchemas(options.problemTypeBase),
+        ...ingestSchemas,
+        ...adminSchemas,
+        OccupancyHistory: historySchema,
+        SitesOverview: overviewSchema,
+      },
     },
   };
 }
@@ -87,22 +119,48 @@ function liveInsights(problem: ProblemExample): Json {
     description:
       'Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes; a group with a capacity also has `capacity` (its capacity now) and `utilization` (occupancy ÷ capacity, rounded half up to 3 decimals). Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes.',
     parameters: [
-      { name: 'locationId', in: 'path', required: true, description: "A location of the caller's organization.", schema: { type: 'string' }, example: 'berlin-mall' },
-      { name: 'filter', in: 'query', required: true, description: 'Comma-separated insight kinds. Allowed: occupancy.', schema: { type: 'string' }, example: 'occupancy' },
+      {
+        name: 'locationId',
+        in: 'path',
+        required: true,
+        description: "A location of the caller's organization.",
+        schema: { type: 'string' },
+        example: 'berlin-mall',
+      },
+      {
+        name: 'filter',
+        in: 'query',
+        required: true,
+        description: 'Comma-separated insight kinds. Allowed: occupancy.',
+        schema: { type: 'string' },
+        example: 'occupancy',
+      },
       ref('parameters', 'AcceptEncoding'),
       ref('parameters', 'IfNoneMatch'),
     ],
     responses: {
       '200': {
         description: 'Live insights; an open sensor group without fresh data, or a closed one, is left out.',
-        headers: getHeaders(cacheControl('private, max-age=210', 'Fresh until the next refresh has written (the refresh runs on the 5-minute marks; at 12:02:30 it is 210 s).')),
+        headers: getHeaders(
+          cacheControl(
+            'private, max-age=210',
+            'Fresh until the next refresh has written (the refresh runs on the 5-minute marks; at 12:02:30 it is 210 s).',
+          ),
+        ),
         content: {
           'application/json': {
             schema: ref('schemas', 'LiveInsights'),
             examples: {
               open: {
                 summary: 'Two open groups; the first has a capacity',
-                value: { insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2, capacity: 40, utilization: 0.05 }, { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 }] } },
+                value: {
+                  insights: {
+                    occupancy: [
+                      { sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2, capacity: 40, utilization: 0.05 },
+                      { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 0 },
+                    ],
+                  },
+                },
               },
               closed: { summary: 'Closed, or no data', value: { insights: { occupancy: [] } } },
             },
@@ -116,7 +174,10 @@ function liveInsights(problem: ProblemExample): Json {
         }),
       }),
       '401': ref('responses', 'Unauthorized'),
-      '404': problemResponse("Unknown location, another organization's, or one outside the token's location grant (the same answer).", { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") }),
+      '404': problemResponse(
+        "Unknown location, another organization's, or one outside the token's location grant (the same answer).",
+        { unknownLocation: problem('not-found', "There is no location 'berlin-mall'.") },
+      ),
       '406': ref('responses', 'NotAcceptableJson'),
       ...common,
       '503': ref('responses', 'GatewayTimeout'),
@@ -125,8 +186,18 @@ function liveInsights(problem: ProblemExample): Json {
 }
 
 function queryReport(problem: ProblemExample): Json {
-  const dailyByLabel = { filters: [MARCH_1_TO_4], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
-  const dayOverDay = { ...dailyByLabel, filters: [{ ...MARCH_1_TO_4, from: '2024-03-02T00:00:00Z' }], compare: { offset: '1d' } };
+  const dailyByLabel = {
+    filters: [MARCH_1_TO_4],
+    aggregations: [
+      { type: 'dateHistogram', interval: '1d' },
+      { type: 'terms', field: 'label' },
+    ],
+  };
+  const dayOverDay = {
+    ...dailyByLabel,
+    filters: [{ ...MARCH_1_TO_4, from: '2024-03-02T00:00:00Z' }],
+    compare: { offset: '1d' },
+  };
   return {
     operationId: 'queryReport',
     tags: ['reports'],
@@ -143,29 +214,49 @@ function queryReport(problem: ProblemExample): Json {
             dailyByLabel: { summary: 'Objects per day and label', value: dailyByLabel },
             polygonStats: {
               summary: 'Time spent per polygon',
-              value: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', max: true, sum: true }] },
+              value: {
+                aggregations: [
+                  { type: 'nested', path: 'polygons' },
+                  { type: 'terms', field: 'polygons.id' },
+                  { type: 'stats', field: 'polygons.value', max: true, sum: true },
+                ],
+              },
             },
             parkingPercentiles: {
               summary: 'Median and 90th percentile of parking time per lot (series `lot-1 median`, `lot-1 p90`, …)',
-              value: { source: 'parkingEvents', aggregations: [{ type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'duration', count: true, median: true, percentiles: [90] }] },
+              value: {
+                source: 'parkingEvents',
+                aggregations: [
+                  { type: 'terms', field: 'parkingLotId' },
+                  { type: 'stats', field: 'duration', count: true, median: true, percentiles: [90] },
+                ],
+              },
             },
             busiestHour: {
-              summary: 'A weekly profile: events of 2024 by weekday and local hour in Berlin (series `monday 08:00`, …)',
+              summary:
+                'A weekly profile: events of 2024 by weekday and local hour in Berlin (series `monday 08:00`, …)',
               value: {
                 source: 'movementEvents',
-                filters: [{ type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }],
+                filters: [
+                  { type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' },
+                ],
                 aggregations: [
                   { type: 'profile', unit: 'weekday', timeZone: 'Europe/Berlin' },
                   { type: 'profile', unit: 'hour', timeZone: 'Europe/Berlin' },
                 ],
               },
             },
-            dayOverDay: { summary: 'Each day by label beside the day before (`compare`; `1w`, `1M`, `1y` alike)', value: dayOverDay },
+            dayOverDay: {
+              summary: 'Each day by label beside the day before (`compare`; `1w`, `1M`, `1y` alike)',
+              value: dayOverDay,
+            },
             split: {
               summary: 'A year of 15-minute buckets, in monthly slices',
               value: {
                 source: 'movementEvents',
-                filters: [{ type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }],
+                filters: [
+                  { type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' },
+                ],
                 aggregations: [{ type: 'dateHistogram', interval: '15m', timeZone: 'Europe/Berlin' }],
                 splitInterval: '1M',
               },
@@ -179,11 +270,18 @@ function queryReport(problem: ProblemExample): Json {
         description:
           'Shape 1 (array of time buckets) when the pipeline starts with dateHistogram, else shape 2 (one object); with `compare`, both periods paired (`current`, `previous`). JSON or CSV by Accept (application/json by default).',
         headers: {
-          'Cache-Control': cacheControl('no-store', "A report is the organization's data as of the moment it was asked: no cache, private or shared, keeps it."),
+          'Cache-Control': cacheControl(
+            'no-store',
+            "A report is the organization's data as of the moment it was asked: no cache, private or shared, keeps it.",
+          ),
           'X-Report-Truncated': header('X-Report-Truncated'),
           Deprecation: header('Deprecation'),
           'Server-Timing': header('Server-Timing'),
-          Vary: { description: 'Reports are chosen by Accept and Accept-Encoding.', schema: { type: 'string' }, example: 'Accept, Accept-Encoding' },
+          Vary: {
+            description: 'Reports are chosen by Accept and Accept-Encoding.',
+            schema: { type: 'string' },
+            example: 'Accept, Accept-Encoding',
+          },
           'Content-Encoding': header('Content-Encoding'),
           'X-Request-Id': header('X-Request-Id'),
         },
@@ -193,18 +291,33 @@ function queryReport(problem: ProblemExample): Json {
             examples: {
               dailyByLabel: {
                 summary: 'Shape 1, the answer to dailyByLabel',
-                value: [{ timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 }, { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }],
-              },
-              polygonStats: { summary: 'Shape 2, the answer to polygonStats', value: { 'z1 max': 10, 'z1 avg': 5, 'z1 sum': 15, 'z2 max': 6, 'z2 avg': 4, 'z2 sum': 8 } },
-              dayOverDay: {
-                summary: 'The answer to dayOverDay: pairs of days, the report\'s in `current`, the day before in `previous`',
                 value: [
-                  { current: { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 }, previous: { timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 } },
-                  { current: { timestamp: '2024-03-03T00:00:00.000Z', car: 1 }, previous: { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 } },
+                  { timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 },
+                  { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 },
+                  { timestamp: '2024-03-03T00:00:00.000Z', car: 1 },
+                ],
+              },
+              polygonStats: {
+                summary: 'Shape 2, the answer to polygonStats',
+                value: { 'z1 max': 10, 'z1 avg': 5, 'z1 sum': 15, 'z2 max': 6, 'z2 avg': 4, 'z2 sum': 8 },
+              },
+              dayOverDay: {
+                summary:
+                  "The answer to dayOverDay: pairs of days, the report's in `current`, the day before in `previous`",
+                value: [
+                  {
+                    current: { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 },
+                    previous: { timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 },
+                  },
+                  {
+                    current: { timestamp: '2024-03-03T00:00:00.000Z', car: 1 },
+                    previous: { timestamp: '2024-03-02T00:00:00.000Z', truck: 1 },
+                  },
                 ],
               },
               parkingPercentiles: {
-                summary: 'Shape 2, the answer to parkingPercentiles: a lot whose events have no duration has a count of 0 and no percentiles',
+                summary:
+                  'Shape 2, the answer to parkingPercentiles: a lot whose events have no duration has a count of 0 and no percentiles',
                 value: { 'lot-1 count': 3, 'lot-1 median': 600.5, 'lot-1 p90': 1200, 'lot-2 count': 0 },
               },
             },
@@ -212,9 +325,14 @@ function queryReport(problem: ProblemExample): Json {
           'text/csv': {
             schema: { type: 'string' },
             examples: {
-              dailyByLabel: { summary: 'The answer to dailyByLabel as CSV (RFC 4180, CRLF)', value: 'timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-02T00:00:00.000Z,0,0,1\r\n2024-03-03T00:00:00.000Z,1,0,0\r\n' },
+              dailyByLabel: {
+                summary: 'The answer to dailyByLabel as CSV (RFC 4180, CRLF)',
+                value:
+                  'timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-02T00:00:00.000Z,0,0,1\r\n2024-03-03T00:00:00.000Z,1,0,0\r\n',
+              },
               dayOverDay: {
-                summary: 'The answer to dayOverDay as CSV: the earlier period\'s columns after the report\'s, named `previous <series>`',
+                summary:
+                  "The answer to dayOverDay as CSV: the earlier period's columns after the report's, named `previous <series>`",
                 value:
                   'timestamp,car,person,truck,previous timestamp,previous car,previous person,previous truck\r\n' +
                   '2024-03-02T00:00:00.000Z,0,0,1,2024-03-01T00:00:00.000Z,2,1,0\r\n2024-03-03T00:00:00.000Z,1,0,0,2024-03-02T00:00:00.000Z,0,0,1\r\n',
@@ -223,41 +341,80 @@ function queryReport(problem: ProblemExample): Json {
           },
         },
       },
-      '400': problemResponse('The body breaks the request language (every error with its JSON Pointer in `errors`), or is not JSON, or nests arrays and objects more than 64 levels deep.', {
-        invalidInterval: problem('validation', '/aggregations/0/interval: must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)', {
-          errors: [{ path: '/aggregations/0/interval', message: 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)' }],
-        }),
-        notJson: problem('malformed-body', 'The body is not valid JSON: Unexpected end of JSON input'),
-      }),
+      '400': problemResponse(
+        'The body breaks the request language (every error with its JSON Pointer in `errors`), or is not JSON, or nests arrays and objects more than 64 levels deep.',
+        {
+          invalidInterval: problem(
+            'validation',
+            '/aggregations/0/interval: must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)',
+            {
+              errors: [
+                {
+                  path: '/aggregations/0/interval',
+                  message: 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)',
+                },
+              ],
+            },
+          ),
+          notJson: problem('malformed-body', 'The body is not valid JSON: Unexpected end of JSON input'),
+        },
+      ),
       '401': ref('responses', 'Unauthorized'),
       '403': problemResponse(
         "`locationIds` names a location outside the token's location grant (`custom:locations`): refused, never narrowed silently. Without `locationIds`, such a token's report covers its granted locations.",
         {
-          outsideGrant: problem('forbidden', "A location of locationIds is outside this token's grant: /locationIds/0.", {
-            errors: [{ path: '/locationIds/0', message: "'berlin-mall' is not among the locations this token may see" }],
-          }),
+          outsideGrant: problem(
+            'forbidden',
+            "A location of locationIds is outside this token's grant: /locationIds/0.",
+            {
+              errors: [
+                { path: '/locationIds/0', message: "'berlin-mall' is not among the locations this token may see" },
+              ],
+            },
+          ),
         },
         { 'WWW-Authenticate': header('WWW-Authenticate') },
       ),
       '406': problemResponse('Accept is neither application/json nor text/csv.', {
-        notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json, text/csv.', { allowed: ['application/json', 'text/csv'] }),
+        notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json, text/csv.', {
+          allowed: ['application/json', 'text/csv'],
+        }),
       }),
-      '413': problemResponse('Body larger than 64 KiB.', { tooLarge: problem('payload-too-large', 'The body must be at most 65536 bytes.') }),
+      '413': problemResponse('Body larger than 64 KiB.', {
+        tooLarge: problem('payload-too-large', 'The body must be at most 65536 bytes.'),
+      }),
       '415': problemResponse(
         'Body not declared as application/json (no Content-Type, another media type, or a charset other than UTF-8), or sent with a Content-Encoding (send it as it is: `Accept-Encoding: identity` says so); `allowed` names application/json.',
         {
-          otherType: problem('unsupported-media-type', 'Content-Type text/plain is not supported; the body must be application/json.', { allowed: ['application/json'] }),
+          otherType: problem(
+            'unsupported-media-type',
+            'Content-Type text/plain is not supported; the body must be application/json.',
+            { allowed: ['application/json'] },
+          ),
         },
-        { Accept: { description: 'The media type a body may have: application/json.', schema: { type: 'string' }, example: 'application/json' } },
+        {
+          Accept: {
+            description: 'The media type a body may have: application/json.',
+            schema: { type: 'string' },
+            example: 'application/json',
+          },
+        },
       ),
-      '422': problemResponse('The pipeline would create more buckets than the engine allows (use splitInterval; refused before any work when the buckets that exist whatever the data, such as every `filters` bucket, already exceed it), or the answer would be over 5.5 MiB as sent (ask for it compressed, as CSV, or smaller).', {
-        tooManyBuckets: problem('too-many-buckets', 'This report would create more buckets than the bucket limit of 65535. Narrow the time range, use a coarser dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
-          { maxBuckets: 65535 },
-        ),
-        responseTooLarge: problem('response-too-large', 'This report would be 7.3 MiB, more than the 5.5 MiB a response may carry. Ask for it as CSV (Accept: text/csv, 3.9 MiB), or narrow the time range, use a coarser dateHistogram interval, or filter to fewer series.',
-          { bytes: 7654321, maxBytes: 5767168 },
-        ),
-      }),
+      '422': problemResponse(
+        'The pipeline would create more buckets than the engine allows (use splitInterval; refused before any work when the buckets that exist whatever the data, such as every `filters` bucket, already exceed it), or the answer would be over 5.5 MiB as sent (ask for it compressed, as CSV, or smaller).',
+        {
+          tooManyBuckets: problem(
+            'too-many-buckets',
+            'This report would create more buckets than the bucket limit of 65535. Narrow the time range, use a coarser dateHistogram interval, or add "splitInterval" (for example "1M") to run it in slices.',
+            { maxBuckets: 65535 },
+          ),
+          responseTooLarge: problem(
+            'response-too-large',
+            'This report would be 7.3 MiB, more than the 5.5 MiB a response may carry. Ask for it as CSV (Accept: text/csv, 3.9 MiB), or narrow the time range, use a coarser dateHistogram interval, or filter to fewer series.',
+            { bytes: 7654321, maxBytes: 5767168 },
+          ),
+        },
+      ),
       ...common,
       '503': {
         description:
@@ -267,14 +424,25 @@ function queryReport(problem: ProblemExample): Json {
           'application/problem+json': {
             schema: ref('schemas', 'Problem'),
             examples: {
-              engineUnavailable: problem('engine-unavailable', 'The search engine did not answer in time; try again shortly.'),
-              reportTimeout: problem('report-timeout', 'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
+              engineUnavailable: problem(
+                'engine-unavailable',
+                'The search engine did not answer in time; try again shortly.',
+              ),
+              reportTimeout: problem(
+                'report-timeout',
+                'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
                 { timeoutMs: 27000 },
               ),
-              reportTooExpensive: problem('report-too-expensive', 'This report needed more memory than the report engine gives the reports running at once, and was stopped. Try again when fewer reports run; if it is refused again, make it cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets or terms values), or add "splitInterval".'),
+              reportTooExpensive: problem(
+                'report-too-expensive',
+                'This report needed more memory than the report engine gives the reports running at once, and was stopped. Try again when fewer reports run; if it is refused again, make it cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets or terms values), or add "splitInterval".',
+              ),
             },
           },
-          'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { timeout: { value: { message: 'Service Unavailable' } } } },
+          'application/json': {
+            schema: ref('schemas', 'GatewayMessage'),
+            examples: { timeout: { value: { message: 'Service Unavailable' } } },
+          },
         },
       },
     },

@@ -4,7 +4,15 @@ type Json = Record<string, unknown>;
 
 const L = 'a0000000-0000-4000-8000-00000000000a';
 const location = (id: string, name: string, type: string, timezone: string) => ({
-  id, name, organizationId: L, type, timezone, createdBy: null, updatedBy: null, createdAt: '2024-03-01T09:30:00.000Z', updatedAt: '2024-03-01T09:30:00.000Z',
+  id,
+  name,
+  organizationId: L,
+  type,
+  timezone,
+  createdBy: null,
+  updatedBy: null,
+  createdAt: '2024-03-01T09:30:00.000Z',
+  updatedAt: '2024-03-01T09:30:00.000Z',
 });
 
 /** `GET /locations`: the organization's locations within the caller's grant. */
@@ -23,7 +31,14 @@ export function listLocations(): Json {
         content: {
           'application/json': {
             schema: { type: 'array', items: ref('schemas', 'Location') },
-            examples: { twoLocations: { value: [location('berlin-mall', 'Berlin Mall', 'shopping-mall', 'Europe/Berlin'), location('nyc-store', 'New York store', 'store', 'America/New_York')] } },
+            examples: {
+              twoLocations: {
+                value: [
+                  location('berlin-mall', 'Berlin Mall', 'shopping-mall', 'Europe/Berlin'),
+                  location('nyc-store', 'New York store', 'store', 'America/New_York'),
+                ],
+              },
+            },
           },
         },
       },

@@ -42,7 +42,11 @@ export const overviewSchema: Json = {
               groups: count('How many groups are counted; 0 when every group is closed or has no current data.'),
             },
           }),
-          today: day('Today, in the location’s time zone, up to now.', 'Now (`at`).', 'Movement events per local hour from `from` up to now; the last hour is the one under way (a DST day has 23 or 25 hours).'),
+          today: day(
+            'Today, in the location’s time zone, up to now.',
+            'Now (`at`).',
+            'Movement events per local hour from `from` up to now; the last hour is the one under way (a DST day has 23 or 25 hours).',
+          ),
           lastWeek: day(
             'The same weekday a week before, counted up to the same wall-clock time as now (09:32 against last Monday’s 09:32, whatever a DST change in between did).',
             'The same wall-clock time as now, a week before.',
@@ -62,15 +66,30 @@ const example = {
       id: 'berlin-mall',
       timezone: 'Europe/Berlin',
       occupancy: { people: 3, groups: 2 },
-      today: { from: '2024-03-30T23:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 4, hourly: [1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1] },
-      lastWeek: { from: '2024-03-23T23:00:00.000Z', to: '2024-03-24T11:00:00.000Z', count: 2, hourly: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] },
+      today: {
+        from: '2024-03-30T23:00:00.000Z',
+        to: '2024-03-31T10:00:00.000Z',
+        count: 4,
+        hourly: [1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1],
+      },
+      lastWeek: {
+        from: '2024-03-23T23:00:00.000Z',
+        to: '2024-03-24T11:00:00.000Z',
+        count: 2,
+        hourly: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+      },
     },
     {
       id: 'nyc-store',
       timezone: 'America/New_York',
       occupancy: { people: 0, groups: 0 },
       today: { from: '2024-03-31T04:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 2, hourly: [1, 0, 0, 0, 0, 1] },
-      lastWeek: { from: '2024-03-24T04:00:00.000Z', to: '2024-03-24T10:00:00.000Z', count: 1, hourly: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] },
+      lastWeek: {
+        from: '2024-03-24T04:00:00.000Z',
+        to: '2024-03-24T10:00:00.000Z',
+        count: 1,
+        hourly: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      },
     },
   ],
 };
@@ -86,14 +105,29 @@ export function sitesOverview(problem: ProblemExample): Json {
     responses: {
       '200': {
         description: 'Every location, ordered by id.',
-        headers: getHeaders(cacheControl('private, max-age=60', 'Fresh until the next occupancy refresh has written (at 10:00:00 that is at 10:01:00).')),
-        content: { 'application/json': { schema: ref('schemas', 'SitesOverview'), examples: { twoSites: { summary: 'Berlin on the spring-forward day, New York before opening', value: example } } } },
+        headers: getHeaders(
+          cacheControl(
+            'private, max-age=60',
+            'Fresh until the next occupancy refresh has written (at 10:00:00 that is at 10:01:00).',
+          ),
+        ),
+        content: {
+          'application/json': {
+            schema: ref('schemas', 'SitesOverview'),
+            examples: {
+              twoSites: { summary: 'Berlin on the spring-forward day, New York before opening', value: example },
+            },
+          },
+        },
       },
       '304': ref('responses', 'NotModified'),
       '401': ref('responses', 'Unauthorized'),
       '406': ref('responses', 'NotAcceptableJson'),
       ...common,
-      '503': engineUnavailable(problem, 'The engine is unreachable or overloaded, or the counts reached their deadline: retry after Retry-After seconds.'),
+      '503': engineUnavailable(
+        problem,
+        'The engine is unreachable or overloaded, or the counts reached their deadline: retry after Retry-After seconds.',
+      ),
     },
   };
 }

@@ -7,7 +7,10 @@ type Json = Record<string, unknown>;
 
 export function health(): Json {
   const noStore = cacheControl('no-store', 'A health answer is never reused.');
-  const report = (engine: string, table: string) => ({ status: engine === 'ok' && table === 'ok' ? 'ok' : 'fail', checks: { engine, table } });
+  const report = (engine: string, table: string) => ({
+    status: engine === 'ok' && table === 'ok' ? 'ok' : 'fail',
+    checks: { engine, table },
+  });
   return {
     operationId: 'getHealth',
     tags: ['operations'],
@@ -19,12 +22,18 @@ export function health(): Json {
       '200': {
         description: 'Every check passed.',
         headers: { 'Cache-Control': noStore, 'X-Request-Id': header('X-Request-Id') },
-        content: { 'application/json': { schema: ref('schemas', 'Health'), examples: { ok: { value: report('ok', 'ok') } } } },
+        content: {
+          'application/json': { schema: ref('schemas', 'Health'), examples: { ok: { value: report('ok', 'ok') } } },
+        },
       },
       ...common,
       '503': {
         description: 'A check failed or timed out; the body names it, never why (that is logged under the request id).',
-        headers: { 'Retry-After': header('Retry-After'), 'Cache-Control': noStore, 'X-Request-Id': header('X-Request-Id') },
+        headers: {
+          'Retry-After': header('Retry-After'),
+          'Cache-Control': noStore,
+          'X-Request-Id': header('X-Request-Id'),
+        },
         content: {
           'application/json': {
             schema: ref('schemas', 'Health'),
@@ -50,9 +59,20 @@ export function problemsPage(): Json {
         description: 'The page.',
         headers: {
           ...getHeaders(cacheControl('public, max-age=3600', 'The page changes only with a deployment.')),
-          'Content-Security-Policy': { description: 'The page loads nothing: no script, style or image.', schema: { type: 'string' }, example: PROBLEMS_PAGE_POLICY },
+          'Content-Security-Policy': {
+            description: 'The page loads nothing: no script, style or image.',
+            schema: { type: 'string' },
+            example: PROBLEMS_PAGE_POLICY,
+          },
         },
-        content: { 'text/html': { schema: { type: 'string' }, examples: { page: { summary: 'The page, as this version of the service answers it', value: problemsHtml() } } } },
+        content: {
+          'text/html': {
+            schema: { type: 'string' },
+            examples: {
+              page: { summary: 'The page, as this version of the service answers it', value: problemsHtml() },
+            },
+          },
+        },
       },
       '304': ref('responses', 'NotModified'),
       ...common,

@@ -23,10 +23,21 @@ export type ProblemExample = (slug: ProblemSlug, detail: string, extensions?: Js
 export const problemExample =
   (typeBase?: string): ProblemExample =>
   (slug, detail, extensions = {}) => ({
-    value: { type: problemTypeUri(slug, typeBase), title: PROBLEM_TYPES[slug].title, status: PROBLEM_TYPES[slug].status, detail, ...extensions, requestId: EXAMPLE_REQUEST_ID },
+    value: {
+      type: problemTypeUri(slug, typeBase),
+      title: PROBLEM_TYPES[slug].title,
+      status: PROBLEM_TYPES[slug].status,
+      detail,
+      ...extensions,
+      requestId: EXAMPLE_REQUEST_ID,
+    },
   });
 
-const problemResponse = (description: string, examples: Record<string, { summary?: string; value: Json }>, headers: Json = {}) => ({
+const problemResponse = (
+  description: string,
+  examples: Record<string, { summary?: string; value: Json }>,
+  headers: Json = {},
+) => ({
   description,
   headers: { 'X-Request-Id': header('X-Request-Id'), ...headers },
   content: { 'application/problem+json': { schema: problemSchema, examples } },
@@ -40,22 +51,32 @@ export const headers: Record<string, Json> = {
     example: EXAMPLE_REQUEST_ID,
   },
   ETag: {
-    description: 'A weak validator of the answer (weak because the same JSON may be sent compressed); send it back in If-None-Match to get a 304 while nothing changed.',
+    description:
+      'A weak validator of the answer (weak because the same JSON may be sent compressed); send it back in If-None-Match to get a 304 while nothing changed.',
     schema: { type: 'string' },
     example: 'W/"pVnU0hbnj6c8AgHFEaRHDw"',
   },
-  'Cache-Control': { description: 'How long the answer may be reused (see each operation).', schema: { type: 'string' }, example: 'private, no-cache' },
+  'Cache-Control': {
+    description: 'How long the answer may be reused (see each operation).',
+    schema: { type: 'string' },
+    example: 'private, no-cache',
+  },
   Vary: {
     description: 'The request headers the answer was chosen by: Accept-Encoding always, Accept too for reports.',
     schema: { type: 'string' },
     example: 'Accept-Encoding',
   },
   'Content-Encoding': {
-    description: 'Present when the body is compressed: `br` or `gzip`, chosen by Accept-Encoding (br when both weigh the same), for bodies of 1 KiB or more.',
+    description:
+      'Present when the body is compressed: `br` or `gzip`, chosen by Accept-Encoding (br when both weigh the same), for bodies of 1 KiB or more.',
     schema: { type: 'string', enum: ['br', 'gzip'] },
     example: 'gzip',
   },
-  'X-Report-Truncated': { description: '`true` when a terms aggregation had more keys than the cap and kept the smallest.', schema: { type: 'string', enum: ['true'] }, example: 'true' },
+  'X-Report-Truncated': {
+    description: '`true` when a terms aggregation had more keys than the cap and kept the smallest.',
+    schema: { type: 'string', enum: ['true'] },
+    example: 'true',
+  },
   'Server-Timing': {
     description:
       'Which rows answered (docs/rollups.md), when rollups are on (absent when they are off): `source;desc="rollup"` (exact pre-aggregated rollups), `"raw"` (the documents) or, for a `splitInterval` or `compare` report whose parts differ, `"mixed"`. ' +
@@ -64,15 +85,21 @@ export const headers: Record<string, Json> = {
     schema: { type: 'string' },
     example: 'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"',
   },
-  Deprecation: { description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).', schema: { type: 'string' }, example: '@1795305600' },
+  Deprecation: {
+    description: 'RFC 9745: present when the request names a deprecated field (crossedPaths.start).',
+    schema: { type: 'string' },
+    example: '@1795305600',
+  },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' }, example: 5 },
   Allow: {
-    description: 'The methods the path answers (RFC 9110, 10.2.1): `GET, POST, HEAD, OPTIONS` for `/locations`, `POST, OPTIONS` for `/reports:query`.',
+    description:
+      'The methods the path answers (RFC 9110, 10.2.1): `GET, POST, HEAD, OPTIONS` for `/locations`, `POST, OPTIONS` for `/reports:query`.',
     schema: { type: 'string' },
     example: 'GET, POST, HEAD, OPTIONS',
   },
   'WWW-Authenticate': {
-    description: 'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
+    description:
+      'Bearer challenge; from API Gateway with `error="invalid_token"` and an `error_description` such as "the token has expired".',
     schema: { type: 'string' },
     example: 'Bearer scope="" error="invalid_token" error_description="the token has expired"',
   },
@@ -83,7 +110,8 @@ export const parameters: Record<string, Json> = {
     name: 'Accept-Encoding',
     in: 'header',
     required: false,
-    description: 'Content codings the client takes (RFC 9110, 12.5.3): `br` and `gzip` are answered; without it, or for a short body, the answer is sent as it is.',
+    description:
+      'Content codings the client takes (RFC 9110, 12.5.3): `br` and `gzip` are answered; without it, or for a short body, the answer is sent as it is.',
     schema: { type: 'string' },
     example: 'gzip, deflate, br',
   },
@@ -100,8 +128,14 @@ export const parameters: Record<string, Json> = {
 /** The responses several operations share. */
 export const sharedResponses = (problem: ProblemExample): Record<string, Json> => ({
   NotModified: {
-    description: 'The answer has not changed since the ETag given in If-None-Match: no body; the headers of the 200 it stands for.',
-    headers: { ETag: header('ETag'), 'Cache-Control': header('Cache-Control'), Vary: header('Vary'), 'X-Request-Id': header('X-Request-Id') },
+    description:
+      'The answer has not changed since the ETag given in If-None-Match: no body; the headers of the 200 it stands for.',
+    headers: {
+      ETag: header('ETag'),
+      'Cache-Control': header('Cache-Control'),
+      Vary: header('Vary'),
+      'X-Request-Id': header('X-Request-Id'),
+    },
   },
   Unauthorized: {
     description:
@@ -112,37 +146,76 @@ export const sharedResponses = (problem: ProblemExample): Record<string, Json> =
         schema: problemSchema,
         examples: { noOrganization: problem('unauthorized', 'The token carries no organization.') },
       },
-      'application/json': { schema: gatewaySchema, examples: { authorizer: { summary: "API Gateway's JWT authorizer (deployed)", value: { message: 'Unauthorized' } } } },
+      'application/json': {
+        schema: gatewaySchema,
+        examples: {
+          authorizer: { summary: "API Gateway's JWT authorizer (deployed)", value: { message: 'Unauthorized' } },
+        },
+      },
     },
   },
   NotAcceptableJson: problemResponse('Accept does not allow application/json.', {
-    notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json.', { allowed: ['application/json'] }),
+    notAcceptable: problem('not-acceptable', 'Allowed values of Accept: application/json.', {
+      allowed: ['application/json'],
+    }),
   }),
   MethodNotAllowed: problemResponse(
     'The path exists, but not with this method (`DELETE /locations`, `GET /reports:query`): `Allow` and `allowed` list its methods. Every path with GET also answers HEAD, with the headers of GET and no body; every path answers OPTIONS (a CORS preflight among others) 204 with `Allow`, without a token. Deployed, a path behind the JWT authorizer answers 401 first without a valid token.',
-    { deleteLocations: problem('method-not-allowed', '/locations does not answer DELETE; it answers GET, POST, HEAD, OPTIONS.', { allowed: ['GET', 'POST', 'HEAD', 'OPTIONS'] }) },
+    {
+      deleteLocations: problem(
+        'method-not-allowed',
+        '/locations does not answer DELETE; it answers GET, POST, HEAD, OPTIONS.',
+        { allowed: ['GET', 'POST', 'HEAD', 'OPTIONS'] },
+      ),
+    },
     { Allow: header('Allow') },
   ),
   MisdirectedRequest: problemResponse(
-    "The local server (`npm start`) only: `Host` is not one of its own names (localhost, 127.0.0.1, [::1] with its port), as a page of another site rebound to 127.0.0.1 (DNS rebinding) would send. Use http://localhost:<port>.",
-    { otherHost: problem('misdirected-request', 'This server does not answer for the host "evil.example"; use localhost:3000.', { allowed: ['localhost:3000', '127.0.0.1:3000', '[::1]:3000'] }) },
+    'The local server (`npm start`) only: `Host` is not one of its own names (localhost, 127.0.0.1, [::1] with its port), as a page of another site rebound to 127.0.0.1 (DNS rebinding) would send. Use http://localhost:<port>.',
+    {
+      otherHost: problem(
+        'misdirected-request',
+        'This server does not answer for the host "evil.example"; use localhost:3000.',
+        { allowed: ['localhost:3000', '127.0.0.1:3000', '[::1]:3000'] },
+      ),
+    },
   ),
   TooManyRequests: {
-    description: "API Gateway's throttling (deployed): the stage's rate or the route's own was exceeded. Retry later, with backoff.",
-    content: { 'application/json': { schema: gatewaySchema, examples: { throttled: { value: { message: 'Too Many Requests' } } } } },
+    description:
+      "API Gateway's throttling (deployed): the stage's rate or the route's own was exceeded. Retry later, with backoff.",
+    content: {
+      'application/json': {
+        schema: gatewaySchema,
+        examples: { throttled: { value: { message: 'Too Many Requests' } } },
+      },
+    },
   },
   InternalError: {
     description:
       'A bug: the detail says nothing about internals, the cause is logged under the request id. Deployed, API Gateway answers `{"message":"Internal Server Error"}` itself when the function fails without an answer.',
     headers: { 'X-Request-Id': header('X-Request-Id') },
     content: {
-      'application/problem+json': { schema: problemSchema, examples: { bug: problem('internal', 'An unexpected error occurred.') } },
-      'application/json': { schema: gatewaySchema, examples: { gateway: { summary: 'API Gateway, when the function failed', value: { message: 'Internal Server Error' } } } },
+      'application/problem+json': {
+        schema: problemSchema,
+        examples: { bug: problem('internal', 'An unexpected error occurred.') },
+      },
+      'application/json': {
+        schema: gatewaySchema,
+        examples: {
+          gateway: { summary: 'API Gateway, when the function failed', value: { message: 'Internal Server Error' } },
+        },
+      },
     },
   },
   GatewayTimeout: {
-    description: 'Deployed: API Gateway answers 503 itself when the function does not answer within its integration timeout (30 s).',
-    content: { 'application/json': { schema: gatewaySchema, examples: { timeout: { value: { message: 'Service Unavailable' } } } } },
+    description:
+      'Deployed: API Gateway answers 503 itself when the function does not answer within its integration timeout (30 s).',
+    content: {
+      'application/json': {
+        schema: gatewaySchema,
+        examples: { timeout: { value: { message: 'Service Unavailable' } } },
+      },
+    },
   },
 });
 
@@ -169,8 +242,19 @@ const engineUnavailable = (problem: ProblemExample, description: string): Json =
   description,
   headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
   content: {
-    'application/problem+json': { schema: ref('schemas', 'Problem'), examples: { engineUnavailable: problem('engine-unavailable', 'The search engine did not answer in time; try again shortly.') } },
-    'application/json': { schema: ref('schemas', 'GatewayMessage'), examples: { timeout: { value: { message: 'Service Unavailable' } } } },
+    'application/problem+json': {
+      schema: ref('schemas', 'Problem'),
+      examples: {
+        engineUnavailable: problem(
+          'engine-unavailable',
+          'The search engine did not answer in time; try again shortly.',
+        ),
+      },
+    },
+    'application/json': {
+      schema: ref('schemas', 'GatewayMessage'),
+      examples: { timeout: { value: { message: 'Service Unavailable' } } },
+    },
   },
 });
 

@@ -18,29 +18,47 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
   return {
     ...generatedComponents(),
     ReportResponse: {
-      description: 'A report: shape 1 when the pipeline starts with dateHistogram, else shape 2; with `compare`, the pairs of each period\'s buckets (or objects).',
+      description:
+        "A report: shape 1 when the pipeline starts with dateHistogram, else shape 2; with `compare`, the pairs of each period's buckets (or objects).",
       oneOf: [
         {
           type: 'array',
-          description: 'Shape 1: one object per time bucket, its start and one number per series (a series without documents in a bucket is left out).',
+          description:
+            'Shape 1: one object per time bucket, its start and one number per series (a series without documents in a bucket is left out).',
           items: {
             type: 'object',
             required: ['timestamp'],
-            properties: { timestamp: { type: 'string', format: 'date-time', description: "The bucket's start, in UTC with milliseconds (`2024-03-01T00:00:00.000Z`)." } },
+            properties: {
+              timestamp: {
+                type: 'string',
+                format: 'date-time',
+                description: "The bucket's start, in UTC with milliseconds (`2024-03-01T00:00:00.000Z`).",
+              },
+            },
             additionalProperties: { type: 'number' },
           },
         },
-        { type: 'object', description: 'Shape 2: one number per series and stat.', additionalProperties: { type: 'number' } },
+        {
+          type: 'object',
+          description: 'Shape 2: one number per series and stat.',
+          additionalProperties: { type: 'number' },
+        },
         {
           type: 'array',
           description:
-            'A comparison (`compare`) of shape 1: one object per pair of time buckets, the report\'s own in `current`, its partner in the earlier period in `previous`, each a shape 1 bucket. A bucket without partner (a day the other month lacks, an hour skipped or repeated by a DST change) comes alone, in time order.',
+            "A comparison (`compare`) of shape 1: one object per pair of time buckets, the report's own in `current`, its partner in the earlier period in `previous`, each a shape 1 bucket. A bucket without partner (a day the other month lacks, an hour skipped or repeated by a DST change) comes alone, in time order.",
           items: {
             type: 'object',
             minProperties: 1,
             properties: {
-              current: { $ref: '#/components/schemas/ReportBucket', description: "A bucket of the report's own period; left out when this pair has none." },
-              previous: { $ref: '#/components/schemas/ReportBucket', description: 'Its partner in the earlier period; left out when there is none.' },
+              current: {
+                $ref: '#/components/schemas/ReportBucket',
+                description: "A bucket of the report's own period; left out when this pair has none.",
+              },
+              previous: {
+                $ref: '#/components/schemas/ReportBucket',
+                description: 'Its partner in the earlier period; left out when there is none.',
+              },
             },
             additionalProperties: false,
           },
@@ -50,8 +68,16 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
           description: 'A comparison (`compare`) of shape 2: the report over its own period and over the earlier one.',
           required: ['current', 'previous'],
           properties: {
-            current: { type: 'object', description: 'Shape 2 over the report\'s period.', additionalProperties: { type: 'number' } },
-            previous: { type: 'object', description: 'Shape 2 over the earlier period.', additionalProperties: { type: 'number' } },
+            current: {
+              type: 'object',
+              description: "Shape 2 over the report's period.",
+              additionalProperties: { type: 'number' },
+            },
+            previous: {
+              type: 'object',
+              description: 'Shape 2 over the earlier period.',
+              additionalProperties: { type: 'number' },
+            },
           },
           additionalProperties: false,
         },
@@ -59,23 +85,56 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
     },
     ReportBucket: {
       type: 'object',
-      description: 'One time bucket of a comparison: its start and one number per series (a series without documents in the bucket is left out).',
+      description:
+        'One time bucket of a comparison: its start and one number per series (a series without documents in the bucket is left out).',
       required: ['timestamp'],
-      properties: { timestamp: { type: 'string', format: 'date-time', description: "The bucket's start, in UTC with milliseconds." } },
+      properties: {
+        timestamp: {
+          type: 'string',
+          format: 'date-time',
+          description: "The bucket's start, in UTC with milliseconds.",
+        },
+      },
       additionalProperties: { type: 'number' },
     },
     Location: {
       type: 'object',
       description: "A location of the caller's organization.",
-      required: ['id', 'name', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt'],
+      required: [
+        'id',
+        'name',
+        'organizationId',
+        'type',
+        'timezone',
+        'createdBy',
+        'updatedBy',
+        'createdAt',
+        'updatedAt',
+      ],
       properties: {
-        id: { type: 'string', description: 'The id of the location, as in `/locations/{locationId}` and in `locationIds` of a report.' },
+        id: {
+          type: 'string',
+          description: 'The id of the location, as in `/locations/{locationId}` and in `locationIds` of a report.',
+        },
         name: { type: 'string', description: 'What people call it (its id, for a location given no name).' },
-        organizationId: { type: 'string', format: 'uuid', description: 'The organization the location belongs to (the caller’s).' },
+        organizationId: {
+          type: 'string',
+          format: 'uuid',
+          description: 'The organization the location belongs to (the caller’s).',
+        },
         type: { type: 'string', description: 'What kind of place it is (`shopping-mall`, `store`, …).' },
-        timezone: { type: 'string', description: 'The IANA time zone of the location (`Europe/Berlin`): opening hours are in it.' },
-        createdBy: { type: ['string', 'null'], description: 'Who created the location (the `sub` of their token, or an import’s actor), when known.' },
-        updatedBy: { type: ['string', 'null'], description: 'Who last changed the location (the `sub` of their token, or an import’s actor), when known.' },
+        timezone: {
+          type: 'string',
+          description: 'The IANA time zone of the location (`Europe/Berlin`): opening hours are in it.',
+        },
+        createdBy: {
+          type: ['string', 'null'],
+          description: 'Who created the location (the `sub` of their token, or an import’s actor), when known.',
+        },
+        updatedBy: {
+          type: ['string', 'null'],
+          description: 'Who last changed the location (the `sub` of their token, or an import’s actor), when known.',
+        },
         createdAt: { type: 'string', format: 'date-time', description: 'When the location was created.' },
         updatedAt: { type: 'string', format: 'date-time', description: 'When the location was last changed.' },
       },
@@ -100,11 +159,22 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
                     type: 'object',
                     description: 'The sensor group counted.',
                     required: ['id', 'name'],
-                    properties: { id: { type: 'integer', description: 'The id of the sensor group within its location.' }, name: { type: 'string', description: 'Its name.' } },
+                    properties: {
+                      id: { type: 'integer', description: 'The id of the sensor group within its location.' },
+                      name: { type: 'string', description: 'Its name.' },
+                    },
                   },
-                  occupancy: { type: 'number', description: 'People in the area now: ins less outs since the group opened today, never below 0.' },
+                  occupancy: {
+                    type: 'number',
+                    description: 'People in the area now: ins less outs since the group opened today, never below 0.',
+                  },
                   capacity: { type: 'integer', minimum: 1, description: "The group's capacity now, when it has one." },
-                  utilization: { type: 'number', minimum: 0, description: '`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.' },
+                  utilization: {
+                    type: 'number',
+                    minimum: 0,
+                    description:
+                      '`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.',
+                  },
                 },
               },
             },
@@ -114,7 +184,8 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
     },
     Health: {
       type: 'object',
-      description: 'Whether the service can answer: `ok` when every check is; a check that is not says `fail` (an error, logged) or `timeout` (no answer within 3 s).',
+      description:
+        'Whether the service can answer: `ok` when every check is; a check that is not says `fail` (an error, logged) or `timeout` (no answer within 3 s).',
       required: ['status', 'checks'],
       properties: {
         status: { type: 'string', enum: ['ok', 'fail'], description: '`ok` when every check is `ok`.' },
@@ -123,8 +194,14 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
           description: 'Each check by name.',
           required: ['engine', 'table'],
           properties: {
-            engine: { $ref: '#/components/schemas/CheckStatus', description: 'The report engine (OpenSearch in AWS, DuckDB locally) answers a query.' },
-            table: { $ref: '#/components/schemas/CheckStatus', description: 'The DynamoDB table of locations and occupancy answers a read.' },
+            engine: {
+              $ref: '#/components/schemas/CheckStatus',
+              description: 'The report engine (OpenSearch in AWS, DuckDB locally) answers a query.',
+            },
+            table: {
+              $ref: '#/components/schemas/CheckStatus',
+              description: 'The DynamoDB table of locations and occupancy answers a read.',
+            },
           },
         },
       },
@@ -132,9 +209,16 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
     CheckStatus: { type: 'string', enum: ['ok', 'fail', 'timeout'], description: 'How a health check went.' },
     GatewayMessage: {
       type: 'object',
-      description: "API Gateway's own answer (deployed only), before or instead of the function: the JWT authorizer's 401, the ingest route's Lambda authorizer's 403, throttling's 429, a function that failed (500) or did not answer in time (503).",
+      description:
+        "API Gateway's own answer (deployed only), before or instead of the function: the JWT authorizer's 401, the ingest route's Lambda authorizer's 403, throttling's 429, a function that failed (500) or did not answer in time (503).",
       required: ['message'],
-      properties: { message: { type: 'string', enum: ['Unauthorized', 'Forbidden', 'Too Many Requests', 'Internal Server Error', 'Service Unavailable'], description: "API Gateway's reason." } },
+      properties: {
+        message: {
+          type: 'string',
+          enum: ['Unauthorized', 'Forbidden', 'Too Many Requests', 'Internal Server Error', 'Service Unavailable'],
+          description: "API Gateway's reason.",
+        },
+      },
     },
     Problem: problemSchema(problemTypeBase),
   };
@@ -147,7 +231,10 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
     items: {
       type: 'object',
       required: ['path', 'message'],
-      properties: { path: { type: 'string', description: 'A JSON Pointer into the request.' }, message: { type: 'string', description: 'What is wrong there, and what is allowed.' } },
+      properties: {
+        path: { type: 'string', description: 'A JSON Pointer into the request.' },
+        message: { type: 'string', description: 'What is wrong there, and what is allowed.' },
+      },
     },
   },
   allowed: { type: 'array', items: { type: 'string' } },
@@ -168,7 +255,8 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
 function problemSchema(problemTypeBase?: string): Json {
   const uses = new Map<string, string[]>();
   for (const slug of PROBLEM_SLUGS) {
-    for (const [member, meaning] of Object.entries((PROBLEM_TYPES[slug] as ProblemTypeDoc).members ?? {})) uses.set(member, [...(uses.get(member) ?? []), `${slug}: ${meaning}`]);
+    for (const [member, meaning] of Object.entries((PROBLEM_TYPES[slug] as ProblemTypeDoc).members ?? {}))
+      uses.set(member, [...(uses.get(member) ?? []), `${slug}: ${meaning}`]);
   }
   const extensions = [...uses].map(([member, meanings]) => {
     const schema = MEMBER_SCHEMAS[member];

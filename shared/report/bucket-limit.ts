@@ -50,7 +50,9 @@ function countTree(r: AggResult | undefined): number {
  * 1,010,100 buckets however few documents match, and would otherwise cost documents × 10^6.
  */
 export function minimumBuckets(pipeline: readonly AggNode[], histogramKeys = 0): number {
-  return pipeline[0]?.kind === 'dateHistogram' ? histogramKeys + emptyTemplateBuckets(pipeline, 1) : emptyTemplateBuckets(pipeline, 0);
+  return pipeline[0]?.kind === 'dateHistogram'
+    ? histogramKeys + emptyTemplateBuckets(pipeline, 1)
+    : emptyTemplateBuckets(pipeline, 0);
 }
 
 /**
@@ -66,7 +68,9 @@ export const EXPANSION_FACTOR = 4;
 
 /** The buckets of a query's answer whatever the documents: every histogram bucket with the template in it. */
 export function expandedBuckets(pipeline: readonly AggNode[], histogramKeys = 0): number {
-  return pipeline[0]?.kind === 'dateHistogram' ? histogramKeys * (1 + emptyTemplateBuckets(pipeline, 1)) : emptyTemplateBuckets(pipeline, 0);
+  return pipeline[0]?.kind === 'dateHistogram'
+    ? histogramKeys * (1 + emptyTemplateBuckets(pipeline, 1))
+    : emptyTemplateBuckets(pipeline, 0);
 }
 
 /**
@@ -75,7 +79,10 @@ export function expandedBuckets(pipeline: readonly AggNode[], histogramKeys = 0)
  * would hold (expandedBuckets, EXPANSION_FACTOR times the limit).
  */
 export function refuseBeyondBucketFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number): void {
-  if (minimumBuckets(pipeline, histogramKeys) > maxBuckets || expandedBuckets(pipeline, histogramKeys) > EXPANSION_FACTOR * maxBuckets) {
+  if (
+    minimumBuckets(pipeline, histogramKeys) > maxBuckets ||
+    expandedBuckets(pipeline, histogramKeys) > EXPANSION_FACTOR * maxBuckets
+  ) {
     throw new TooManyBucketsError(maxBuckets);
   }
 }
@@ -100,7 +107,12 @@ export const MAX_ANSWER_BUCKETS = EXPANSION_FACTOR * DEFAULT_MAX_BUCKETS;
  *   is 2,592,000 rows (400 slices of 6,480 each), a body of hundreds of MB to build, render and
  *   measure, whatever the data.
  */
-export function refuseBeyondSplitFloor(pipeline: readonly AggNode[], histogramKeys: number, maxBuckets: number, maxAnswer = MAX_ANSWER_BUCKETS): void {
+export function refuseBeyondSplitFloor(
+  pipeline: readonly AggNode[],
+  histogramKeys: number,
+  maxBuckets: number,
+  maxAnswer = MAX_ANSWER_BUCKETS,
+): void {
   const histogram = pipeline[0]?.kind === 'dateHistogram' ? pipeline[0] : undefined;
   const template = histogram ? emptyTemplateBuckets(pipeline, 1) : 0;
   if (histogramKeys * template > EXPANSION_FACTOR * maxBuckets) {
@@ -138,7 +150,10 @@ export class AnswerBucketsError extends TooManyBucketsError {
   constructor(maxAnswerBuckets: number, detail: string, intervalMessage: string, options?: ErrorOptions) {
     super(
       undefined,
-      { ...options, extensions: { maxAnswerBuckets, errors: [{ path: '/aggregations/0/interval', message: intervalMessage }] } },
+      {
+        ...options,
+        extensions: { maxAnswerBuckets, errors: [{ path: '/aggregations/0/interval', message: intervalMessage }] },
+      },
       `This report's answer would be too large. ${detail}`,
     );
   }

@@ -74,10 +74,20 @@ export async function answerReport(
   const { deadline } = options;
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);
-  const { model, truncated, source } = plan.compare ? await answerComparison(plan, scope, engine, options, pacer) : await answerPlan(plan, scope, engine, options, pacer);
+  const { model, truncated, source } = plan.compare
+    ? await answerComparison(plan, scope, engine, options, pacer)
+    : await answerPlan(plan, scope, engine, options, pacer);
   const zone = localTimeZone(plan);
-  const rendered = mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer, zone) : await renderJson(model, pacer);
-  await checkBodySize(rendered, model, mediaType, options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES, options.sentBytes ?? jsonStringBytes, zone);
+  const rendered =
+    mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer, zone) : await renderJson(model, pacer);
+  await checkBodySize(
+    rendered,
+    model,
+    mediaType,
+    options.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES,
+    options.sentBytes ?? jsonStringBytes,
+    zone,
+  );
   deadline?.throwIfExpired();
   return {
     mediaType,
@@ -100,15 +110,33 @@ interface Shaped {
   readonly source: SourceFacts;
 }
 
-async function answerPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
+async function answerPlan(
+  plan: ReportPlan,
+  scope: Scope,
+  engine: ReportEngine,
+  options: AnswerOptions,
+  pacer: Pacer,
+): Promise<Shaped> {
   const result = await runPlan(plan, scope, engine, options);
-  return { model: await shapeReport(plan, result, pacer), truncated: result.truncated === true, source: combineSources([result]) };
+  return {
+    model: await shapeReport(plan, result, pacer),
+    truncated: result.truncated === true,
+    source: combineSources([result]),
+  };
 }
 
 /** One plan on the engine, in slices when it has a splitInterval (`beside`: the other period of a comparison). */
-async function runPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, beside?: { plan: ReportPlan; heldBuckets: number }): Promise<EngineResult> {
+async function runPlan(
+  plan: ReportPlan,
+  scope: Scope,
+  engine: ReportEngine,
+  options: AnswerOptions,
+  beside?: { plan: ReportPlan; heldBuckets: number },
+): Promise<EngineResult> {
   const { deadline } = options;
-  return plan.splitInterval ? runSplitReport(plan, scope, engine, options, beside) : engine.run(plan, scope, deadline ? { deadline } : {});
+  return plan.splitInterval
+    ? runSplitReport(plan, scope, engine, options, beside)
+    : engine.run(plan, scope, deadline ? { deadline } : {});
 }
 
 /**
@@ -117,13 +145,22 @@ async function runPlan(plan: ReportPlan, scope: Scope, engine: ReportEngine, opt
  * may. One after the other, not at once: the same report then fails with the same error on every
  * engine and every run (the report's own period's, when both would fail).
  */
-async function answerComparison(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, pacer: Pacer): Promise<Shaped> {
+async function answerComparison(
+  plan: ReportPlan,
+  scope: Scope,
+  engine: ReportEngine,
+  options: AnswerOptions,
+  pacer: Pacer,
+): Promise<Shaped> {
   const periods = periodsOf(plan);
   const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
   // Split, each period's run refuses the two together when they must exceed the bounds (runSplit): the first before it starts.
   const current = await runPlan(periods.current, scope, engine, options, { plan: periods.previous, heldBuckets: 0 });
   const held = resultBuckets(current.root);
-  const previous = await runPlan(periods.previous, scope, engine, options, { plan: periods.current, heldBuckets: held });
+  const previous = await runPlan(periods.previous, scope, engine, options, {
+    plan: periods.current,
+    heldBuckets: held,
+  });
   if (held + resultBuckets(previous.root) > maxAnswerBuckets) throw comparedTooLarge(maxAnswerBuckets);
   const model = await shapeComparison(periods, current, previous, pacer);
   // Each period may be answered from other rows (rollups cover one, not the other): `mixed` then.
@@ -144,8 +181,17 @@ function comparedTooLarge(maxAnswerBuckets: number): AnswerBucketsError {
  * splitting (lib/bundling.ts) then neither parses nor runs them at start, and most reports need neither.
  */
 
-async function runSplitReport(plan: ReportPlan, scope: Scope, engine: ReportEngine, options: AnswerOptions, beside?: { plan: ReportPlan; heldBuckets: number }) {
-  const [{ runSplit, inProcessSliceExecutor }, executor] = await Promise.all([import('./split/run-split'), options.sliceExecutor?.()]);
+async function runSplitReport(
+  plan: ReportPlan,
+  scope: Scope,
+  engine: ReportEngine,
+  options: AnswerOptions,
+  beside?: { plan: ReportPlan; heldBuckets: number },
+) {
+  const [{ runSplit, inProcessSliceExecutor }, executor] = await Promise.all([
+    import('./split/run-split'),
+    options.sliceExecutor?.(),
+  ]);
   const bounds = {
     maxBuckets: engine.maxBuckets,
     maxAnswerBuckets: options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS,
@@ -169,7 +215,8 @@ async function checkBodySize(
 ): Promise<void> {
   const bytes = await sentBytes(body);
   if (bytes <= maxBytes) return;
-  const csvBytes = mediaType === 'text/csv' ? bytes : estimateCsvSentBytes((await csvWriter()).csvSize(model, localZone), body, bytes);
+  const csvBytes =
+    mediaType === 'text/csv' ? bytes : estimateCsvSentBytes((await csvWriter()).csvSize(model, localZone), body, bytes);
   throw new ResponseTooLargeError(bytes, maxBytes, csvBytes <= maxBytes ? csvBytes : undefined);
 }
 

@@ -16,7 +16,8 @@ const DAY = 86_400_000;
  * a watermark with nothing dirty, stays Infinity). The one grain floor of both stores, in TypeScript
  * (DuckDB writes the same floor in SQL where a statement groups rows).
  */
-export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number => (Number.isFinite(ms) ? ms - (((ms % grainMs) + grainMs) % grainMs) : ms);
+export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number =>
+  Number.isFinite(ms) ? ms - (((ms % grainMs) + grainMs) % grainMs) : ms;
 
 /**
  * The levels of rollups kept for a grain, on both engines: the grain, then hours and UTC days where
@@ -25,7 +26,9 @@ export const grainOf = (ms: number, grainMs: number = ROLLUP_GRAIN_MS): number =
  * Kolkata one quarters.
  */
 export function rollupLevels(grainMs: number = ROLLUP_GRAIN_MS): number[] {
-  return [...new Set([grainMs, HOUR, DAY])].filter((level) => level >= grainMs && level % grainMs === 0 && DAY % level === 0);
+  return [...new Set([grainMs, HOUR, DAY])].filter(
+    (level) => level >= grainMs && level % grainMs === 0 && DAY % level === 0,
+  );
 }
 
 /**
@@ -57,7 +60,8 @@ const raw = (reason: string): RollupDecision => ({ use: 'raw', reason });
  */
 export const ENGINE_RAW_REASONS = {
   notReady: (collection: string): string => `the rollups of ${collection} are not built yet`,
-  pastWatermark: (watermark: number): string => `the rollups are complete only up to ${new Date(watermark).toISOString()}, before this time range`,
+  pastWatermark: (watermark: number): string =>
+    `the rollups are complete only up to ${new Date(watermark).toISOString()}, before this time range`,
   inexactSum: 'a stats value to add is not an integer: only the documents give its exact sum',
 } as const;
 
@@ -89,12 +93,14 @@ export function matchRollup(plan: ReportPlan, grainMs: number = ROLLUP_GRAIN_MS)
 function stageReason(node: AggNode, grainMs: number, window: Window, underFilters: boolean): string | undefined {
   switch (node.kind) {
     case 'dateHistogram':
-      if (!intervalOnGrains(node.interval, grainMs)) return `a ${node.interval.text} interval is not a multiple of the grain`;
+      if (!intervalOnGrains(node.interval, grainMs))
+        return `a ${node.interval.text} interval is not a multiple of the grain`;
       return zoneReason(node.timeZone, grainMs, window);
     case 'terms':
       if (node.profile) {
         // A row of a coarser level than the unit holds documents of several hours: their hour is gone.
-        if (PROFILE_UNIT_MS[node.profile.unit] % grainMs !== 0) return `a profile by ${node.profile.unit} cannot be read from rows of ${grainMs / 60_000} minutes`;
+        if (PROFILE_UNIT_MS[node.profile.unit] % grainMs !== 0)
+          return `a profile by ${node.profile.unit} cannot be read from rows of ${grainMs / 60_000} minutes`;
         return zoneReason(node.profile.timeZone, grainMs, window);
       }
       return node.field.kind === 'keyword' ? undefined : `terms on ${node.field.name} is not on a rollup dimension`;
@@ -109,7 +115,9 @@ function stageReason(node: AggNode, grainMs: number, window: Window, underFilter
     case 'stats':
       if (underFilters) return 'stats under a filters stage are summed per document';
       if ((node.percentiles?.length ?? 0) > 0) return 'percentiles do not add up per grain';
-      return node.stats.every((s) => EXACT_STATS.has(s)) ? undefined : `stats ${node.stats.filter((s) => !EXACT_STATS.has(s)).join(', ')} do not add up per grain`;
+      return node.stats.every((s) => EXACT_STATS.has(s))
+        ? undefined
+        : `stats ${node.stats.filter((s) => !EXACT_STATS.has(s)).join(', ')} do not add up per grain`;
     default:
       return `a ${(node as { kind: string }).kind} stage is not rolled up`;
   }
@@ -122,7 +130,8 @@ export const isDimension = (f: FieldDef): boolean => f.kind === 'keyword';
 
 function filterReason(f: FilterNode, grainMs: number): string | undefined {
   if (onDimension(f)) return undefined;
-  if (f.kind === 'range' && f.field.name === 'timestamp' && onGrain(f.from, grainMs) && onGrain(f.to, grainMs)) return undefined;
+  if (f.kind === 'range' && f.field.name === 'timestamp' && onGrain(f.from, grainMs) && onGrain(f.to, grainMs))
+    return undefined;
   return f.kind === 'range' && f.field.name === 'timestamp'
     ? 'a timestamp range in an aggregation has a bound inside a grain'
     : `the filter on ${f.field.name} is not on a rollup dimension`;
@@ -160,7 +169,8 @@ function zoneReason(zone: string, grainMs: number, window: Window): string | und
   for (let i = first; i <= last; i++) {
     const { start, offset } = offsets.period(i);
     if (offset % grainMs !== 0) return `${zone} has the offset ${offset / 60_000} min, not a multiple of the grain`;
-    if (i > first && start % grainMs !== 0) return `${zone} changes its offset at ${new Date(start).toISOString()}, inside a grain`;
+    if (i > first && start % grainMs !== 0)
+      return `${zone} changes its offset at ${new Date(start).toISOString()}, inside a grain`;
   }
   return undefined;
 }

@@ -26,7 +26,12 @@ export function grainsOf(timestamps: Iterable<number>, grainMs: number = ROLLUP_
  * the grain): each grain widened to whole rows of the level (a coarser row is recomputed whole or
  * not at all), joined with the range before when less than `mergeGapMs` apart (0 apart: they meet).
  */
-export function dirtyRanges(grains: readonly number[], grainMs: number, level: number, mergeGapMs: number): { from: number; to: number }[] {
+export function dirtyRanges(
+  grains: readonly number[],
+  grainMs: number,
+  level: number,
+  mergeGapMs: number,
+): { from: number; to: number }[] {
   const out: { from: number; to: number }[] = [];
   for (const g of grains) {
     const from = grainOf(g, level);

@@ -84,7 +84,10 @@ export interface RebuildOutcome {
  *   first write wins) and this one is refused;
  * - `refused`: the store refused this document for good (a mapping error): `reason` says why.
  */
-export type WriteOutcome = { readonly kind: 'written' } | Repeat | { readonly kind: 'refused'; readonly reason: string };
+export type WriteOutcome =
+  | { readonly kind: 'written' }
+  | Repeat
+  | { readonly kind: 'refused'; readonly reason: string };
 
 /**
  * Where documents are written exactly once: DuckDB (./duckdb/write.ts) or OpenSearch

@@ -18,7 +18,12 @@ const DAY = 86_400_000;
 /** The local date of an instant in `zone`, with its ISO weekday (1 = Monday … 7 = Sunday). Throws a RangeError for an unknown zone. */
 export function localDateOf(utcMs: number, zone: string): LocalDate & { readonly weekday: number } {
   const d = new Date(utcMs + offsetOf(zone, utcMs));
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: ((d.getUTCDay() + 6) % 7) + 1 };
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    weekday: ((d.getUTCDay() + 6) % 7) + 1,
+  };
 }
 
 /** The calendar date `days` after `date` (negative: before). */

@@ -4,7 +4,8 @@
  */
 
 /** The one message for a timestamp that is not ISO 8601 with `Z` or an offset. */
-export const TIMESTAMP_FORMAT_MESSAGE = 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00';
+export const TIMESTAMP_FORMAT_MESSAGE =
+  'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00';
 
 /**
  * The earliest instant stored or bucketed: 1970-01-01T00:00:00Z. Before it, the time zone database

@@ -34,7 +34,9 @@ describeInBrowser('honest drawing', () => {
       if (Date.parse(t as string) > now) expect(cell).toBe('');
       else expect(num(cell as string)).toBe((direct[i]!.count as number | undefined) ?? 0);
     });
-    expect(await page.textContent('#result-status')).toContain(`${future.length} buckets start after now and are left empty, not drawn as 0.`);
+    expect(await page.textContent('#result-status')).toContain(
+      `${future.length} buckets start after now and are left empty, not drawn as 0.`,
+    );
     await page.focus('#chart');
     await page.keyboard.press('End');
     expect(await page.textContent('#legend .value')).toBe('–');
@@ -50,7 +52,9 @@ describeInBrowser('honest drawing', () => {
     await run(page);
     expect(await page.isVisible('#chart-area')).toBe(false);
     expect(await page.isVisible('#table-area')).toBe(false);
-    expect(await page.textContent('#result-status')).toBe('The report failed; see the message in the form. The previous result was cleared.');
+    expect(await page.textContent('#result-status')).toBe(
+      'The report failed; see the message in the form. The previous result was cleared.',
+    );
 
     // A refused token reads as no access, not as a mistake in the form.
     await page.fill('#interval', '1h');
@@ -80,7 +84,16 @@ describeInBrowser('honest drawing', () => {
         await late;
         return route.continue();
       }
-      return route.fulfill({ status: 422, contentType: 'application/problem+json', body: JSON.stringify({ type: '/problems#invalid-report', title: 'Invalid report', status: 422, detail: 'Refused.' }) });
+      return route.fulfill({
+        status: 422,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({
+          type: '/problems#invalid-report',
+          title: 'Invalid report',
+          status: 422,
+          detail: 'Refused.',
+        }),
+      });
     });
     // Back (runs the 1h report: it answers late), then at once forward (runs the 1d report: it fails).
     await page.goBack({ waitUntil: 'commit' });
@@ -92,7 +105,9 @@ describeInBrowser('honest drawing', () => {
     // The newer run's failure stands: the late answer of the older run is not drawn.
     expect(asked).toBe(2);
     expect(await page.isVisible('#chart-area')).toBe(false);
-    expect(await page.textContent('#result-status')).toBe('The report failed; see the message in the form. The previous result was cleared.');
+    expect(await page.textContent('#result-status')).toBe(
+      'The report failed; see the message in the form. The previous result was cleared.',
+    );
     expect(await page.getAttribute('#result', 'aria-busy')).toBeNull();
     expect(problems).toEqual([]);
     await context.close();

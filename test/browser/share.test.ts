@@ -24,7 +24,10 @@ describeInBrowser('presets and sharing', () => {
     const monday = berlin.startOf('week');
     expect(await range(page)).toEqual([iso(monday.minus({ weeks: 1 })), iso(monday)]);
     await page.selectOption('#preset', 'lastMonth');
-    expect(await range(page)).toEqual([iso(berlin.startOf('month').minus({ months: 1 })), iso(berlin.startOf('month'))]);
+    expect(await range(page)).toEqual([
+      iso(berlin.startOf('month').minus({ months: 1 })),
+      iso(berlin.startOf('month')),
+    ]);
     expect(await page.inputValue('#interval')).toBe('1d');
 
     // Another location: its own zone's today.
@@ -69,12 +72,18 @@ describeInBrowser('presets and sharing', () => {
     expect(second.request).not.toEqual(first.request);
 
     await page.goBack();
-    await page.waitForFunction((want) => document.querySelector('#request-json')?.textContent === want, JSON.stringify(first.request, null, 2));
+    await page.waitForFunction(
+      (want) => document.querySelector('#request-json')?.textContent === want,
+      JSON.stringify(first.request, null, 2),
+    );
     await run(page); // the form is the first report's again; running it draws the same table
     expect(page.url()).toBe(first.url);
     expect(await table(page)).toEqual(first.table);
     await page.goForward();
-    await page.waitForFunction((want) => document.querySelector('#request-json')?.textContent === want, JSON.stringify(second.request, null, 2));
+    await page.waitForFunction(
+      (want) => document.querySelector('#request-json')?.textContent === want,
+      JSON.stringify(second.request, null, 2),
+    );
     expect(page.url()).toBe(second.url);
 
     // The copied link is the page's URL, without the token.
@@ -116,8 +125,18 @@ describeInBrowser('presets and sharing', () => {
     const { header, rows } = await table(page);
     expect(header).toEqual(['Bucket start (Europe/Berlin)', 'count', 'previous count']);
     const withCurrent = pairs.filter((p) => p.current);
-    expect(rows.map(([t, a, b]) => [t, a === '' ? null : Number(a!.replace(/,/g, '')), b === '' ? null : Number(b!.replace(/,/g, ''))])).toEqual(
-      withCurrent.map((p) => [p.current!.timestamp, Date.parse(p.current!.timestamp as string) > now ? null : ((p.current!.count as number | undefined) ?? 0), p.previous ? ((p.previous.count as number | undefined) ?? 0) : null]),
+    expect(
+      rows.map(([t, a, b]) => [
+        t,
+        a === '' ? null : Number(a!.replace(/,/g, '')),
+        b === '' ? null : Number(b!.replace(/,/g, '')),
+      ]),
+    ).toEqual(
+      withCurrent.map((p) => [
+        p.current!.timestamp,
+        Date.parse(p.current!.timestamp as string) > now ? null : ((p.current!.count as number | undefined) ?? 0),
+        p.previous ? ((p.previous.count as number | undefined) ?? 0) : null,
+      ]),
     );
     // A week ago is past: its later hours are there while today's are not yet.
     expect(rows.some(([t, a, b]) => Date.parse(t as string) > now && a === '' && b !== '')).toBe(true);
@@ -134,7 +153,10 @@ describeInBrowser('presets and sharing', () => {
     expect(download.suggestedFilename()).toMatch(/^report-movementEvents-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.png$/);
     const png = readFileSync((await download.path()) as string);
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    const canvas = await page.$eval('#chart canvas', (c) => ({ width: (c as HTMLCanvasElement).width, height: (c as HTMLCanvasElement).height }));
+    const canvas = await page.$eval('#chart canvas', (c) => ({
+      width: (c as HTMLCanvasElement).width,
+      height: (c as HTMLCanvasElement).height,
+    }));
     // IHDR: width and height, then room for the title and the legend under the chart.
     expect(png.readUInt32BE(16)).toBe(canvas.width);
     expect(png.readUInt32BE(20)).toBeGreaterThan(canvas.height);

@@ -16,7 +16,9 @@ import { axeViolations } from './support/explorer-page';
  * while the test watches.
  */
 const executablePath = chromiumPath();
-const describeInBrowser = executablePath ? describe : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
+const describeInBrowser = executablePath
+  ? describe
+  : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${noChromium()})`, fn);
 const ROOT = join(__dirname, '../..');
 const CLIENT_ID = 'explorer';
 const ID_TOKEN_TTL_S = 65;
@@ -37,10 +39,21 @@ function freePort(): Promise<number> {
 }
 
 async function startProvider(redirectUri: string): Promise<{ child: ChildProcess; issuer: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'test/browser/support/oidc-provider.mts', redirectUri, CLIENT_ID, LOCAL_ORGANIZATION_ID, String(ID_TOKEN_TTL_S)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'test/browser/support/oidc-provider.mts',
+      redirectUri,
+      CLIENT_ID,
+      LOCAL_ORGANIZATION_ID,
+      String(ID_TOKEN_TTL_S),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const issuer = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
@@ -87,9 +100,13 @@ async function runReport(page: Page): Promise<void> {
   await page.waitForFunction(() => /^Answered in/.test(document.querySelector('#result-status')?.textContent ?? ''));
 }
 
-
-const session = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('lrs-session') ?? 'null') as { idToken: string; refreshToken?: string } | null);
-const locationIds = (page: Page) => page.$$eval('#location-list input', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+const session = (page: Page) =>
+  page.evaluate(
+    () =>
+      JSON.parse(sessionStorage.getItem('lrs-session') ?? 'null') as { idToken: string; refreshToken?: string } | null,
+  );
+const locationIds = (page: Page) =>
+  page.$$eval('#location-list input', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
 
 describeInBrowser('signing in to the explorer with an OpenID Connect provider', () => {
   let page: Page;
@@ -128,13 +145,20 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
     expect(page.url()).toBe(`${service.url}/?view=report&keep=1#report`);
     expect(await page.textContent('#account-status')).toBe(`Signed in as ${EMAIL}`);
 
-    const direct = (await (await fetch(`${service.url}/locations`, { headers: { authorization: `Bearer ${service.token}` } })).json()) as { id: string }[];
+    const direct = (await (
+      await fetch(`${service.url}/locations`, { headers: { authorization: `Bearer ${service.token}` } })
+    ).json()) as { id: string }[];
     expect(await locationIds(page)).toEqual(direct.map((l) => l.id));
     // What the API got: the provider's ID token for this client, carrying the organization.
     const stored = await session(page);
     expect(sent.length).toBeGreaterThan(0);
     expect(new Set(sent)).toEqual(new Set([stored!.idToken]));
-    expect(decodeJwt(stored!.idToken)).toMatchObject({ iss: provider!.issuer, aud: CLIENT_ID, sub: EMAIL, 'custom:organizationId': LOCAL_ORGANIZATION_ID });
+    expect(decodeJwt(stored!.idToken)).toMatchObject({
+      iss: provider!.issuer,
+      aud: CLIENT_ID,
+      sub: EMAIL,
+      'custom:organizationId': LOCAL_ORGANIZATION_ID,
+    });
     expect(stored!.refreshToken).toEqual(expect.any(String));
     expect(await axeViolations(page)).toEqual([]);
 
@@ -143,7 +167,11 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
 
   test('renews the ID token with the refresh token before it expires; the API takes the new one', async () => {
     const before = (await session(page))!.idToken;
-    await page.waitForFunction((old) => JSON.parse(sessionStorage.getItem('lrs-session') ?? '{}').idToken !== old, before, { timeout: 30_000 });
+    await page.waitForFunction(
+      (old) => JSON.parse(sessionStorage.getItem('lrs-session') ?? '{}').idToken !== old,
+      before,
+      { timeout: 30_000 },
+    );
     const after = (await session(page))!.idToken;
     expect(decodeJwt(after).exp).toBeGreaterThan(decodeJwt(before).exp!);
     sent.length = 0;
@@ -162,7 +190,8 @@ describeInBrowser('signing in to the explorer with an OpenID Connect provider', 
       asleep.on('request', (r) => {
         const auth = r.headers().authorization;
         if (r.url().startsWith(`${service.url}/reports`) && auth) calls.push(`report ${auth.replace(/^Bearer /, '')}`);
-        if (r.url() === `${provider!.issuer}/token`) calls.push(`token ${new URLSearchParams(r.postData() ?? '').get('grant_type')}`);
+        if (r.url() === `${provider!.issuer}/token`)
+          calls.push(`token ${new URLSearchParams(r.postData() ?? '').get('grant_type')}`);
       });
       await asleep.goto(`${service.url}/?view=report`);
       await signInThrough(asleep);

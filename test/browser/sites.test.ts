@@ -1,6 +1,15 @@
 import { DateTime } from 'luxon';
 import type { Page } from 'playwright-core';
-import { api, axeViolations, clippedTables, getJson, num, openPage, shot, seededExplorer } from './support/explorer-page';
+import {
+  api,
+  axeViolations,
+  clippedTables,
+  getJson,
+  num,
+  openPage,
+  shot,
+  seededExplorer,
+} from './support/explorer-page';
 
 /**
  * Every site at a glance in Chromium against `npm start`'s seeded server (three locations in three
@@ -11,9 +20,15 @@ const describeInBrowser = seededExplorer();
 
 const f = (n: number) => n.toLocaleString('en-US');
 const signed = (n: number) => (n > 0 ? `+${f(n)}` : f(n));
-const pct = (n: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' }).format(n);
+const pct = (n: number) =>
+  new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' }).format(n);
 
-const sitesDone = (page: Page) => page.waitForFunction(() => document.querySelector('#sites-status time') !== null && document.querySelectorAll('#sites-table tbody tr').length > 0);
+const sitesDone = (page: Page) =>
+  page.waitForFunction(
+    () =>
+      document.querySelector('#sites-status time') !== null &&
+      document.querySelectorAll('#sites-table tbody tr').length > 0,
+  );
 
 const rowsOf = (page: Page) =>
   page.$$eval('#sites-table tbody tr', (trs) =>
@@ -26,7 +41,8 @@ const rowsOf = (page: Page) =>
   );
 
 /** The column headers' words (a sort button's label, or the header's text). */
-const headersOf = (page: Page) => page.$$eval('#sites-table thead th', (ths) => ths.map((th) => (th.textContent ?? '').trim()));
+const headersOf = (page: Page) =>
+  page.$$eval('#sites-table thead th', (ths) => ths.map((th) => (th.textContent ?? '').trim()));
 
 describeInBrowser('every site at a glance', () => {
   let page: Page;
@@ -41,7 +57,9 @@ describeInBrowser('every site at a glance', () => {
 
   test('is the home page of an organization with several sites, drawn from one request', async () => {
     expect(await page.textContent('#page-h')).toBe('Every site');
-    const asked = responses.filter((r) => /\/insights\/|\/reports:query/.test(r.url)).map((r) => new URL(r.url).pathname);
+    const asked = responses
+      .filter((r) => /\/insights\/|\/reports:query/.test(r.url))
+      .map((r) => new URL(r.url).pathname);
     expect(asked).toEqual(['/insights/overview']);
   });
 
@@ -50,28 +68,54 @@ describeInBrowser('every site at a glance', () => {
     // Called by name where the service gives one (the sites work's), by id until then; A to Z.
     const named = (l: { id: string; name?: string }) => l.name || l.id;
     const collator = new Intl.Collator('en-US', { numeric: true, sensitivity: 'base' });
-    const locations = (await getJson<{ id: string; name?: string; timezone: string }[]>('/locations')).sort((a, b) => collator.compare(named(a), named(b)));
+    const locations = (await getJson<{ id: string; name?: string; timezone: string }[]>('/locations')).sort((a, b) =>
+      collator.compare(named(a), named(b)),
+    );
     const rows = await rowsOf(page);
     const headers = await headersOf(page);
     expect(await page.$$eval('#sites-table td td, #sites-table td th', (nested) => nested.length)).toBe(0);
     expect(rows.map((r) => r.id)).toEqual(locations.map((l) => l.id));
     for (const l of locations) {
-      const live = await getJson<{ insights: { occupancy: { occupancy: number }[] } }>(`/locations/${l.id}/insights/live?filter=occupancy`);
+      const live = await getJson<{ insights: { occupancy: { occupancy: number }[] } }>(
+        `/locations/${l.id}/insights/live?filter=occupancy`,
+      );
       const open = live.insights.occupancy;
       const today = DateTime.fromMillis(at, { zone: l.timezone }).startOf('day');
       const sameTime = DateTime.fromMillis(at, { zone: l.timezone }).minus({ weeks: 1 });
-      const range = (from: number, to: number) => ({ type: 'range', field: 'timestamp', from: new Date(from).toISOString(), to: new Date(to).toISOString() });
+      const range = (from: number, to: number) => ({
+        type: 'range',
+        field: 'timestamp',
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+      });
       const counts = JSON.parse(
-        (await api({ source: 'movementEvents', locationIds: [l.id], filters: [range(today.minus({ weeks: 1 }).toMillis(), at)], aggregations: [{ type: 'filters', filters: { today: range(today.toMillis(), at), lastWeek: range(today.minus({ weeks: 1 }).toMillis(), sameTime.toMillis()) } }] })).text,
+        (
+          await api({
+            source: 'movementEvents',
+            locationIds: [l.id],
+            filters: [range(today.minus({ weeks: 1 }).toMillis(), at)],
+            aggregations: [
+              {
+                type: 'filters',
+                filters: {
+                  today: range(today.toMillis(), at),
+                  lastWeek: range(today.minus({ weeks: 1 }).toMillis(), sameTime.toMillis()),
+                },
+              },
+            ],
+          })
+        ).text,
       ) as { today: number; lastWeek: number };
       const row = rows.find((r) => r.id === l.id)!;
       // The columns by their headers (a share of capacity comes between them once capacities are set).
-      expect(['Site', 'People now', 'Today so far', 'vs. last week'].map((h) => row.cells[headers.indexOf(h)])).toEqual([
-        named(l),
-        open.length === 0 ? 'closed' : f(open.reduce((s, g) => s + g.occupancy, 0)),
-        f(counts.today),
-        `${signed(counts.today - counts.lastWeek)}${counts.lastWeek ? ` ${pct((counts.today - counts.lastWeek) / counts.lastWeek)}` : ''}`,
-      ]);
+      expect(['Site', 'People now', 'Today so far', 'vs. last week'].map((h) => row.cells[headers.indexOf(h)])).toEqual(
+        [
+          named(l),
+          open.length === 0 ? 'closed' : f(open.reduce((s, g) => s + g.occupancy, 0)),
+          f(counts.today),
+          `${signed(counts.today - counts.lastWeek)}${counts.lastWeek ? ` ${pct((counts.today - counts.lastWeek) / counts.lastWeek)}` : ''}`,
+        ],
+      );
       // Today's hours so far and last week's day, one colour, the earlier dashed.
       expect(row.lines).toEqual(['spark-before', 'spark-today']);
       expect(row.href).toBe(`?view=dashboard&location=${l.id}`);
@@ -99,7 +143,8 @@ describeInBrowser('every site at a glance', () => {
     await page.clock.fastForward(Math.max(5, maxAge) * 1000 - 2000);
     expect(overview()).toHaveLength(1);
     await page.clock.fastForward(3000);
-    for (let waited = 0; overview().length === 1 && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    for (let waited = 0; overview().length === 1 && waited < 10_000; waited += 100)
+      await new Promise((r) => setTimeout(r, 100));
     expect(overview()).toHaveLength(2);
   });
 

@@ -10,7 +10,11 @@ const describeInBrowser = seededExplorer();
 
 /** The note beside the result: shown or not, its words, and the source it was drawn for. */
 const sourceNote = (page: Page) =>
-  page.$eval('#answer-source', (p) => ({ hidden: (p as HTMLElement).hidden, text: p.textContent?.replace(/\s+/g, ' ').trim() ?? '', source: (p as HTMLElement).dataset.source }));
+  page.$eval('#answer-source', (p) => ({
+    hidden: (p as HTMLElement).hidden,
+    text: p.textContent?.replace(/\s+/g, ' ').trim() ?? '',
+    source: (p as HTMLElement).dataset.source,
+  }));
 
 /** The server rebuilds the seeded grains in the background after start: wait until a report reads them. */
 async function untilAccelerated(request: unknown): Promise<string> {
@@ -26,7 +30,11 @@ describeInBrowser('which rows answered, in the explorer', () => {
     const { page, context, problems } = await openPage();
     expect(await untilAccelerated(await shownRequest(page))).toMatch(/^source;desc="rollup"/);
     await run(page);
-    expect(await sourceNote(page)).toEqual({ hidden: false, source: 'rollup', text: expect.stringMatching(/^Accelerated: answered from the rollups/) });
+    expect(await sourceNote(page)).toEqual({
+      hidden: false,
+      source: 'rollup',
+      text: expect.stringMatching(/^Accelerated: answered from the rollups/),
+    });
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -55,8 +63,14 @@ describeInBrowser('which rows answered, in the explorer', () => {
     // Act
     await run(page);
     // Assess: the words are the service's own reason.
-    expect((await api(request)).headers.get('server-timing')).toBe(`source;desc="raw", raw-reason;desc="${expected.reason}"`);
-    expect(await sourceNote(page)).toEqual({ hidden: false, source: 'raw', text: `Not accelerated: read from the documents, because ${expected.reason}.` });
+    expect((await api(request)).headers.get('server-timing')).toBe(
+      `source;desc="raw", raw-reason;desc="${expected.reason}"`,
+    );
+    expect(await sourceNote(page)).toEqual({
+      hidden: false,
+      source: 'raw',
+      text: `Not accelerated: read from the documents, because ${expected.reason}.`,
+    });
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -69,7 +83,9 @@ describeInBrowser('which rows answered, in the explorer', () => {
     // The answer as `npm start -- --no-rollups` gives it: the same body, no Server-Timing.
     await page.route('**/reports:query', async (route) => {
       const response = await route.fetch();
-      const headers = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => name !== 'server-timing'));
+      const headers = Object.fromEntries(
+        Object.entries(response.headers()).filter(([name]) => name !== 'server-timing'),
+      );
       await route.fulfill({ response, headers });
     });
     // Act

@@ -74,7 +74,13 @@ async function call(what: string, path: string, init: RequestInit): Promise<Answ
   let answer: Answer;
   try {
     const res = await fetch(service.url + path, { ...init, signal: AbortSignal.timeout(DEADLINE_MS) });
-    answer = { what, status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - started, body: await res.text() };
+    answer = {
+      what,
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      ms: Date.now() - started,
+      body: await res.text(),
+    };
   } catch (e) {
     answer = { what, status: 0, retryAfter: null, ms: Date.now() - started, body: String(e) };
   }
@@ -92,12 +98,21 @@ const ingest = (lines: readonly number[]) =>
 /** Daily counts by label over the whole range (two months), as the API answers them. */
 const REPORT = JSON.stringify({
   filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-05-01T00:00:00Z' }],
-  aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1d' },
+    { type: 'terms', field: 'label' },
+  ],
 });
-const report = () => call('report', '/reports:query', { method: 'POST', headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' }, body: REPORT });
+const report = () =>
+  call('report', '/reports:query', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' },
+    body: REPORT,
+  });
 
 type Row = Record<string, string | number>;
-const total = (rows: Row[]) => rows.reduce((n, r) => n + Object.entries(r).reduce((m, [k, v]) => m + (k === 'timestamp' ? 0 : (v as number)), 0), 0);
+const total = (rows: Row[]) =>
+  rows.reduce((n, r) => n + Object.entries(r).reduce((m, [k, v]) => m + (k === 'timestamp' ? 0 : (v as number)), 0), 0);
 
 /** The report's expected rows, counted here from the lines themselves: one a day of the range (1 March to 30 April), empty days with their timestamp alone. */
 function expectedRows(lines: Iterable<number>): Row[] {
@@ -116,14 +131,21 @@ function expectedRows(lines: Iterable<number>): Row[] {
 
 function cli(script: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), `bin/${script}.ts`, ...args], { cwd: ROOT, timeout: 300_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${script}: ${stderr || stdout}`)) : resolve(),
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), `bin/${script}.ts`, ...args],
+      { cwd: ROOT, timeout: 300_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${script}: ${stderr || stdout}`)) : resolve()),
     ),
   );
 }
 
 const health = async (wait = ''): Promise<{ status: string; number_of_nodes: number }> =>
-  (await client.cluster.health(wait ? { wait_for_status: wait as 'green', timeout: '600s' } : {}, { requestTimeout: 700_000 })).body as never;
+  (
+    await client.cluster.health(wait ? { wait_for_status: wait as 'green', timeout: '600s' } : {}, {
+      requestTimeout: 700_000,
+    })
+  ).body as never;
 
 beforeAll(async () => {
   cluster = await startOpenSearchCluster({ nodes: 3, heap: '512m' });
@@ -133,9 +155,17 @@ beforeAll(async () => {
   const file = join(dataDir, 'locations.json');
   writeFileSync(file, JSON.stringify(importFile));
   await cli('import-locations', ['-f', file, '--data-dir', dataDir]);
-  service = await startLocalService({ REPORT_ROLLUPS: 'on' }, ['--opensearch-url', cluster.urls.join(','), '--index-prefix', PREFIX, '--no-seed'], { dataDir });
+  service = await startLocalService(
+    { REPORT_ROLLUPS: 'on' },
+    ['--opensearch-url', cluster.urls.join(','), '--index-prefix', PREFIX, '--no-seed'],
+    { dataDir },
+  );
   const key = await loadOrCreateDevKey(join(dataDir, 'dev-key.json'));
-  ingestToken = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId', scopes: [INGEST_SCOPE] });
+  ingestToken = await mintDevToken(key, {
+    organizationId: ORG_A,
+    claimName: 'custom:organizationId',
+    scopes: [INGEST_SCOPE],
+  });
   readToken = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId' });
 }, 900_000);
 
@@ -189,7 +219,9 @@ async function faultRun(from: number, to: number, faults: Record<number, () => P
     }
   }
   const waited = Date.now();
-  console.log(`cluster ${(await health('green')).status} after ${((Date.now() - waited) / 1000).toFixed(0)} s; ${pending.length} batches to send again`);
+  console.log(
+    `cluster ${(await health('green')).status} after ${((Date.now() - waited) / 1000).toFixed(0)} s; ${pending.length} batches to send again`,
+  );
   while (pending.length > 0) {
     const lines = pending.shift()!;
     const a = await ingest(lines);
@@ -208,7 +240,11 @@ async function faultRun(from: number, to: number, faults: Record<number, () => P
     `${these.length} answers: ${these.length - refused.length} 200, ${refused.length} refused (${refused.filter((a) => a.what === 'report').length} reports); slowest ${Math.max(...these.map((a) => a.ms))} ms; rebuild passes failed: ${rebuildErrors.length}`,
   );
   expect(these.filter((a) => a.status === 0)).toEqual([]);
-  expect(refused.filter((a) => a.status !== 503 || !a.retryAfter).map((a) => `${a.what} ${a.status} ${a.body.slice(0, 200)}`)).toEqual([]);
+  expect(
+    refused
+      .filter((a) => a.status !== 503 || !a.retryAfter)
+      .map((a) => `${a.what} ${a.status} ${a.body.slice(0, 200)}`),
+  ).toEqual([]);
   for (const rows of reports) expect(total(rows)).toBeLessThanOrEqual(to * BATCH);
 }
 
@@ -229,7 +265,9 @@ async function expectEveryLineOnce(lines: number): Promise<void> {
 test('one node killed (SIGKILL) mid-ingest and restarted: every acknowledged line stored once, the watermark exact', async () => {
   // The service put the templates with one replica: three data nodes.
   const { body: template } = await client.indices.getIndexTemplate({ name: `${PREFIX}movement-events` });
-  expect(template.index_templates[0]?.index_template.template?.settings).toMatchObject({ index: { number_of_replicas: '1' } });
+  expect(template.index_templates[0]?.index_template.template?.settings).toMatchObject({
+    index: { number_of_replicas: '1' },
+  });
   const second = cluster.nodes[1] as Node;
   await faultRun(0, FIRST, {
     10: async () => {
@@ -245,18 +283,35 @@ test('one node killed (SIGKILL) mid-ingest and restarted: every acknowledged lin
 
   // The watermark is exact: one more line (on 27 March) makes it that line's grain; the rebuild clears it.
   const late27 = { ...line(LINES + 1), timestamp: '2024-03-27T10:07:00.000Z' };
-  const one = await call('ingest', '/ingest/movementEvents', { method: 'POST', headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/x-ndjson' }, body: `${JSON.stringify(late27)}\n` });
+  const one = await call('ingest', '/ingest/movementEvents', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/x-ndjson' },
+    body: `${JSON.stringify(late27)}\n`,
+  });
   expect(one.status).toBe(200);
   await client.indices.refresh({ index: `${PREFIX}rollup-dirty` });
-  expect((await readRollupState(client, PREFIX, 'movementEvents')).watermark).toBe(grainOf(Date.parse(late27.timestamp)));
+  expect((await readRollupState(client, PREFIX, 'movementEvents')).watermark).toBe(
+    grainOf(Date.parse(late27.timestamp)),
+  );
   while ((await rebuildRollups(client, PREFIX)).more);
   const expected = expectedRows(acked);
   const day27 = expected.find((r) => r.timestamp === '2024-03-27T00:00:00.000Z')!;
   day27[late27.label] = ((day27[late27.label] as number | undefined) ?? 0) + 1;
   expect(JSON.parse((await report()).body)).toEqual(expected);
   // Take the extra line out again for the next test's counts.
-  await client.deleteByQuery({ index: `${PREFIX}movement-events-*`, refresh: true, body: { query: { term: { timestamp: late27.timestamp } } } as never });
-  await client.bulk({ index: `${PREFIX}rollup-dirty`, refresh: true, body: [{ index: { _id: `movementEvents:${grainOf(Date.parse(late27.timestamp))}` } }, { kind: 'dirty', collection: 'movementEvents', grain: grainOf(Date.parse(late27.timestamp)) }] });
+  await client.deleteByQuery({
+    index: `${PREFIX}movement-events-*`,
+    refresh: true,
+    body: { query: { term: { timestamp: late27.timestamp } } } as never,
+  });
+  await client.bulk({
+    index: `${PREFIX}rollup-dirty`,
+    refresh: true,
+    body: [
+      { index: { _id: `movementEvents:${grainOf(Date.parse(late27.timestamp))}` } },
+      { kind: 'dirty', collection: 'movementEvents', grain: grainOf(Date.parse(late27.timestamp)) },
+    ],
+  });
 });
 
 /**
@@ -266,17 +321,20 @@ test('one node killed (SIGKILL) mid-ingest and restarted: every acknowledged lin
  * stage init for over 10 minutes: the cluster never went green, so nothing after it can be checked
  * (docs/scale.md, bench/README.md). Run it to see whether a release or a setting changes that.
  */
-(process.env.LRS_CLUSTER_NO_MAJORITY === '1' ? test : test.skip)('two of three nodes killed (no majority: the cluster red, writes blocked) and both restarted: answers 503 in time, nothing lost', async () => {
-  const [, second, third] = cluster.nodes as [Node, Node, Node];
-  await faultRun(FIRST, BATCHES, {
-    [FIRST + 5]: async () => {
-      await Promise.all([second.kill(), third.kill()]);
-      console.log(`batch ${FIRST + 5}: ${second.name} and ${third.name} killed: no majority`);
-    },
-    [FIRST + 12]: async () => {
-      await Promise.all([second.restart(), third.restart()]);
-      console.log(`batch ${FIRST + 12}: both back`);
-    },
-  });
-  await expectEveryLineOnce(LINES);
-});
+(process.env.LRS_CLUSTER_NO_MAJORITY === '1' ? test : test.skip)(
+  'two of three nodes killed (no majority: the cluster red, writes blocked) and both restarted: answers 503 in time, nothing lost',
+  async () => {
+    const [, second, third] = cluster.nodes as [Node, Node, Node];
+    await faultRun(FIRST, BATCHES, {
+      [FIRST + 5]: async () => {
+        await Promise.all([second.kill(), third.kill()]);
+        console.log(`batch ${FIRST + 5}: ${second.name} and ${third.name} killed: no majority`);
+      },
+      [FIRST + 12]: async () => {
+        await Promise.all([second.restart(), third.restart()]);
+        console.log(`batch ${FIRST + 12}: both back`);
+      },
+    });
+    await expectEveryLineOnce(LINES);
+  },
+);

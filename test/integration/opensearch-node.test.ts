@@ -18,7 +18,8 @@ test('OPENSEARCH_URL points at the expected OpenSearch version', async () => {
 
 test(`search.max_buckets is ${TEST_MAX_BUCKETS}`, async () => {
   const { body } = await client.cluster.getSettings({ include_defaults: true, filter_path: '**.max_buckets' });
-  const value = body.transient?.search?.max_buckets ?? body.persistent?.search?.max_buckets ?? body.defaults?.search?.max_buckets;
+  const value =
+    body.transient?.search?.max_buckets ?? body.persistent?.search?.max_buckets ?? body.defaults?.search?.max_buckets;
   expect(Number(value)).toBe(TEST_MAX_BUCKETS);
 });
 
@@ -26,10 +27,16 @@ test('an aggregation with more buckets than the limit fails with too_many_bucket
   const index = `harness-buckets-${process.pid}-${Date.now()}`;
   await client.indices.create({
     index,
-    body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { properties: { k: { type: 'keyword' } } } },
+    body: {
+      settings: { number_of_shards: 1, number_of_replicas: 0 },
+      mappings: { properties: { k: { type: 'keyword' } } },
+    },
   });
   try {
-    const docs = Array.from({ length: TEST_MAX_BUCKETS + 1 }, (_, i) => [{ index: { _index: index } }, { k: `key-${i}` }]);
+    const docs = Array.from({ length: TEST_MAX_BUCKETS + 1 }, (_, i) => [
+      { index: { _index: index } },
+      { k: `key-${i}` },
+    ]);
     await client.bulk({ body: docs.flat(), refresh: true });
     // Not inlined: the client's v3 typings (TermsAggregationFields) lack `field`, so an object
     // literal fails the excess-property check although OpenSearch requires the field.

@@ -36,7 +36,10 @@ function readExamples(markdown: string): Example[] {
 }
 
 /** The request language's document holds the worked examples; the README shows one of them too. */
-const docs = ['docs/request-language.md', 'README.md'].map((file) => ({ file, text: readFileSync(join(__dirname, '../..', file), 'utf8') }));
+const docs = ['docs/request-language.md', 'README.md'].map((file) => ({
+  file,
+  text: readFileSync(join(__dirname, '../..', file), 'utf8'),
+}));
 const examples = docs.flatMap(({ file, text }) => readExamples(text).map((e) => ({ ...e, file })));
 const client = testClient();
 const prefix = uniquePrefix('readme');
@@ -51,9 +54,16 @@ describe('the worked examples of docs/request-language.md and the README', () =>
     expect(examples.length).toBeGreaterThanOrEqual(5);
   });
 
-  test.each(examples.map((e) => [e.file, e.line, e] as const))('the example of %s at line %i answers as written', async (_file, _line, example) => {
-    const response = await invoke(handler, { body: example.request, headers: { accept: example.accept }, requestId: DOC_REQUEST_ID });
-    expect(response.status).toBe(example.status);
-    expect(response.body.replace(/\r\n/g, '\n').replace(/\n$/, '')).toBe(example.expected);
-  });
+  test.each(examples.map((e) => [e.file, e.line, e] as const))(
+    'the example of %s at line %i answers as written',
+    async (_file, _line, example) => {
+      const response = await invoke(handler, {
+        body: example.request,
+        headers: { accept: example.accept },
+        requestId: DOC_REQUEST_ID,
+      });
+      expect(response.status).toBe(example.status);
+      expect(response.body.replace(/\r\n/g, '\n').replace(/\n$/, '')).toBe(example.expected);
+    },
+  );
 });

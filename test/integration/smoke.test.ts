@@ -75,9 +75,18 @@ interface Run {
 /** `npm run smoke -- …` (tsx on bin/smoke.ts), asynchronously: the server answers from this process. */
 function smoke(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/smoke.ts', ...args], { cwd: PROJECT_ROOT, timeout: 120_000, env: { ...process.env, SMOKE_TOKEN: '' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, lines: stdout.trimEnd().split('\n'), stderr });
-    });
+    execFile(
+      join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'),
+      ['bin/smoke.ts', ...args],
+      { cwd: PROJECT_ROOT, timeout: 120_000, env: { ...process.env, SMOKE_TOKEN: '' } },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? ((error as { code?: number }).code ?? -1) : 0,
+          lines: stdout.trimEnd().split('\n'),
+          stderr,
+        });
+      },
+    );
   });
 }
 
@@ -95,7 +104,9 @@ describe('npm run smoke against the local server', () => {
 
     // Assess: berlin-mall comes first (ids in order); no refresh ran, so no group has an occupancy yet.
     expect(run.code).toBe(0);
-    expect(run.lines[3]).toBe('ok    GET /locations/{first}/insights/live?filter=occupancy: 200, berlin-mall: 0 open sensor groups with occupancy');
+    expect(run.lines[3]).toBe(
+      'ok    GET /locations/{first}/insights/live?filter=occupancy: 200, berlin-mall: 0 open sensor groups with occupancy',
+    );
     expect([reportLine(hourEnd, 3), reportLine(endAfter, 3)]).toContain(run.lines[4]);
     expect(run.lines).toEqual([
       `smoke: ${server.url}`, // the slash given after the URL is dropped (bin/cli/options.ts --api)
@@ -128,12 +139,16 @@ describe('npm run smoke against the local server', () => {
     const run = await smoke('--api', server.url, '--token', await token(randomUUID()));
 
     expect(run.code).toBe(1);
-    expect(run.lines[1]).toBe("FAIL  GET /locations: 200, but the token's organization has no location: the smoke test needs one (docs/deploy.md, smoke user)");
+    expect(run.lines[1]).toBe(
+      "FAIL  GET /locations: 200, but the token's organization has no location: the smoke test needs one (docs/deploy.md, smoke user)",
+    );
   });
 
   test('fails at the report when the report engine is down, after the checks that still pass', async () => {
     // Prepare: the same server, its report engine pointed at a port nothing listens on.
-    provideStore(openSearchStore(new Client({ node: 'http://127.0.0.1:9', requestTimeout: 2_000 }), { indexPrefix: prefix }));
+    provideStore(
+      openSearchStore(new Client({ node: 'http://127.0.0.1:9', requestTimeout: 2_000 }), { indexPrefix: prefix }),
+    );
     try {
       const run = await smoke('--api', server.url, '--token', await token(ORG_A), '--timeout', '20');
 
@@ -147,9 +162,14 @@ describe('npm run smoke against the local server', () => {
   });
 
   test('refuses to start without a token or with an API that is not a URL', async () => {
-    expect(await smoke('--api', server.url)).toMatchObject({ code: 1, stderr: 'smoke: a token is needed: --token <jwt> or SMOKE_TOKEN\n' });
+    expect(await smoke('--api', server.url)).toMatchObject({
+      code: 1,
+      stderr: 'smoke: a token is needed: --token <jwt> or SMOKE_TOKEN\n',
+    });
     const notUrl = await smoke('--api', 'localhost:3000', '--token', 't');
     expect(notUrl.code).toBe(1);
-    expect(notUrl.stderr).toContain("option '--api <url>' argument 'localhost:3000' is invalid. must be an http(s) URL");
+    expect(notUrl.stderr).toContain(
+      "option '--api <url>' argument 'localhost:3000' is invalid. must be an http(s) URL",
+    );
   });
 });

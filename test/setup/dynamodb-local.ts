@@ -44,9 +44,21 @@ export function ensureDynamoDbLocal(version = DYNAMODB_LOCAL_VERSION): string {
   const work = mkdtempSync(join(home, '.download-'));
   try {
     writeFileSync(join(work, 'pom.xml'), pom(version));
-    execFileSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', join(work, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${join(work, 'lib')}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      'mvn',
+      [
+        '-q',
+        '-B',
+        '-Dstyle.color=never',
+        '-f',
+        join(work, 'pom.xml'),
+        'dependency:copy-dependencies',
+        `-DoutputDirectory=${join(work, 'lib')}`,
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     try {
       renameSync(join(work, 'lib'), lib); // atomic; a concurrent download that won keeps its copy
     } catch (e) {
@@ -74,9 +86,22 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const lib = ensureDynamoDbLocal();
   const port = options.port ?? (await freePort());
   const started = Date.now();
-  const java = ['java', `-Djava.library.path=${lib}`, '-Xmx256m', '-cp', `${lib}/*`, MAIN_CLASS, '-inMemory', '-sharedDb', '-disableTelemetry', '-port', String(port)];
+  const java = [
+    'java',
+    `-Djava.library.path=${lib}`,
+    '-Xmx256m',
+    '-cp',
+    `${lib}/*`,
+    MAIN_CLASS,
+    '-inMemory',
+    '-sharedDb',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+  ];
   // The watchdog ends the JVM when this process disappears without calling stop() (e.g. SIGKILL).
-  const wrapper = 'parent=$1; shift; ( while kill -0 "$parent" 2>/dev/null; do sleep 1; done; kill -TERM 0 ) </dev/null >/dev/null 2>&1 & exec "$@"';
+  const wrapper =
+    'parent=$1; shift; ( while kill -0 "$parent" 2>/dev/null; do sleep 1; done; kill -TERM 0 ) </dev/null >/dev/null 2>&1 & exec "$@"';
   const child = spawn('/bin/sh', ['-c', wrapper, 'dynamodb-local', String(process.pid), ...java], {
     // It writes dynamodb-local-metadata.json into its working directory: keep that out of the clone.
     cwd: join(lib, '..'),
@@ -110,14 +135,16 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
 async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`DynamoDB Local exited early (${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`DynamoDB Local exited early (${child.exitCode ?? child.signalCode})`);
     try {
       const res = await fetch(endpoint, {
         method: 'POST',
         headers: {
           'Content-Type': 'application/x-amz-json-1.0',
           'X-Amz-Target': 'DynamoDB_20120810.ListTables',
-          Authorization: 'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+          Authorization:
+            'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
         },
         body: '{}',
         signal: AbortSignal.timeout(2_000),

@@ -1,5 +1,10 @@
 import { setUpDynamoDbLocal } from './dynamodb-local';
-import { startOpenSearch, TEST_MAX_BUCKETS, waitForOpenSearch, type OpenSearchNode } from '../../bin/dev/opensearch-node';
+import {
+  startOpenSearch,
+  TEST_MAX_BUCKETS,
+  waitForOpenSearch,
+  type OpenSearchNode,
+} from '../../bin/dev/opensearch-node';
 
 /**
  * Where the node started by global setup is kept for global teardown. Jest runs both in its parent

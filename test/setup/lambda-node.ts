@@ -38,14 +38,22 @@ export function ensureLambdaNode(): string {
   const tmp = mkdtempSync(`${home}.download-`);
   try {
     const spec = `${nodePackageName()}@${LAMBDA_NODE_VERSION}`;
-    const tarball = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', tmp], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n').pop()!;
+    const tarball = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', tmp], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+      .trim()
+      .split('\n')
+      .pop()!;
     execFileSync('tar', ['-xzf', join(tmp, tarball), '-C', tmp]);
     rmSync(join(tmp, tarball));
     renameSync(tmp, home);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     if (existsSync(binary)) return binary; // another process won the race
-    throw new Error(`could not fetch Node.js ${LAMBDA_NODE_VERSION} (${nodePackageName()}) from the npm registry: ${(e as Error).message}`);
+    throw new Error(
+      `could not fetch Node.js ${LAMBDA_NODE_VERSION} (${nodePackageName()}) from the npm registry: ${(e as Error).message}`,
+    );
   }
   return binary;
 }

@@ -22,13 +22,21 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '#shared/errors';
-import { ConflictError, PreconditionFailedError, PreconditionRequiredError, WriteTooLargeError } from '#shared/locations/errors';
+import {
+  ConflictError,
+  PreconditionFailedError,
+  PreconditionRequiredError,
+  WriteTooLargeError,
+} from '#shared/locations/errors';
 import { problemsHtml, problemsMarkdown } from '#shared/problem-page';
 import { PROBLEM_SLUGS, PROBLEM_TYPES } from '#shared/problem-types';
 import { problemTypeBaseError } from '#shared/problem-uri';
 import { ResponseTooLargeError } from '#shared/report/query-report';
 import { SliceTooManyBucketsError } from '#shared/report/split/run-split';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../../functions/commons/idempotency/idempotency-key';
+import {
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+} from '../../functions/commons/idempotency/idempotency-key';
 import { SplitInputTooLargeError } from '../../functions/commons/split/step-functions-executor';
 import { createProblemsHandler } from '../../functions/problems';
 import { createQueryReportHandler } from '../../functions/query-report';
@@ -72,7 +80,13 @@ describe('the problem types', () => {
   test('are the types the errors answer with, each with the title and status of the table', () => {
     const answered = EVERY_ERROR.map((e) => e.toProblem()).map(({ type, title, status }) => ({ type, title, status }));
     const table = (slug: string) => PROBLEM_TYPES[slug as keyof typeof PROBLEM_TYPES];
-    expect(answered).toEqual(answered.map(({ type }) => ({ type, title: table(type.split('#')[1]!).title, status: table(type.split('#')[1]!).status })));
+    expect(answered).toEqual(
+      answered.map(({ type }) => ({
+        type,
+        title: table(type.split('#')[1]!).title,
+        status: table(type.split('#')[1]!).status,
+      })),
+    );
     expect(new Set(answered.map((p) => p.type))).toEqual(new Set(PROBLEM_SLUGS.map((slug) => `/problems#${slug}`)));
   });
 
@@ -95,7 +109,10 @@ describe('the problem types', () => {
     ['/problems#', undefined],
     ['https://docs.example.org/lrs/problems#', undefined],
     ['https://docs.example.org/lrs/problems/', undefined],
-    ['https://docs.example.org/lrs/problems', 'must end in "#" (the page\'s anchors) or "/" (a page per type), got "https://docs.example.org/lrs/problems"'],
+    [
+      'https://docs.example.org/lrs/problems',
+      'must end in "#" (the page\'s anchors) or "/" (a page per type), got "https://docs.example.org/lrs/problems"',
+    ],
     ['docs/problems.md#', 'must be an absolute http(s) URL, got "docs/problems.md#"'],
     ['ftp://docs.example.org/#', 'must be an absolute http(s) URL, got "ftp://docs.example.org/#"'],
   ])('take %s as the base of their URIs: %s', (base, error) => {
@@ -108,8 +125,18 @@ describe('GET /problems', () => {
 
   test('answers the page to anyone, whatever Accept says, cacheable, loading nothing, with an ETag that gives 304', async () => {
     // Act
-    const page = await invoke(handler, { method: 'GET', path: '/problems', org: null, headers: { accept: 'application/json' } });
-    const again = await invoke(handler, { method: 'GET', path: '/problems', org: null, headers: { 'if-none-match': page.headers.etag ?? '' } });
+    const page = await invoke(handler, {
+      method: 'GET',
+      path: '/problems',
+      org: null,
+      headers: { accept: 'application/json' },
+    });
+    const again = await invoke(handler, {
+      method: 'GET',
+      path: '/problems',
+      org: null,
+      headers: { 'if-none-match': page.headers.etag ?? '' },
+    });
     // Assess
     expect(page.status).toBe(200);
     expect(page.headers).toMatchObject({
@@ -129,10 +156,14 @@ describe('a deployment that documents its problem types elsewhere (PROBLEM_TYPE_
   });
 
   test('answers problems whose type is that base and the slug, and the default without it', async () => {
-    const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
+    const report = createQueryReportHandler({
+      engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }),
+    });
     const bad = { body: { aggregations: [] } };
     expect((await invoke(report, bad)).json<{ type: string }>().type).toBe('/problems#validation');
     process.env.PROBLEM_TYPE_BASE = 'https://docs.example.org/lrs/problems#';
-    expect((await invoke(report, bad)).json<{ type: string }>().type).toBe('https://docs.example.org/lrs/problems#validation');
+    expect((await invoke(report, bad)).json<{ type: string }>().type).toBe(
+      'https://docs.example.org/lrs/problems#validation',
+    );
   });
 });

@@ -54,14 +54,20 @@ test('an endless error body: the run fails at once, having read a bounded part o
   // Act
   const lines = await smoke(url);
   // Assess: the excerpt, cleaned; the stub could send little past the bound (socket buffers) before the client hung up
-  expect(lines).toEqual([`smoke: ${url}`, expect.stringMatching(/^FAIL {2}GET \/locations: expected 200, got 500: (broken red {4}ok\n\t)+[\s\S]*…$/), 'smoke: failed at check 1 of 5; the later checks did not run']);
+  expect(lines).toEqual([
+    `smoke: ${url}`,
+    expect.stringMatching(/^FAIL {2}GET \/locations: expected 200, got 500: (broken red {4}ok\n\t)+[\s\S]*…$/),
+    'smoke: failed at check 1 of 5; the later checks did not run',
+  ]);
   expect(lines.filter((l) => ESCAPES.test(l))).toEqual([]);
   expect(sent.get('/locations')).toBeLessThan(MAX_BODY_BYTES + 8 * 1024 * 1024);
 });
 
 test('an endless 200 body: refused as longer than any answer checked, unread past the bound', async () => {
   const lines = await smoke(`${url}/ok`);
-  expect(lines[1]).toMatch(/^FAIL {2}GET \/locations: the body goes on past 1 MiB, more than any answer checked here: broken red {4}ok\n\tbroken red/);
+  expect(lines[1]).toMatch(
+    /^FAIL {2}GET \/locations: the body goes on past 1 MiB, more than any answer checked here: broken red {4}ok\n\tbroken red/,
+  );
   expect(lines.filter((l) => ESCAPES.test(l))).toEqual([]);
   expect(sent.get('/ok/locations')).toBeLessThan(MAX_BODY_BYTES + 8 * 1024 * 1024);
 });

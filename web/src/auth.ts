@@ -1,6 +1,16 @@
 import * as oauth from 'oauth4webapi';
 import type { SignInConfig } from './model/sign-in-config';
-import { displayName, forget, forgetPending, readPending, readSession, renewDelayMs, type Session, writePending, writeSession } from './model/session';
+import {
+  displayName,
+  forget,
+  forgetPending,
+  readPending,
+  readSession,
+  renewDelayMs,
+  type Session,
+  writePending,
+  writeSession,
+} from './model/session';
 
 /**
  * Sign-in with the stack's identity provider (Cognito managed login in AWS, any OpenID Connect
@@ -15,7 +25,8 @@ let session: Session | undefined;
 let renewal: (() => Promise<void>) | undefined;
 let renewing: Promise<void> | undefined;
 
-const renewOnce = (): Promise<void> => (renewing ??= (renewal ?? (async () => undefined))().finally(() => (renewing = undefined)));
+const renewOnce = (): Promise<void> =>
+  (renewing ??= (renewal ?? (async () => undefined))().finally(() => (renewing = undefined)));
 
 /**
  * The ID token to send: '' when no one is signed in (the page then uses the development token, if
@@ -82,7 +93,10 @@ function accountBar() {
 export async function startSignIn(config: SignInConfig, hooks: SignInHooks): Promise<void> {
   const issuer = new URL(config.issuer);
   const options = requestOptions(issuer);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }));
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }),
+  );
   const client: oauth.Client = { client_id: config.clientId };
   const bar = accountBar();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -107,7 +121,12 @@ export async function startSignIn(config: SignInConfig, hooks: SignInHooks): Pro
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     if (!tokens.id_token || !claims) throw new Error('the provider returned no ID token');
     const refresh = tokens.refresh_token ?? refreshToken;
-    return { idToken: tokens.id_token, ...(refresh ? { refreshToken: refresh } : {}), expiresAt: claims.exp * 1000, name: displayName(claims) };
+    return {
+      idToken: tokens.id_token,
+      ...(refresh ? { refreshToken: refresh } : {}),
+      expiresAt: claims.exp * 1000,
+      name: displayName(claims),
+    };
   };
 
   async function renew(): Promise<void> {
@@ -123,7 +142,10 @@ export async function startSignIn(config: SignInConfig, hooks: SignInHooks): Pro
 
   renewal = renew;
   bar.signIn.addEventListener('click', () => void redirectToSignIn(as, config));
-  bar.signOut.addEventListener('click', () => void signOut(as, client, config, session, options, () => end('Signed out.')));
+  bar.signOut.addEventListener(
+    'click',
+    () => void signOut(as, client, config, session, options, () => end('Signed out.')),
+  );
 
   const pending = readPending(storage());
   const here = new URL(location.href);
@@ -132,8 +154,23 @@ export async function startSignIn(config: SignInConfig, hooks: SignInHooks): Pro
     history.replaceState(null, '', pending.returnTo);
     try {
       const params = oauth.validateAuthResponse(as, client, here, pending.state);
-      const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, pageUrl(), pending.codeVerifier, options);
-      begin(fromTokens(await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce, requireIdToken: true })));
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        params,
+        pageUrl(),
+        pending.codeVerifier,
+        options,
+      );
+      begin(
+        fromTokens(
+          await oauth.processAuthorizationCodeResponse(as, client, response, {
+            expectedNonce: pending.nonce,
+            requireIdToken: true,
+          }),
+        ),
+      );
     } catch (e) {
       end(`The sign-in failed: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -150,7 +187,12 @@ export async function startSignIn(config: SignInConfig, hooks: SignInHooks): Pro
 async function redirectToSignIn(as: oauth.AuthorizationServer, config: SignInConfig): Promise<void> {
   if (!as.authorization_endpoint) throw new Error('the provider names no authorization endpoint');
   const codeVerifier = oauth.generateRandomCodeVerifier();
-  const pending = { state: oauth.generateRandomState(), nonce: oauth.generateRandomNonce(), codeVerifier, returnTo: location.pathname + location.search + location.hash };
+  const pending = {
+    state: oauth.generateRandomState(),
+    nonce: oauth.generateRandomNonce(),
+    codeVerifier,
+    returnTo: location.pathname + location.search + location.hash,
+  };
   writePending(storage(), pending);
   const url = new URL(as.authorization_endpoint);
   url.search = new URLSearchParams({
@@ -171,7 +213,14 @@ async function redirectToSignIn(as: oauth.AuthorizationServer, config: SignInCon
  * provider answers), and ends the provider's own session too, so the next sign-in asks again: Cognito's
  * `/logout` when the config names it, else the discovery's end_session_endpoint (RP-Initiated Logout).
  */
-async function signOut(as: oauth.AuthorizationServer, client: oauth.Client, config: SignInConfig, session: Session | undefined, options: object, ended: () => void): Promise<void> {
+async function signOut(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  config: SignInConfig,
+  session: Session | undefined,
+  options: object,
+  ended: () => void,
+): Promise<void> {
   ended();
   if (session?.refreshToken && as.revocation_endpoint) {
     await oauth
@@ -185,7 +234,11 @@ async function signOut(as: oauth.AuthorizationServer, client: oauth.Client, conf
     url.search = new URLSearchParams({ client_id: config.clientId, logout_uri: pageUrl() }).toString();
   } else if (as.end_session_endpoint) {
     url = new URL(as.end_session_endpoint);
-    url.search = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: pageUrl(), ...(session ? { id_token_hint: session.idToken } : {}) }).toString();
+    url.search = new URLSearchParams({
+      client_id: config.clientId,
+      post_logout_redirect_uri: pageUrl(),
+      ...(session ? { id_token_hint: session.idToken } : {}),
+    }).toString();
   }
   if (url) location.assign(url.href);
 }

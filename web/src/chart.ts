@@ -34,7 +34,11 @@ const AXIS = { stroke: '#1a1a1a', grid: { stroke: '#e5e5e5', width: 1 }, ticks: 
  * a series, each with the value at the cursor), and the chart takes the arrow keys, Home and End to
  * move the cursor from point to point, so the values can be read without a mouse.
  */
-export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; cursor: HTMLElement }, answer: Answer, options: ChartOptions): Chart {
+export function drawChart(
+  area: { chart: HTMLElement; legend: HTMLElement; cursor: HTMLElement },
+  answer: Answer,
+  options: ChartOptions,
+): Chart {
   area.chart.replaceChildren();
   area.legend.replaceChildren();
   area.cursor.textContent = '';
@@ -46,18 +50,24 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
     area.chart.dataset.yMin = String(u.scales.y?.min);
     if (spec.xLabels) area.chart.dataset.xLabels = JSON.stringify(spec.xLabels());
   };
-  const plot = new uPlot({ ...spec.options, width, height: chartHeight(width), legend: { show: false }, hooks: { draw: [drawn] } }, spec.data, area.chart);
+  const plot = new uPlot(
+    { ...spec.options, width, height: chartHeight(width), legend: { show: false }, hooks: { draw: [drawn] } },
+    spec.data,
+    area.chart,
+  );
   area.chart.setAttribute('aria-label', spec.label);
 
   const shown = spec.legend.map(() => true);
-  const legendValues = spec.legend.map((entry, i) => legendItem(area.legend, entry, () => {
-    shown[i] = !shown[i];
-    // Stacked bars are stacked again with the hidden series at zero, so the others keep their heights;
-    // (hiding a uPlot series would leave the band above it drawn from the hidden one's values).
-    if (spec.restack) plot.setData(spec.restack(shown));
-    else plot.setSeries(i + 1, { show: shown[i] as boolean });
-    return shown[i] as boolean;
-  }));
+  const legendValues = spec.legend.map((entry, i) =>
+    legendItem(area.legend, entry, () => {
+      shown[i] = !shown[i];
+      // Stacked bars are stacked again with the hidden series at zero, so the others keep their heights;
+      // (hiding a uPlot series would leave the band above it drawn from the hidden one's values).
+      if (spec.restack) plot.setData(spec.restack(shown));
+      else plot.setSeries(i + 1, { show: shown[i] as boolean });
+      return shown[i] as boolean;
+    }),
+  );
   const showAt = (idx: number | null | undefined) => {
     area.cursor.textContent = idx === null || idx === undefined ? '' : spec.describe(idx);
     legendValues.forEach((set, i) => set(idx === null || idx === undefined ? '' : spec.valueAt(i, idx)));
@@ -68,7 +78,14 @@ export function drawChart(area: { chart: HTMLElement; legend: HTMLElement; curso
   const points = spec.data[0].length;
   let idx = -1;
   const onKey = (event: KeyboardEvent) => {
-    const moves: Record<string, number> = { ArrowRight: idx + 1, ArrowLeft: idx - 1, Home: 0, End: points - 1, PageUp: idx - 10, PageDown: idx + 10 };
+    const moves: Record<string, number> = {
+      ArrowRight: idx + 1,
+      ArrowLeft: idx - 1,
+      Home: 0,
+      End: points - 1,
+      PageUp: idx - 10,
+      PageDown: idx + 10,
+    };
     const next = moves[event.key];
     if (next === undefined || points === 0) return;
     event.preventDefault();
@@ -105,7 +122,7 @@ const chartHeight = (width: number): number => (width < 480 ? 240 : 320);
 export function zeroBasedRange(min: number | null, max: number | null): [number, number] {
   const nice = (v: number) => {
     const p = 10 ** Math.floor(Math.log10(v));
-    return (Math.ceil((v * 1.05) / p * 2) / 2) * p;
+    return (Math.ceil(((v * 1.05) / p) * 2) / 2) * p;
   };
   const lo = min !== null && min < 0 ? -nice(-min) : 0;
   const hi = max !== null && max > 0 ? nice(max) : lo < 0 ? 0 : 1;
@@ -139,7 +156,9 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
     label: s.name,
     stroke: styles[i]!.color,
     width: stacked ? 0 : 2,
-    ...(stacked ? { fill: styles[i]!.color, paths: bars, points: { show: false } } : { points: { show: answer.times.length <= 60 } }),
+    ...(stacked
+      ? { fill: styles[i]!.color, paths: bars, points: { show: false } }
+      : { points: { show: answer.times.length <= 60 } }),
     ...(styles[i]!.dash && !stacked ? { dash: [...styles[i]!.dash!] } : {}),
     spanGaps: false,
   }));
@@ -152,7 +171,10 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
       // Room on the right for the last tick's label (a day's `Sun, Nov 29` is wider than uPlot's default gap).
       padding: [null, 40, null, null],
       // Bars need half a bucket of room at both ends, or the first and last are cut in half.
-      scales: { x: stacked ? { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } : { time: true }, y: Y_SCALE },
+      scales: {
+        x: stacked ? { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } : { time: true },
+        y: Y_SCALE,
+      },
       series: [{}, ...series],
       bands: stacked ? answer.series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : [],
       // Ticks in the zone of the data and the reader's own way of writing dates (uPlot's own labels are American).
@@ -162,7 +184,8 @@ function timeSeriesSpec(answer: TimeSeriesAnswer, options: ChartOptions): Spec {
           ...AXIS,
           size: 50,
           incrs: tickSteps(answer.times),
-          values: (_u, splits, _axis, _space, incr) => (xLabels = splits.map((t, i) => axisLabel(t * 1000, incr, i === 0, zone))),
+          values: (_u, splits, _axis, _space, incr) =>
+            (xLabels = splits.map((t, i) => axisLabel(t * 1000, incr, i === 0, zone))),
         },
         { ...AXIS, size: 60 },
       ],
@@ -191,7 +214,17 @@ function namedNumbersSpec(answer: NamedNumbersAnswer, options: ChartOptions): Sp
   return {
     options: {
       scales: { x: { time: false, range: [-0.5, Math.max(0.5, names.length - 0.5)] }, y: Y_SCALE },
-      series: [{}, { label: 'value', stroke: colorOf(0), fill: colorOf(0), width: 0, paths: uPlot.paths.bars!({ size: [0.7, 96], align: 0 }), points: { show: false } }],
+      series: [
+        {},
+        {
+          label: 'value',
+          stroke: colorOf(0),
+          fill: colorOf(0),
+          width: 0,
+          paths: uPlot.paths.bars!({ size: [0.7, 96], align: 0 }),
+          points: { show: false },
+        },
+      ],
       axes: [
         {
           ...AXIS,

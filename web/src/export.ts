@@ -15,7 +15,11 @@ export function downloadBlob(blob: Blob, name: string): void {
  * A chart as a PNG: its title, the canvas uPlot drew (on white: the canvas itself is transparent) and
  * the legend's names in their colours below, at the canvas's own resolution.
  */
-export async function chartPng(chart: HTMLElement, legend: readonly { name: string; color: string; dash?: readonly number[] }[], title: string): Promise<Blob> {
+export async function chartPng(
+  chart: HTMLElement,
+  legend: readonly { name: string; color: string; dash?: readonly number[] }[],
+  title: string,
+): Promise<Blob> {
   const source = chart.querySelector('canvas');
   if (!source) throw new Error('no chart drawn');
   const scale = source.width / Math.max(1, source.getBoundingClientRect().width);
@@ -46,5 +50,7 @@ export async function chartPng(chart: HTMLElement, legend: readonly { name: stri
     g.fillStyle = '#1a1a1a';
     g.fillText(entry.name, x + 24 * scale, y);
   });
-  return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('the image could not be made'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    out.toBlob((b) => (b ? resolve(b) : reject(new Error('the image could not be made'))), 'image/png'),
+  );
 }

@@ -75,7 +75,10 @@ export function fillCollectionChoices(source: Collection): void {
     if (options.some((o) => o.value === before)) select.value = before;
   };
   keep(controls.breakdown, [option('', 'None (one series)'), ...BREAKDOWNS[source].map((b) => option(b.id, b.label))]);
-  keep(controls.statsField, [option('', 'Count'), ...statsFields(source).map((f) => option(f.name, `Stats of ${f.name}`))]);
+  keep(controls.statsField, [
+    option('', 'Count'),
+    ...statsFields(source).map((f) => option(f.name, `Stats of ${f.name}`)),
+  ]);
   controls.stats.hidden = controls.statsField.value === '';
 }
 
@@ -100,19 +103,24 @@ export function fillLocations(locations: readonly Location[]): void {
   );
 }
 
-export const checkedLocations = (): HTMLInputElement[] => [...controls.locationList.querySelectorAll<HTMLInputElement>('input:checked')];
+export const checkedLocations = (): HTMLInputElement[] => [
+  ...controls.locationList.querySelectorAll<HTMLInputElement>('input:checked'),
+];
 
 /** The form's values, or the problems that keep the page from building a request (before asking the service). */
 export function readForm(): { form: ReportForm } | { problems: Map<Control, string> } {
   const problems = new Map<Control, string>();
   const timeZone = controls.timeZone.value.trim();
-  if (!isTimeZone(timeZone)) problems.set('timeZone', 'is not a time zone this browser knows; use an IANA name such as Europe/Berlin or UTC');
+  if (!isTimeZone(timeZone))
+    problems.set('timeZone', 'is not a time zone this browser knows; use an IANA name such as Europe/Berlin or UTC');
   if (!parseDay(controls.firstDay.value)) problems.set('firstDay', 'is required');
   if (!parseDay(controls.lastDay.value)) problems.set('lastDay', 'is required');
   const percentiles = parsePercentiles(controls.percentiles.value);
   if (!percentiles) problems.set('percentiles', 'must be numbers from 0 to 100, separated by commas (e.g. 90, 99.9)');
   if (problems.size > 0 || !percentiles) return { problems };
-  const stats = [...controls.stats.querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value as StatName).filter((s) => STAT_NAMES.includes(s));
+  const stats = [...controls.stats.querySelectorAll<HTMLInputElement>('input:checked')]
+    .map((b) => b.value as StatName)
+    .filter((s) => STAT_NAMES.includes(s));
   return {
     form: {
       locationIds: checkedLocations().map((b) => b.value),
@@ -134,7 +142,10 @@ export function readForm(): { form: ReportForm } | { problems: Map<Control, stri
 
 /** `90, 99.9` as percents; undefined when a part is not a number from 0 to 100 (the service checks the rest). */
 export function parsePercentiles(text: string): number[] | undefined {
-  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const values = parts.map(Number);
   return values.every((v) => Number.isFinite(v) && v >= 0 && v <= 100) ? values : undefined;
 }
@@ -157,7 +168,10 @@ export function clearErrors(): void {
  * Shows a problem: each message next to its control (which is marked invalid), the summary above the
  * buttons; focus goes to the first control named, else stays where it was.
  */
-export function showProblem(placed: PlacedProblem | { summary: string; atControls: ReadonlyMap<Control | 'token', readonly string[]> }, focus = true): void {
+export function showProblem(
+  placed: PlacedProblem | { summary: string; atControls: ReadonlyMap<Control | 'token', readonly string[]> },
+  focus = true,
+): void {
   clearErrors();
   let first: HTMLElement | null = null;
   for (const [control, messages] of placed.atControls) {

@@ -14,7 +14,11 @@ const RETRY_MS = 60_000;
  * says in `Cache-Control: max-age` how long an answer stays current, so the panel asks again exactly
  * then (not on a timer of its own that would drift from the service's); it pauses while the tab is hidden.
  */
-export function livePanel(api: ExplorerApi, el: { body: HTMLElement; status: HTMLElement }, now = () => Date.now()): LivePanel {
+export function livePanel(
+  api: ExplorerApi,
+  el: { body: HTMLElement; status: HTMLElement },
+  now = () => Date.now(),
+): LivePanel {
   let current: string | undefined;
   let zone = 'UTC';
   const clock = (t: number) => clockTimeIn(t, zone);

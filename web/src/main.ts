@@ -1,7 +1,16 @@
 import type { Collection } from '#shared/documents/fields';
 import './explorer.css';
 import { type Chart, type ChartKind, drawChart } from './chart';
-import { checkedLocations, clearErrors, controls, fillCollectionChoices, fillLocations, initControls, readForm, showProblem } from './form';
+import {
+  checkedLocations,
+  clearErrors,
+  controls,
+  fillCollectionChoices,
+  fillLocations,
+  initControls,
+  readForm,
+  showProblem,
+} from './form';
 import { livePanel } from './live';
 import { type Answer, readAnswer } from './model/answer';
 import { ExplorerApi, ProblemError } from './model/api';
@@ -18,7 +27,17 @@ import { startDashboard } from './dashboard/dashboard';
 import { startSites } from './dashboard/sites';
 import { findSignIn } from './sign-in-probe';
 import { showView, type View, viewInUrl } from './view';
-import { applyPreset, applyReport, chosenPreset, copyLink, currentReport, initPresets, leavePreset, pushReport, reportInUrl } from './share';
+import {
+  applyPreset,
+  applyReport,
+  chosenPreset,
+  copyLink,
+  currentReport,
+  initPresets,
+  leavePreset,
+  pushReport,
+  reportInUrl,
+} from './share';
 
 const TOKEN_KEY = 'lrs-explorer-token';
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
@@ -64,7 +83,10 @@ function failure(e: unknown): void {
     }
     showProblem(placed);
   } else {
-    showProblem({ summary: `The service could not be reached: ${e instanceof Error ? e.message : String(e)}`, atControls: new Map() });
+    showProblem({
+      summary: `The service could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+      atControls: new Map(),
+    });
   }
 }
 
@@ -89,7 +111,11 @@ function refreshRequest(): void {
   }
   const { form } = read;
   const buckets = form.overTime
-    ? estimateBuckets(form.interval, startOfDay(form.firstDay, form.timeZone), startOfDay(shiftDay(form.lastDay, 1), form.timeZone))
+    ? estimateBuckets(
+        form.interval,
+        startOfDay(form.firstDay, form.timeZone),
+        startOfDay(shiftDay(form.lastDay, 1), form.timeZone),
+      )
     : undefined;
   const offer = form.overTime && ((buckets ?? 0) > SPLIT_OFFER_BUCKETS || state.tooManyBuckets);
   controls.splitField.hidden = !offer;
@@ -153,7 +179,11 @@ async function run({ push = true } = {}): Promise<void> {
   const built = state.built;
   const read = readForm();
   if (!built || 'problems' in read) {
-    if ('problems' in read) showProblem({ summary: 'Some fields need a value first.', atControls: new Map([...read.problems].map(([c, m]) => [c, [m]])) });
+    if ('problems' in read)
+      showProblem({
+        summary: 'Some fields need a value first.',
+        atControls: new Map([...read.problems].map(([c, m]) => [c, [m]])),
+      });
     return;
   }
   const status = byId('result-status');
@@ -176,13 +206,23 @@ async function run({ push = true } = {}): Promise<void> {
     byId('truncated').hidden = !truncated;
     showSource(byId('answer-source'), source);
     const { firstDay, lastDay, timeZone } = read.form;
-    const why = emptyReason(answer, { from: startOfDay(firstDay, timeZone), to: startOfDay(shiftDay(lastDay, 1), timeZone) }, now);
+    const why = emptyReason(
+      answer,
+      { from: startOfDay(firstDay, timeZone), to: startOfDay(shiftDay(lastDay, 1), timeZone) },
+      now,
+    );
     const empty = byId('empty');
     empty.textContent = why ?? '';
     empty.hidden = why === undefined;
     draw();
-    const size = answer.kind === 'timeSeries' ? `${answer.times.length.toLocaleString()} buckets × ${answer.series.length} series` : `${answer.entries.length} values`;
-    const later = future > 0 ? ` ${future.toLocaleString()} ${future === 1 ? 'bucket starts' : 'buckets start'} after now and ${future === 1 ? 'is' : 'are'} left empty, not drawn as 0.` : '';
+    const size =
+      answer.kind === 'timeSeries'
+        ? `${answer.times.length.toLocaleString()} buckets × ${answer.series.length} series`
+        : `${answer.entries.length} values`;
+    const later =
+      future > 0
+        ? ` ${future.toLocaleString()} ${future === 1 ? 'bucket starts' : 'buckets start'} after now and ${future === 1 ? 'is' : 'are'} left empty, not drawn as 0.`
+        : '';
     status.textContent = `Answered in ${Math.round(performance.now() - started).toLocaleString()} ms: ${size}.${later}`;
     refreshRequest();
     const report = currentReport(chartKind());
@@ -216,7 +256,8 @@ async function downloadCsv(): Promise<void> {
   }
 }
 
-const fileStem = (built: BuiltRequest) => `report-${built.request.source}-${controls.firstDay.value}-to-${controls.lastDay.value}`;
+const fileStem = (built: BuiltRequest) =>
+  `report-${built.request.source}-${controls.firstDay.value}-to-${controls.lastDay.value}`;
 
 async function downloadPng(): Promise<void> {
   if (!state.chart || !state.built) return;
@@ -340,14 +381,27 @@ async function start(): Promise<void> {
       const config = await findSignIn();
       if (config) {
         auth = await import('./auth');
-        await auth.startSignIn(config, { onSignedIn: () => void loadLocations(), onSignedOut: (message) => void (controls.locationList.textContent = message) });
+        await auth.startSignIn(config, {
+          onSignedIn: () => void loadLocations(),
+          onSignedOut: (message) => void (controls.locationList.textContent = message),
+        });
         controls.token.value = '';
         return void ((controls.token.closest('.field') as HTMLElement).hidden = true);
       }
     } catch (e) {
-      return showProblem({ summary: `The sign-in could not start: ${e instanceof Error ? e.message : String(e)}`, atControls: new Map() }, false);
+      return showProblem(
+        {
+          summary: `The sign-in could not start: ${e instanceof Error ? e.message : String(e)}`,
+          atControls: new Map(),
+        },
+        false,
+      );
     }
   }
   if (controls.token.value) void loadLocations();
-  else showProblem({ summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) }, false);
+  else
+    showProblem(
+      { summary: 'Paste a bearer token to start.', atControls: new Map([['token', ['is required']]]) },
+      false,
+    );
 }

@@ -39,7 +39,8 @@ export function applyPreset(id: PresetId, now = Date.now()): void {
 }
 
 /** The preset chosen, if the days were not changed by hand since. */
-export const chosenPreset = (): PresetId | undefined => (isPreset(preset().value) ? (preset().value as PresetId) : undefined);
+export const chosenPreset = (): PresetId | undefined =>
+  isPreset(preset().value) ? (preset().value as PresetId) : undefined;
 
 /** Typing a day by hand leaves the preset. */
 export const leavePreset = (): void => {
@@ -61,7 +62,8 @@ export function applyReport(state: ReportState): void {
   const f = state.form;
   if (f.locationIds) {
     const ids = new Set(f.locationIds);
-    for (const box of controls.locationList.querySelectorAll<HTMLInputElement>('input')) box.checked = ids.has(box.value);
+    for (const box of controls.locationList.querySelectorAll<HTMLInputElement>('input'))
+      box.checked = ids.has(box.value);
   }
   if (f.source) {
     controls.source.value = f.source;
@@ -75,7 +77,9 @@ export function applyReport(state: ReportState): void {
     controls.statsField.value = f.statsField;
     controls.stats.hidden = controls.statsField.value === '';
   }
-  if (f.stats) for (const box of controls.stats.querySelectorAll<HTMLInputElement>('input')) box.checked = f.stats.includes(box.value as never);
+  if (f.stats)
+    for (const box of controls.stats.querySelectorAll<HTMLInputElement>('input'))
+      box.checked = f.stats.includes(box.value as never);
   if (f.percentiles) controls.percentiles.value = f.percentiles.join(', ');
   if (f.compare !== undefined) controls.compare.value = f.compare;
   if (f.split !== undefined) controls.split.checked = f.split;
@@ -96,7 +100,9 @@ export function pushReport(state: ReportState): void {
 /** The report a URL names, if it names one. */
 export function reportInUrl(): ReportState | undefined {
   const state = fromQuery(location.search);
-  return state.view === 'report' && state.report && Object.keys(state.report.form).length > 0 ? state.report : undefined;
+  return state.view === 'report' && state.report && Object.keys(state.report.form).length > 0
+    ? state.report
+    : undefined;
 }
 
 /** Copies the page's link (the URL, with the report last run) to the clipboard. */

@@ -28,11 +28,17 @@ export async function loadOrCreateDevKey(path: string): Promise<DevKey> {
   try {
     return await importKeyFile(JSON.parse(readFileSync(path, 'utf8')) as DevKeyFile);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read the development key ${path}: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`cannot read the development key ${path}: ${(e as Error).message}`);
   }
   const { privateKey, publicKey } = await generateKeyPair(DEV_KEY_ALG, { extractable: true });
   const kid = `dev-${new Date().toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 8)}`;
-  const file: DevKeyFile = { alg: DEV_KEY_ALG, kid, privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+  const file: DevKeyFile = {
+    alg: DEV_KEY_ALG,
+    kid,
+    privateJwk: await exportJWK(privateKey),
+    publicJwk: await exportJWK(publicKey),
+  };
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });

@@ -28,7 +28,11 @@ interface Discovery {
 }
 
 /** Reads `<issuer>/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §4) and trusts its keys. */
-export async function trustIssuer(issuerUrl: string, clientId: string, fetchFn: typeof fetch = fetch): Promise<TrustedIssuer> {
+export async function trustIssuer(
+  issuerUrl: string,
+  clientId: string,
+  fetchFn: typeof fetch = fetch,
+): Promise<TrustedIssuer> {
   const where = `${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
   let discovery: Discovery;
   try {
@@ -39,10 +43,13 @@ export async function trustIssuer(issuerUrl: string, clientId: string, fetchFn: 
     throw new Error(`--jwt-issuer: cannot read ${where}: ${e instanceof Error ? e.message : String(e)}`);
   }
   // OpenID Connect Discovery §4.3: the document's issuer must be the URL it was fetched for.
-  if (discovery.issuer !== issuerUrl) throw new Error(`--jwt-issuer: ${where} names the issuer ${JSON.stringify(discovery.issuer)}, not ${issuerUrl}`);
+  if (discovery.issuer !== issuerUrl)
+    throw new Error(`--jwt-issuer: ${where} names the issuer ${JSON.stringify(discovery.issuer)}, not ${issuerUrl}`);
   if (typeof discovery.jwks_uri !== 'string') throw new Error(`--jwt-issuer: ${where} has no jwks_uri`);
   const keys = createRemoteJWKSet(new URL(discovery.jwks_uri));
-  const endpoints = [issuerUrl, discovery.token_endpoint, discovery.revocation_endpoint].filter((u): u is string => typeof u === 'string');
+  const endpoints = [issuerUrl, discovery.token_endpoint, discovery.revocation_endpoint].filter(
+    (u): u is string => typeof u === 'string',
+  );
   return {
     issuer: issuerUrl,
     clientId,
@@ -50,7 +57,12 @@ export async function trustIssuer(issuerUrl: string, clientId: string, fetchFn: 
     async verify(token, now = new Date()) {
       try {
         // The same checks as API Gateway's JWT authorizer: signature by a key of the issuer, iss, aud, times.
-        const { payload } = await jwtVerify(token, keys, { issuer: issuerUrl, audience: clientId, requiredClaims: ['exp', 'sub'], currentDate: now });
+        const { payload } = await jwtVerify(token, keys, {
+          issuer: issuerUrl,
+          audience: clientId,
+          requiredClaims: ['exp', 'sub'],
+          currentDate: now,
+        });
         checkTimes(payload, now);
         return payload;
       } catch (e) {

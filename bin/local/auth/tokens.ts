@@ -38,7 +38,9 @@ export async function mintDevToken(key: DevKey, options: MintOptions): Promise<s
   const claims = scopes.length > 0 ? { token_use: 'access', scope: scopes.join(' ') } : { token_use: 'id' };
   const access = {
     ...(options.clientId ? { client_id: options.clientId } : {}),
-    ...(options.groups && options.groups.names.length > 0 ? { [options.groups.claimName]: [...options.groups.names] } : {}),
+    ...(options.groups && options.groups.names.length > 0
+      ? { [options.groups.claimName]: [...options.groups.names] }
+      : {}),
     ...(options.locations ? { [options.locations.claimName]: options.locations.ids.join(',') } : {}),
   };
   return new SignJWT({ [options.claimName]: options.organizationId, ...claims, ...access })
@@ -62,7 +64,11 @@ export async function mintDevToken(key: DevKey, options: MintOptions): Promise<s
  * A token whose signature, issuer, audience and algorithm were verified once with this key is not
  * verified again (see {@link VERIFIED_TOKENS_PER_KEY}); its times are checked on every call.
  */
-export async function verifyDevToken(key: DevKey, token: string | undefined, options: { now?: Date } = {}): Promise<JWTPayload> {
+export async function verifyDevToken(
+  key: DevKey,
+  token: string | undefined,
+  options: { now?: Date } = {},
+): Promise<JWTPayload> {
   if (!token) throw new UnauthorizedError();
   const now = options.now ?? new Date();
   const known = verifiedTokens(key);
@@ -97,7 +103,8 @@ export function checkTimes(payload: JWTPayload, now: Date): void {
   const seconds = Math.floor(now.getTime() / 1000);
   if (payload.nbf !== undefined && payload.nbf > seconds) throw new UnauthorizedError('The token is invalid.');
   if (payload.exp !== undefined && payload.exp <= seconds) throw new UnauthorizedError('The token has expired.');
-  if (payload.iat !== undefined && payload.iat > seconds) throw new UnauthorizedError('The token was issued in the future.');
+  if (payload.iat !== undefined && payload.iat > seconds)
+    throw new UnauthorizedError('The token was issued in the future.');
 }
 
 /**
@@ -120,7 +127,6 @@ function remember(known: Map<string, JWTPayload>, token: string, payload: JWTPay
   known.set(token, payload);
 }
 
-
 /** The token of an `Authorization: Bearer <token>` header; 401 when absent or of another scheme. */
 export function bearerToken(authorization: string | undefined): string {
   const match = /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(authorization ?? '');
@@ -136,7 +142,11 @@ export function toAuthorizerClaims(payload: JWTPayload): Record<string, string> 
   return Object.fromEntries(
     Object.entries(payload).map(([name, value]) => [
       name,
-      Array.isArray(value) ? `[${value.join(' ')}]` : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value),
+      Array.isArray(value)
+        ? `[${value.join(' ')}]`
+        : typeof value === 'object' && value !== null
+          ? JSON.stringify(value)
+          : String(value),
     ]),
   );
 }

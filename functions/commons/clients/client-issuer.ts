@@ -7,7 +7,10 @@ const cognitoFromEnv = lazy(async (): Promise<ClientIssuer> => {
   const userPoolId = process.env[ENV.userPoolId];
   const tokenUrl = process.env[ENV.tokenUrl];
   if (!userPoolId || !tokenUrl) throw new Error(`${ENV.userPoolId} and ${ENV.tokenUrl} must be set`);
-  const [{ CognitoIdentityProviderClient }, { cognitoIssuer }] = await Promise.all([import('@aws-sdk/client-cognito-identity-provider'), import('./cognito-issuer')]);
+  const [{ CognitoIdentityProviderClient }, { cognitoIssuer }] = await Promise.all([
+    import('@aws-sdk/client-cognito-identity-provider'),
+    import('./cognito-issuer'),
+  ]);
   return cognitoIssuer(new CognitoIdentityProviderClient({}), userPoolId, tokenUrl);
 });
 

@@ -15,7 +15,11 @@ export const ACCESS_TOKEN_MINUTES = 60;
  * scope, a generated secret, hour-long access tokens. Used by `POST /ingest-clients`
  * (functions/manage-ingest-clients.ts) and `npm run ingest-client` (bin/ingest-client.ts) alike.
  */
-export function cognitoIssuer(cognito: CognitoIdentityProviderClient, userPoolId: string, tokenUrl: string): ClientIssuer {
+export function cognitoIssuer(
+  cognito: CognitoIdentityProviderClient,
+  userPoolId: string,
+  tokenUrl: string,
+): ClientIssuer {
   return {
     tokenUrl,
     async create(name) {

@@ -25,7 +25,9 @@ const invokeRefreshFunction: RefreshTrigger = async (organizationId, locationId)
   if (!name) return;
   const [{ InvokeCommand }, client] = await Promise.all([import('@aws-sdk/client-lambda'), lambdaClient()]);
   const event: LocationRefreshEvent = { source: 'lrs.locations', locations: [{ organizationId, locationId }] };
-  await client.send(new InvokeCommand({ FunctionName: name, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }));
+  await client.send(
+    new InvokeCommand({ FunctionName: name, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }),
+  );
 };
 
 let provided: RefreshTrigger | undefined;

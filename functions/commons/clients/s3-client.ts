@@ -9,7 +9,9 @@ export function createS3Objects(wrap: (client: S3Client) => S3Client = (c) => c)
   const client = wrap(new S3Client({}));
   return {
     async put(bucket: string, key: string, body: string): Promise<void> {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }),
+      );
     },
     async get(bucket: string, key: string): Promise<string> {
       const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));

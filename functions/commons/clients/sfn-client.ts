@@ -7,6 +7,10 @@ import { SFNClient, StartSyncExecutionCommand, type StartSyncExecutionCommandOut
  */
 export function createSyncExecutionStarter(wrap: (client: SFNClient) => SFNClient = (c) => c) {
   const client = wrap(new SFNClient({}));
-  return (stateMachineArn: string, input: string, abortSignal?: AbortSignal): Promise<StartSyncExecutionCommandOutput> =>
+  return (
+    stateMachineArn: string,
+    input: string,
+    abortSignal?: AbortSignal,
+  ): Promise<StartSyncExecutionCommandOutput> =>
     client.send(new StartSyncExecutionCommand({ stateMachineArn, input }), abortSignal ? { abortSignal } : {});
 }

@@ -6,7 +6,9 @@ import { lazy } from './lazy';
  * (./opensearch-store: OPENSEARCH_URL, OPENSEARCH_AUTH, ...). The OpenSearch client, the query
  * compiler and the SDK credential chain are loaded then.
  */
-const openSearchStore = lazy(async (): Promise<Store> => (await import('./opensearch-store')).openSearchStoreFromEnv(process.env));
+const openSearchStore = lazy(
+  async (): Promise<Store> => (await import('./opensearch-store')).openSearchStoreFromEnv(process.env),
+);
 
 let provided: Promise<Store> | undefined;
 

@@ -33,10 +33,19 @@ export function conditionalGet(): middy.MiddlewareObj<APIGatewayProxyEventV2, AP
   return {
     after: async (request) => {
       const response = request.response;
-      if (typeof response !== 'object' || response === null || response.statusCode !== 200 || typeof response.body !== 'string') return;
+      if (
+        typeof response !== 'object' ||
+        response === null ||
+        response.statusCode !== 200 ||
+        typeof response.body !== 'string'
+      )
+        return;
       // An ETag the handler set (a strong one naming a revision, ./preconditions.ts) is kept.
       const etag = headerOf(response.headers, 'etag') ?? weakEtag(response.body);
-      const headers = { ...Object.fromEntries(Object.entries(response.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'etag')), ETag: etag };
+      const headers = {
+        ...Object.fromEntries(Object.entries(response.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'etag')),
+        ETag: etag,
+      };
       // Only If-None-Match is handed over: `fresh` answers "stale" to any request with
       // `Cache-Control: no-cache`, which fetch (undici, browsers) adds to every request carrying
       // If-None-Match; that directive is for caches (RFC 9111 §5.2.1.4), while the origin evaluates
@@ -46,7 +55,9 @@ export function conditionalGet(): middy.MiddlewareObj<APIGatewayProxyEventV2, AP
         response.headers = headers;
         return;
       }
-      const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_ON_304.has(name.toLowerCase())));
+      const kept = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => !DROPPED_ON_304.has(name.toLowerCase())),
+      );
       request.response = { statusCode: 304, headers: kept };
     },
   };

@@ -30,7 +30,10 @@ export const BROTLI_QUALITY = 5;
  * sent as it is rather than refused: a readable answer beats a 406 over a header.
  */
 export function negotiateCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
-  const [best] = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encodings([...CONTENT_CODINGS, 'identity'], { preferred: CONTENT_CODINGS });
+  const [best] = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encodings(
+    [...CONTENT_CODINGS, 'identity'],
+    { preferred: CONTENT_CODINGS },
+  );
   return CONTENT_CODINGS.find((c) => c === best);
 }
 
@@ -111,7 +114,12 @@ const headerName = (headers: Record<string, unknown>, name: string): string =>
  * compressed or not, since the choice depended on it. Problems (onError) go as they are: they are
  * short. Reads the lower-case `accept-encoding` (API Gateway lower-cases header names in payload 2.0).
  */
-export function contentEncoding(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2, Error, EncodingContext> {
+export function contentEncoding(): middy.MiddlewareObj<
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  Error,
+  EncodingContext
+> {
   return {
     before: async ({ event, context }) => {
       context.responseCoding = new ResponseCoding(negotiateCoding(event.headers?.['accept-encoding']));
@@ -123,7 +131,13 @@ export function contentEncoding(): middy.MiddlewareObj<APIGatewayProxyEventV2, A
       headers[varyName] = vary.append(String(headers[varyName] ?? ''), 'Accept-Encoding');
       response.headers = headers;
       const coding = context.responseCoding;
-      if (!coding?.coding || typeof response.body !== 'string' || response.isBase64Encoded || headerName(headers, 'Content-Encoding') in headers) return;
+      if (
+        !coding?.coding ||
+        typeof response.body !== 'string' ||
+        response.isBase64Encoded ||
+        headerName(headers, 'Content-Encoding') in headers
+      )
+        return;
       // A strong ETag names one representation (RFC 9110, 8.8.3): a compressed body would be another.
       // Such answers (a location and its revision, ./preconditions.ts) go as they are.
       const etag = headers[headerName(headers, 'ETag')];

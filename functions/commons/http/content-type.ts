@@ -7,7 +7,11 @@ import { parse as parseContentType } from 'content-type';
  * by the `content-type` package (RFC 9110 syntax, quoted parameter values included). `name` is how
  * the message calls the text (JSON, NDJSON). The one check of the JSON and NDJSON bodies.
  */
-export function unsupportedContentType(header: string | undefined, mediaType: string, name: string): string | undefined {
+export function unsupportedContentType(
+  header: string | undefined,
+  mediaType: string,
+  name: string,
+): string | undefined {
   if (header === undefined || header.trim() === '') return 'the request has no Content-Type';
   let parsed: ReturnType<typeof parseContentType>;
   try {
@@ -17,7 +21,8 @@ export function unsupportedContentType(header: string | undefined, mediaType: st
   }
   if (parsed.type !== mediaType) return `Content-Type ${parsed.type} is not supported`;
   const charset = parsed.parameters.charset;
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') return `charset ${clip(charset)} is not supported (${name} is UTF-8)`;
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8')
+    return `charset ${clip(charset)} is not supported (${name} is UTF-8)`;
   return undefined;
 }
 

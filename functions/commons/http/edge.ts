@@ -20,6 +20,17 @@ import type { Route } from '../../routes';
  * body before it is compressed. `route` is the handler's own (functions/routes.ts);
  * `availableMediaTypes` is what a 406 names.
  */
-export function httpEdge(options: { readonly route: Route['handler']; readonly availableMediaTypes?: readonly string[] }): middy.MiddlewareObj[] {
-  return [headWithoutBody(), ...observability(), requestId(), securityHeaders(), problemErrors(options), contentEncoding(), routeGuard(options.route)] as middy.MiddlewareObj[];
+export function httpEdge(options: {
+  readonly route: Route['handler'];
+  readonly availableMediaTypes?: readonly string[];
+}): middy.MiddlewareObj[] {
+  return [
+    headWithoutBody(),
+    ...observability(),
+    requestId(),
+    securityHeaders(),
+    problemErrors(options),
+    contentEncoding(),
+    routeGuard(options.route),
+  ] as middy.MiddlewareObj[];
 }

@@ -53,7 +53,10 @@ export type Purpose = 'read' | 'admin' | 'ingest';
  * 403 when the token is not for `purpose`: only a token with {@link INGEST_SCOPE} may ingest, and
  * such a token may do nothing else.
  */
-export function organizationOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>, purpose: Purpose = 'read'): string {
+export function organizationOf(
+  event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>,
+  purpose: Purpose = 'read',
+): string {
   return accessOf(event, purpose).organizationId;
 }
 
@@ -64,19 +67,42 @@ export function organizationOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthoriz
  * and the location grant of {@link locationsClaim} (a malformed grant is a 401: it must never widen
  * what the token sees). 403 when the role does not allow `purpose`.
  */
-export function accessOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>, purpose: Purpose = 'read'): AccessScope {
+export function accessOf(
+  event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>,
+  purpose: Purpose = 'read',
+): AccessScope {
   const claims = claimsOf(event);
   const org = claims[organizationClaim()];
   if (org === undefined || org === '') throw new UnauthorizedError('The token carries no organization.');
-  if (!isOrganizationId(org)) throw new UnauthorizedError(`The token's organization claim (${organizationClaim()}) must be a UUID.`);
+  if (!isOrganizationId(org))
+    throw new UnauthorizedError(`The token's organization claim (${organizationClaim()}) must be a UUID.`);
   const ingests = scopesOf(event).includes(INGEST_SCOPE);
-  if (purpose === 'ingest' && !ingests) throw new ForbiddenError(`Writing documents needs a token with the scope ${INGEST_SCOPE} (a machine client's).`, INGEST_SCOPE);
-  if (purpose !== 'ingest' && ingests) throw new ForbiddenError(`A token with the scope ${INGEST_SCOPE} may only write documents (POST /ingest/{collection}); reading needs a user's token.`);
-  const role: Role = ingests ? 'ingest' : listClaim(claims[groupsClaim()]).includes(ROLE_GROUPS.admin) ? 'admin' : 'viewer';
-  if (purpose === 'admin' && role !== 'admin') throw new ForbiddenError(`This needs the admin role (the group '${ROLE_GROUPS.admin}'); this token's role is ${role}.`);
+  if (purpose === 'ingest' && !ingests)
+    throw new ForbiddenError(
+      `Writing documents needs a token with the scope ${INGEST_SCOPE} (a machine client's).`,
+      INGEST_SCOPE,
+    );
+  if (purpose !== 'ingest' && ingests)
+    throw new ForbiddenError(
+      `A token with the scope ${INGEST_SCOPE} may only write documents (POST /ingest/{collection}); reading needs a user's token.`,
+    );
+  const role: Role = ingests
+    ? 'ingest'
+    : listClaim(claims[groupsClaim()]).includes(ROLE_GROUPS.admin)
+      ? 'admin'
+      : 'viewer';
+  if (purpose === 'admin' && role !== 'admin')
+    throw new ForbiddenError(
+      `This needs the admin role (the group '${ROLE_GROUPS.admin}'); this token's role is ${role}.`,
+    );
   const sub = claims.sub;
   const locationIds = grantOf(claims[locationsClaim()]);
-  return { organizationId: org, role, subject: typeof sub === 'string' && sub !== '' ? sub : null, ...(locationIds ? { locationIds } : {}) };
+  return {
+    organizationId: org,
+    role,
+    subject: typeof sub === 'string' && sub !== '' ? sub : null,
+    ...(locationIds ? { locationIds } : {}),
+  };
 }
 
 /**
@@ -97,8 +123,14 @@ export function listClaim(value: unknown): string[] {
 function grantOf(value: unknown): readonly string[] | undefined {
   if (value === undefined || value === null) return undefined;
   const ids = [...new Set(listClaim(value))].sort();
-  if (ids.length > MAX_GRANTED_LOCATIONS) throw new UnauthorizedError(`The token's location grant (${locationsClaim()}) lists more than ${MAX_GRANTED_LOCATIONS} locations.`);
-  if (!ids.every((id) => LOCATION_ID.test(id))) throw new UnauthorizedError(`The token's location grant (${locationsClaim()}) must list location ids separated by commas.`);
+  if (ids.length > MAX_GRANTED_LOCATIONS)
+    throw new UnauthorizedError(
+      `The token's location grant (${locationsClaim()}) lists more than ${MAX_GRANTED_LOCATIONS} locations.`,
+    );
+  if (!ids.every((id) => LOCATION_ID.test(id)))
+    throw new UnauthorizedError(
+      `The token's location grant (${locationsClaim()}) must list location ids separated by commas.`,
+    );
   return ids;
 }
 
@@ -127,7 +159,11 @@ type WithLambdaAuthorizer = { readonly lambda?: Readonly<Record<string, unknown>
  * ingest route's Lambda authorizer (functions/authorize-ingest.ts), which passes the claims it checked
  * under the same names (`authorizer.lambda`).
  */
-function claimsOf(event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>): Readonly<Record<string, unknown>> {
-  const authorizer = event.requestContext?.authorizer as (APIGatewayProxyEventV2WithJWTAuthorizer['requestContext']['authorizer'] & WithLambdaAuthorizer) | undefined;
+function claimsOf(
+  event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>,
+): Readonly<Record<string, unknown>> {
+  const authorizer = event.requestContext?.authorizer as
+    | (APIGatewayProxyEventV2WithJWTAuthorizer['requestContext']['authorizer'] & WithLambdaAuthorizer)
+    | undefined;
   return authorizer?.jwt?.claims ?? authorizer?.lambda ?? {};
 }

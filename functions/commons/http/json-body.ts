@@ -21,7 +21,8 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -52,10 +53,17 @@ export const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2>[] => [
       // what is taken); a report body is at most 64 KiB, so compressing it saves nothing worth a decoder.
       const coding = (event.headers?.['content-encoding'] ?? 'identity').trim().toLowerCase();
       if (coding !== 'identity') {
-        throw new UnsupportedMediaTypeError(JSON_BODY_TYPES, `Content-Encoding ${clip(coding)} is not supported (send the body as it is)`, { 'Accept-Encoding': 'identity' });
+        throw new UnsupportedMediaTypeError(
+          JSON_BODY_TYPES,
+          `Content-Encoding ${clip(coding)} is not supported (send the body as it is)`,
+          { 'Accept-Encoding': 'identity' },
+        );
       }
       if (nestsDeeperThan(event.body, MAX_JSON_DEPTH)) {
-        throw new MalformedBodyError(`The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; a report needs far fewer.`, { extensions: { maxDepth: MAX_JSON_DEPTH } });
+        throw new MalformedBodyError(
+          `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; a report needs far fewer.`,
+          { extensions: { maxDepth: MAX_JSON_DEPTH } },
+        );
       }
     },
   },

@@ -27,18 +27,29 @@ export const ndjsonBody = (): middy.MiddlewareObj<APIGatewayProxyEventV2> => ({
     if (mediaTypeProblem) throw new UnsupportedMediaTypeError([NDJSON_MEDIA_TYPE], mediaTypeProblem);
     const coding = (event.headers?.['content-encoding'] ?? 'identity').trim().toLowerCase();
     if (coding !== 'identity' && !(REQUEST_CODINGS as readonly string[]).includes(coding)) {
-      throw new UnsupportedMediaTypeError([NDJSON_MEDIA_TYPE], `Content-Encoding ${clip(coding)} is not supported (${REQUEST_CODINGS.join(', ')} or none)`, {
-        'Accept-Encoding': REQUEST_CODINGS.join(', '),
-      });
+      throw new UnsupportedMediaTypeError(
+        [NDJSON_MEDIA_TYPE],
+        `Content-Encoding ${clip(coding)} is not supported (${REQUEST_CODINGS.join(', ')} or none)`,
+        {
+          'Accept-Encoding': REQUEST_CODINGS.join(', '),
+        },
+      );
     }
     if (!event.body) throw new MalformedBodyError('A body of NDJSON documents, one per line, is required.');
     const sentBytes = event.isBase64Encoded ? base64Bytes(event.body) : Buffer.byteLength(event.body);
     if (sentBytes > MAX_SENT_BYTES) {
-      throw new PayloadTooLargeError(MAX_SENT_BYTES, `The body must be at most ${mib(MAX_SENT_BYTES)} as sent (it is ${sentBytes} bytes); compress it (Content-Encoding: gzip) or send fewer lines per request.`);
+      throw new PayloadTooLargeError(
+        MAX_SENT_BYTES,
+        `The body must be at most ${mib(MAX_SENT_BYTES)} as sent (it is ${sentBytes} bytes); compress it (Content-Encoding: gzip) or send fewer lines per request.`,
+      );
     }
     let bytes: Buffer = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (coding === 'gzip') bytes = await inflate(bytes);
-    if (bytes.length > MAX_DECODED_BYTES) throw new PayloadTooLargeError(MAX_DECODED_BYTES, `The body must be at most ${mib(MAX_DECODED_BYTES)} of NDJSON once decoded; send fewer lines per request.`);
+    if (bytes.length > MAX_DECODED_BYTES)
+      throw new PayloadTooLargeError(
+        MAX_DECODED_BYTES,
+        `The body must be at most ${mib(MAX_DECODED_BYTES)} of NDJSON once decoded; send fewer lines per request.`,
+      );
     event.body = utf8(bytes);
     event.isBase64Encoded = false;
   },
@@ -49,7 +60,10 @@ async function inflate(bytes: Buffer): Promise<Buffer> {
     return await (await gunzip())(bytes, { maxOutputLength: MAX_DECODED_BYTES + 1 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
-      throw new PayloadTooLargeError(MAX_DECODED_BYTES, `The body must be at most ${mib(MAX_DECODED_BYTES)} of NDJSON once decoded; send fewer lines per request.`);
+      throw new PayloadTooLargeError(
+        MAX_DECODED_BYTES,
+        `The body must be at most ${mib(MAX_DECODED_BYTES)} of NDJSON once decoded; send fewer lines per request.`,
+      );
     }
     throw new MalformedBodyError(`The body is not a valid gzip stream: ${(e as Error).message}`);
   }
@@ -66,4 +80,5 @@ function utf8(bytes: Buffer): string {
 }
 
 /** Bytes a base64 text stands for, without decoding it. */
-const base64Bytes = (text: string): number => Math.floor((text.length * 3) / 4) - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
+const base64Bytes = (text: string): number =>
+  Math.floor((text.length * 3) / 4) - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);

@@ -29,11 +29,17 @@ export function negotiateMediaType(types: readonly string[]): middy.MiddlewareOb
   const offered = types.map((type) => OFFERED_AS[type] ?? type);
   return [
     httpHeaderNormalizer() as middy.MiddlewareObj,
-    httpContentNegotiation({ availableMediaTypes: offered, parseCharsets: false, parseEncodings: false, parseLanguages: false }) as middy.MiddlewareObj,
+    httpContentNegotiation({
+      availableMediaTypes: offered,
+      parseCharsets: false,
+      parseEncodings: false,
+      parseLanguages: false,
+    }) as middy.MiddlewareObj,
     {
       before: async ({ context }) => {
         const negotiated = context as NegotiatedContext<string>;
-        if (negotiated.preferredMediaType !== undefined) negotiated.preferredMediaType = types[offered.indexOf(negotiated.preferredMediaType)];
+        if (negotiated.preferredMediaType !== undefined)
+          negotiated.preferredMediaType = types[offered.indexOf(negotiated.preferredMediaType)];
       },
     },
   ];

@@ -23,18 +23,27 @@ const TAG = /^(W\/)?"([^"]*)"$/;
  * undefined when optional and absent, 400 naming `/headers/if-match` when it is not a list of entity
  * tags or `*`. API Gateway hands header names over in lower case.
  */
-export function ifMatchOf(event: Pick<APIGatewayProxyEventV2, 'headers'>, required: boolean, what: string): IfMatch | undefined {
+export function ifMatchOf(
+  event: Pick<APIGatewayProxyEventV2, 'headers'>,
+  required: boolean,
+  what: string,
+): IfMatch | undefined {
   const header = event.headers?.['if-match'];
   if (header === undefined || header.trim() === '') {
     if (!required) return undefined;
-    throw new PreconditionRequiredError(`${what} needs If-Match with the ETag of the version it changes (or If-Match: * to change whatever is there), so that no one's change is overwritten unseen.`);
+    throw new PreconditionRequiredError(
+      `${what} needs If-Match with the ETag of the version it changes (or If-Match: * to change whatever is there), so that no one's change is overwritten unseen.`,
+    );
   }
   if (header.trim() === '*') return '*';
   const tags = header.split(',').map((t) => t.trim());
   const revisions: number[] = [];
   for (const tag of tags) {
     const match = TAG.exec(tag);
-    if (!match) throw new ValidationError([{ path: '/headers/if-match', message: 'must be * or a list of entity tags ("3", "4")' }]);
+    if (!match)
+      throw new ValidationError([
+        { path: '/headers/if-match', message: 'must be * or a list of entity tags ("3", "4")' },
+      ]);
     if (!match[1] && /^(0|[1-9]\d{0,15})$/.test(match[2]!)) revisions.push(Number(match[2]));
   }
   return revisions;

@@ -1,11 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
-import {
-  AppError,
-  InternalError,
-  MalformedBodyError,
-  NotAcceptableError,
-} from '#shared/errors';
+import { AppError, InternalError, MalformedBodyError, NotAcceptableError } from '#shared/errors';
 import { renderProblem } from '#shared/report/render/problem';
 import { ENV } from '../env';
 import { logger } from '../powertools/logger';
@@ -29,7 +24,9 @@ export function toAppError(error: unknown, available: readonly string[] = []): A
   if (error instanceof AppError) return error;
   if (isMiddyHttpError(error)) {
     if (error.cause?.package === '@middy/http-json-body-parser') {
-      return new MalformedBodyError(error.cause.message ? `The body is not valid JSON: ${error.cause.message}` : 'A JSON body is required.');
+      return new MalformedBodyError(
+        error.cause.message ? `The body is not valid JSON: ${error.cause.message}` : 'A JSON body is required.',
+      );
     }
     if (error.statusCode === 406) return new NotAcceptableError(available);
   }
@@ -47,14 +44,19 @@ export function problemTypeBase(): { problemTypeBase?: string } {
  * Never leaks internals. The log line names the request itself (`correlation_id`) rather than
  * relying on the logger's keys: the local server runs many requests in one process, one logger.
  */
-export const problemErrors = (options: { availableMediaTypes?: readonly string[] } = {}): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> => ({
+export const problemErrors = (
+  options: { availableMediaTypes?: readonly string[] } = {},
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> => ({
   onError: async (request) => {
     const error = toAppError(request.error, options.availableMediaTypes);
     const requestId = requestIdOf(request.event);
     const correlation = requestId === undefined ? {} : { correlation_id: requestId };
     if (error.status >= 500) logger.error('request failed', { ...correlation, error: request.error as Error });
     else logger.info('request refused', { ...correlation, status: error.status, detail: error.detail });
-    const { status, headers, body } = renderProblem(error, { ...(requestId === undefined ? {} : { requestId }), ...problemTypeBase() });
+    const { status, headers, body } = renderProblem(error, {
+      ...(requestId === undefined ? {} : { requestId }),
+      ...problemTypeBase(),
+    });
     request.response = { statusCode: status, headers, body };
   },
 });

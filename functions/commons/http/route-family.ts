@@ -1,5 +1,10 @@
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyResultV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import type { AccessScope } from '#shared/access/scope';
 import { InternalError, PayloadTooLargeError } from '#shared/errors';
 import type { Route } from '../../routes';
@@ -42,7 +47,11 @@ type FamilyContext = Context & { scope?: AccessScope };
  * functions/routes.ts (`PUT /locations/{locationId}`); a route of the family missing here is a bug
  * (500), which test/unit/functions/route-families.test.ts rules out.
  */
-export function routeFamily<Deps>(name: Route['handler'], routes: Readonly<Record<string, FamilyRoute<Deps>>>, deps: Deps) {
+export function routeFamily<Deps>(
+  name: Route['handler'],
+  routes: Readonly<Record<string, FamilyRoute<Deps>>>,
+  deps: Deps,
+) {
   const routeOf = (event: Event): FamilyRoute<Deps> => {
     const route = routes[routeKeyOf(event) ?? ''];
     if (!route) throw new InternalError({ cause: new Error(`${name} has no route for ${routeKeyOf(event)}`) });
@@ -59,7 +68,8 @@ export function routeFamily<Deps>(name: Route['handler'], routes: Readonly<Recor
         (request.context as FamilyContext).scope = accessOf(request.event, route.purpose);
         if (route.bodyMaxBytes === undefined) return;
         const { body, isBase64Encoded } = request.event;
-        const bytes = body === undefined ? 0 : isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
+        const bytes =
+          body === undefined ? 0 : isBase64Encoded ? Math.floor((body.length * 3) / 4) : Buffer.byteLength(body);
         if (bytes > route.bodyMaxBytes) throw new PayloadTooLargeError(route.bodyMaxBytes);
         for (const parser of bodyParsers) await parser.before?.(request as never);
       },

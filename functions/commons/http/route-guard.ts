@@ -19,7 +19,9 @@ const PATTERNS = ROUTES.map((route) => ({ route, regex: routePattern(route.path)
  * carries the request id and the security headers itself).
  * Percent-encoded paths are compared decoded (`/reports%3Aquery` is the route).
  */
-export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
+export function routeGuard(
+  handler: Route['handler'],
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
   return {
     before: async ({ event }) => {
       const { here, own } = routesOf(event);
@@ -27,10 +29,18 @@ export function routeGuard(handler: Route['handler']): middy.MiddlewareObj<APIGa
       const allowed = allowedMethods(here);
       if (here.length > 0 && method === 'OPTIONS') {
         const id = requestIdOf(event);
-        return { statusCode: 204, headers: { Allow: allowed.join(', '), ...SECURITY_HEADERS, ...(id === undefined ? {} : { [REQUEST_ID_HEADER]: id }) } };
+        return {
+          statusCode: 204,
+          headers: {
+            Allow: allowed.join(', '),
+            ...SECURITY_HEADERS,
+            ...(id === undefined ? {} : { [REQUEST_ID_HEADER]: id }),
+          },
+        };
       }
       if (here.length > 0 && !allowed.includes(method)) throw new MethodNotAllowedError(method, event.rawPath, allowed);
-      if (own?.handler !== handler) throw new NotFoundError(`There is no route for ${event.rawPath}; the OpenAPI document lists the routes.`);
+      if (own?.handler !== handler)
+        throw new NotFoundError(`There is no route for ${event.rawPath}; the OpenAPI document lists the routes.`);
     },
   };
 }
@@ -57,9 +67,18 @@ export function routeKeyOf(event: APIGatewayProxyEventV2): string | undefined {
  * (RFC 9110 §9.3.2). Put outermost (first), so that it runs after every other `after` and `onError`.
  */
 export function headWithoutBody(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyResultV2> {
-  const strip = async (request: { event: APIGatewayProxyEventV2; response: APIGatewayProxyResultV2 | null | undefined }) => {
+  const strip = async (request: {
+    event: APIGatewayProxyEventV2;
+    response: APIGatewayProxyResultV2 | null | undefined;
+  }) => {
     const { response } = request;
-    if (methodOf(request.event) !== 'HEAD' || typeof response !== 'object' || response === null || response.body === undefined) return;
+    if (
+      methodOf(request.event) !== 'HEAD' ||
+      typeof response !== 'object' ||
+      response === null ||
+      response.body === undefined
+    )
+      return;
     request.response = { ...response, body: '', isBase64Encoded: false };
   };
   return { after: strip, onError: strip };

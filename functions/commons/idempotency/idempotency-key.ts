@@ -17,12 +17,16 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
  * IETF draft writes it (an sf-string, draft-ietf-httpapi-idempotency-key-header §2) or bare as Stripe's
  * clients send it; undefined when absent; 400 naming the header otherwise.
  */
-export function idempotencyKeyOf(headers: Readonly<Record<string, string | undefined>> | undefined): string | undefined {
+export function idempotencyKeyOf(
+  headers: Readonly<Record<string, string | undefined>> | undefined,
+): string | undefined {
   const raw = headers?.['idempotency-key'];
   if (raw === undefined) return undefined;
   const key = /^"(.*)"$/.exec(raw.trim())?.[1] ?? raw.trim();
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new ValidationError([{ path: '/headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters (a UUID, say)' }]);
+    throw new ValidationError([
+      { path: '/headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters (a UUID, say)' },
+    ]);
   }
   return key;
 }
@@ -30,16 +34,27 @@ export function idempotencyKeyOf(headers: Readonly<Record<string, string | undef
 /** 422: the key was used for another body within the day (draft-ietf-httpapi-idempotency-key-header §2.7). */
 export class IdempotencyKeyReusedError extends AppError {
   constructor() {
-    super(422, 'idempotency-key-reused', 'Idempotency-Key reused', 'This Idempotency-Key was used for a request with another body in the last 24 hours; use a new key for a new body.');
+    super(
+      422,
+      'idempotency-key-reused',
+      'Idempotency-Key reused',
+      'This Idempotency-Key was used for a request with another body in the last 24 hours; use a new key for a new body.',
+    );
   }
 }
 
 /** 409: a request with the same key is still being answered (draft §2.7); try again when it is done. */
 export class IdempotencyKeyInUseError extends AppError {
   constructor() {
-    super(409, 'idempotency-key-in-use', 'Request in progress', 'A request with this Idempotency-Key is still being answered; send it again in a moment to get its answer.', {
-      headers: { 'Retry-After': '1' },
-    });
+    super(
+      409,
+      'idempotency-key-in-use',
+      'Request in progress',
+      'A request with this Idempotency-Key is still being answered; send it again in a moment to get its answer.',
+      {
+        headers: { 'Retry-After': '1' },
+      },
+    );
   }
 }
 
@@ -62,7 +77,12 @@ export interface KeyedRequest {
  * DynamoDB item holds at most 400 KB. When `work` fails the key is released, and the request may be
  * sent again with it.
  */
-export async function oncePerKey<T>(request: KeyedRequest, table: ItemTable, context: Context, work: () => Promise<T>): Promise<{ answer: T; replayed: boolean }> {
+export async function oncePerKey<T>(
+  request: KeyedRequest,
+  table: ItemTable,
+  context: Context,
+  work: () => Promise<T>,
+): Promise<{ answer: T; replayed: boolean }> {
   const persistenceStore = new TablePersistenceLayer(table, request.organizationId);
   const config = new IdempotencyConfig({
     eventKeyJmesPath: '[organizationId, operation, key]',
@@ -71,15 +91,26 @@ export async function oncePerKey<T>(request: KeyedRequest, table: ItemTable, con
     responseHook: (response) => ({ ...(response as object), replayed: true }),
   });
   config.registerLambdaContext(context);
-  const payload = { organizationId: request.organizationId, operation: request.operation, key: request.key, bodyDigest: createHash('sha256').update(request.body).digest('base64') };
-  const run = makeIdempotent(async (_: typeof payload) => ({ gz: gzipSync(JSON.stringify(await work())).toString('base64') }), { persistenceStore, config });
+  const payload = {
+    organizationId: request.organizationId,
+    operation: request.operation,
+    key: request.key,
+    bodyDigest: createHash('sha256').update(request.body).digest('base64'),
+  };
+  const run = makeIdempotent(
+    async (_: typeof payload) => ({ gz: gzipSync(JSON.stringify(await work())).toString('base64') }),
+    { persistenceStore, config },
+  );
   let stored: { gz: string; replayed?: boolean };
   try {
     stored = (await run(payload)) as { gz: string; replayed?: boolean };
   } catch (e) {
     throw mapIdempotencyError(e);
   }
-  return { answer: JSON.parse(gunzipSync(Buffer.from(stored.gz, 'base64')).toString('utf8')) as T, replayed: stored.replayed === true };
+  return {
+    answer: JSON.parse(gunzipSync(Buffer.from(stored.gz, 'base64')).toString('utf8')) as T,
+    replayed: stored.replayed === true,
+  };
 }
 
 function mapIdempotencyError(e: unknown): unknown {
@@ -91,7 +122,11 @@ function mapIdempotencyError(e: unknown): unknown {
     case 'IdempotencyInconsistentStateError':
       return new IdempotencyKeyInUseError();
     case 'IdempotencyPersistenceLayerError':
-      return new EngineUnavailableError('The store of idempotency keys is unavailable; send the request again shortly.', 5, { cause: e });
+      return new EngineUnavailableError(
+        'The store of idempotency keys is unavailable; send the request again shortly.',
+        5,
+        { cause: e },
+      );
     default:
       return e;
   }

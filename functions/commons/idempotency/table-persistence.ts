@@ -33,7 +33,9 @@ export class TablePersistenceLayer extends BasePersistenceLayer {
 
   protected async _putRecord(record: IdempotencyRecord): Promise<void> {
     if (!(await this.table.put(toItem(record, this.organizationId), { claimableAt: Date.now() }))) {
-      throw new IdempotencyItemAlreadyExistsError(`Failed to put record for already existing idempotency key: ${record.idempotencyKey}`);
+      throw new IdempotencyItemAlreadyExistsError(
+        `Failed to put record for already existing idempotency key: ${record.idempotencyKey}`,
+      );
     }
   }
 
@@ -56,7 +58,9 @@ function toItem(record: IdempotencyRecord, organizationId: string): Item {
     organizationId,
     [status]: record.getStatus(),
     ...(record.expiryTimestamp === undefined ? {} : { [expiresAt]: record.expiryTimestamp }),
-    ...(record.inProgressExpiryTimestamp === undefined ? {} : { [inProgressExpiresAt]: record.inProgressExpiryTimestamp }),
+    ...(record.inProgressExpiryTimestamp === undefined
+      ? {}
+      : { [inProgressExpiresAt]: record.inProgressExpiryTimestamp }),
     ...(record.payloadHash === undefined ? {} : { payloadHash: record.payloadHash }),
     ...(record.responseData === undefined ? {} : { responseData: record.responseData }),
   };

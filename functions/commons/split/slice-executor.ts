@@ -26,6 +26,14 @@ export function sliceExecutor(engine: ReportEngine): SliceExecutor {
   if (provided) return provided;
   const maxSlices = positive(ENV.maxSlices);
   const arn = process.env[ENV.splitStateMachineArn];
-  if (arn) return (stepFunctions ??= new StepFunctionsSliceExecutor(startSyncExecution(arn), sliceStoreFromEnv(), maxSlices ? { maxSlices } : {}));
-  return inProcessSliceExecutor(engine, { concurrency: positive(ENV.splitConcurrency) ?? DEFAULT_SPLIT_CONCURRENCY, ...(maxSlices ? { maxSlices } : {}) });
+  if (arn)
+    return (stepFunctions ??= new StepFunctionsSliceExecutor(
+      startSyncExecution(arn),
+      sliceStoreFromEnv(),
+      maxSlices ? { maxSlices } : {},
+    ));
+  return inProcessSliceExecutor(engine, {
+    concurrency: positive(ENV.splitConcurrency) ?? DEFAULT_SPLIT_CONCURRENCY,
+    ...(maxSlices ? { maxSlices } : {}),
+  });
 }

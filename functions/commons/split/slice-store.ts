@@ -14,7 +14,6 @@ export interface SliceResultStore {
   get(ref: SliceRef): Promise<string>;
 }
 
-
 /** The S3 SDK and the process's client, loaded and built on first use (only split reports need them). */
 const s3 = lazy(async () => {
   const [{ createS3Objects }, t] = await Promise.all([import('../clients/s3-client'), tracer()]);

@@ -2,7 +2,12 @@ import { AppError, EngineUnavailableError, InternalError } from '#shared/errors'
 import type { EngineResult, Scope } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { runPool } from '#shared/concurrency';
-import { decodeSliceError, STATE_PAYLOAD_LIMIT_BYTES, type SliceOutput, type SplitExecutionInput } from '#shared/report/split/contract';
+import {
+  decodeSliceError,
+  STATE_PAYLOAD_LIMIT_BYTES,
+  type SliceOutput,
+  type SplitExecutionInput,
+} from '#shared/report/split/contract';
 import { decodeSlice, type EncodedSlice } from '#shared/report/split/encoding';
 import type { Slice } from '#shared/report/split/plan-slices';
 import type { AnswerBudget } from '#shared/report/split/answer-budget';
@@ -51,25 +56,46 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     return this.options.maxSlices;
   }
 
-  async runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options: SliceRunOptions = {}): Promise<EngineResult[]> {
+  async runSlices(
+    plan: ReportPlan,
+    slices: readonly Slice[],
+    scope: Scope,
+    options: SliceRunOptions = {},
+  ): Promise<EngineResult[]> {
     const budget = this.options.payloadBudgetBytes ?? Math.floor(0.8 * STATE_PAYLOAD_LIMIT_BYTES);
     const inlineLimitBytes = Math.max(MAX_REF_BYTES, Math.floor(budget / slices.length));
-    const execution: SplitExecutionInput = { plan, scope, inlineLimitBytes, slices: slices.map(({ from, to }) => ({ from, to })) };
+    const execution: SplitExecutionInput = {
+      plan,
+      scope,
+      inlineLimitBytes,
+      slices: slices.map(({ from, to }) => ({ from, to })),
+    };
     const input = JSON.stringify(execution);
-    if (Buffer.byteLength(input) > STATE_PAYLOAD_LIMIT_BYTES) throw new SplitInputTooLargeError(Buffer.byteLength(input));
+    if (Buffer.byteLength(input) > STATE_PAYLOAD_LIMIT_BYTES)
+      throw new SplitInputTooLargeError(Buffer.byteLength(input));
     // At the deadline the query function stops waiting and answers 503; an Express execution cannot be
     // stopped (StopExecution is for Standard ones), but each slice worker stops at its own deadline.
     const { deadline } = options;
-    const answer = await this.start(input, deadline?.signal).catch((e: unknown) => Promise.reject(deadline?.expired ? deadline.error(e) : e));
+    const answer = await this.start(input, deadline?.signal).catch((e: unknown) =>
+      Promise.reject(deadline?.expired ? deadline.error(e) : e),
+    );
     if (answer.status === 'SUCCEEDED') return this.decode(answer.output ?? '[]', plan, slices.length, options.budget);
     if (answer.status === 'FAILED') throw failureOf(answer);
-    throw new EngineUnavailableError(`The report slices did not finish in time (${answer.status}); try a larger splitInterval or a shorter range.`);
+    throw new EngineUnavailableError(
+      `The report slices did not finish in time (${answer.status}); try a larger splitInterval or a shorter range.`,
+    );
   }
 
   /** Each result read back (from the store, 8 at once) and counted against the budget: an answer too large stops the reading. */
-  private async decode(output: string, plan: ReportPlan, expected: number, budget: AnswerBudget | undefined): Promise<EngineResult[]> {
+  private async decode(
+    output: string,
+    plan: ReportPlan,
+    expected: number,
+    budget: AnswerBudget | undefined,
+  ): Promise<EngineResult[]> {
     const outputs = JSON.parse(output) as SliceOutput[];
-    if (!Array.isArray(outputs) || outputs.length !== expected) throw new Error(`expected ${expected} slice results, got ${output.slice(0, 200)}`);
+    if (!Array.isArray(outputs) || outputs.length !== expected)
+      throw new Error(`expected ${expected} slice results, got ${output.slice(0, 200)}`);
     return runPool(outputs, this.options.fetchConcurrency ?? 8, async (out) => {
       const result = decodeSlice(await this.encoded(out), plan.pipeline);
       budget?.take(result, expected);
@@ -93,7 +119,9 @@ export function failureOf(execution: SyncExecution): AppError {
   const sliceError = decodeSliceError(execution.error, execution.cause);
   if (sliceError) return sliceError;
   if (execution.error === 'States.Timeout' || execution.error?.startsWith('Lambda.')) {
-    return new EngineUnavailableError('The report slices could not all run; try again shortly.', 5, { cause: new Error(`${execution.error}: ${execution.cause}`) });
+    return new EngineUnavailableError('The report slices could not all run; try again shortly.', 5, {
+      cause: new Error(`${execution.error}: ${execution.cause}`),
+    });
   }
   return new InternalError({ cause: new Error(`split execution failed: ${execution.error}: ${execution.cause}`) });
 }
@@ -101,7 +129,12 @@ export function failureOf(execution: SyncExecution): AppError {
 /** 422: the split plan alone is too large for the 256 KiB execution input. */
 export class SplitInputTooLargeError extends AppError {
   constructor(bytes: number) {
-    super(422, 'split-too-large', 'Report too large to split', `This report's plan takes ${bytes} bytes, more than the slice runner accepts (${STATE_PAYLOAD_LIMIT_BYTES}); use fewer filter values or locationIds.`);
+    super(
+      422,
+      'split-too-large',
+      'Report too large to split',
+      `This report's plan takes ${bytes} bytes, more than the slice runner accepts (${STATE_PAYLOAD_LIMIT_BYTES}); use fewer filter values or locationIds.`,
+    );
   }
 }
 
@@ -117,7 +150,12 @@ export function startSyncExecution(stateMachineArn: string): StartSyncExecution 
     const start = await stepFunctions();
     try {
       const r = await start(stateMachineArn, input, signal);
-      return { status: r.status ?? 'FAILED', ...(r.output ? { output: r.output } : {}), ...(r.error ? { error: r.error } : {}), ...(r.cause ? { cause: r.cause } : {}) };
+      return {
+        status: r.status ?? 'FAILED',
+        ...(r.output ? { output: r.output } : {}),
+        ...(r.error ? { error: r.error } : {}),
+        ...(r.cause ? { cause: r.cause } : {}),
+      };
     } catch (e) {
       throw new EngineUnavailableError('The report slices could not be started; try again shortly.', 5, { cause: e });
     }

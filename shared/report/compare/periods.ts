@@ -31,7 +31,8 @@ export function periodsOf(plan: ReportPlan): Periods {
  */
 export function shiftEarlier(t: number, offset: Compare['offset'], zone: string): number {
   const local = t + intlOffset(zone, t);
-  if (offset.unit === 'd' || offset.unit === 'w') return localToInstant(local - offset.amount * (offset.unit === 'w' ? 7 : 1) * DAY, zone);
+  if (offset.unit === 'd' || offset.unit === 'w')
+    return localToInstant(local - offset.amount * (offset.unit === 'w' ? 7 : 1) * DAY, zone);
   const d = new Date(local);
   const timeOfDay = local - utcDate(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
   const month = d.getUTCFullYear() * 12 + d.getUTCMonth() - offset.amount * MONTHS[offset.unit];
@@ -55,14 +56,26 @@ const daysInMonth = (year: number, month: number): number => new Date(utcDate(ye
  * Only those move: other date fields (`startingTimestamp`) filter alike in both periods.
  */
 function earlierPlan(plan: ReportPlan, compare: Compare): ReportPlan {
-  const shift = (t: number | undefined): number | undefined => (t === undefined ? undefined : shiftEarlier(t, compare.offset, compare.timeZone));
+  const shift = (t: number | undefined): number | undefined =>
+    t === undefined ? undefined : shiftEarlier(t, compare.offset, compare.timeZone);
   const moved = (f: FilterNode): FilterNode =>
-    f.kind === 'range' && f.field.name === 'timestamp' ? { ...f, ...defined({ from: shift(f.from), to: shift(f.to) }) } : f;
+    f.kind === 'range' && f.field.name === 'timestamp'
+      ? { ...f, ...defined({ from: shift(f.from), to: shift(f.to) }) }
+      : f;
   const timeRange = plan.timeRange && defined({ from: shift(plan.timeRange.from), to: shift(plan.timeRange.to) });
   const [first, ...rest] = plan.pipeline;
   const bounded = timeRange?.from !== undefined && timeRange.to !== undefined && timeRange.from < timeRange.to;
   const histogram =
-    first?.kind === 'dateHistogram' ? [{ kind: first.kind, interval: first.interval, timeZone: first.timeZone, ...(first.bounds && bounded ? { bounds: timeRange } : {}) }] : [];
+    first?.kind === 'dateHistogram'
+      ? [
+          {
+            kind: first.kind,
+            interval: first.interval,
+            timeZone: first.timeZone,
+            ...(first.bounds && bounded ? { bounds: timeRange } : {}),
+          },
+        ]
+      : [];
   return {
     ...plan,
     filters: plan.filters.map(moved),

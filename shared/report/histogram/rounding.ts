@@ -55,7 +55,8 @@ export function truncLocal(interval: HistogramInterval, localMs: number): number
       return localMs - floorMod(localMs - MONDAY_EPOCH, 7 * DAY);
     default: {
       const d = new Date(localMs);
-      const month = interval.unit === 'M' ? d.getUTCMonth() : interval.unit === 'q' ? d.getUTCMonth() - (d.getUTCMonth() % 3) : 0;
+      const month =
+        interval.unit === 'M' ? d.getUTCMonth() : interval.unit === 'q' ? d.getUTCMonth() - (d.getUTCMonth() % 3) : 0;
       return utcMonthStart(d.getUTCFullYear(), month);
     }
   }
@@ -67,7 +68,10 @@ function addUnit(interval: HistogramInterval, unitStart: number): number {
   if (interval.unit === 'd') return unitStart + DAY;
   if (interval.unit === 'w') return unitStart + 7 * DAY;
   const d = new Date(unitStart);
-  return utcMonthStart(d.getUTCFullYear(), d.getUTCMonth() + (interval.unit === 'M' ? 1 : interval.unit === 'q' ? 3 : 12));
+  return utcMonthStart(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + (interval.unit === 'M' ? 1 : interval.unit === 'q' ? 3 : 12),
+  );
 }
 
 /**

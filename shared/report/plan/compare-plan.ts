@@ -11,21 +11,43 @@ import { parseAmount } from './time';
  * is refused rather than silently empty in the earlier period. The offset follows the histogram's
  * calendar (one zone for buckets and shift), or `timeZone` (UTC by default) without a histogram.
  */
-export function comparePlan(check: FieldChecker, input: CompareInput, pipeline: readonly AggNode[], aggs: readonly AggregationInput[], timeRange?: TimeRange): Compare {
+export function comparePlan(
+  check: FieldChecker,
+  input: CompareInput,
+  pipeline: readonly AggNode[],
+  aggs: readonly AggregationInput[],
+  timeRange?: TimeRange,
+): Compare {
   if (timeRange?.from === undefined || timeRange.to === undefined) {
-    check.error('/compare', 'compare needs a range filter on timestamp with both from and to: the period to compare with an earlier one');
+    check.error(
+      '/compare',
+      'compare needs a range filter on timestamp with both from and to: the period to compare with an earlier one',
+    );
   }
   aggs.forEach((agg, i) => {
-    const named = agg.type === 'filter' ? [['filter', agg.filter] as const] : agg.type === 'filters' ? Object.entries(agg.filters).map(([k, f]) => [`filters/${k}`, f] as const) : [];
+    const named =
+      agg.type === 'filter'
+        ? [['filter', agg.filter] as const]
+        : agg.type === 'filters'
+          ? Object.entries(agg.filters).map(([k, f]) => [`filters/${k}`, f] as const)
+          : [];
     for (const [where, f] of named) {
-      if (f.field === 'timestamp') check.error(`/aggregations/${i}/${where}/field`, 'compare moves only the timestamp range of filters; a timestamp filter in a stage would not move to the earlier period');
+      if (f.field === 'timestamp')
+        check.error(
+          `/aggregations/${i}/${where}/field`,
+          'compare moves only the timestamp range of filters; a timestamp filter in a stage would not move to the earlier period',
+        );
     }
   });
   const histogram = pipeline[0]?.kind === 'dateHistogram' ? pipeline[0] : undefined;
   const asked = input.timeZone === undefined ? undefined : canonicalTimeZone(input.timeZone);
-  if (input.timeZone !== undefined && !asked) check.error('/compare/timeZone', 'must be an IANA time zone name such as Europe/Berlin or UTC');
+  if (input.timeZone !== undefined && !asked)
+    check.error('/compare/timeZone', 'must be an IANA time zone name such as Europe/Berlin or UTC');
   if (histogram && asked && asked !== histogram.timeZone) {
-    check.error('/compare/timeZone', `must be left out or be the dateHistogram's timeZone (${histogram.timeZone}): buckets and offset follow one calendar`);
+    check.error(
+      '/compare/timeZone',
+      `must be left out or be the dateHistogram's timeZone (${histogram.timeZone}): buckets and offset follow one calendar`,
+    );
   }
   return { offset: parseAmount(input.offset) as Compare['offset'], timeZone: histogram?.timeZone ?? asked ?? 'UTC' };
 }

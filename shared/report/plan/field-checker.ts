@@ -1,5 +1,12 @@
 import type { FieldError } from '../../errors';
-import { CATALOG, nestedPathsOf, type Collection, type FieldDef, type FieldKind, type NestedPath } from '../../documents/fields';
+import {
+  CATALOG,
+  nestedPathsOf,
+  type Collection,
+  type FieldDef,
+  type FieldKind,
+  type NestedPath,
+} from '../../documents/fields';
 
 /** Where in the document a pipeline stage stands: the root (null) or inside a nested path. */
 export type Context = NestedPath | null;
@@ -35,21 +42,31 @@ export class FieldChecker {
     if (!def) return this.fail(path, `unknown field '${name}' for ${this.source}; ${allowedText}`);
     if ((def.nestedPath ?? null) !== context) {
       if (def.nestedPath && context === null) {
-        const fix = where === 'filters' ? `filter it in nestedFilters with path ${def.nestedPath}` : `use it after a nested aggregation on ${def.nestedPath}`;
+        const fix =
+          where === 'filters'
+            ? `filter it in nestedFilters with path ${def.nestedPath}`
+            : `use it after a nested aggregation on ${def.nestedPath}`;
         return this.fail(path, `'${name}' is a field of nested ${def.nestedPath} items: ${fix}`);
       }
-      return this.fail(path, `'${name}' is not a field of the ${context} items this stage is in; add reverseNested first for fields of the document`);
+      return this.fail(
+        path,
+        `'${name}' is not a field of the ${context} items this stage is in; add reverseNested first for fields of the document`,
+      );
     }
-    if (!kinds.includes(def.kind)) return this.fail(path, `${what} needs a ${kinds.join(' or ')} field, '${name}' is ${def.kind}; ${allowedText}`);
+    if (!kinds.includes(def.kind))
+      return this.fail(path, `${what} needs a ${kinds.join(' or ')} field, '${name}' is ${def.kind}; ${allowedText}`);
     this.used.add(name);
     return def;
   }
 
   /** When no field of the kinds fits this stage: where such fields are, and how to get there. */
   private elsewhere(kinds: readonly FieldKind[], context: Context): string {
-    const others = [...CATALOG[this.source].values()].filter((f) => kinds.includes(f.kind) && (f.nestedPath ?? null) !== context);
+    const others = [...CATALOG[this.source].values()].filter(
+      (f) => kinds.includes(f.kind) && (f.nestedPath ?? null) !== context,
+    );
     if (others.length === 0) return `${this.source} has no ${kinds.join(' or ')} field`;
-    const where = (f: FieldDef) => (f.nestedPath ? `${f.name} (after a nested aggregation on ${f.nestedPath})` : `${f.name} (after reverseNested)`);
+    const where = (f: FieldDef) =>
+      f.nestedPath ? `${f.name} (after a nested aggregation on ${f.nestedPath})` : `${f.name} (after reverseNested)`;
     return `no ${kinds.join(' or ')} field at this level; ${this.source} has ${others.map(where).join(', ')}`;
   }
 

@@ -16,8 +16,13 @@ export function narrowToGrant(plan: ReportPlan, scope: Scope): ReportPlan {
   const granted = scope.locationIds;
   if (granted === undefined) return plan;
   // A grant of no location: an id no document has (a location id is never empty), so the answer is that of no documents.
-  if (plan.locationIds === undefined) return { ...plan, locationIds: granted.length > 0 ? [...granted] : [NO_LOCATION] };
-  const outside = plan.locationIds.flatMap((id, i) => (granted.includes(id) ? [] : [{ path: `/locationIds/${i}`, message: `'${id.slice(0, 128)}' is not among the locations this token may see` }]));
+  if (plan.locationIds === undefined)
+    return { ...plan, locationIds: granted.length > 0 ? [...granted] : [NO_LOCATION] };
+  const outside = plan.locationIds.flatMap((id, i) =>
+    granted.includes(id)
+      ? []
+      : [{ path: `/locationIds/${i}`, message: `'${id.slice(0, 128)}' is not among the locations this token may see` }],
+  );
   if (outside.length > 0) throw new LocationsNotGrantedError(outside);
   return plan;
 }

@@ -5,7 +5,15 @@ import type { FilterInput } from '../schema/filters';
 import type { ReportRequest } from '../schema/request';
 import { comparePlan } from './compare-plan';
 import { FieldChecker, type Context } from './field-checker';
-import { STAT_NAMES, type AggNode, type PercentileStat, type FilterNode, type NestedFilterNode, type ReportPlan, type TimeRange } from './plan';
+import {
+  STAT_NAMES,
+  type AggNode,
+  type PercentileStat,
+  type FilterNode,
+  type NestedFilterNode,
+  type ReportPlan,
+  type TimeRange,
+} from './plan';
 import { resolveSource, type FieldMention } from './resolve-source';
 import { canonicalTimeZone } from '../../time/zones';
 import { isNotBeforeFloor, TIMESTAMP_FLOOR_MESSAGE, TIMESTAMP_FORMAT_MESSAGE } from '../../time/timestamps';
@@ -41,13 +49,20 @@ class PlanBuilder {
 
   build(request: ReportRequest): ReportPlan {
     const filters = compact((request.filters ?? []).map((f, i) => this.filter(f, `/filters/${i}`, null, 'filters')));
-    const nestedFilters = compact((request.nestedFilters ?? []).map((nf, i) => this.nestedFilter(nf, `/nestedFilters/${i}`)));
+    const nestedFilters = compact(
+      (request.nestedFilters ?? []).map((nf, i) => this.nestedFilter(nf, `/nestedFilters/${i}`)),
+    );
     const timeRange = intersectTimeRanges(filters);
     const pipeline = this.pipeline(request.aggregations, nestedFilters, timeRange);
     const splitInterval =
-      request.splitInterval === undefined ? undefined : request.splitInterval === 'auto' ? AUTO_SPLIT : parseAmount(request.splitInterval);
+      request.splitInterval === undefined
+        ? undefined
+        : request.splitInterval === 'auto'
+          ? AUTO_SPLIT
+          : parseAmount(request.splitInterval);
     if (splitInterval) this.checkSplitConditions(request.aggregations, timeRange);
-    const compare = request.compare && comparePlan(this.check, request.compare, pipeline, request.aggregations, timeRange);
+    const compare =
+      request.compare && comparePlan(this.check, request.compare, pipeline, request.aggregations, timeRange);
     if (splitInterval) this.refusePercentilesInSlices(request.aggregations);
     if (this.check.errors.length > 0) throw new ValidationError(this.check.errors);
     return {
@@ -63,7 +78,12 @@ class PlanBuilder {
     };
   }
 
-  private filter(f: FilterInput, path: string, context: Context, where: 'filters' | 'aggregation'): FilterNode | undefined {
+  private filter(
+    f: FilterInput,
+    path: string,
+    context: Context,
+    where: 'filters' | 'aggregation',
+  ): FilterNode | undefined {
     if (f.type === 'terms') {
       const field = this.check.field(f.field, `${path}/field`, context, ['keyword'], 'a terms filter', where);
       return field && { kind: 'terms', field, values: [...new Set(f.values)] };
@@ -78,7 +98,8 @@ class PlanBuilder {
     const to = this.bound(f.to, field.kind, `${path}/to`);
     if (from === null || to === null) return undefined;
     // Compared as written: two bounds within one millisecond are in order, the range then holds no document.
-    const ordered = typeof f.from === 'string' && typeof f.to === 'string' ? isBeforeExactly(f.from, f.to) : (from ?? 0) < (to ?? 0);
+    const ordered =
+      typeof f.from === 'string' && typeof f.to === 'string' ? isBeforeExactly(f.from, f.to) : (from ?? 0) < (to ?? 0);
     if (from !== undefined && to !== undefined && !ordered) {
       this.check.error(`${path}/from`, 'must be before to (ranges are half-open: from inclusive, to exclusive)');
       return undefined;
@@ -116,13 +137,19 @@ class PlanBuilder {
     return filters.length === nf.filters.length ? { path: nestedPath, filters } : undefined;
   }
 
-  private pipeline(aggs: readonly AggregationInput[], nestedFilters: readonly NestedFilterNode[], timeRange?: TimeRange): AggNode[] {
+  private pipeline(
+    aggs: readonly AggregationInput[],
+    nestedFilters: readonly NestedFilterNode[],
+    timeRange?: TimeRange,
+  ): AggNode[] {
     const nodes: AggNode[] = [];
     let context: Context = null;
     aggs.forEach((agg, i) => {
       const path = `/aggregations/${i}`;
-      if (agg.type === 'stats' && i !== aggs.length - 1) this.check.error(`${path}/type`, 'stats must be the last aggregation');
-      if (agg.type === 'dateHistogram' && i !== 0) this.check.error(`${path}/type`, 'dateHistogram must be the first aggregation');
+      if (agg.type === 'stats' && i !== aggs.length - 1)
+        this.check.error(`${path}/type`, 'stats must be the last aggregation');
+      if (agg.type === 'dateHistogram' && i !== 0)
+        this.check.error(`${path}/type`, 'dateHistogram must be the first aggregation');
       const node = this.aggregation(agg, path, context, nestedFilters, timeRange);
       if (!node) return;
       if (node.kind === 'nested') context = node.path;
@@ -151,27 +178,40 @@ class PlanBuilder {
         const asksPercentiles = agg.median === true || (agg.percentiles?.length ?? 0) > 0;
         const asked = { min: false, max: false, avg: !asksPercentiles, sum: false, count: false, ...definedOnly(agg) };
         const stats = STAT_NAMES.filter((s) => asked[s]);
-        if (stats.length === 0 && !asksPercentiles) this.check.error(path, 'stats needs at least one of min, max, avg, sum, count, median set to true, or percentiles');
+        if (stats.length === 0 && !asksPercentiles)
+          this.check.error(
+            path,
+            'stats needs at least one of min, max, avg, sum, count, median set to true, or percentiles',
+          );
         if (!field || !percentiles || (stats.length === 0 && percentiles.length === 0)) return undefined;
         return { kind: 'stats', field, stats, ...(percentiles.length > 0 ? { percentiles } : {}) };
       }
       case 'profile': {
         const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
-        if (!timeZone) this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
+        if (!timeZone)
+          this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
         // OpenSearch's nested items carry no timestamp of their own: a profile counts documents.
-        if (context !== null) this.check.error(`${path}/type`, `profile counts documents, not ${context} items; put it before the nested aggregation or after a reverseNested`);
+        if (context !== null)
+          this.check.error(
+            `${path}/type`,
+            `profile counts documents, not ${context} items; put it before the nested aggregation or after a reverseNested`,
+          );
         const field = CATALOG[this.source].get('timestamp');
         if (!timeZone || context !== null || !field) return undefined;
         return { kind: 'terms', field, joiner, profile: { unit: agg.unit, timeZone } };
       }
       case 'dateHistogram': {
-        if (agg.field !== undefined && agg.field !== 'timestamp') this.check.error(`${path}/field`, "must be 'timestamp' (the only allowed value)");
+        if (agg.field !== undefined && agg.field !== 'timestamp')
+          this.check.error(`${path}/field`, "must be 'timestamp' (the only allowed value)");
         const timeZone = canonicalTimeZone(agg.timeZone ?? 'UTC');
-        if (!timeZone) this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
+        if (!timeZone)
+          this.check.error(`${path}/timeZone`, 'must be an IANA time zone name such as Europe/Berlin or UTC');
         // Disjoint timestamp ranges match nothing: no bounds, so the answer is an empty series.
         const bounds = timeRange && !isEmptyRange(timeRange) ? { bounds: timeRange } : {};
         const named = agg.timeZone === undefined ? {} : { zoneNamed: true as const };
-        return timeZone ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...named, ...bounds } : undefined;
+        return timeZone
+          ? { kind: 'dateHistogram', interval: parseHistogramInterval(agg.interval), timeZone, ...named, ...bounds }
+          : undefined;
       }
       case 'filter': {
         const filter = this.filter(agg.filter, `${path}/filter`, context, 'aggregation');
@@ -183,7 +223,10 @@ class PlanBuilder {
           this.check.error(`${path}/filters`, `must name from 1 to ${MAX_FILTERS_BUCKETS} buckets`);
           return undefined;
         }
-        const buckets = entries.map(([name, f]) => ({ name, filter: this.filter(f, `${path}/filters/${name}`, context, 'aggregation') }));
+        const buckets = entries.map(([name, f]) => ({
+          name,
+          filter: this.filter(f, `${path}/filters/${name}`, context, 'aggregation'),
+        }));
         if (buckets.some((b) => !b.filter)) return undefined;
         return { kind: 'filters', buckets: buckets as { name: string; filter: FilterNode }[], joiner };
       }
@@ -193,11 +236,18 @@ class PlanBuilder {
           this.check.error(`${path}/path`, `already inside nested ${context}; add a reverseNested aggregation first`);
           return undefined;
         }
-        return nestedPath && { kind: 'nested', path: nestedPath, itemFilters: itemFiltersFor(nestedPath, nestedFilters) };
+        return (
+          nestedPath && { kind: 'nested', path: nestedPath, itemFilters: itemFiltersFor(nestedPath, nestedFilters) }
+        );
       }
       case 'reverseNested':
-        if (context === null) this.check.error(`${path}/type`, 'reverseNested is only allowed inside a nested aggregation');
-        else if (agg.path !== undefined) this.check.error(`${path}/path`, `must be omitted: ${context} has no enclosing nested document, so reverseNested returns to the root document`);
+        if (context === null)
+          this.check.error(`${path}/type`, 'reverseNested is only allowed inside a nested aggregation');
+        else if (agg.path !== undefined)
+          this.check.error(
+            `${path}/path`,
+            `must be omitted: ${context} has no enclosing nested document, so reverseNested returns to the root document`,
+          );
         return context === null || agg.path !== undefined ? undefined : { kind: 'reverseNested' };
     }
   }
@@ -233,7 +283,10 @@ class PlanBuilder {
   private refusePercentilesInSlices(aggs: readonly AggregationInput[]): void {
     aggs.forEach((agg, i) => {
       if (agg.type === 'stats' && (agg.median === true || (agg.percentiles?.length ?? 0) > 0)) {
-        this.check.error(`/aggregations/${i}/${agg.median ? 'median' : 'percentiles'}`, 'percentiles are not answered with splitInterval (slices cannot be merged into a percentile); leave splitInterval out');
+        this.check.error(
+          `/aggregations/${i}/${agg.median ? 'median' : 'percentiles'}`,
+          'percentiles are not answered with splitInterval (slices cannot be merged into a percentile); leave splitInterval out',
+        );
       }
     });
   }

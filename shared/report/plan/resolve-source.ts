@@ -35,7 +35,10 @@ export function resolveSource(given: Collection | undefined, mentions: readonly 
   if (unknown.length > 0) {
     const known = [...new Set(COLLECTIONS.flatMap((c) => [...CATALOG[c].keys()]))].sort();
     return {
-      errors: unknown.map((m) => ({ path: m.path, message: `unknown field '${m.name}'; known fields: ${known.join(', ')}` })),
+      errors: unknown.map((m) => ({
+        path: m.path,
+        message: `unknown field '${m.name}'; known fields: ${known.join(', ')}`,
+      })),
     };
   }
   return {

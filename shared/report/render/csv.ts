@@ -15,7 +15,11 @@ import type { Column, HistogramRow } from '../shape/model';
  *   and the request (filters bucket names), and a spreadsheet would run them as formulas. Number
  *   cells are numbers, never escaped: a count or stat of -5 stays `-5`.
  */
-export const CSV_OPTIONS: Options = { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true };
+export const CSV_OPTIONS: Options = {
+  record_delimiter: 'windows',
+  quote_record_delimiter: true,
+  escape_formulas: true,
+};
 
 /**
  * RFC 4180 CSV (CRLF, header row). Histogram: `timestamp` then one column per series in tree order,
@@ -30,7 +34,12 @@ export const CSV_OPTIONS: Options = { record_delimiter: 'windows', quote_record_
  */
 export async function renderCsv(model: ReportModel, pacer = new Pacer(), localTimeZone?: string): Promise<string> {
   const { header, rows } = tableOf(model, localTimeZone);
-  const chunks = await pacer.chunks(rows, (chunk) => stringify(chunk.map((r) => r()), CSV_OPTIONS));
+  const chunks = await pacer.chunks(rows, (chunk) =>
+    stringify(
+      chunk.map((r) => r()),
+      CSV_OPTIONS,
+    ),
+  );
   return stringify([header], CSV_OPTIONS) + chunks.join('');
 }
 
@@ -53,7 +62,10 @@ export function csvSize(model: ReportModel, localTimeZone?: string): CsvSize {
   let bytes = Buffer.byteLength(head);
   for (const row of rows) for (const cell of row()) bytes += String(cell).length + 1; // a comma after each cell but the last, then CRLF
   bytes += rows.length;
-  return { bytes, jsonStringBytes: bytes + Buffer.byteLength(JSON.stringify(head)) - Buffer.byteLength(head) + 2 * rows.length };
+  return {
+    bytes,
+    jsonStringBytes: bytes + Buffer.byteLength(JSON.stringify(head)) - Buffer.byteLength(head) + 2 * rows.length,
+  };
 }
 
 type Cell = string | number;
@@ -86,7 +98,12 @@ function tableOf(model: ReportModel, localTimeZone?: string): { header: string[]
       const [current, previous] = [new Map(model.current), new Map(model.previous)];
       return {
         header: [...names(model.columns), ...names(model.columns, PREVIOUS)],
-        rows: [() => [...model.columns.map((c) => valueCell(c, current)), ...model.columns.map((c) => valueCell(c, previous))]],
+        rows: [
+          () => [
+            ...model.columns.map((c) => valueCell(c, current)),
+            ...model.columns.map((c) => valueCell(c, previous)),
+          ],
+        ],
       };
     }
   }

@@ -15,11 +15,21 @@ export async function renderJson(model: ReportModel, pacer = new Pacer()): Promi
     case 'object':
       return JSON.stringify(Object.fromEntries(model.entries));
     case 'objectComparison':
-      return JSON.stringify({ current: Object.fromEntries(model.current), previous: Object.fromEntries(model.previous) });
+      return JSON.stringify({
+        current: Object.fromEntries(model.current),
+        previous: Object.fromEntries(model.previous),
+      });
     case 'histogram':
       return jsonArray(model.rows, toRow, pacer);
     case 'histogramComparison':
-      return jsonArray(model.rows, (r) => ({ ...(r.current ? { current: toRow(r.current) } : {}), ...(r.previous ? { previous: toRow(r.previous) } : {}) }), pacer);
+      return jsonArray(
+        model.rows,
+        (r) => ({
+          ...(r.current ? { current: toRow(r.current) } : {}),
+          ...(r.previous ? { previous: toRow(r.previous) } : {}),
+        }),
+        pacer,
+      );
   }
 }
 

@@ -16,7 +16,10 @@ export interface ProblemContext {
 }
 
 /** An error as an RFC 9457 problem+json body with its status and headers. */
-export function renderProblem(error: AppError, context: ProblemContext = {}): { status: number; headers: Record<string, string>; body: string } {
+export function renderProblem(
+  error: AppError,
+  context: ProblemContext = {},
+): { status: number; headers: Record<string, string>; body: string } {
   const problem = error.toProblem(context.problemTypeBase);
   return {
     status: error.status,

@@ -23,14 +23,17 @@ export const HISTOGRAM_INTERVAL = /^(?:[1-9]\d{0,5}[smhd]|1[wMqy])$/;
 export const TermsAggregationSchema = named(
   z.strictObject({
     type: kind('terms'),
-    field: fieldName('A keyword field of the level this stage is at: the document, or the items of the enclosing `nested` stage.'),
+    field: fieldName(
+      'A keyword field of the level this stage is at: the document, or the items of the enclosing `nested` stage.',
+    ),
     keyJoiner,
   }),
   'TermsAggregation',
   'One bucket per value of a keyword field, every value up to the cap (`X-Report-Truncated` says when some were left out); the value is a name part.',
 );
 
-const stat = (name: string, meaning: string) => described(OPTIONAL_FLAG, `Whether to answer the ${meaning} (\`<name parts> ${name}\`).`);
+const stat = (name: string, meaning: string) =>
+  described(OPTIONAL_FLAG, `Whether to answer the ${meaning} (\`<name parts> ${name}\`).`);
 
 export const StatsAggregationSchema = named(
   z.strictObject({
@@ -45,7 +48,11 @@ export const StatsAggregationSchema = named(
     percentiles: described(
       z.optional(
         z
-          .array(z.number().check(z.gte(0, 'must be a percent from 0 to 100'), z.lte(100, 'must be a percent from 0 to 100')))
+          .array(
+            z
+              .number()
+              .check(z.gte(0, 'must be a percent from 0 to 100'), z.lte(100, 'must be a percent from 0 to 100')),
+          )
           .check(z.minLength(1), z.maxLength(MAX_PERCENTILES)),
       ),
       `Percentiles to answer, 1 to ${MAX_PERCENTILES} distinct percents from 0 to 100 with at most 2 decimals (\`[50, 90, 99.9]\`), each as \`<name parts> p<percent>\` (\`p90\`, \`p99.9\`), absent over no values. Exact (Hazen's definition: linear between the sorted values at ranks (i + ½) / n) while a bucket holds at most ${EXACT_PERCENTILE_VALUES} values; beyond, OpenSearch estimates them (a t-digest), see the request language's "Percentiles". Not with \`splitInterval\`.`,
@@ -59,11 +66,20 @@ export const StatsAggregationSchema = named(
 export const DateHistogramAggregationSchema = named(
   z.strictObject({
     type: kind('dateHistogram'),
-    field: described(OPTIONAL_NAME, 'The field of the buckets: `timestamp`, the only one allowed, which is also the default.', z.literal('timestamp')),
+    field: described(
+      OPTIONAL_NAME,
+      'The field of the buckets: `timestamp`, the only one allowed, which is also the default.',
+      z.literal('timestamp'),
+    ),
     interval: described(
-      z.string().check(
-        z.regex(HISTOGRAM_INTERVAL, 'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)'),
-      ),
+      z
+        .string()
+        .check(
+          z.regex(
+            HISTOGRAM_INTERVAL,
+            'must be <n>s, <n>m, <n>h or <n>d (fixed, n from 1) or 1w, 1M, 1q, 1y (calendar)',
+          ),
+        ),
       'The bucket length: `<n>s`, `<n>m`, `<n>h` or `<n>d` (n from 1, a fixed length aligned to the epoch in local time) or `1d`, `1w` (from Monday), `1M`, `1q`, `1y`, which follow the calendar of `timeZone`.',
     ),
     timeZone: described(
@@ -116,10 +132,13 @@ export const FilterAggregationSchema = named(
  */
 export const RESERVED_BUCKET_NAME = '__proto__';
 
-const withoutReservedName = z.custom<unknown>((value) => !(typeof value === 'object' && value !== null && Object.hasOwn(value, RESERVED_BUCKET_NAME)), {
-  message: `"${RESERVED_BUCKET_NAME}" is reserved; name the bucket otherwise`,
-  path: [RESERVED_BUCKET_NAME],
-});
+const withoutReservedName = z.custom<unknown>(
+  (value) => !(typeof value === 'object' && value !== null && Object.hasOwn(value, RESERVED_BUCKET_NAME)),
+  {
+    message: `"${RESERVED_BUCKET_NAME}" is reserved; name the bucket otherwise`,
+    path: [RESERVED_BUCKET_NAME],
+  },
+);
 
 export const FiltersAggregationSchema = named(
   z.strictObject({
@@ -137,7 +156,11 @@ export const FiltersAggregationSchema = named(
 export const NestedAggregationSchema = named(
   z.strictObject({
     type: kind('nested'),
-    path: described(NAME, 'The nested items to step into; the stages after this one count them, and only those that pass the `nestedFilters` of the same path.', NestedPathSchema),
+    path: described(
+      NAME,
+      'The nested items to step into; the stages after this one count them, and only those that pass the `nestedFilters` of the same path.',
+      NestedPathSchema,
+    ),
     keyJoiner,
   }),
   'NestedAggregation',

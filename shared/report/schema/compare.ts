@@ -12,7 +12,9 @@ export const COMPARE_OFFSET = /^[1-9]\d{0,2}[dwMqy]$/;
 export const CompareSchema = named(
   z.strictObject({
     offset: described(
-      z.string().check(z.regex(COMPARE_OFFSET, 'must be <n>d, <n>w, <n>M, <n>q or <n>y, n from 1 to 999 (1w: a week earlier)')),
+      z
+        .string()
+        .check(z.regex(COMPARE_OFFSET, 'must be <n>d, <n>w, <n>M, <n>q or <n>y, n from 1 to 999 (1w: a week earlier)')),
       "How much earlier the compared period lies, on the calendar of the report's time zone: `<n>d` days, `<n>w` weeks, `<n>M` months, `<n>q` quarters or `<n>y` years, n from 1 to 999. A month earlier than March 31 is February 29 (or 28): a day the earlier month lacks becomes its last day.",
     ),
     timeZone: described(

@@ -12,7 +12,9 @@ import { NestedPathSchema, RangeBoundSchema } from './vocabulary';
 export const TermsFilterSchema = named(
   z.strictObject({
     type: described(z.literal('terms'), 'The kind of filter.'),
-    field: fieldName('A keyword field: of the document in `filters`, of the nested items in `nestedFilters` and inside a `nested` aggregation.'),
+    field: fieldName(
+      'A keyword field: of the document in `filters`, of the nested items in `nestedFilters` and inside a `nested` aggregation.',
+    ),
     values: described(
       z.array(z.string().check(z.maxLength(512))).check(z.minLength(1), z.maxLength(1000)),
       'The values the field may equal (1 to 1000, each at most 512 characters): the filter holds when it equals any of them.',
@@ -32,8 +34,16 @@ export const RangeFilterSchema = named(
   z.strictObject({
     type: described(z.literal('range'), 'The kind of filter.'),
     field: fieldName('A number or date field.'),
-    from: described(RANGE_BOUND, 'The lower bound, inclusive. Left out: no lower bound (but `from` and `to` may not both be left out).', RangeBoundSchema),
-    to: described(RANGE_BOUND, 'The upper bound, exclusive (so a range ending at midnight holds nothing of the next day); after `from`.', RangeBoundSchema),
+    from: described(
+      RANGE_BOUND,
+      'The lower bound, inclusive. Left out: no lower bound (but `from` and `to` may not both be left out).',
+      RangeBoundSchema,
+    ),
+    to: described(
+      RANGE_BOUND,
+      'The upper bound, exclusive (so a range ending at midnight holds nothing of the next day); after `from`.',
+      RangeBoundSchema,
+    ),
   }),
   'RangeFilter',
   'Holds when a number or date field lies in [from, to): `from` inclusive, `to` exclusive; either may be left out, not both.',
@@ -49,7 +59,10 @@ export const FilterSchema = named(
 export const NestedFilterSchema = named(
   z.strictObject({
     path: described(NAME, 'The nested items the filters apply to.', NestedPathSchema),
-    filters: described(z.array(FilterSchema).check(z.minLength(1), z.maxLength(50)), 'Filters on fields of those items (1 to 50), all of which one item must pass.'),
+    filters: described(
+      z.array(FilterSchema).check(z.minLength(1), z.maxLength(50)),
+      'Filters on fields of those items (1 to 50), all of which one item must pass.',
+    ),
   }),
   'NestedFilter',
   'Keeps the documents that have at least one nested item at `path` passing every filter; a `nested` aggregation on the same path then counts only such items.',

@@ -18,10 +18,17 @@ export const CollectionSchema = named(
 );
 
 const describeField = (f: FieldDef): string =>
-  [f.name, ` (${f.kind}`, f.nestedPath ? `, in nested ${f.nestedPath} items` : '', f.deprecated ? ', deprecated' : '', ')'].join('');
+  [
+    f.name,
+    ` (${f.kind}`,
+    f.nestedPath ? `, in nested ${f.nestedPath} items` : '',
+    f.deprecated ? ', deprecated' : '',
+    ')',
+  ].join('');
 
 /** `movementEvents` → `MovementEventsField`: the component of that collection's field names. */
-export const fieldComponentOf = (collection: Collection): string => `${collection[0]!.toUpperCase()}${collection.slice(1)}Field`;
+export const fieldComponentOf = (collection: Collection): string =>
+  `${collection[0]!.toUpperCase()}${collection.slice(1)}Field`;
 
 /** One enum of field names per collection. */
 export const FIELD_SCHEMAS: Readonly<Record<Collection, z.ZodMiniEnum>> = Object.fromEntries(
@@ -71,5 +78,5 @@ export const timeZoneInput = () => z.optional(z.string().check(z.minLength(1), z
 export const TimeZoneNameSchema = named(
   z.string().check(z.minLength(1), z.maxLength(64), z.regex(TIME_ZONE_PATTERN)),
   'TimeZone',
-  'An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`); offsets such as `+01:00` are refused, since they ignore daylight saving time. A name the service\'s time zone database does not know is a 400 naming the field.',
+  "An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`); offsets such as `+01:00` are refused, since they ignore daylight saving time. A name the service's time zone database does not know is a 400 naming the field.",
 );

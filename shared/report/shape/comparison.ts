@@ -3,7 +3,17 @@ import type { Periods } from '../compare/periods';
 import { Pacer } from '../pace';
 import type { HistogramInterval } from '../plan/plan';
 import { ZoneOffsets } from '../../time/zone-offsets';
-import { histogramSeries, objectEntries, objectSeries, orderMap, sortSeries, type Column, type HistogramModel, type HistogramRow, type ObjectModel } from './model';
+import {
+  histogramSeries,
+  objectEntries,
+  objectSeries,
+  orderMap,
+  sortSeries,
+  type Column,
+  type HistogramModel,
+  type HistogramRow,
+  type ObjectModel,
+} from './model';
 import type { SeriesValue } from './series';
 
 /**
@@ -49,14 +59,30 @@ export async function shapeComparison(
   const [a, b] = [current.root, previous.root];
   const histogram = periods.current.pipeline[0];
   if (a.kind === 'histogram' && b.kind === 'histogram' && histogram?.kind === 'dateHistogram') {
-    const [ours, theirs] = [await histogramSeries(periods.current, a, pacer), await histogramSeries(periods.previous, b, pacer)];
+    const [ours, theirs] = [
+      await histogramSeries(periods.current, a, pacer),
+      await histogramSeries(periods.previous, b, pacer),
+    ];
     const columns = sortSeries([...ours.series, ...theirs.series]).map(toColumn);
-    const ordered = (rows: readonly HistogramRow[]) => pacer.map(rows, (r) => ({ timestamp: r.timestamp, values: orderMap(r.values, columns) }));
+    const ordered = (rows: readonly HistogramRow[]) =>
+      pacer.map(rows, (r) => ({ timestamp: r.timestamp, values: orderMap(r.values, columns) }));
     const place = (rows: readonly HistogramRow[]) => places(rows, histogram.interval, histogram.timeZone);
-    return { kind: 'histogramComparison', columns, rows: pair(await ordered(ours.rows), await ordered(theirs.rows), place) };
+    return {
+      kind: 'histogramComparison',
+      columns,
+      rows: pair(await ordered(ours.rows), await ordered(theirs.rows), place),
+    };
   }
-  const [ours, theirs] = [objectSeries(periods.current, a as AggResult), objectSeries(periods.previous, b as AggResult)];
-  return { kind: 'objectComparison', columns: sortSeries([...ours, ...theirs]).map(toColumn), current: objectEntries(ours), previous: objectEntries(theirs) };
+  const [ours, theirs] = [
+    objectSeries(periods.current, a as AggResult),
+    objectSeries(periods.previous, b as AggResult),
+  ];
+  return {
+    kind: 'objectComparison',
+    columns: sortSeries([...ours, ...theirs]).map(toColumn),
+    current: objectEntries(ours),
+    previous: objectEntries(theirs),
+  };
 }
 
 const toColumn = (s: SeriesValue): Column => ({ name: s.name, isStat: s.isStat });
@@ -75,15 +101,19 @@ function places(rows: readonly HistogramRow[], interval: HistogramInterval, zone
  * Rows of equal place paired, in order; a row whose place the other period has not next stands
  * alone (places rise, except over a repeated autumn hour, whose second pass then stands alone).
  */
-function pair(current: readonly HistogramRow[], previous: readonly HistogramRow[], place: (rows: readonly HistogramRow[]) => number[]): AlignedRow[] {
+function pair(
+  current: readonly HistogramRow[],
+  previous: readonly HistogramRow[],
+  place: (rows: readonly HistogramRow[]) => number[],
+): AlignedRow[] {
   const [p, q] = [place(current), place(previous)];
   const out: AlignedRow[] = [];
   let [i, j] = [0, 0];
   while (i < current.length || j < previous.length) {
     const [c, d] = [current[i], previous[j]];
-    if (c && d && p[i] === q[j]) (out.push({ current: c, previous: d }), i++, j++);
-    else if (c && (!d || (p[i] as number) < (q[j] as number))) (out.push({ current: c }), i++);
-    else (out.push({ previous: d as HistogramRow }), j++);
+    if (c && d && p[i] === q[j]) out.push({ current: c, previous: d }), i++, j++;
+    else if (c && (!d || (p[i] as number) < (q[j] as number))) out.push({ current: c }), i++;
+    else out.push({ previous: d as HistogramRow }), j++;
   }
   return out;
 }

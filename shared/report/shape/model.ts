@@ -33,7 +33,11 @@ export interface ObjectModel {
  * Engine result → response model, the same for every engine. The rows are shaped in the pacer's
  * turns (a split answer may hold a few hundred thousand buckets).
  */
-export async function shapeReport(plan: ReportPlan, result: EngineResult, pacer = new Pacer()): Promise<HistogramModel | ObjectModel> {
+export async function shapeReport(
+  plan: ReportPlan,
+  result: EngineResult,
+  pacer = new Pacer(),
+): Promise<HistogramModel | ObjectModel> {
   const root = result.root;
   if (root.kind === 'histogram') {
     const { series, rows } = await histogramSeries(plan, root, pacer);
@@ -59,7 +63,11 @@ export async function histogramSeries(plan: ReportPlan, root: Extract<AggResult,
 }
 
 /** `series` in tree order as the columns, and the rows' values in that order. */
-export async function orderedHistogram(series: readonly SeriesValue[], rows: readonly HistogramRow[], pacer: Pacer): Promise<HistogramModel> {
+export async function orderedHistogram(
+  series: readonly SeriesValue[],
+  rows: readonly HistogramRow[],
+  pacer: Pacer,
+): Promise<HistogramModel> {
   const ordered = sortSeries(series);
   return {
     kind: 'histogram',
@@ -70,7 +78,9 @@ export async function orderedHistogram(series: readonly SeriesValue[], rows: rea
 
 /** Every series value of an object-shape result, in tree order (counts of 0 kept; names may repeat). */
 export function objectSeries(plan: ReportPlan, root: AggResult): SeriesValue[] {
-  return collectSeries(plan.pipeline, 0, root, 0, { keepZeroCounts: true }).sort((a, b) => compareSortKeys(a.sortKey, b.sortKey));
+  return collectSeries(plan.pipeline, 0, root, 0, { keepZeroCounts: true }).sort((a, b) =>
+    compareSortKeys(a.sortKey, b.sortKey),
+  );
 }
 
 export function objectEntries(series: readonly SeriesValue[]): [string, number][] {

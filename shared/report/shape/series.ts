@@ -51,7 +51,8 @@ function walk(
 ): void {
   const node = pipeline[i];
   if (!result || !node) {
-    if (count !== 0 || options.keepZeroCounts) out.push({ name: seriesName(parts) ?? 'count', sortKey, value: count, isStat: false });
+    if (count !== 0 || options.keepZeroCounts)
+      out.push({ name: seriesName(parts) ?? 'count', sortKey, value: count, isStat: false });
     return;
   }
   switch (result.kind) {
@@ -64,7 +65,10 @@ function walk(
       // A profile's keys go in clock order (monday before friday), other terms keys in code-unit order.
       const profileKeys = node.kind === 'terms' && node.profile ? PROFILE_KEYS[node.profile.unit] : undefined;
       const sortKeyOf = (key: string): string | number => (profileKeys ? profileKeys.indexOf(key) : key);
-      const buckets = result.kind === 'terms' ? [...result.buckets].sort((a, b) => compareKeys(sortKeyOf(a.key), sortKeyOf(b.key))) : result.buckets;
+      const buckets =
+        result.kind === 'terms'
+          ? [...result.buckets].sort((a, b) => compareKeys(sortKeyOf(a.key), sortKeyOf(b.key)))
+          : result.buckets;
       buckets.forEach((b, index) => {
         const part = { text: b.key, joiner, direction };
         const key = result.kind === 'terms' ? sortKeyOf(b.key) : index;
@@ -78,7 +82,12 @@ function walk(
       const joiner = orderParts(parts).at(-1)?.joiner ?? '';
       const push = (stat: string, index: number, value: number | null | undefined) => {
         if (value === undefined || value === null) return;
-        out.push({ name: prefix === undefined ? stat : prefix + joiner + stat, sortKey: [...sortKey, index], value, isStat: true });
+        out.push({
+          name: prefix === undefined ? stat : prefix + joiner + stat,
+          sortKey: [...sortKey, index],
+          value,
+          isStat: true,
+        });
       };
       node.stats.forEach((stat, index) => push(stat, index, statValue(result, stat)));
       // Percentiles after the other stats, in the node's order; absent over no values, as min and max.
@@ -125,7 +134,10 @@ export function answeredSum(sum: number): number {
   return Number.isInteger(sum) || !Number.isFinite(sum) ? sum : Number(sum.toPrecision(SUM_DIGITS));
 }
 
-const orderParts = (parts: readonly Part[]): Part[] => [...parts.filter((p) => !p.direction), ...parts.filter((p) => p.direction)];
+const orderParts = (parts: readonly Part[]): Part[] => [
+  ...parts.filter((p) => !p.direction),
+  ...parts.filter((p) => p.direction),
+];
 
 function seriesName(parts: readonly Part[]): string | undefined {
   if (parts.length === 0) return undefined;

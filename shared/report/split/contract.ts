@@ -82,7 +82,14 @@ export interface SliceProblem {
  * message is the AppError's problem (JSON), so that the query answers it as the slice would have.
  */
 export function encodeSliceError(app: AppError): Error {
-  const problem: SliceProblem = { status: app.status, slug: app.slug, title: app.title, detail: app.detail, headers: app.headers, extensions: app.extensions };
+  const problem: SliceProblem = {
+    status: app.status,
+    slug: app.slug,
+    title: app.title,
+    detail: app.detail,
+    headers: app.headers,
+    extensions: app.extensions,
+  };
   const error = new Error(JSON.stringify(problem));
   error.name = SLICE_ERROR;
   return error;
@@ -96,10 +103,23 @@ export function encodeSliceError(app: AppError): Error {
 export function decodeSliceError(error: string | undefined, cause: string | undefined): AppError | undefined {
   if (error !== SLICE_ERROR) return undefined;
   let value = parseJson(cause) as { errorMessage?: string } | SliceProblem | undefined;
-  if (value && typeof value === 'object' && 'errorMessage' in value) value = parseJson(value.errorMessage) as SliceProblem | undefined;
+  if (value && typeof value === 'object' && 'errorMessage' in value)
+    value = parseJson(value.errorMessage) as SliceProblem | undefined;
   const p = value as Partial<SliceProblem> | undefined;
-  if (!(p && typeof p.status === 'number' && typeof p.slug === 'string' && isProblemSlug(p.slug) && typeof p.detail === 'string')) return undefined;
-  return new AppError(p.status, p.slug, p.title ?? '', p.detail, { headers: p.headers ?? {}, extensions: p.extensions ?? {} });
+  if (
+    !(
+      p &&
+      typeof p.status === 'number' &&
+      typeof p.slug === 'string' &&
+      isProblemSlug(p.slug) &&
+      typeof p.detail === 'string'
+    )
+  )
+    return undefined;
+  return new AppError(p.status, p.slug, p.title ?? '', p.detail, {
+    headers: p.headers ?? {},
+    extensions: p.extensions ?? {},
+  });
 }
 
 function parseJson(text: string | undefined): unknown {

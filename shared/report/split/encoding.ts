@@ -132,7 +132,13 @@ function columnTree(encoded: readonly EncodedColumn[], pipeline: readonly AggNod
     const counts = unpackCounts(source.c, n);
     let position = 0;
     const statsAt = source.sm ? counts.map((c) => (c > 0 ? position++ : -1)) : undefined;
-    const col: DecodedColumn = { key: source.p.at(-1) ?? '', counts, children: [], source, ...(statsAt ? { statsAt } : {}) };
+    const col: DecodedColumn = {
+      key: source.p.at(-1) ?? '',
+      counts,
+      children: [],
+      source,
+      ...(statsAt ? { statsAt } : {}),
+    };
     byId.set(JSON.stringify([source.d, ...source.p]), col);
     const parentPath = bucketing ? source.p.slice(0, -1) : source.p;
     const siblings = source.d === 1 ? roots : byId.get(JSON.stringify([source.d - 1, ...parentPath]))?.children;
@@ -143,14 +149,24 @@ function columnTree(encoded: readonly EncodedColumn[], pipeline: readonly AggNod
 }
 
 /** The result of pipeline stage d in histogram bucket i, from the columns of that stage under one parent. */
-function build(pipeline: readonly AggNode[], d: number, columns: readonly DecodedColumn[], i: number): AggResult | undefined {
+function build(
+  pipeline: readonly AggNode[],
+  d: number,
+  columns: readonly DecodedColumn[],
+  i: number,
+): AggResult | undefined {
   const node = pipeline[d];
   if (!node) return undefined;
   const at = (col: DecodedColumn | undefined): number => col?.counts[i] ?? 0;
   switch (node.kind) {
     case 'terms': {
       const present = columns.filter((col) => at(col) > 0).sort((a, b) => compareKeys(a.key, b.key));
-      return { kind: 'terms', buckets: present.map((col) => withSub({ key: col.key, count: at(col) }, build(pipeline, d + 1, col.children, i))) };
+      return {
+        kind: 'terms',
+        buckets: present.map((col) =>
+          withSub({ key: col.key, count: at(col) }, build(pipeline, d + 1, col.children, i)),
+        ),
+      };
     }
     case 'filters':
       return {
@@ -165,7 +181,13 @@ function build(pipeline: readonly AggNode[], d: number, columns: readonly Decode
       const position = col?.statsAt?.[i] ?? -1;
       if (!col || position < 0) return { kind: 'stats', count: 0, min: null, max: null, sum: 0 };
       const value = (list: readonly number[] | undefined): number => list?.[position] as number;
-      return { kind: 'stats', count: at(col), min: value(col.source.mn), max: value(col.source.mx), sum: value(col.source.sm) };
+      return {
+        kind: 'stats',
+        count: at(col),
+        min: value(col.source.mn),
+        max: value(col.source.mx),
+        sum: value(col.source.sm),
+      };
     }
     case 'dateHistogram':
       throw new Error('a dateHistogram is only allowed as the first stage');

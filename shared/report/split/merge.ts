@@ -15,7 +15,11 @@ import type { AggResult, Bucket, EngineResult, StatsResult } from '../../stores/
  */
 export function mergeResults(results: readonly EngineResult[]): EngineResult {
   if (results.length === 0) return { root: { kind: 'histogram', buckets: [] }, truncated: false };
-  return { root: mergeAll(results.map((r) => r.root)), truncated: results.some((r) => r.truncated), ...combineSources(results) };
+  return {
+    root: mergeAll(results.map((r) => r.root)),
+    truncated: results.some((r) => r.truncated),
+    ...combineSources(results),
+  };
 }
 
 /** Several results of one pipeline stage, merged into one. All must be of the same kind. */

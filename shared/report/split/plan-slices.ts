@@ -3,7 +3,15 @@ import { localToInstant } from '../../time/local-time';
 import { intlOffset } from '../../time/zone-offsets';
 import type { FieldDef } from '../../documents/fields';
 import { createRounding, truncLocal } from '../histogram/rounding';
-import type { CalendarAmount, DateHistogramAggNode, FilterNode, IntervalUnit, RangeFilterNode, ReportPlan, SplitInterval } from '../plan/plan';
+import type {
+  CalendarAmount,
+  DateHistogramAggNode,
+  FilterNode,
+  IntervalUnit,
+  RangeFilterNode,
+  ReportPlan,
+  SplitInterval,
+} from '../plan/plan';
 
 /**
  * splitInterval planning: [from, to) is cut on a grid of the split interval in the histogram's time
@@ -35,12 +43,25 @@ const FIXED_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
 /** Fixed split units step from the start of the next larger unit: a minute, an hour, a day (local time). */
 const FIXED_ANCHOR_MS: Readonly<Record<keyof typeof FIXED_MS, number>> = { s: 60_000, m: 3_600_000, h: 86_400_000 };
 /** Calendar split units in days or months. */
-const CALENDAR_STEP: Readonly<Record<'d' | 'w' | 'M' | 'q' | 'y', { readonly days?: number; readonly months?: number }>> = {
-  d: { days: 1 }, w: { days: 7 }, M: { months: 1 }, q: { months: 3 }, y: { months: 12 },
+const CALENDAR_STEP: Readonly<
+  Record<'d' | 'w' | 'M' | 'q' | 'y', { readonly days?: number; readonly months?: number }>
+> = {
+  d: { days: 1 },
+  w: { days: 7 },
+  M: { months: 1 },
+  q: { months: 3 },
+  y: { months: 12 },
 };
 /** Nominal unit lengths, only to estimate a slice count in an error message. */
 const NOMINAL_MS: Readonly<Record<IntervalUnit, number>> = {
-  s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8, M: 2.6298e9, q: 7.8894e9, y: 3.15576e10,
+  s: 1e3,
+  m: 6e4,
+  h: 3.6e6,
+  d: 8.64e7,
+  w: 6.048e8,
+  M: 2.6298e9,
+  q: 7.8894e9,
+  y: 3.15576e10,
 };
 
 /**
@@ -67,7 +88,10 @@ export function planEvenSlices(plan: ReportPlan, parts: number): Slice[] {
   const { histogram, from, to } = splitParts(plan);
   if (from >= to) return [];
   const rounding = createRounding(histogram.interval, histogram.timeZone, from, to);
-  const points = Array.from({ length: Math.max(1, Math.floor(parts)) - 1 }, (_, i) => from + Math.floor(((i + 1) * (to - from)) / parts));
+  const points = Array.from(
+    { length: Math.max(1, Math.floor(parts)) - 1 },
+    (_, i) => from + Math.floor(((i + 1) * (to - from)) / parts),
+  );
   return slicesBetween(plan, [from, ...alignCuts(points, (t) => rounding.round(t), from, to), to]);
 }
 
@@ -116,7 +140,12 @@ interface SplitParts {
 function splitParts(plan: ReportPlan): SplitParts {
   const histogram = plan.pipeline[0];
   const { from, to } = plan.timeRange ?? {};
-  if (histogram?.kind !== 'dateHistogram' || from === undefined || to === undefined || !plan.filters.some(isTimestampRange)) {
+  if (
+    histogram?.kind !== 'dateHistogram' ||
+    from === undefined ||
+    to === undefined ||
+    !plan.filters.some(isTimestampRange)
+  ) {
     throw new Error('a split plan needs a first dateHistogram and a timestamp range with from and to');
   }
   return { histogram, from, to, split: plan.splitInterval ?? { amount: 1, unit: 'y', text: '1y' } };
@@ -132,7 +161,10 @@ function splitGrid(from: number, to: number, split: CalendarAmount, zone: string
   const points: number[] = [];
   const fixed = FIXED_MS[split.unit as keyof typeof FIXED_MS];
   if (fixed) {
-    const anchor = localToInstant(truncLocal({ kind: 'fixed', ms: FIXED_ANCHOR_MS[split.unit as keyof typeof FIXED_MS], text: '' }, localFrom), zone);
+    const anchor = localToInstant(
+      truncLocal({ kind: 'fixed', ms: FIXED_ANCHOR_MS[split.unit as keyof typeof FIXED_MS], text: '' }, localFrom),
+      zone,
+    );
     const step = fixed * split.amount;
     // The first grid point after from, however far the anchor lies behind.
     for (let t = anchor + (Math.floor((from - anchor) / step) + 1) * step; t < to; t += step) {

@@ -21,7 +21,12 @@ export interface SliceExecutor {
    * e.g. 422 or 503); never resolves with part of the results. Each result is handed to
    * `options.budget` as soon as it is read, so that an answer too large stops the rest.
    */
-  runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, options?: SliceRunOptions): Promise<readonly EngineResult[]>;
+  runSlices(
+    plan: ReportPlan,
+    slices: readonly Slice[],
+    scope: Scope,
+    options?: SliceRunOptions,
+  ): Promise<readonly EngineResult[]>;
 }
 
 /** How the slices of one report are bounded: the deadline, and the buckets their results may hold together. */
@@ -52,7 +57,12 @@ export const DEFAULT_SPLIT_CONCURRENCY = 2;
  * A plan with splitInterval → its slices, run by `executor`, merged exactly. The answer equals the
  * unsplit plan's whenever that one fits in the engine's bucket limit.
  */
-export async function runSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions = {}): Promise<EngineResult> {
+export async function runSplit(
+  plan: ReportPlan,
+  scope: Scope,
+  executor: SliceExecutor,
+  options: SplitOptions = {},
+): Promise<EngineResult> {
   // Slices pass the per-query floor one by one; the report as a whole must not multiply it, and its
   // answer is bounded before any slice runs (the time and filters buckets the request asks for) and
   // as the slices' results come back (terms keys).
@@ -82,7 +92,12 @@ export const AUTO_REFINE_FACTOR = 4;
  * it is learnt from the refusal rather than configured twice. The deadline covers every attempt: one
  * that passes it is a ReportTimeoutError (503), not the 422 of a cut that is still too coarse.
  */
-async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
+async function runAutoSplit(
+  plan: ReportPlan,
+  scope: Scope,
+  executor: SliceExecutor,
+  options: SplitOptions,
+): Promise<EngineResult> {
   const maxSlices = executor.maxSlices ?? DEFAULT_MAX_SLICES;
   let parts = Math.min(maxSlices, Math.max(1, Math.ceil(histogramBucketEstimate(plan) / AUTO_BUCKETS_PER_SLICE)));
   let slices = planEvenSlices(plan, parts);
@@ -91,7 +106,8 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
     try {
       return await runSlices(plan, slices, scope, executor, options);
     } catch (e) {
-      if (!(e instanceof AppError && e.slug === 'too-many-buckets') || e instanceof AnswerBucketsError) throw explainSliceFailure(e, plan, undefined, options.deadline);
+      if (!(e instanceof AppError && e.slug === 'too-many-buckets') || e instanceof AnswerBucketsError)
+        throw explainSliceFailure(e, plan, undefined, options.deadline);
       parts = Math.min(maxSlices, parts * AUTO_REFINE_FACTOR);
       const finer = planEvenSlices(plan, parts);
       // Stop at the slice cap, or where cutting finer adds no slice (one bucket per slice already).
@@ -101,12 +117,21 @@ async function runAutoSplit(plan: ReportPlan, scope: Scope, executor: SliceExecu
   }
 }
 
-async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scope, executor: SliceExecutor, options: SplitOptions): Promise<EngineResult> {
+async function runSlices(
+  plan: ReportPlan,
+  slices: readonly Slice[],
+  scope: Scope,
+  executor: SliceExecutor,
+  options: SplitOptions,
+): Promise<EngineResult> {
   if (slices.length === 0) return mergeResults([]);
   const { deadline, maxAnswerBuckets } = options;
   // A new budget per attempt (`auto` may run several): only the slices of the answer count.
   const budget = maxAnswerBuckets === undefined ? undefined : new AnswerBudget(maxAnswerBuckets, options.heldBuckets);
-  const results = await executor.runSlices(plan, slices, scope, { ...(deadline ? { deadline } : {}), ...(budget ? { budget } : {}) });
+  const results = await executor.runSlices(plan, slices, scope, {
+    ...(deadline ? { deadline } : {}),
+    ...(budget ? { budget } : {}),
+  });
   if (results.length !== slices.length) {
     throw new InternalError({ cause: new Error(`${results.length} results for ${slices.length} slices`) });
   }
@@ -116,7 +141,10 @@ async function runSlices(plan: ReportPlan, slices: readonly Slice[], scope: Scop
 /**
  * The local executor: slices run on `engine` in a pool of `concurrency` (default 2) in this process.
  */
-export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly concurrency?: number; readonly maxSlices?: number } = {}): SliceExecutor {
+export function inProcessSliceExecutor(
+  engine: ReportEngine,
+  options: { readonly concurrency?: number; readonly maxSlices?: number } = {},
+): SliceExecutor {
   const concurrency = options.concurrency ?? DEFAULT_SPLIT_CONCURRENCY;
   return {
     maxSlices: options.maxSlices,
@@ -136,7 +164,8 @@ export function inProcessSliceExecutor(engine: ReportEngine, options: { readonly
  * slices it stopped fail in whatever way their engine stops, as the engines themselves answer.
  */
 function explainSliceFailure(e: unknown, plan: ReportPlan, slices?: number, deadline?: Deadline): AppError {
-  if (deadline?.expired && !(e instanceof AppError && e.status < 500)) return e instanceof AppError && e.slug === 'report-timeout' ? e : deadline.error(e);
+  if (deadline?.expired && !(e instanceof AppError && e.status < 500))
+    return e instanceof AppError && e.slug === 'report-timeout' ? e : deadline.error(e);
   if (!(e instanceof AppError)) return new InternalError({ cause: e });
   if (e.slug !== 'too-many-buckets' || e instanceof AnswerBucketsError) return e;
   const limit = typeof e.extensions.maxBuckets === 'number' ? e.extensions.maxBuckets : undefined;
@@ -145,7 +174,11 @@ function explainSliceFailure(e: unknown, plan: ReportPlan, slices?: number, dead
 
 /** 422: one slice alone is over the bucket limit. Same problem type as the unsplit refusal. */
 export class SliceTooManyBucketsError extends AppError {
-  constructor(readonly limit: number | undefined, splitInterval: string, options?: ErrorOptions & { readonly slices?: number | undefined }) {
+  constructor(
+    readonly limit: number | undefined,
+    splitInterval: string,
+    options?: ErrorOptions & { readonly slices?: number | undefined },
+  ) {
     const limitText = limit === undefined ? 'the configured bucket limit' : `the bucket limit of ${limit}`;
     const detail =
       splitInterval === 'auto'

@@ -17,7 +17,8 @@ export function deleteOrganizationRows(instance: DuckDBInstance, run: Organizati
     also: async (connection) => {
       for (const collection of COLLECTIONS) {
         const scopes = TABLES[collection].scopes;
-        if (scopes) await connection.run(`DELETE FROM ${ident(scopes)} WHERE ${byOrganization.sql}`, [...byOrganization.params]);
+        if (scopes)
+          await connection.run(`DELETE FROM ${ident(scopes)} WHERE ${byOrganization.sql}`, [...byOrganization.params]);
       }
     },
   });
@@ -48,7 +49,9 @@ export function deleteDocuments(
         const deleted = {} as DeletedDocuments;
         for (const collection of COLLECTIONS) {
           const condition = where(collection);
-          deleted[collection] = condition ? await deleteFrom(connection, collection, condition, options.dryRun ?? false) : 0;
+          deleted[collection] = condition
+            ? await deleteFrom(connection, collection, condition, options.dryRun ?? false)
+            : 0;
         }
         if (!options.dryRun) await options.also?.(connection);
         await connection.run(options.dryRun ? 'ROLLBACK' : 'COMMIT');
@@ -63,7 +66,12 @@ export function deleteDocuments(
   });
 }
 
-async function deleteFrom(connection: DuckDBConnection, collection: Collection, condition: RowCondition, dryRun: boolean): Promise<number> {
+async function deleteFrom(
+  connection: DuckDBConnection,
+  collection: Collection,
+  condition: RowCondition,
+  dryRun: boolean,
+): Promise<number> {
   const root = ident(TABLES[collection].root);
   const params = [...condition.params];
   if (dryRun) {
@@ -74,7 +82,10 @@ async function deleteFrom(connection: DuckDBConnection, collection: Collection, 
   await markDeleting(connection, collection, condition.sql, params);
   // Items first: they are found through their documents' row ids.
   for (const path of nestedPathsOf(collection)) {
-    await connection.run(`DELETE FROM ${ident(nestedTable(collection, path))} WHERE ${ident(PARENT_ID)} IN (SELECT ${ident(ROW_ID)} FROM ${root} WHERE ${condition.sql})`, params);
+    await connection.run(
+      `DELETE FROM ${ident(nestedTable(collection, path))} WHERE ${ident(PARENT_ID)} IN (SELECT ${ident(ROW_ID)} FROM ${root} WHERE ${condition.sql})`,
+      params,
+    );
   }
   return (await connection.run(`DELETE FROM ${root} WHERE ${condition.sql}`, params)).rowsChanged;
 }

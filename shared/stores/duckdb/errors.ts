@@ -20,10 +20,14 @@ export function mapDuckDbError(e: unknown, work: DuckDbWork = 'other'): AppError
   const message = messageOf(e);
   if (OUT_OF_MEMORY.test(message)) {
     if (work === 'report') return new ReportTooExpensiveError({ cause: e });
-    return new EngineUnavailableError('The local report database has no memory to spare; try again shortly.', 5, { cause: e });
+    return new EngineUnavailableError('The local report database has no memory to spare; try again shortly.', 5, {
+      cause: e,
+    });
   }
   if (UNAVAILABLE.test(message)) {
-    return new EngineUnavailableError('The local report database is busy or unavailable; try again shortly.', 5, { cause: e });
+    return new EngineUnavailableError('The local report database is busy or unavailable; try again shortly.', 5, {
+      cause: e,
+    });
   }
   return new InternalError({ cause: e });
 }

@@ -57,7 +57,12 @@ export interface DuckDbResources {
   readonly rollupGrainMs?: number;
 }
 
-export const DEFAULT_DUCKDB_RESOURCES = { memoryLimit: '512MB', threads: 2, maxTempDirectorySize: '4GB', checkpointThreshold: '64MB' } as const;
+export const DEFAULT_DUCKDB_RESOURCES = {
+  memoryLimit: '512MB',
+  threads: 2,
+  maxTempDirectorySize: '4GB',
+  checkpointThreshold: '64MB',
+} as const;
 
 /**
  * Opens (or creates) a DuckDB database file, or an in-memory one with `':memory:'`, with bounded
@@ -97,7 +102,8 @@ export async function openDuckDb(path = ':memory:', resources: DuckDbResources =
 /** Deletes DuckDB's spill files (`duckdb_temp_*`) in `directory`, and nothing else. */
 function removeSpillFiles(directory: string): void {
   if (!existsSync(directory)) return;
-  for (const name of readdirSync(directory)) if (name.startsWith('duckdb_temp')) rmSync(join(directory, name), { force: true, recursive: true });
+  for (const name of readdirSync(directory))
+    if (name.startsWith('duckdb_temp')) rmSync(join(directory, name), { force: true, recursive: true });
 }
 
 export interface DuckDbStoreOptions extends DuckDbEngineOptions {

@@ -1,4 +1,13 @@
-import { BIGINT, INTEGER, listValue, VARCHAR, LIST, type DuckDBAppender, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import {
+  BIGINT,
+  INTEGER,
+  listValue,
+  VARCHAR,
+  LIST,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBInstance,
+} from '@duckdb/node-api';
 import type { Collection } from '../../documents/fields';
 import type { ReportDocument } from '../../documents/documents';
 import { documentIdentity } from '../../documents/identity';
@@ -21,7 +30,11 @@ type Row = Readonly<Record<string, unknown>>;
  * written whole or not at all and a process killed mid-batch leaves nothing of it. Outcomes in input
  * order; the documents must have distinct identities.
  */
-export function writeDocuments<C extends Collection>(instance: DuckDBInstance, collection: C, documents: readonly DocumentToWrite<C>[]): Promise<WriteOutcome[]> {
+export function writeDocuments<C extends Collection>(
+  instance: DuckDBInstance,
+  collection: C,
+  documents: readonly DocumentToWrite<C>[],
+): Promise<WriteOutcome[]> {
   return serialized(instance, () => write(instance, collection, documents));
 }
 
@@ -60,11 +73,17 @@ export async function ingestDocuments<C extends Collection>(
 ): Promise<number> {
   if (options.identity === false) {
     const entries = documents.map((document) => ({ document }));
-    return serialized(instance, () => write(instance, collection, entries, options.rollups ?? true).then((o) => o.length));
+    return serialized(instance, () =>
+      write(instance, collection, entries, options.rollups ?? true).then((o) => o.length),
+    );
   }
   const all = documents.map((document) => ({ document, identity: documentIdentity(collection, document) }));
   const { distinct } = firstOfEachIdentity(all);
-  const outcomes = await writeDocuments(instance, collection, distinct.map((i) => all[i] as DocumentToWrite<C>));
+  const outcomes = await writeDocuments(
+    instance,
+    collection,
+    distinct.map((i) => all[i] as DocumentToWrite<C>),
+  );
   return outcomes.filter((o) => o.kind === 'written').length;
 }
 
@@ -74,7 +93,12 @@ const WRITTEN: WriteOutcome = { kind: 'written' };
 const DUPLICATE: WriteOutcome = { kind: 'duplicate' };
 const CONFLICT: WriteOutcome = { kind: 'conflict' };
 
-async function write<C extends Collection>(instance: DuckDBInstance, collection: C, entries: readonly Entry<C>[], rollups = true): Promise<WriteOutcome[]> {
+async function write<C extends Collection>(
+  instance: DuckDBInstance,
+  collection: C,
+  entries: readonly Entry<C>[],
+  rollups = true,
+): Promise<WriteOutcome[]> {
   if (entries.length === 0) return [];
   let connection: DuckDBConnection | undefined;
   try {
@@ -89,7 +113,12 @@ async function write<C extends Collection>(instance: DuckDBInstance, collection:
         const first = await nextRowId(connection, collection);
         const scopes = await scopeNumbers(connection, collection, docs);
         await appendAll(connection, collection, fresh, first, scopes);
-        if (rollups) await markWritten(connection, collection, docs.map((doc) => doc.timestamp as number));
+        if (rollups)
+          await markWritten(
+            connection,
+            collection,
+            docs.map((doc) => doc.timestamp as number),
+          );
       }
       await connection.run('COMMIT');
       known?.add(fresh.flatMap((e) => (e.identity ? [e.identity.key] : [])));
@@ -112,7 +141,12 @@ async function write<C extends Collection>(instance: DuckDBInstance, collection:
  * when the document names its `id`, and for a document without one two different readings whose
  * 64-bit keys collide (their contents differ), so it is written.
  */
-async function outcomesOf<C extends Collection>(connection: DuckDBConnection, collection: C, entries: readonly Entry<C>[], known: StoredKeys | undefined): Promise<WriteOutcome[]> {
+async function outcomesOf<C extends Collection>(
+  connection: DuckDBConnection,
+  collection: C,
+  entries: readonly Entry<C>[],
+  known: StoredKeys | undefined,
+): Promise<WriteOutcome[]> {
   const keys = entries.flatMap((e) => (e.identity && known?.has(e.identity.key) ? [e.identity.key] : []));
   if (keys.length === 0) return entries.map(() => WRITTEN);
   const reader = await connection.runAndReadAll(
@@ -121,7 +155,8 @@ async function outcomesOf<C extends Collection>(connection: DuckDBConnection, co
     [LIST(BIGINT)],
   );
   const stored = new Map<bigint, Set<bigint>>();
-  for (const [key, content] of reader.getRowsJS() as [bigint, bigint][]) (stored.get(key) ?? stored.set(key, new Set()).get(key)!).add(content);
+  for (const [key, content] of reader.getRowsJS() as [bigint, bigint][])
+    (stored.get(key) ?? stored.set(key, new Set()).get(key)!).add(content);
   return entries.map(({ document, identity }) => {
     const contents = identity && stored.get(identity.key);
     if (!contents) return WRITTEN;
@@ -137,7 +172,11 @@ type ScopeNumbers = Map<string, Map<string, number>>;
  * The scope numbers of a collection with nested paths (schema.ts), with the documents' pairs not
  * numbered yet added (in the write's transaction: a write rolled back numbers nothing).
  */
-async function scopeNumbers(connection: DuckDBConnection, collection: Collection, docs: readonly Row[]): Promise<ScopeNumbers | undefined> {
+async function scopeNumbers(
+  connection: DuckDBConnection,
+  collection: Collection,
+  docs: readonly Row[],
+): Promise<ScopeNumbers | undefined> {
   const table = TABLES[collection].scopes;
   if (!table) return undefined;
   const [scope, org, loc] = [ident(SCOPE), ident('organizationId'), ident('locationId')];
@@ -159,13 +198,19 @@ async function scopeNumbers(connection: DuckDBConnection, collection: Collection
     added[2].push(l);
   }
   if (added[0].length > 0) {
-    await connection.run(`INSERT INTO ${ident(table)} SELECT unnest($1), unnest($2), unnest($3)`, [listValue(added[0]), listValue(added[1]), listValue(added[2])], [LIST(INTEGER), LIST(VARCHAR), LIST(VARCHAR)]);
+    await connection.run(
+      `INSERT INTO ${ident(table)} SELECT unnest($1), unnest($2), unnest($3)`,
+      [listValue(added[0]), listValue(added[1]), listValue(added[2])],
+      [LIST(INTEGER), LIST(VARCHAR), LIST(VARCHAR)],
+    );
   }
   return numbers;
 }
 
 async function nextRowId(connection: DuckDBConnection, collection: Collection): Promise<bigint> {
-  const reader = await connection.runAndReadAll(`SELECT coalesce(max(${ident(ROW_ID)}), 0) FROM ${ident(TABLES[collection].root)}`);
+  const reader = await connection.runAndReadAll(
+    `SELECT coalesce(max(${ident(ROW_ID)}), 0) FROM ${ident(TABLES[collection].root)}`,
+  );
   return BigInt(reader.getRowsJS()[0]?.[0] as bigint) + 1n;
 }
 
@@ -192,7 +237,13 @@ class Shards {
  * document's scope number and copies of its time and shard, in item order (the child table's rowid
  * is the item order).
  */
-async function appendAll(connection: DuckDBConnection, collection: Collection, entries: readonly Entry<Collection>[], firstRowId: bigint, scopes: ScopeNumbers | undefined): Promise<void> {
+async function appendAll(
+  connection: DuckDBConnection,
+  collection: Collection,
+  entries: readonly Entry<Collection>[],
+  firstRowId: bigint,
+  scopes: ScopeNumbers | undefined,
+): Promise<void> {
   const plan = tablePlan(collection);
   const appenders: DuckDBAppender[] = [];
   let failure: unknown;
@@ -229,7 +280,8 @@ async function appendAll(connection: DuckDBConnection, collection: Collection, e
       root.set(contentCol, identity?.content);
       root.set(shardCol, shard);
       for (const { index, name } of plan.rootFields) root.set(index, doc[name]);
-      for (const { child } of children) root.setNumber(child.countIndex, (doc[child.path] as readonly Row[] | undefined)?.length ?? 0);
+      for (const { child } of children)
+        root.setNumber(child.countIndex, (doc[child.path] as readonly Row[] | undefined)?.length ?? 0);
       root.endRow();
       for (const { child, chunks } of children) {
         const items = doc[child.path] as readonly Row[] | undefined;

@@ -26,7 +26,11 @@ interface DeletionResponse {
  * belongs to a client the erasure has already removed). The indices are refreshed at the end, so
  * that reports and a second run see the deletion at once.
  */
-export async function deleteOrganizationDocuments(client: Client, prefix: string, run: OrganizationDeletion): Promise<DeletedDocuments> {
+export async function deleteOrganizationDocuments(
+  client: Client,
+  prefix: string,
+  run: OrganizationDeletion,
+): Promise<DeletedDocuments> {
   const query = { term: { organizationId: run.organizationId } };
   const erased = {} as DeletedDocuments;
   for (const collection of COLLECTIONS) {
@@ -45,11 +49,15 @@ export async function deleteOrganizationDocuments(client: Client, prefix: string
       outcome = await deleteAndWait(client, index, query, run.pollMs ?? 500);
       deleted += outcome.deleted;
     }
-    if (outcome.version_conflicts > 0) throw new Error(`${index}: ${outcome.version_conflicts} documents of ${run.organizationId} changed while being deleted twice; run the erasure again`);
+    if (outcome.version_conflicts > 0)
+      throw new Error(
+        `${index}: ${outcome.version_conflicts} documents of ${run.organizationId} changed while being deleted twice; run the erasure again`,
+      );
     await markRollupRows(client, prefix, collection, query);
     erased[collection] = deleted;
   }
-  if (!run.dryRun) await client.indices.refresh({ index: `${prefix}*`, allow_no_indices: true, ignore_unavailable: true });
+  if (!run.dryRun)
+    await client.indices.refresh({ index: `${prefix}*`, allow_no_indices: true, ignore_unavailable: true });
   return erased;
 }
 
@@ -73,9 +81,13 @@ async function deleteAndWait(client: Client, index: string, query: object, pollM
     const { body } = await client.tasks.get({ task_id: task });
     const status = body as { completed: boolean; response?: DeletionResponse; error?: unknown };
     if (status.completed) {
-      if (status.error) throw new Error(`${index}: the deletion task ${task} failed: ${JSON.stringify(status.error).slice(0, 300)}`);
+      if (status.error)
+        throw new Error(`${index}: the deletion task ${task} failed: ${JSON.stringify(status.error).slice(0, 300)}`);
       const response = status.response ?? { deleted: 0, version_conflicts: 0 };
-      if ((response.failures?.length ?? 0) > 0) throw new Error(`${index}: the deletion task ${task} failed: ${JSON.stringify(response.failures).slice(0, 300)}`);
+      if ((response.failures?.length ?? 0) > 0)
+        throw new Error(
+          `${index}: the deletion task ${task} failed: ${JSON.stringify(response.failures).slice(0, 300)}`,
+        );
       return response;
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));

@@ -1,5 +1,11 @@
 import { errors } from '@opensearch-project/opensearch';
-import { AppError, EngineUnavailableError, InternalError, ReportTooExpensiveError, TooManyBucketsError } from '../../errors';
+import {
+  AppError,
+  EngineUnavailableError,
+  InternalError,
+  ReportTooExpensiveError,
+  TooManyBucketsError,
+} from '../../errors';
 
 /**
  * How long a `_bulk` waits for a shard's primary to be active (OpenSearch's `timeout`, default 1m)
@@ -29,13 +35,18 @@ export function mapOpenSearchError(e: unknown, work: OpenSearchWork = 'other'): 
     const body = e.meta?.body as unknown;
     const tooMany = findErrorOfType(body, 'too_many_buckets_exception');
     if (tooMany) return new TooManyBucketsError(parseLimit(tooMany.reason), { cause: e });
-    if (work === 'report' && (findErrorOfType(body, 'circuit_breaking_exception') || isBackpressureCancellation(body))) {
+    if (
+      work === 'report' &&
+      (findErrorOfType(body, 'circuit_breaking_exception') || isBackpressureCancellation(body))
+    ) {
       return new ReportTooExpensiveError({ cause: e });
     }
     if (isPartUnavailable(body)) return new EngineUnavailableError(PART_UNAVAILABLE, 5, { cause: e });
     const status = e.meta?.statusCode ?? 0;
     if (status === 429 || status >= 500) {
-      return new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.', 5, { cause: e });
+      return new EngineUnavailableError('The search engine is busy or unavailable; try again shortly.', 5, {
+        cause: e,
+      });
     }
     return new InternalError({ cause: e });
   }
@@ -68,7 +79,8 @@ function findErrorOfType(node: unknown, type: string, depth = 0): EngineErrorNod
 }
 
 /** What a search that found part of its data unavailable answers (EVERY_INDEX, assertEveryShard). */
-const PART_UNAVAILABLE = 'Part of the data is not available right now (an index is closed, or a shard is recovering or has no copy on a live node); try again shortly.';
+const PART_UNAVAILABLE =
+  'Part of the data is not available right now (an index is closed, or a shard is recovering or has no copy on a live node); try again shortly.';
 
 /**
  * A closed index of the pattern (`index_closed_exception`, HTTP 400), an index named that is not
@@ -77,7 +89,12 @@ const PART_UNAVAILABLE = 'Part of the data is not available right now (an index 
  * there now (layout/indices.ts, EVERY_INDEX). 503, whatever status OpenSearch gave it.
  */
 function isPartUnavailable(body: unknown): boolean {
-  if (['index_closed_exception', 'index_not_found_exception', 'no_shard_available_action_exception'].some((type) => findErrorOfType(body, type))) return true;
+  if (
+    ['index_closed_exception', 'index_not_found_exception', 'no_shard_available_action_exception'].some((type) =>
+      findErrorOfType(body, type),
+    )
+  )
+    return true;
   return /Search rejected due to missing shards/.test(JSON.stringify(body ?? ''));
 }
 
@@ -88,11 +105,17 @@ function isPartUnavailable(body: unknown): boolean {
  * less from being read as the whole.
  */
 export function assertEveryShard(body: unknown): void {
-  const shards = (body as { _shards?: { total?: number; successful?: number; skipped?: number; failed?: number } } | undefined)?._shards;
+  const shards = (
+    body as { _shards?: { total?: number; successful?: number; skipped?: number; failed?: number } } | undefined
+  )?._shards;
   if (!shards) return;
   const answered = (shards.successful ?? 0) + (shards.skipped ?? 0);
   if ((shards.failed ?? 0) > 0 || answered < (shards.total ?? 0)) {
-    throw new EngineUnavailableError(PART_UNAVAILABLE, 5, { cause: new Error(`${shards.successful} of ${shards.total} shards answered, ${shards.skipped ?? 0} skipped, ${shards.failed ?? 0} failed`) });
+    throw new EngineUnavailableError(PART_UNAVAILABLE, 5, {
+      cause: new Error(
+        `${shards.successful} of ${shards.total} shards answered, ${shards.skipped ?? 0} skipped, ${shards.failed ?? 0} failed`,
+      ),
+    });
   }
 }
 

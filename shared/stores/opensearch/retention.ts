@@ -12,7 +12,11 @@ import { rollupIndexName } from './layout/rollup-indices';
  * one with `DELETE /<index>`, the two requests the retention function is granted (lib/retention.ts).
  * An index whose name is not a month of the collection is never touched.
  */
-export async function deleteExpiredIndices(client: Client, prefix: string, run: RetentionRun): Promise<Extract<RetentionOutcome, { kind: 'indices' }>> {
+export async function deleteExpiredIndices(
+  client: Client,
+  prefix: string,
+  run: RetentionRun,
+): Promise<Extract<RetentionOutcome, { kind: 'indices' }>> {
   const first = firstKeptMonth(run.nowMs, run.months);
   const expired: MonthlyIndex[] = [];
   const kept: MonthlyIndex[] = [];
@@ -41,7 +45,9 @@ async function markGrainsOfMonth(client: Client, prefix: string, collection: Col
   const month = monthOfIndex(prefix, collection, index) as number;
   const from = Date.UTC(Math.floor(month / 100), (month % 100) - 1, 1);
   const to = Date.UTC(Math.floor(month / 100), month % 100, 1);
-  await markGrainsOfDocuments(client, prefix, collection, rollupIndexName(prefix, collection), { range: { timestamp: { gte: from, lt: to, format: 'epoch_millis' } } });
+  await markGrainsOfDocuments(client, prefix, collection, rollupIndexName(prefix, collection), {
+    range: { timestamp: { gte: from, lt: to, format: 'epoch_millis' } },
+  });
 }
 
 async function listIndices(client: Client, pattern: string): Promise<string[]> {

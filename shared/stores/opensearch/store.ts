@@ -30,7 +30,12 @@ export function openSearchStore(client: Client, options: OpenSearchStoreOptions 
     writer: new OpenSearchDocumentWriter(client, { indexPrefix: prefix }),
     eraseOrganization: async (run) => (await import('./erase')).deleteOrganizationDocuments(client, prefix, run),
     applyRetention: async (run) => (await import('./retention')).deleteExpiredIndices(client, prefix, run),
-    rebuildRollups: async () => (await import('./rollups/rebuild')).rebuildRollups(client, prefix, options.rollupGrainMs === undefined ? {} : { grainMs: options.rollupGrainMs }),
+    rebuildRollups: async () =>
+      (await import('./rollups/rebuild')).rebuildRollups(
+        client,
+        prefix,
+        options.rollupGrainMs === undefined ? {} : { grainMs: options.rollupGrainMs },
+      ),
     description: options.description ?? `OpenSearch (prefix '${prefix}')`,
     close: () => client.close(),
   };

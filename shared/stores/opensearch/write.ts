@@ -56,12 +56,21 @@ export async function writeDocuments<C extends Collection>(
     elsewhere.forEach((i) => (outcomes[i] = { kind: 'conflict' }));
     let busy: string | undefined;
     for (const [index, positions] of groupBy(targets, (_, i) => outcomes[i] === undefined)) {
-      const written = await bulkCreate(client, index, positions.map((i) => documents[i] as DocumentToWrite<C>), options.refresh);
+      const written = await bulkCreate(
+        client,
+        index,
+        positions.map((i) => documents[i] as DocumentToWrite<C>),
+        options.refresh,
+      );
       busy ??= written.busy;
       written.outcomes.forEach((o, j) => (outcomes[positions[j] as number] = o));
       const clashes = written.outcomes.flatMap((o, j) => (o === CLASH ? [positions[j] as number] : []));
       if (clashes.length > 0) {
-        const stored = await storedSources(client, index, clashes.map((i) => (documents[i] as DocumentToWrite<C>).identity.id));
+        const stored = await storedSources(
+          client,
+          index,
+          clashes.map((i) => (documents[i] as DocumentToWrite<C>).identity.id),
+        );
         for (const i of clashes) {
           const { document, identity } = documents[i] as DocumentToWrite<C>;
           const same = document.id === undefined || stored.get(identity.id) === canonicalJson(toSource(document));
@@ -72,9 +81,21 @@ export async function writeDocuments<C extends Collection>(
     // After the documents (a rebuild that reads a mark then sees them), and for every document of the
     // batch, duplicates and conflicts included: a batch sent again after a failure between the
     // two writes finds its documents stored, and marks their grains then.
-    if (options.rollups ?? true) await markGrains(client, prefix, collection, grainsOf(documents.map((d) => d.document.timestamp)), options.refresh === true);
+    if (options.rollups ?? true)
+      await markGrains(
+        client,
+        prefix,
+        collection,
+        grainsOf(documents.map((d) => d.document.timestamp)),
+        options.refresh === true,
+      );
     // The first pushed-back item's error is the cause (logged with the 503): a full queue (429), a shard without an active copy (503).
-    if (busy) throw new EngineUnavailableError('The search engine is busy and wrote part of the batch; send the same batch again shortly.', BUSY_RETRY_AFTER_SECONDS, { cause: new Error(busy) });
+    if (busy)
+      throw new EngineUnavailableError(
+        'The search engine is busy and wrote part of the batch; send the same batch again shortly.',
+        BUSY_RETRY_AFTER_SECONDS,
+        { cause: new Error(busy) },
+      );
   } catch (e) {
     throw mapOpenSearchError(e);
   }
@@ -103,9 +124,19 @@ interface BulkItemResult {
   readonly error?: { readonly type?: string; readonly reason?: string };
 }
 
-async function bulkCreate<C extends Collection>(client: Client, index: string, documents: readonly DocumentToWrite<C>[], refresh: WriteOptions['refresh']) {
+async function bulkCreate<C extends Collection>(
+  client: Client,
+  index: string,
+  documents: readonly DocumentToWrite<C>[],
+  refresh: WriteOptions['refresh'],
+) {
   const body = documents.flatMap(({ document, identity }) => [{ create: { _id: identity.id } }, toSource(document)]);
-  const response = await client.bulk({ index, body, timeout: WRITE_WAIT, ...(refresh === undefined ? {} : { refresh }) });
+  const response = await client.bulk({
+    index,
+    body,
+    timeout: WRITE_WAIT,
+    ...(refresh === undefined ? {} : { refresh }),
+  });
   const items = (response.body as { items: Readonly<Record<string, BulkItemResult>>[] }).items;
   let busy: string | undefined;
   const outcomes = items.map((item): WriteOutcome | undefined => {
@@ -123,19 +154,30 @@ async function bulkCreate<C extends Collection>(client: Client, index: string, d
 }
 
 /** Positions of the documents with an `id` whose `_id` is stored in another index than their own. */
-async function storedInOtherIndices(client: Client, pattern: string, documents: readonly DocumentToWrite[], targets: readonly string[]): Promise<number[]> {
+async function storedInOtherIndices(
+  client: Client,
+  pattern: string,
+  documents: readonly DocumentToWrite[],
+  targets: readonly string[],
+): Promise<number[]> {
   const named = documents.flatMap((d, i) => (d.document.id === undefined ? [] : [i]));
   if (named.length === 0) return [];
   const response = await client.search({
     index: pattern,
     ignore_unavailable: true,
     allow_no_indices: true,
-    body: { query: { ids: { values: named.map((i) => (documents[i] as DocumentToWrite).identity.id) } }, _source: false, size: named.length },
+    body: {
+      query: { ids: { values: named.map((i) => (documents[i] as DocumentToWrite).identity.id) } },
+      _source: false,
+      size: named.length,
+    },
   });
   const hits = (response.body as { hits: { hits: { _index: string; _id: string }[] } }).hits.hits;
   const indicesOf = new Map<string, string[]>();
   for (const hit of hits) (indicesOf.get(hit._id) ?? indicesOf.set(hit._id, []).get(hit._id)!).push(hit._index);
-  return named.filter((i) => (indicesOf.get((documents[i] as DocumentToWrite).identity.id) ?? []).some((index) => index !== targets[i]));
+  return named.filter((i) =>
+    (indicesOf.get((documents[i] as DocumentToWrite).identity.id) ?? []).some((index) => index !== targets[i]),
+  );
 }
 
 /** The stored `_source` of each `_id` (canonical JSON), read in real time (`_mget`). */
@@ -158,7 +200,8 @@ function groupBy<T>(items: readonly T[], keep: (item: T, i: number) => boolean):
 export function toSource(doc: ReportDocument): Record<string, unknown> {
   const { id: _id, ...fields } = doc as ReportDocument & Record<string, unknown>;
   const source: Record<string, unknown> = { ...fields, timestamp: new Date(doc.timestamp).toISOString() };
-  if (typeof fields.startingTimestamp === 'number') source.startingTimestamp = new Date(fields.startingTimestamp).toISOString();
+  if (typeof fields.startingTimestamp === 'number')
+    source.startingTimestamp = new Date(fields.startingTimestamp).toISOString();
   return source;
 }
 
@@ -198,18 +241,26 @@ export async function indexDocuments<C extends Collection>(
   let indexed = 0;
   let duplicates = 0;
   for (let start = 0; start < documents.length; start += batchSize) {
-    const all = documents.slice(start, start + batchSize).map((document) => ({ document, identity: documentIdentity(collection, document) }));
+    const all = documents
+      .slice(start, start + batchSize)
+      .map((document) => ({ document, identity: documentIdentity(collection, document) }));
     const { distinct, repeated } = firstOfEachIdentity(all);
     for (const [i, o] of repeated) {
       if (o.kind === 'duplicate') duplicates++;
-      else failures.push({ index: start + i, ...(all[i]?.document.id === undefined ? {} : { id: all[i]?.document.id }), reason: CONFLICT_REASON });
+      else
+        failures.push({
+          index: start + i,
+          ...(all[i]?.document.id === undefined ? {} : { id: all[i]?.document.id }),
+          reason: CONFLICT_REASON,
+        });
     }
     const batch = distinct.map((i) => all[i] as DocumentToWrite<C>);
     const positions = distinct.map((i) => start + i);
     const outcomes = await writeDocuments(client, collection, batch, options);
     outcomes.forEach((o, j) => {
       const doc = (batch[j] as DocumentToWrite<C>).document;
-      const failure = (reason: string) => failures.push({ index: positions[j] as number, ...(doc.id === undefined ? {} : { id: doc.id }), reason });
+      const failure = (reason: string) =>
+        failures.push({ index: positions[j] as number, ...(doc.id === undefined ? {} : { id: doc.id }), reason });
       if (o.kind === 'written') indexed++;
       else if (o.kind === 'duplicate') duplicates++;
       else if (o.kind === 'conflict') failure(CONFLICT_REASON);

@@ -32,7 +32,10 @@ const SHOTS = process.env.EXPLORER_SCREENSHOTS_DIR;
 export type Json = Record<string, unknown>;
 
 /** The API called directly, as any client would. */
-export async function api(body: unknown, accept = 'application/json'): Promise<{ status: number; headers: Headers; text: string }> {
+export async function api(
+  body: unknown,
+  accept = 'application/json',
+): Promise<{ status: number; headers: Headers; text: string }> {
   const response = await fetch(`${env.service.url}/reports:query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${env.service.token}`, 'content-type': 'application/json', accept },
@@ -45,8 +48,21 @@ export const num = (text: string): number => Number(text.replace(/,/g, ''));
 
 /** Every page gets a fresh context; CSP violations and script errors fail the test that caused them. */
 export async function openPage(
-  options: { width?: number; height?: number; clock?: boolean; query?: string; wait?: boolean; locale?: string; timezoneId?: string } = {},
-): Promise<{ page: Page; context: BrowserContext; problems: string[]; responses: { url: string; cacheControl: string }[] }> {
+  options: {
+    width?: number;
+    height?: number;
+    clock?: boolean;
+    query?: string;
+    wait?: boolean;
+    locale?: string;
+    timezoneId?: string;
+  } = {},
+): Promise<{
+  page: Page;
+  context: BrowserContext;
+  problems: string[];
+  responses: { url: string; cacheControl: string }[];
+}> {
   const context = await env.browser.newContext({
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     locale: options.locale ?? 'en-US',
@@ -75,11 +91,16 @@ export const shot = async (page: Page, name: string, options: { fullPage?: boole
   await page.screenshot({ path: join(SHOTS, `explorer-${name}.png`), fullPage: options.fullPage ?? true });
 };
 
-export const shownRequest = async (page: Page): Promise<Json> => JSON.parse((await page.textContent('#request-json')) as string) as Json;
+export const shownRequest = async (page: Page): Promise<Json> =>
+  JSON.parse((await page.textContent('#request-json')) as string) as Json;
 
 export async function run(page: Page): Promise<void> {
   await page.click('#run');
-  await page.waitForFunction(() => document.querySelector('#result')?.getAttribute('aria-busy') !== 'true' && !/Running/.test(document.querySelector('#result-status')?.textContent ?? ''));
+  await page.waitForFunction(
+    () =>
+      document.querySelector('#result')?.getAttribute('aria-busy') !== 'true' &&
+      !/Running/.test(document.querySelector('#result-status')?.textContent ?? ''),
+  );
 }
 
 export const legend = (page: Page) =>
@@ -106,12 +127,20 @@ export const pixelsOf = (page: Page, colors: readonly string[]) =>
   page.$eval(
     '#chart canvas',
     (canvas, rgbs) => {
-      const { data } = (canvas as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height);
+      const { data } = (canvas as HTMLCanvasElement)
+        .getContext('2d')!
+        .getImageData(0, 0, (canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height);
       const targets = rgbs.map((c) => (c.match(/\d+/g) as string[]).map(Number));
       const counts = targets.map(() => 0);
       for (let i = 0; i < data.length; i += 4) {
         targets.forEach((t, k) => {
-          if (Math.abs(data[i]! - t[0]!) < 24 && Math.abs(data[i + 1]! - t[1]!) < 24 && Math.abs(data[i + 2]! - t[2]!) < 24 && data[i + 3]! > 200) counts[k]!++;
+          if (
+            Math.abs(data[i]! - t[0]!) < 24 &&
+            Math.abs(data[i + 1]! - t[1]!) < 24 &&
+            Math.abs(data[i + 2]! - t[2]!) < 24 &&
+            data[i + 3]! > 200
+          )
+            counts[k]!++;
         });
       }
       return counts;
@@ -124,13 +153,17 @@ export async function keyTo(page: Page, key: string): Promise<{ cursor: string; 
   await page.focus('#chart');
   await page.keyboard.press(key);
   const items = await legend(page);
-  return { cursor: (await page.textContent('#cursor')) as string, values: Object.fromEntries(items.map((i) => [i.name, num(i.value)])) };
+  return {
+    cursor: (await page.textContent('#cursor')) as string,
+    values: Object.fromEntries(items.map((i) => [i.name, num(i.value)])),
+  };
 }
-
 
 /** The API's GET answer, as any client would ask it. */
 export const getJson = async <T = Json>(path: string): Promise<T> =>
-  (await (await fetch(`${env.service.url}${path}`, { headers: { authorization: `Bearer ${env.service.token}` } })).json()) as T;
+  (await (
+    await fetch(`${env.service.url}${path}`, { headers: { authorization: `Bearer ${env.service.token}` } })
+  ).json()) as T;
 
 /** Every table of the visible view fits its box: nothing cut off at the side or below, no scrolling inside it (details opened first). */
 export const clippedTables = async (page: Page): Promise<string[]> => {
@@ -152,7 +185,13 @@ export const clippedTables = async (page: Page): Promise<string[]> => {
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
   return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
+    const result = await (
+      window as unknown as {
+        axe: {
+          run: (c: unknown, o: unknown) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
     });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

@@ -32,7 +32,10 @@ const configuration: Configuration = {
   // The organization is a claim of the ID token, under the name the service reads (ORGANIZATION_CLAIM's default).
   claims: { openid: ['sub', 'email', 'custom:organizationId'] },
   conformIdTokenClaims: false,
-  findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: sub, 'custom:organizationId': organizationId }) }),
+  findAccount: (_ctx, sub) => ({
+    accountId: sub,
+    claims: () => ({ sub, email: sub, 'custom:organizationId': organizationId }),
+  }),
   issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   features: { devInteractions: { enabled: true }, revocation: { enabled: true }, rpInitiatedLogout: { enabled: true } },
   ttl: { IdToken: Number(idTokenTtl), AccessToken: Number(idTokenTtl) },

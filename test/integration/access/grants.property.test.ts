@@ -34,7 +34,11 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
  * location's number, so any document, location or occupancy entry in an answer says whose it is.
  * The expected counts are the fixture's, by hand: location Ln of organization o has n + o events.
  */
-const ORGS = ['a1000000-0000-4000-8000-000000000001', 'a2000000-0000-4000-8000-000000000002', 'a3000000-0000-4000-8000-000000000003'];
+const ORGS = [
+  'a1000000-0000-4000-8000-000000000001',
+  'a2000000-0000-4000-8000-000000000002',
+  'a3000000-0000-4000-8000-000000000003',
+];
 const LOCATIONS = ['l1', 'l2', 'l3', 'l4'] as const;
 const DAY = '2024-05-06'; // a Monday
 const NOW = Date.parse(`${DAY}T12:00:00Z`);
@@ -59,7 +63,15 @@ beforeAll(async () => {
         organizationId,
         type: 'store',
         timezone: 'UTC',
-        sensorGroups: [{ id: i + 1, name: `Group ${id}`, capacity: 10, lines: [{ trackingCameraId: `cam-${id}`, lineId: 'door', inDirection: 'A' as const }], openingHours: allDay }],
+        sensorGroups: [
+          {
+            id: i + 1,
+            name: `Group ${id}`,
+            capacity: 10,
+            lines: [{ trackingCameraId: `cam-${id}`, lineId: 'door', inDirection: 'A' as const }],
+            openingHours: allDay,
+          },
+        ],
       })),
     ),
   };
@@ -98,7 +110,8 @@ beforeAll(async () => {
   };
   // Live occupancy of every group at noon, counted on one engine (the refresh's; the reads only read the cache).
   const summary = await refreshOccupancy({ store, engine: engines.duckdb }, NOW);
-  if (summary.failedLocations > 0 || summary.entriesWritten !== 12) throw new Error(`refresh: ${JSON.stringify(summary)}`);
+  if (summary.failedLocations > 0 || summary.entriesWritten !== 12)
+    throw new Error(`refresh: ${JSON.stringify(summary)}`);
 }, 300_000);
 
 afterAll(async () => {
@@ -123,7 +136,12 @@ type Ask =
   | { kind: 'list' }
   | { kind: 'overview' }
   | { kind: 'location' | 'changes' | 'live' | 'history'; id: string }
-  | { kind: 'report'; locationIds?: readonly string[]; shape: 'terms' | 'histogram' | 'nested' | 'split' | 'compare'; csv: boolean };
+  | {
+      kind: 'report';
+      locationIds?: readonly string[];
+      shape: 'terms' | 'histogram' | 'nested' | 'split' | 'compare';
+      csv: boolean;
+    };
 
 const arbitraryCaller = fc.record({
   org: fc.integer({ min: 0, max: ORGS.length - 1 }),
@@ -132,11 +150,20 @@ const arbitraryCaller = fc.record({
 const arbitraryAsk: fc.Arbitrary<Ask> = fc.oneof(
   fc.constant({ kind: 'list' as const }),
   fc.constant({ kind: 'overview' as const }),
-  fc.record({ kind: fc.constantFrom('location' as const, 'changes' as const, 'live' as const, 'history' as const), id: fc.constantFrom(...LOCATIONS, 'nowhere') }),
+  fc.record({
+    kind: fc.constantFrom('location' as const, 'changes' as const, 'live' as const, 'history' as const),
+    id: fc.constantFrom(...LOCATIONS, 'nowhere'),
+  }),
   fc.record({
     kind: fc.constant('report' as const),
     locationIds: fc.option(fc.subarray([...LOCATIONS], { minLength: 1 }), { nil: undefined }),
-    shape: fc.constantFrom('terms' as const, 'histogram' as const, 'nested' as const, 'split' as const, 'compare' as const),
+    shape: fc.constantFrom(
+      'terms' as const,
+      'histogram' as const,
+      'nested' as const,
+      'split' as const,
+      'compare' as const,
+    ),
     csv: fc.boolean(),
   }),
 );
@@ -163,23 +190,56 @@ function reportBody(ask: Extract<Ask, { kind: 'report' }>): Record<string, unkno
 
 async function request(engine: ReportEngine, caller: Caller, ask: Ask): Promise<HttpResponse> {
   const who: HttpRequest = { org: ORGS[caller.org]!, ...(caller.grant ? { locations: caller.grant } : {}) };
-  const one = (path: string, id: string, query?: Record<string, string>): HttpRequest => ({ ...who, method: 'GET', path, pathParameters: { locationId: id }, ...(query ? { query } : {}) });
+  const one = (path: string, id: string, query?: Record<string, string>): HttpRequest => ({
+    ...who,
+    method: 'GET',
+    path,
+    pathParameters: { locationId: id },
+    ...(query ? { query } : {}),
+  });
   const now = () => NOW;
   switch (ask.kind) {
     case 'list':
       return invoke(createListLocationsHandler({ store: () => store }), { ...who, method: 'GET', path: '/locations' });
     case 'overview':
-      return invoke(createSitesOverviewHandler({ store: () => store, engine: () => engine, now }), { ...who, method: 'GET', path: '/insights/overview' });
+      return invoke(createSitesOverviewHandler({ store: () => store, engine: () => engine, now }), {
+        ...who,
+        method: 'GET',
+        path: '/insights/overview',
+      });
     case 'location':
-      return invoke(createManageLocationsHandler({ store: () => store, refresh: () => async () => undefined }), one(`/locations/${ask.id}`, ask.id));
+      return invoke(
+        createManageLocationsHandler({ store: () => store, refresh: () => async () => undefined }),
+        one(`/locations/${ask.id}`, ask.id),
+      );
     case 'changes':
-      return invoke(createManageLocationsHandler({ store: () => store, refresh: () => async () => undefined }), one(`/locations/${ask.id}/changes`, ask.id));
+      return invoke(
+        createManageLocationsHandler({ store: () => store, refresh: () => async () => undefined }),
+        one(`/locations/${ask.id}/changes`, ask.id),
+      );
     case 'live':
-      return invoke(createLiveInsightsHandler({ store: () => store, now }), one(`/locations/${ask.id}/insights/live`, ask.id, { filter: 'occupancy' }));
+      return invoke(
+        createLiveInsightsHandler({ store: () => store, now }),
+        one(`/locations/${ask.id}/insights/live`, ask.id, { filter: 'occupancy' }),
+      );
     case 'history':
-      return invoke(createOccupancyHistoryHandler({ store: () => store, engine: () => engine }), one(`/locations/${ask.id}/insights/history`, ask.id, { filter: 'occupancy', from: `${DAY}T08:00:00Z`, to: `${DAY}T12:00:00Z`, interval: '1h' }));
+      return invoke(
+        createOccupancyHistoryHandler({ store: () => store, engine: () => engine }),
+        one(`/locations/${ask.id}/insights/history`, ask.id, {
+          filter: 'occupancy',
+          from: `${DAY}T08:00:00Z`,
+          to: `${DAY}T12:00:00Z`,
+          interval: '1h',
+        }),
+      );
     case 'report':
-      return invoke(createQueryReportHandler({ engine: () => engine }), { ...who, method: 'POST', path: '/reports:query', body: reportBody(ask), headers: { accept: ask.csv ? 'text/csv' : 'application/json' } });
+      return invoke(createQueryReportHandler({ engine: () => engine }), {
+        ...who,
+        method: 'POST',
+        path: '/reports:query',
+        body: reportBody(ask),
+        headers: { accept: ask.csv ? 'text/csv' : 'application/json' },
+      });
   }
 }
 
@@ -191,7 +251,9 @@ function check(caller: Caller, ask: Ask, response: HttpResponse): void {
   const exists = (id: string) => (LOCATIONS as readonly string[]).includes(id);
   switch (ask.kind) {
     case 'list': {
-      expect(response.json<{ id: string; organizationId: string }[]>().map((l) => [l.id, l.organizationId])).toEqual(mine.map((id) => [id, ORGS[caller.org]]));
+      expect(response.json<{ id: string; organizationId: string }[]>().map((l) => [l.id, l.organizationId])).toEqual(
+        mine.map((id) => [id, ORGS[caller.org]]),
+      );
       return;
     }
     case 'overview': {
@@ -206,32 +268,60 @@ function check(caller: Caller, ask: Ask, response: HttpResponse): void {
       expect(response.status).toBe(allowed ? 200 : 404);
       if (!allowed) return;
       const group = LOCATIONS.indexOf(ask.id as (typeof LOCATIONS)[number]) + 1;
-      if (ask.kind === 'location') expect(response.json()).toMatchObject({ id: ask.id, organizationId: ORGS[caller.org], sensorGroups: [{ id: group }] });
+      if (ask.kind === 'location')
+        expect(response.json()).toMatchObject({
+          id: ask.id,
+          organizationId: ORGS[caller.org],
+          sensorGroups: [{ id: group }],
+        });
       if (ask.kind === 'live') {
         // All of the group's people came in before noon: n + o of 10.
         const people = eventsOf(caller.org, group);
-        expect(response.json()).toEqual({ insights: { occupancy: [{ sensorGroup: { id: group, name: `Group ${ask.id}` }, occupancy: people, capacity: 10, utilization: people / 10 }] } });
+        expect(response.json()).toEqual({
+          insights: {
+            occupancy: [
+              {
+                sensorGroup: { id: group, name: `Group ${ask.id}` },
+                occupancy: people,
+                capacity: 10,
+                utilization: people / 10,
+              },
+            ],
+          },
+        });
       }
       if (ask.kind === 'history') {
-        const history = response.json<{ insights: { occupancy: { sensorGroup: { id: number }; buckets: { peak?: number }[] }[] } }>();
+        const history = response.json<{
+          insights: { occupancy: { sensorGroup: { id: number }; buckets: { peak?: number }[] }[] };
+        }>();
         expect(history.insights.occupancy.map((g) => g.sensorGroup.id)).toEqual([group]);
-        expect(Math.max(...history.insights.occupancy[0]!.buckets.map((b) => b.peak ?? 0))).toBe(eventsOf(caller.org, group));
+        expect(Math.max(...history.insights.occupancy[0]!.buckets.map((b) => b.peak ?? 0))).toBe(
+          eventsOf(caller.org, group),
+        );
       }
       return;
     }
     case 'report': {
       const outside = (ask.locationIds ?? []).filter((id) => !granted(caller, id));
       if (outside.length > 0) {
-        expect([response.status, response.json<{ errors: { path: string }[] }>().errors.length]).toEqual([403, outside.length]);
+        expect([response.status, response.json<{ errors: { path: string }[] }>().errors.length]).toEqual([
+          403,
+          outside.length,
+        ]);
         return;
       }
       expect(response.status).toBe(200);
       const asked = ask.locationIds ?? mine;
-      const expected = asked.filter((id) => granted(caller, id)).map((id) => label(caller.org, LOCATIONS.indexOf(id as (typeof LOCATIONS)[number]) + 1)).sort();
+      const expected = asked
+        .filter((id) => granted(caller, id))
+        .map((id) => label(caller.org, LOCATIONS.indexOf(id as (typeof LOCATIONS)[number]) + 1))
+        .sort();
       expect(labelsIn(response.body)).toEqual(expected);
       if (ask.shape === 'terms' && !ask.csv) {
         // Every event of the granted locations, none of anyone else's.
-        expect(response.json()).toEqual(Object.fromEntries(expected.map((l) => [l, eventsOf(Number(l[1]), Number(l[4]))])));
+        expect(response.json()).toEqual(
+          Object.fromEntries(expected.map((l) => [l, eventsOf(Number(l[1]), Number(l[4]))])),
+        );
       }
     }
   }

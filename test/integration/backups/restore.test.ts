@@ -30,8 +30,18 @@ const report = async (body: object) => {
 };
 
 const march = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' };
-const labelsPerDay = { filters: [march], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
-const parkingPerLot = { source: 'parkingEvents', filters: [march], aggregations: [{ type: 'terms', field: 'parkingLotId' }] };
+const labelsPerDay = {
+  filters: [march],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1d' },
+    { type: 'terms', field: 'label' },
+  ],
+};
+const parkingPerLot = {
+  source: 'parkingEvents',
+  filters: [march],
+  aggregations: [{ type: 'terms', field: 'parkingLotId' }],
+};
 // org-a's movement events of March 2024 (e6 is org-b's), and its parking events by lot.
 const LABELS_PER_DAY = [
   { timestamp: '2024-03-01T00:00:00.000Z', car: 2, person: 1 },
@@ -42,13 +52,19 @@ const PARKING_PER_LOT = { P1: 2, P2: 1 };
 const lostIndex = indexNameFor(prefix, 'movementEvents', Date.parse('2024-03-01T00:00:00Z'));
 
 beforeAll(async () => {
-  const nodes = (await client.nodes.info({ metric: ['settings'], filter_path: 'nodes.*.settings.path.repo' })).body as { nodes?: Record<string, unknown> };
-  if (!nodes.nodes) throw new Error('The test node has no path.repo: start it with bin/dev/opensearch-node.ts (it sets one) or give yours one.');
+  const nodes = (await client.nodes.info({ metric: ['settings'], filter_path: 'nodes.*.settings.path.repo' })).body as {
+    nodes?: Record<string, unknown>;
+  };
+  if (!nodes.nodes)
+    throw new Error(
+      'The test node has no path.repo: start it with bin/dev/opensearch-node.ts (it sets one) or give yours one.',
+    );
   await indexDocuments(client, prefix, { movementEvents, parkingEvents });
 });
 
 afterAll(async () => {
-  for (const s of await listSnapshots(client, repository.name).catch(() => [])) await client.snapshot.delete({ repository: repository.name, snapshot: s.name });
+  for (const s of await listSnapshots(client, repository.name).catch(() => []))
+    await client.snapshot.delete({ repository: repository.name, snapshot: s.name });
   await client.snapshot.deleteRepository({ repository: repository.name }).catch(() => undefined);
   await deleteIndices(client, prefix);
 });
@@ -70,20 +86,38 @@ describe('restoring a lost index from the daily snapshot', () => {
     await takeSnapshot(client, repository.name, 'daily-2024-06-01', { indices, waitForCompletion: true });
     await takeSnapshot(client, repository.name, 'before-upgrade', { indices, waitForCompletion: true });
     // Act
-    const result = await runDailySnapshot(client, { repository, indices, keepDays: 7, now: new Date('2024-06-10T03:00:00Z'), waitForCompletion: true });
+    const result = await runDailySnapshot(client, {
+      repository,
+      indices,
+      keepDays: 7,
+      now: new Date('2024-06-10T03:00:00Z'),
+      waitForCompletion: true,
+    });
     // Assess
-    expect(result).toEqual({ repository: 'unchanged', snapshot: 'daily-2024-06-10', taken: 'taken', pruned: ['daily-2024-06-01'] });
+    expect(result).toEqual({
+      repository: 'unchanged',
+      snapshot: 'daily-2024-06-10',
+      taken: 'taken',
+      pruned: ['daily-2024-06-01'],
+    });
     const snapshots = await listSnapshots(client, repository.name);
     expect(snapshots.map((s) => [s.name, s.state])).toEqual([
       ['before-upgrade', 'SUCCESS'],
       ['daily-2024-06-10', 'SUCCESS'],
     ]);
     // Both collections' months, nothing else on the node (other test files' indices have other prefixes).
-    expect([...snapshots[1]!.indices].sort()).toEqual([lostIndex, indexNameFor(prefix, 'parkingEvents', Date.parse('2024-03-01T00:00:00Z'))].sort());
+    expect([...snapshots[1]!.indices].sort()).toEqual(
+      [lostIndex, indexNameFor(prefix, 'parkingEvents', Date.parse('2024-03-01T00:00:00Z'))].sort(),
+    );
   });
 
   test('a second run the same day takes nothing new', async () => {
-    const again = await runDailySnapshot(client, { repository, indices: serviceIndexPatterns(prefix), keepDays: 7, now: new Date('2024-06-10T15:00:00Z') });
+    const again = await runDailySnapshot(client, {
+      repository,
+      indices: serviceIndexPatterns(prefix),
+      keepDays: 7,
+      now: new Date('2024-06-10T15:00:00Z'),
+    });
     expect(again).toMatchObject({ taken: 'exists', pruned: [] });
   });
 

@@ -49,7 +49,14 @@ const SERVED_FROM_ROLLUPS = [
   'compares Kolkata days with the days before: buckets start at 18:30Z',
 ];
 
-const CASES: readonly ConformanceCase[] = [...HISTOGRAM_CASES, ...AGGREGATION_CASES, ...PROFILE_CASES, ...PERCENTILE_CASES, ...COMPARISON_CASES, ...ERROR_CASES];
+const CASES: readonly ConformanceCase[] = [
+  ...HISTOGRAM_CASES,
+  ...AGGREGATION_CASES,
+  ...PROFILE_CASES,
+  ...PERCENTILE_CASES,
+  ...COMPARISON_CASES,
+  ...ERROR_CASES,
+];
 
 const client = testClient();
 const prefix = uniquePrefix('conformance');
@@ -77,7 +84,12 @@ interface Answer {
 async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer> {
   try {
     // The answer's facts as the edge sends them (the query function's own header mapping).
-    const answer = await answerReport(c.body, { organizationId: c.organizationId ?? ORG_A }, engine, c.accept ?? 'application/json');
+    const answer = await answerReport(
+      c.body,
+      { organizationId: c.organizationId ?? ORG_A },
+      engine,
+      c.accept ?? 'application/json',
+    );
     return { status: 200, headers: reportHeaders(answer), body: answer.body };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
@@ -87,7 +99,12 @@ async function answer(engine: ReportEngine, c: ConformanceCase): Promise<Answer>
 
 /** DuckDB as `npm start` serves it: behind the local report cache, which must not change an answer. */
 function enginesFor(c: ConformanceCase): ReturnType<typeof fixtureEngines> {
-  const engines = fixtureEngines(client, prefix, duckdb, c.termsCap === undefined ? undefined : { termsCap: c.termsCap });
+  const engines = fixtureEngines(
+    client,
+    prefix,
+    duckdb,
+    c.termsCap === undefined ? undefined : { termsCap: c.termsCap },
+  );
   return { ...engines, duckdb: new CachedReportEngine(engines.duckdb) };
 }
 

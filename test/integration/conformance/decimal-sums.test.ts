@@ -64,7 +64,10 @@ beforeAll(async () => {
   await ensureIndexTemplates(client, prefix, { replicas: 0 });
   duckdb = await openDuckDb(':memory:');
   const handlerOn = (engine: ReportEngine) => createQueryReportHandler({ engine: () => engine });
-  handlers = { OpenSearch: handlerOn(new OpenSearchEngine(client, { indexPrefix: prefix })), DuckDB: handlerOn(new DuckDbEngine(duckdb)) };
+  handlers = {
+    OpenSearch: handlerOn(new OpenSearchEngine(client, { indexPrefix: prefix })),
+    DuckDB: handlerOn(new DuckDbEngine(duckdb)),
+  };
   // Shards after the organizations' months where none of them has a document
   await store([event(OTHER_ORG, 0, 8, 1.5), event(OTHER_ORG, 1, 11, 2.25)]);
 });
@@ -95,7 +98,10 @@ const range = (from: string, to: string) => ({ type: 'range', field: 'timestamp'
 const HALF = range('2024-01-01T00:00:00Z', '2024-07-01T00:00:00Z');
 
 /** Two decimals, often the classics of binary fractions (0.1, 0.2, 0.15, 0.3, 0.7). */
-const value = fc.record({ k: fc.oneof(fc.constantFrom(10, 15, 20, 30, 70), fc.integer({ min: 0, max: 100_000 })), month: fc.integer({ min: 0, max: MONTHS - 1 }) });
+const value = fc.record({
+  k: fc.oneof(fc.constantFrom(10, 15, 20, 30, 70), fc.integer({ min: 0, max: 100_000 })),
+  month: fc.integer({ min: 0, max: MONTHS - 1 }),
+});
 
 test('sums and averages of decimals are the decimals, alike on both engines, whole, in buckets, split and compared', async () => {
   let run = 0;
@@ -106,20 +112,56 @@ test('sums and averages of decimals are the decimals, alike on both engines, who
       await store(values.map((v, i) => event(org, i, v.month, v.k / 100)));
       const quarter = (q: number) => values.filter((v) => Math.floor(v.month / 3) === q);
       // A sum and a count over no values are a true 0, written in both shapes; avg has no value then.
-      const inQuarter = (q: number) => ({ timestamp: new Date(Date.UTC(2024, 3 * q, 1)).toISOString(), ...expected(quarter(q)) });
-      const quarterly = { source: 'parkingEvents', filters: [HALF], aggregations: [{ type: 'dateHistogram', interval: '1q' }, stats] };
+      const inQuarter = (q: number) => ({
+        timestamp: new Date(Date.UTC(2024, 3 * q, 1)).toISOString(),
+        ...expected(quarter(q)),
+      });
+      const quarterly = {
+        source: 'parkingEvents',
+        filters: [HALF],
+        aggregations: [{ type: 'dateHistogram', interval: '1q' }, stats],
+      };
       // Act, Assess
       expect(await answer({ source: 'parkingEvents', aggregations: [stats] }, org)).toEqual(expected(values));
-      expect(await answer({ source: 'parkingEvents', aggregations: [{ type: 'filters', filters: { all: { type: 'range', field: 'duration', from: 0 } } }, stats] }, org)).toEqual(prefixed('all', expected(values)));
+      expect(
+        await answer(
+          {
+            source: 'parkingEvents',
+            aggregations: [{ type: 'filters', filters: { all: { type: 'range', field: 'duration', from: 0 } } }, stats],
+          },
+          org,
+        ),
+      ).toEqual(prefixed('all', expected(values)));
       expect(await answer(quarterly, org)).toEqual([inQuarter(0), inQuarter(1)]);
       expect(await answer({ ...quarterly, splitInterval: '1M' }, org)).toEqual([inQuarter(0), inQuarter(1)]);
-      expect(await answer({ source: 'parkingEvents', filters: [range('2024-04-01T00:00:00Z', '2024-07-01T00:00:00Z')], aggregations: [stats], compare: { offset: '1q' } }, org)).toEqual({
+      expect(
+        await answer(
+          {
+            source: 'parkingEvents',
+            filters: [range('2024-04-01T00:00:00Z', '2024-07-01T00:00:00Z')],
+            aggregations: [stats],
+            compare: { offset: '1q' },
+          },
+          org,
+        ),
+      ).toEqual({
         current: expected(quarter(1)),
         previous: expected(quarter(0)),
       });
     }),
     // First the fuzzer's case (FUZZ_SEED=-393408234 FUZZ_PATH=77 of report-grammar.fuzz.test.ts): 0.15 and 0.3 in two shards.
-    { numRuns: 30, examples: [[[{ k: 15, month: 0 }, { k: 30, month: 1 }]]], ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}) },
+    {
+      numRuns: 30,
+      examples: [
+        [
+          [
+            { k: 15, month: 0 },
+            { k: 30, month: 1 },
+          ],
+        ],
+      ],
+      ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}),
+    },
   );
 }, 300_000);
 

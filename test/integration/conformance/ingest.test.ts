@@ -23,19 +23,43 @@ afterAll(async () => {
   await client.close();
 });
 
-const event = (id: string | undefined, timestamp: string, label: string, org = 'org'): ReportDocument<'movementEvents'> =>
-  parseDocument('movementEvents', { ...(id ? { id } : {}), organizationId: org, locationId: 'loc', timestamp, label, crossedPaths: [{ id: label, end: 'A' }] });
+const event = (
+  id: string | undefined,
+  timestamp: string,
+  label: string,
+  org = 'org',
+): ReportDocument<'movementEvents'> =>
+  parseDocument('movementEvents', {
+    ...(id ? { id } : {}),
+    organizationId: org,
+    locationId: 'loc',
+    timestamp,
+    label,
+    crossedPaths: [{ id: label, end: 'A' }],
+  });
 
-const toWrite = (document: ReportDocument<'movementEvents'>) => ({ document, identity: documentIdentity('movementEvents', document) });
+const toWrite = (document: ReportDocument<'movementEvents'>) => ({
+  document,
+  identity: documentIdentity('movementEvents', document),
+});
 
 test('both engines write a document once: again it is a duplicate, its id with other content (in any month) a conflict', async () => {
   // Prepare
   const db = await openDuckDb(':memory:');
   const batches = [
     // a car "a" in March, a bus without id, the same "a" for another organization
-    [event('a', '2024-03-01T00:00:00Z', 'car'), event(undefined, '2024-03-02T00:00:00Z', 'bus'), event('a', '2024-03-01T00:00:00Z', 'car', 'org2')],
+    [
+      event('a', '2024-03-01T00:00:00Z', 'car'),
+      event(undefined, '2024-03-02T00:00:00Z', 'bus'),
+      event('a', '2024-03-01T00:00:00Z', 'car', 'org2'),
+    ],
     // all three again (the bus's instant with another offset), and a new "b"
-    [event('a', '2024-03-01T00:00:00Z', 'car'), event(undefined, '2024-03-02T01:00:00+01:00', 'bus'), event('a', '2024-03-01T00:00:00Z', 'car', 'org2'), event('b', '2024-03-03T00:00:00Z', 'bus')],
+    [
+      event('a', '2024-03-01T00:00:00Z', 'car'),
+      event(undefined, '2024-03-02T01:00:00+01:00', 'bus'),
+      event('a', '2024-03-01T00:00:00Z', 'car', 'org2'),
+      event('b', '2024-03-03T00:00:00Z', 'bus'),
+    ],
     // "a" as a truck in the same month, "b" as a car in April
     [event('a', '2024-03-20T00:00:00Z', 'truck')],
     [event('b', '2024-04-01T00:00:00Z', 'car')],
@@ -43,12 +67,23 @@ test('both engines write a document once: again it is a duplicate, its id with o
   // Act
   const outcomes: string[][][] = [];
   for (const batch of batches) {
-    const opensearch = await writeOpenSearch(client, 'movementEvents', batch.map(toWrite), { indexPrefix: prefix, refresh: true });
+    const opensearch = await writeOpenSearch(client, 'movementEvents', batch.map(toWrite), {
+      indexPrefix: prefix,
+      refresh: true,
+    });
     const duckdb = await writeDuckDb(db, 'movementEvents', batch.map(toWrite));
     outcomes.push([opensearch.map((o) => o.kind), duckdb.map((o) => o.kind)]);
   }
-  const body = { aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }] };
-  const ask = async (engine: OpenSearchEngine | DuckDbEngine, org: string) => JSON.parse((await answerReport(body, { organizationId: org }, engine, 'application/json')).body);
+  const body = {
+    aggregations: [
+      { type: 'nested', path: 'crossedPaths' },
+      { type: 'terms', field: 'crossedPaths.id' },
+      { type: 'reverseNested' },
+      { type: 'terms', field: 'label' },
+    ],
+  };
+  const ask = async (engine: OpenSearchEngine | DuckDbEngine, org: string) =>
+    JSON.parse((await answerReport(body, { organizationId: org }, engine, 'application/json')).body);
   // Assess
   const expected = [
     ['written', 'written', 'written'],
@@ -73,5 +108,7 @@ test('returns the documents OpenSearch refuses instead of throwing, and indexes 
   const result = await indexDocuments(client, 'movementEvents', [good, bad], { indexPrefix: prefix, refresh: true });
   // Assess
   expect(result.indexed).toBe(1);
-  expect(result.failures).toEqual([{ index: 1, id: 'x', reason: expect.stringMatching(/^strict_dynamic_mapping_exception: .*colour/) }]);
+  expect(result.failures).toEqual([
+    { index: 1, id: 'x', reason: expect.stringMatching(/^strict_dynamic_mapping_exception: .*colour/) },
+  ]);
 });

@@ -46,7 +46,9 @@ const prefix = uniquePrefix('percentiles');
 let duckdb: DuckDBInstance;
 
 beforeAll(async () => {
-  duckdb = await loadFixtureEngines(client, prefix, { parkingEvents: [...events('exact', EXACT), ...events('large', LARGE)] });
+  duckdb = await loadFixtureEngines(client, prefix, {
+    parkingEvents: [...events('exact', EXACT), ...events('large', LARGE)],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -63,14 +65,21 @@ const request = (lot: string) => ({
 
 async function bodies(lot: string): Promise<{ opensearch: Record<string, number>; duckdb: Record<string, number> }> {
   const engines = fixtureEngines(client, prefix, duckdb);
-  const ask = async (engine: typeof engines.opensearch) => JSON.parse((await answerReport(request(lot), { organizationId: ORG }, engine, 'application/json')).body) as Record<string, number>;
+  const ask = async (engine: typeof engines.opensearch) =>
+    JSON.parse((await answerReport(request(lot), { organizationId: ORG }, engine, 'application/json')).body) as Record<
+      string,
+      number
+    >;
   return { opensearch: await ask(engines.opensearch), duckdb: await ask(engines.duckdb) };
 }
 
 test(`OpenSearch answers Hazen's percentiles exactly, as DuckDB, over ${EXACT_PERCENTILE_VALUES} values in one bucket`, async () => {
   // Prepare
   const sorted = [...EXACT].sort((a, b) => a - b);
-  const expected = Object.fromEntries([['count', EXACT.length], ...PERCENTS.map((p) => [`p${p}`, hazenReference(sorted, p)])]);
+  const expected = Object.fromEntries([
+    ['count', EXACT.length],
+    ...PERCENTS.map((p) => [`p${p}`, hazenReference(sorted, p)]),
+  ]);
   // Act
   const { opensearch, duckdb: fromDuckDb } = await bodies('exact');
   // Assess

@@ -16,7 +16,13 @@ import { invoke } from '../../../bin/dev/lambda-events';
 let table: TestTable;
 const NOW = Date.parse('2024-06-02T12:02:30Z');
 const entry = (sensorGroupId: number, occupancy: number, openedAt: string) => ({
-  organizationId: ORG_A, locationId: 'berlin-mall', sensorGroupId, name: 'cached name', occupancy, openedAt, refreshedAt: '2024-06-02T12:00:00.000Z',
+  organizationId: ORG_A,
+  locationId: 'berlin-mall',
+  sensorGroupId,
+  name: 'cached name',
+  occupancy,
+  openedAt,
+  refreshedAt: '2024-06-02T12:00:00.000Z',
 });
 
 beforeAll(async () => {
@@ -27,7 +33,12 @@ beforeAll(async () => {
 afterAll(() => table.drop());
 
 const list = (headers: Record<string, string> = {}) =>
-  invoke(createListLocationsHandler({ store: () => table.store }), { method: 'GET', path: '/locations', headers, org: ORG_A });
+  invoke(createListLocationsHandler({ store: () => table.store }), {
+    method: 'GET',
+    path: '/locations',
+    headers,
+    org: ORG_A,
+  });
 const live = (headers: Record<string, string> = {}, now = NOW) =>
   invoke(createLiveInsightsHandler({ store: () => table.store, now: () => now }), {
     method: 'GET',
@@ -51,12 +62,22 @@ describe('GET /locations', () => {
     const again = await list({ 'if-none-match': first.headers.etag! });
     expect(again.status).toBe(304);
     expect(again.body).toBe('');
-    expect(again.headers).toEqual({ etag: first.headers.etag, 'cache-control': 'private, no-cache', vary: 'Accept-Encoding', 'x-request-id': 'test-request', 'x-content-type-options': 'nosniff' });
+    expect(again.headers).toEqual({
+      etag: first.headers.etag,
+      'cache-control': 'private, no-cache',
+      vary: 'Accept-Encoding',
+      'x-request-id': 'test-request',
+      'x-content-type-options': 'nosniff',
+    });
   });
 
   test('answers 304 to the tag in a list, to the strong form of the tag (weak comparison), and to *', async () => {
     const { etag } = (await list()).headers;
-    for (const ifNoneMatch of [`W/"other", ${etag}`, etag!.slice(2), '*']) expect({ ifNoneMatch, status: (await list({ 'if-none-match': ifNoneMatch })).status }).toEqual({ ifNoneMatch, status: 304 });
+    for (const ifNoneMatch of [`W/"other", ${etag}`, etag!.slice(2), '*'])
+      expect({ ifNoneMatch, status: (await list({ 'if-none-match': ifNoneMatch })).status }).toEqual({
+        ifNoneMatch,
+        status: 304,
+      });
   });
 
   test('answers 200 with the body to another tag', async () => {
@@ -76,16 +97,26 @@ describe('GET /locations/{locationId}/insights/live', () => {
     expect(first.status).toBe(200);
     // 12:03:30: the same occupancy, a minute less to the next refresh (12:06:00).
     const later = await live({ 'if-none-match': first.headers.etag! }, NOW + 60_000);
-    expect([later.status, later.body, later.headers.etag, later.headers['cache-control']]).toEqual([304, '', first.headers.etag, 'private, max-age=150']);
+    expect([later.status, later.body, later.headers.etag, later.headers['cache-control']]).toEqual([
+      304,
+      '',
+      first.headers.etag,
+      'private, max-age=150',
+    ]);
   });
 
   test('answers 200 with a new ETag once the occupancy changed', async () => {
     const first = await live();
-    await table.store.putOccupancy({ ...entry(1, 43, '2024-06-02T04:00:00.000Z'), refreshedAt: '2024-06-02T12:01:00.000Z' });
+    await table.store.putOccupancy({
+      ...entry(1, 43, '2024-06-02T04:00:00.000Z'),
+      refreshedAt: '2024-06-02T12:01:00.000Z',
+    });
     const changed = await live({ 'if-none-match': first.headers.etag! });
     expect(changed.status).toBe(200);
     expect(changed.headers.etag).not.toBe(first.headers.etag);
-    expect(changed.json()).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 43 }] } });
+    expect(changed.json()).toEqual({
+      insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 43 }] },
+    });
   });
 });
 
@@ -94,14 +125,35 @@ describe('a long answer', () => {
     // 60 locations of about 200 bytes each: over the 1 KiB threshold.
     const at = '2024-05-01T00:00:00.000Z';
     const many: Location[] = Array.from({ length: 60 }, (_, i) => ({
-      id: `site-${String(i).padStart(2, '0')}`, name: `Site ${i}`, organizationId: ORG_A, type: 'store', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: at, updatedAt: at,
+      id: `site-${String(i).padStart(2, '0')}`,
+      name: `Site ${i}`,
+      organizationId: ORG_A,
+      type: 'store',
+      timezone: 'UTC',
+      createdBy: null,
+      updatedBy: null,
+      createdAt: at,
+      updatedAt: at,
     }));
     const handler = createListLocationsHandler({ store: () => ({ listLocations: async () => many }) });
     const plain = await invoke(handler, { method: 'GET', path: '/locations' });
     const gzip = await invoke(handler, { method: 'GET', path: '/locations', headers: { 'accept-encoding': 'gzip' } });
-    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.etag]).toEqual([200, 'gzip', plain.headers.etag]);
+    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.etag]).toEqual([
+      200,
+      'gzip',
+      plain.headers.etag,
+    ]);
     expect(gunzipSync(gzip.bytes).toString('utf8')).toBe(plain.body);
-    const again = await invoke(handler, { method: 'GET', path: '/locations', headers: { 'accept-encoding': 'gzip', 'if-none-match': plain.headers.etag! } });
-    expect([again.status, again.body, again.headers['content-encoding'], again.headers.vary]).toEqual([304, '', undefined, 'Accept-Encoding']);
+    const again = await invoke(handler, {
+      method: 'GET',
+      path: '/locations',
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': plain.headers.etag! },
+    });
+    expect([again.status, again.body, again.headers['content-encoding'], again.headers.vary]).toEqual([
+      304,
+      '',
+      undefined,
+      'Accept-Encoding',
+    ]);
   });
 });

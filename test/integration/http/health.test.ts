@@ -27,7 +27,13 @@ afterAll(async () => {
 });
 
 const health = (engine: ReportEngine, timeoutMs?: number) =>
-  invoke(createHealthHandler({ checks: { engine: engineCheck(async () => engine), table: tableCheck }, ...(timeoutMs ? { timeoutMs } : {}) }), { method: 'GET', path: '/health', org: null });
+  invoke(
+    createHealthHandler({
+      checks: { engine: engineCheck(async () => engine), table: tableCheck },
+      ...(timeoutMs ? { timeoutMs } : {}),
+    }),
+    { method: 'GET', path: '/health', org: null },
+  );
 
 test('answers 200 ok when OpenSearch answers the probe (no index of the prefix yet) and the table a read', async () => {
   const response = await health(new OpenSearchEngine(client, { indexPrefix: uniquePrefix('health') }));
@@ -41,7 +47,10 @@ test('answers 200 ok when OpenSearch answers the probe (no index of the prefix y
 test('answers 200 ok on the embedded engine, DuckDB, as the local server runs it', async () => {
   const db = await openDuckDb(':memory:');
   try {
-    expect((await health(new DuckDbEngine(db))).json()).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
+    expect((await health(new DuckDbEngine(db))).json()).toEqual({
+      status: 'ok',
+      checks: { engine: 'ok', table: 'ok' },
+    });
   } finally {
     db.closeSync();
   }
@@ -51,14 +60,21 @@ test('answers 503 naming the engine when OpenSearch does not answer, without say
   // A closed port on the loopback: connection refused at once.
   const unreachable = new OpenSearchEngine(new Client({ node: 'http://127.0.0.1:9', maxRetries: 0 }));
   const response = await health(unreachable);
-  expect([response.status, response.headers['retry-after'], response.headers['cache-control']]).toEqual([503, '5', 'no-store']);
+  expect([response.status, response.headers['retry-after'], response.headers['cache-control']]).toEqual([
+    503,
+    '5',
+    'no-store',
+  ]);
   expect(response.body).toBe('{"status":"fail","checks":{"engine":"fail","table":"ok"}}');
 });
 
 test('answers 503 naming the table when it does not exist, and the timeout of an engine that hangs', async () => {
   const hangs: ReportEngine = { maxBuckets: 65_535, run: () => new Promise(() => undefined) };
   const missing = new DynamoLocationStore(table.client, `${table.name}-missing`);
-  const handler = createHealthHandler({ checks: { engine: engineCheck(async () => hangs), table: () => missing.probe() }, timeoutMs: 200 });
+  const handler = createHealthHandler({
+    checks: { engine: engineCheck(async () => hangs), table: () => missing.probe() },
+    timeoutMs: 200,
+  });
   const response = await invoke(handler, { method: 'GET', path: '/health', org: null });
   expect(response.status).toBe(503);
   expect(response.json()).toEqual({ status: 'fail', checks: { engine: 'timeout', table: 'fail' } });
@@ -68,8 +84,15 @@ test('answers 503 naming the table when it does not exist, and the timeout of an
 test('answers JSON to any Accept: a monitor never reads a 406 as an outage', async () => {
   const db = await openDuckDb(':memory:');
   try {
-    const handler = createHealthHandler({ checks: { engine: engineCheck(async () => new DuckDbEngine(db)), table: tableCheck } });
-    const response = await invoke(handler, { method: 'GET', path: '/health', org: null, headers: { accept: 'text/html' } });
+    const handler = createHealthHandler({
+      checks: { engine: engineCheck(async () => new DuckDbEngine(db)), table: tableCheck },
+    });
+    const response = await invoke(handler, {
+      method: 'GET',
+      path: '/health',
+      org: null,
+      headers: { accept: 'text/html' },
+    });
     expect([response.status, response.headers['content-type']]).toEqual([200, 'application/json']);
   } finally {
     db.closeSync();

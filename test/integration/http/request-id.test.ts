@@ -22,7 +22,8 @@ beforeAll(async () => {
 afterAll(() => duckDb.closeSync());
 beforeEach(() => {
   printed = [];
-  for (const method of ['info', 'error', 'warn'] as const) jest.spyOn(console, method).mockImplementation((...line: unknown[]) => void printed.push(String(line[0])));
+  for (const method of ['info', 'error', 'warn'] as const)
+    jest.spyOn(console, method).mockImplementation((...line: unknown[]) => void printed.push(String(line[0])));
 });
 afterEach(() => jest.restoreAllMocks());
 
@@ -38,7 +39,10 @@ const buggy: ReportEngine = {
 };
 
 test('a 500 from a bug carries the request id in X-Request-Id, in the problem and in the error log line, and no internals', async () => {
-  const response = await invoke(createQueryReportHandler({ engine: () => buggy }), { body: { aggregations: [{ type: 'terms', field: 'label' }] }, requestId: 'Jq3q5j9xIAMEbAg=' });
+  const response = await invoke(createQueryReportHandler({ engine: () => buggy }), {
+    body: { aggregations: [{ type: 'terms', field: 'label' }] },
+    requestId: 'Jq3q5j9xIAMEbAg=',
+  });
 
   expect(response.status).toBe(500);
   expect(response.headers['x-request-id']).toBe('Jq3q5j9xIAMEbAg=');
@@ -56,7 +60,10 @@ test('a 500 from a bug carries the request id in X-Request-Id, in the problem an
 
 test('a 400 carries the request id in X-Request-Id, in the problem and in the log line of the refusal', async () => {
   const engine = new DuckDbEngine(duckDb);
-  const response = await invoke(createQueryReportHandler({ engine: () => engine }), { body: { aggregations: [] }, requestId: 'KZ7dyhs2IAMEV0w=' });
+  const response = await invoke(createQueryReportHandler({ engine: () => engine }), {
+    body: { aggregations: [] },
+    requestId: 'KZ7dyhs2IAMEV0w=',
+  });
 
   expect(response.status).toBe(400);
   expect(response.headers['x-request-id']).toBe('KZ7dyhs2IAMEV0w=');
@@ -106,7 +113,11 @@ test('the failure line names its own request while another runs in the same proc
   release();
   await Promise.all([a, b]);
 
-  expect(logLines().filter((l) => l.message === 'request failed').map((l) => l.correlation_id)).toEqual(['A=', 'B=']);
+  expect(
+    logLines()
+      .filter((l) => l.message === 'request failed')
+      .map((l) => l.correlation_id),
+  ).toEqual(['A=', 'B=']);
 });
 
 test('a successful answer carries X-Request-Id too', async () => {

@@ -59,7 +59,8 @@ const location = (organizationId: string, id: string): Location => ({
   updatedAt: '2024-01-01T00:00:00.000Z',
 });
 
-const line = (minute: number, label: string, locationId = 'L1') => JSON.stringify({ locationId, timestamp: new Date(Date.UTC(2024, 2, 1, 8, minute)).toISOString(), label });
+const line = (minute: number, label: string, locationId = 'L1') =>
+  JSON.stringify({ locationId, timestamp: new Date(Date.UTC(2024, 2, 1, 8, minute)).toISOString(), label });
 const BATCH = `${line(0, 'car')}\n${line(1, 'bus')}\n`;
 
 describe.each(TABLES)('on $name', ({ open }) => {
@@ -80,16 +81,32 @@ describe.each(TABLES)('on $name', ({ open }) => {
   });
 
   const ingest = (req: HttpRequest, key: string | undefined = 'k-1') =>
-    invoke(createIngestHandler({ writer: () => writer, store: () => new TableLocationStore(table), table: () => table }), {
-      path: '/ingest/movementEvents',
-      pathParameters: { collection: 'movementEvents' },
-      scopes: [INGEST_SCOPE],
-      ...req,
-      headers: { 'content-type': 'application/x-ndjson', ...(key === undefined ? {} : { 'idempotency-key': key }), ...(req.headers ?? {}) },
-    });
+    invoke(
+      createIngestHandler({ writer: () => writer, store: () => new TableLocationStore(table), table: () => table }),
+      {
+        path: '/ingest/movementEvents',
+        pathParameters: { collection: 'movementEvents' },
+        scopes: [INGEST_SCOPE],
+        ...req,
+        headers: {
+          'content-type': 'application/x-ndjson',
+          ...(key === undefined ? {} : { 'idempotency-key': key }),
+          ...(req.headers ?? {}),
+        },
+      },
+    );
   /** Movement events of the organization, summed over labels. */
   const count = async (organizationId = ORG_A) => {
-    const byLabel = JSON.parse((await answerReport({ aggregations: [{ type: 'terms', field: 'label' }] }, { organizationId }, new DuckDbEngine(db), 'application/json')).body) as Record<string, number>;
+    const byLabel = JSON.parse(
+      (
+        await answerReport(
+          { aggregations: [{ type: 'terms', field: 'label' }] },
+          { organizationId },
+          new DuckDbEngine(db),
+          'application/json',
+        )
+      ).body,
+    ) as Record<string, number>;
     return Object.values(byLabel).reduce((a, b) => a + b, 0);
   };
 
@@ -98,15 +115,26 @@ describe.each(TABLES)('on $name', ({ open }) => {
     const first = await ingest({ rawBody: BATCH });
     const again = await ingest({ rawBody: BATCH });
     // Assess: without the key, the second would answer 0 accepted, 2 duplicates
-    expect([first.status, first.json(), first.headers['idempotent-replayed']]).toEqual([200, { accepted: 2, duplicates: 0, rejected: [] }, undefined]);
-    expect([again.status, again.json(), again.headers['idempotent-replayed']]).toEqual([200, { accepted: 2, duplicates: 0, rejected: [] }, 'true']);
+    expect([first.status, first.json(), first.headers['idempotent-replayed']]).toEqual([
+      200,
+      { accepted: 2, duplicates: 0, rejected: [] },
+      undefined,
+    ]);
+    expect([again.status, again.json(), again.headers['idempotent-replayed']]).toEqual([
+      200,
+      { accepted: 2, duplicates: 0, rejected: [] },
+      'true',
+    ]);
     expect(await count()).toBe(2);
   });
 
   test('answers 422 for the same key with another body, and writes none of it', async () => {
     await ingest({ rawBody: BATCH });
     const other = await ingest({ rawBody: `${line(5, 'truck')}\n` });
-    expect([other.status, other.json<{ type: string }>().type]).toEqual([422, expect.stringMatching(/idempotency-key-reused$/)]);
+    expect([other.status, other.json<{ type: string }>().type]).toEqual([
+      422,
+      expect.stringMatching(/idempotency-key-reused$/),
+    ]);
     expect(await count()).toBe(2);
   });
 
@@ -129,10 +157,14 @@ describe.each(TABLES)('on $name', ({ open }) => {
     expect(await count()).toBe(2);
   });
 
-  test('keeps keys apart by organization: another organization\'s same key runs its own request', async () => {
+  test("keeps keys apart by organization: another organization's same key runs its own request", async () => {
     await ingest({ rawBody: BATCH });
     const b = await ingest({ rawBody: `${line(0, 'car', 'L9')}\n`, org: ORG_B });
-    expect([b.status, b.json(), b.headers['idempotent-replayed']]).toEqual([200, { accepted: 1, duplicates: 0, rejected: [] }, undefined]);
+    expect([b.status, b.json(), b.headers['idempotent-replayed']]).toEqual([
+      200,
+      { accepted: 1, duplicates: 0, rejected: [] },
+      undefined,
+    ]);
     expect([await count(ORG_A), await count(ORG_B)]).toEqual([2, 1]);
   });
 
@@ -140,19 +172,30 @@ describe.each(TABLES)('on $name', ({ open }) => {
     // Prepare: the engine is busy once
     const direct = writer;
     let calls = 0;
-    writer = { write: async (c, docs) => (calls++ === 0 ? Promise.reject(new EngineUnavailableError('busy')) : direct.write(c, docs)) };
+    writer = {
+      write: async (c, docs) =>
+        calls++ === 0 ? Promise.reject(new EngineUnavailableError('busy')) : direct.write(c, docs),
+    };
     // Act
     const failed = await ingest({ rawBody: BATCH });
     const retried = await ingest({ rawBody: BATCH });
     // Assess
     expect([failed.status, failed.headers['retry-after']]).toEqual([503, '5']);
-    expect([retried.status, retried.json(), retried.headers['idempotent-replayed']]).toEqual([200, { accepted: 2, duplicates: 0, rejected: [] }, undefined]);
+    expect([retried.status, retried.json(), retried.headers['idempotent-replayed']]).toEqual([
+      200,
+      { accepted: 2, duplicates: 0, rejected: [] },
+      undefined,
+    ]);
   });
 
   test('answers 400 naming the header for a key that is empty, too long or not visible ASCII', async () => {
     for (const key of ['', 'x'.repeat(256), 'schlüssel', 'a b']) {
       const response = await ingest({ rawBody: BATCH }, key);
-      expect([key, response.status, response.json<{ errors: { path: string }[] }>().errors[0]?.path]).toEqual([key, 400, '/headers/idempotency-key']);
+      expect([key, response.status, response.json<{ errors: { path: string }[] }>().errors[0]?.path]).toEqual([
+        key,
+        400,
+        '/headers/idempotency-key',
+      ]);
     }
     // quoted as the IETF draft writes it, or bare: the same key
     expect((await ingest({ rawBody: BATCH }, '"abc"')).headers['idempotent-replayed']).toBeUndefined();

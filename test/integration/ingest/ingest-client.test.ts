@@ -33,8 +33,18 @@ afterAll(() => cognito.restore());
 async function run(...args: string[]) {
   const lines: string[] = [];
   const errors: string[] = [];
-  const env = { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, TABLE_NAME: table.name, USER_POOL_ID: POOL, AWS_REGION: 'eu-west-1' };
-  const code = await ingestClientCli(['node', 'ingest-client', ...args], { log: (l) => lines.push(l), error: (l) => errors.push(l) }, env, () => NOW);
+  const env = {
+    DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+    TABLE_NAME: table.name,
+    USER_POOL_ID: POOL,
+    AWS_REGION: 'eu-west-1',
+  };
+  const code = await ingestClientCli(
+    ['node', 'ingest-client', ...args],
+    { log: (l) => lines.push(l), error: (l) => errors.push(l) },
+    env,
+    () => NOW,
+  );
   return { code, lines, errors };
 }
 
@@ -48,15 +58,26 @@ const tokenEvent = (clientId: string) => ({
   userPoolId: POOL,
   userName: clientId,
   callerContext: { awsSdkVersion: 'aws-sdk-unknown-unknown', clientId },
-  request: { userAttributes: {}, groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [] }, scopes: ['lrs/ingest'] },
+  request: {
+    userAttributes: {},
+    groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [] },
+    scopes: ['lrs/ingest'],
+  },
   response: { claimsAndScopeOverrideDetails: null },
 });
-const context = { awsRequestId: 'test', functionName: 'pre-token-generation', getRemainingTimeInMillis: () => 5000 } as Context;
-const trigger = () => createPreTokenGenerationHandler({ table: async () => new DynamoItemTable(table.client, table.name) });
+const context = {
+  awsRequestId: 'test',
+  functionName: 'pre-token-generation',
+  getRemainingTimeInMillis: () => 5000,
+} as Context;
+const trigger = () =>
+  createPreTokenGenerationHandler({ table: async () => new DynamoItemTable(table.client, table.name) });
 
 test('create registers a client-credentials app client with the ingest scope, writes its organization, and prints the secret once', async () => {
   // Prepare
-  cognito.on(CreateUserPoolClientCommand).resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
+  cognito
+    .on(CreateUserPoolClientCommand)
+    .resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
   // Act
   const { code, lines } = await run('create', '--org', ORG.toUpperCase(), '--name', 'Hall gateway');
   // Assess
@@ -77,28 +98,48 @@ test('create registers a client-credentials app client with the ingest scope, wr
     },
   ]);
   expect(await items()).toEqual([
-    { PK: 'MACHINE_CLIENTS', SK: 'CLIENT#client-1', kind: 'machineClient', clientId: 'client-1', organizationId: ORG, name: 'Hall gateway', createdAt: '2026-03-02T10:00:00.000Z', revokedAt: null },
+    {
+      PK: 'MACHINE_CLIENTS',
+      SK: 'CLIENT#client-1',
+      kind: 'machineClient',
+      clientId: 'client-1',
+      organizationId: ORG,
+      name: 'Hall gateway',
+      createdAt: '2026-03-02T10:00:00.000Z',
+      revokedAt: null,
+    },
   ]);
   expect(lines.slice(0, 3)).toEqual(['client id:     client-1', 'client secret: s3cret', `organization:  ${ORG}`]);
 });
 
 test("the token trigger adds a registered client's organization to its access token (V3_0)", async () => {
   // Prepare
-  cognito.on(CreateUserPoolClientCommand).resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
+  cognito
+    .on(CreateUserPoolClientCommand)
+    .resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
   await run('create', '--org', ORG, '--name', 'Hall gateway');
   // Act
-  const answered = (await trigger()(tokenEvent('client-1') as never, context)) as unknown as ReturnType<typeof tokenEvent>;
+  const answered = (await trigger()(tokenEvent('client-1') as never, context)) as unknown as ReturnType<
+    typeof tokenEvent
+  >;
   // Assess
-  expect(answered.response.claimsAndScopeOverrideDetails).toEqual({ accessTokenGeneration: { claimsToAddOrOverride: { 'custom:organizationId': ORG } } });
+  expect(answered.response.claimsAndScopeOverrideDetails).toEqual({
+    accessTokenGeneration: { claimsToAddOrOverride: { 'custom:organizationId': ORG } },
+  });
 });
 
 test('the token trigger refuses a client that was never registered', async () => {
-  await expect(trigger()(tokenEvent('stranger') as never, context)).rejects.toThrow('Client stranger is not a registered machine client.');
+  await expect(trigger()(tokenEvent('stranger') as never, context)).rejects.toThrow(
+    'Client stranger is not a registered machine client.',
+  );
 });
 
 test('list shows every client, revoked ones too, and --org narrows', async () => {
   // Prepare
-  cognito.on(CreateUserPoolClientCommand).resolvesOnce({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 'a' } }).resolvesOnce({ UserPoolClient: { ClientId: 'client-2', ClientSecret: 'b' } });
+  cognito
+    .on(CreateUserPoolClientCommand)
+    .resolvesOnce({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 'a' } })
+    .resolvesOnce({ UserPoolClient: { ClientId: 'client-2', ClientSecret: 'b' } });
   await run('create', '--org', ORG, '--name', 'Hall gateway');
   await run('create', '--org', '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d', '--name', 'Other');
   await run('revoke', 'client-2');
@@ -116,40 +157,78 @@ test('list shows every client, revoked ones too, and --org narrows', async () =>
 
 test('revoke marks the item revoked, deletes the app client, and the trigger then refuses the client', async () => {
   // Prepare
-  cognito.on(CreateUserPoolClientCommand).resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
+  cognito
+    .on(CreateUserPoolClientCommand)
+    .resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
   cognito.on(DeleteUserPoolClientCommand).resolves({});
   await run('create', '--org', ORG, '--name', 'Hall gateway');
   // Act
   const { code, lines } = await run('revoke', 'client-1');
   // Assess
   expect([code, lines]).toEqual([0, [`revoked client-1 (Hall gateway, organization ${ORG})`]]);
-  expect(cognito.commandCalls(DeleteUserPoolClientCommand).map((c) => c.args[0].input)).toEqual([{ UserPoolId: POOL, ClientId: 'client-1' }]);
-  expect(await items()).toEqual([expect.objectContaining({ SK: 'CLIENT#client-1', revokedAt: '2026-03-02T10:00:00.000Z' })]);
+  expect(cognito.commandCalls(DeleteUserPoolClientCommand).map((c) => c.args[0].input)).toEqual([
+    { UserPoolId: POOL, ClientId: 'client-1' },
+  ]);
+  expect(await items()).toEqual([
+    expect.objectContaining({ SK: 'CLIENT#client-1', revokedAt: '2026-03-02T10:00:00.000Z' }),
+  ]);
   await expect(trigger()(tokenEvent('client-1') as never, context)).rejects.toThrow('Client client-1 was revoked.');
 });
 
 test('revoke finishes a revocation whose app client is already gone, and refuses an unknown client', async () => {
   // Prepare
-  cognito.on(CreateUserPoolClientCommand).resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
-  cognito.on(DeleteUserPoolClientCommand).rejects(new ResourceNotFoundException({ message: 'User pool client client-1 does not exist.', $metadata: {} }));
+  cognito
+    .on(CreateUserPoolClientCommand)
+    .resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
+  cognito
+    .on(DeleteUserPoolClientCommand)
+    .rejects(new ResourceNotFoundException({ message: 'User pool client client-1 does not exist.', $metadata: {} }));
   await run('create', '--org', ORG, '--name', 'Hall gateway');
   // Act
   const again = await run('revoke', 'client-1');
   const unknown = await run('revoke', 'stranger');
   // Assess
   expect(again.code).toBe(0);
-  expect([unknown.code, unknown.errors]).toEqual([1, ['ingest-client: stranger is not a registered machine client (see list)']]);
+  expect([unknown.code, unknown.errors]).toEqual([
+    1,
+    ['ingest-client: stranger is not a registered machine client (see list)'],
+  ]);
 });
 
 test('create deletes the app client again when its item cannot be written, and refuses a malformed organization', async () => {
   // Prepare: a table that does not exist
-  cognito.on(CreateUserPoolClientCommand).resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
+  cognito
+    .on(CreateUserPoolClientCommand)
+    .resolves({ UserPoolClient: { ClientId: 'client-1', ClientSecret: 's3cret' } });
   cognito.on(DeleteUserPoolClientCommand).resolves({});
   // Act
-  const failed = ingestClientCli(['node', 'ingest-client', 'create', '--org', ORG, '--name', 'x', '--table', 'no-such-table', '--user-pool-id', POOL, '--dynamodb-endpoint', process.env.DYNAMODB_ENDPOINT!], { log: () => undefined, error: () => undefined }, {});
+  const failed = ingestClientCli(
+    [
+      'node',
+      'ingest-client',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'x',
+      '--table',
+      'no-such-table',
+      '--user-pool-id',
+      POOL,
+      '--dynamodb-endpoint',
+      process.env.DYNAMODB_ENDPOINT!,
+    ],
+    { log: () => undefined, error: () => undefined },
+    {},
+  );
   const malformed = await run('create', '--org', 'acme', '--name', 'x');
   // Assess
   await expect(failed).rejects.toThrow(/non-existent table|not found/i);
-  expect(cognito.commandCalls(DeleteUserPoolClientCommand).map((c) => c.args[0].input)).toEqual([{ UserPoolId: POOL, ClientId: 'client-1' }]);
-  expect([malformed.code, malformed.errors]).toEqual([1, ["error: option '--org <uuid>' argument 'acme' is invalid. must be a UUID"]]);
+  expect(cognito.commandCalls(DeleteUserPoolClientCommand).map((c) => c.args[0].input)).toEqual([
+    { UserPoolId: POOL, ClientId: 'client-1' },
+  ]);
+  expect([malformed.code, malformed.errors]).toEqual([
+    1,
+    ["error: option '--org <uuid>' argument 'acme' is invalid. must be a UUID"],
+  ]);
 });

@@ -56,7 +56,12 @@ const STORES: readonly { name: string; open(): Promise<Store> }[] = [
     name: 'DuckDB',
     async open() {
       const db: DuckDBInstance = await openDuckDb(':memory:');
-      return { name: 'DuckDB', writer: new DuckDbDocumentWriter(db), engine: new DuckDbEngine(db), drop: async () => db.closeSync() };
+      return {
+        name: 'DuckDB',
+        writer: new DuckDbDocumentWriter(db),
+        engine: new DuckDbEngine(db),
+        drop: async () => db.closeSync(),
+      };
     },
   },
 ];
@@ -76,11 +81,13 @@ const location = (organizationId: string, id: string): Location => ({
 let table: TestTable;
 beforeAll(async () => {
   table = await createTestTable('ingest');
-  for (const l of [location(ORG_A, 'L1'), location(ORG_A, 'L2'), location(ORG_B, 'L9')]) await table.store.putLocation(l);
+  for (const l of [location(ORG_A, 'L1'), location(ORG_A, 'L2'), location(ORG_B, 'L9')])
+    await table.store.putLocation(l);
 });
 afterAll(() => table.drop());
 
-const ndjson = (...lines: unknown[]) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
+const ndjson = (...lines: unknown[]) =>
+  `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 const movement = (minute: number, label: string, extra: Record<string, unknown> = {}) => ({
   locationId: 'L1',
   timestamp: new Date(Date.UTC(2024, 2, 1, 8, minute)).toISOString(),
@@ -96,20 +103,40 @@ describe.each(STORES)('on $name', ({ open }) => {
   afterEach(() => store.drop());
 
   const ingest = (req: Omit<HttpRequest, 'path'> & { collection?: string }) =>
-    invoke(createIngestHandler({ writer: () => store.writer, store: () => table.store, table: () => new DynamoItemTable(table.client, table.name) }), {
-      path: `/ingest/${req.collection ?? 'movementEvents'}`,
-      pathParameters: { collection: req.collection ?? 'movementEvents' },
-      scopes: [INGEST_SCOPE],
-      ...req,
-      headers: { 'content-type': 'application/x-ndjson', ...(req.headers ?? {}) },
-    });
+    invoke(
+      createIngestHandler({
+        writer: () => store.writer,
+        store: () => table.store,
+        table: () => new DynamoItemTable(table.client, table.name),
+      }),
+      {
+        path: `/ingest/${req.collection ?? 'movementEvents'}`,
+        pathParameters: { collection: req.collection ?? 'movementEvents' },
+        scopes: [INGEST_SCOPE],
+        ...req,
+        headers: { 'content-type': 'application/x-ndjson', ...(req.headers ?? {}) },
+      },
+    );
   /** Movement events by label for the caller's organization. */
   const labels = async (organizationId = ORG_A) =>
-    JSON.parse((await answerReport({ aggregations: [{ type: 'terms', field: 'label' }] }, { organizationId }, store.engine, 'application/json')).body) as Record<string, number>;
+    JSON.parse(
+      (
+        await answerReport(
+          { aggregations: [{ type: 'terms', field: 'label' }] },
+          { organizationId },
+          store.engine,
+          'application/json',
+        )
+      ).body,
+    ) as Record<string, number>;
 
-  test('writes a batch for the token\'s organization, and the same batch again changes no count', async () => {
+  test("writes a batch for the token's organization, and the same batch again changes no count", async () => {
     // Prepare: organizationId left out, given as the token's, and an id
-    const body = ndjson(movement(0, 'car'), movement(1, 'car', { organizationId: ORG_A, locationId: 'L2' }), movement(2, 'bus', { id: 'dev-1' }));
+    const body = ndjson(
+      movement(0, 'car'),
+      movement(1, 'car', { organizationId: ORG_A, locationId: 'L2' }),
+      movement(2, 'bus', { id: 'dev-1' }),
+    );
     // Act
     const first = await ingest({ rawBody: body });
     const again = await ingest({ rawBody: body });
@@ -138,7 +165,11 @@ describe.each(STORES)('on $name', ({ open }) => {
     const response = await ingest({ rawBody: body });
     // Assess
     expect(response.status).toBe(200);
-    const result = response.json<{ accepted: number; duplicates: number; rejected: { line: number; errors: { path: string; message: string }[] }[] }>();
+    const result = response.json<{
+      accepted: number;
+      duplicates: number;
+      rejected: { line: number; errors: { path: string; message: string }[] }[];
+    }>();
     expect({ accepted: result.accepted, duplicates: result.duplicates }).toEqual({ accepted: 2, duplicates: 1 });
     expect(result.rejected.map((r) => [r.line, r.errors.map((e) => e.path)])).toEqual([
       [2, ['/organizationId']],
@@ -166,7 +197,10 @@ describe.each(STORES)('on $name', ({ open }) => {
 
   test('reads a gzip body, which API Gateway hands over base64-encoded', async () => {
     // Act
-    const response = await ingest({ binaryBody: gzipSync(ndjson(movement(0, 'car'), movement(1, 'truck'))), headers: { 'content-encoding': 'gzip' } });
+    const response = await ingest({
+      binaryBody: gzipSync(ndjson(movement(0, 'car'), movement(1, 'truck'))),
+      headers: { 'content-encoding': 'gzip' },
+    });
     // Assess
     expect(response.json()).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
     expect(await labels()).toEqual({ car: 1, truck: 1 });
@@ -174,8 +208,16 @@ describe.each(STORES)('on $name', ({ open }) => {
 
   test('writes parking events to their own collection', async () => {
     // Act
-    const response = await ingest({ collection: 'parkingEvents', rawBody: ndjson({ locationId: 'L2', timestamp: '2024-03-01T10:00:00Z', duration: 60, spotId: 's1' }) });
-    const stats = await answerReport({ source: 'parkingEvents', aggregations: [{ type: 'stats', field: 'duration', sum: true }] }, { organizationId: ORG_A }, store.engine, 'application/json');
+    const response = await ingest({
+      collection: 'parkingEvents',
+      rawBody: ndjson({ locationId: 'L2', timestamp: '2024-03-01T10:00:00Z', duration: 60, spotId: 's1' }),
+    });
+    const stats = await answerReport(
+      { source: 'parkingEvents', aggregations: [{ type: 'stats', field: 'duration', sum: true }] },
+      { organizationId: ORG_A },
+      store.engine,
+      'application/json',
+    );
     // Assess
     expect(response.json()).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
     expect(JSON.parse(stats.body)).toEqual({ avg: 60, sum: 60 });
@@ -189,14 +231,24 @@ describe('before any line is read', () => {
   });
   afterAll(() => db.closeSync());
   const ingest = (req: HttpRequest & { collection?: string }) =>
-    invoke(createIngestHandler({ writer: () => new DuckDbDocumentWriter(db), store: () => table.store, table: () => new DynamoItemTable(table.client, table.name) }), {
-      path: `/ingest/${req.collection ?? 'movementEvents'}`,
-      pathParameters: { collection: req.collection ?? 'movementEvents' },
-      scopes: [INGEST_SCOPE],
-      ...req,
-      headers: { 'content-type': 'application/x-ndjson', ...(req.headers ?? {}) },
-    });
-  const problem = (response: Awaited<ReturnType<typeof ingest>>) => ({ status: response.status, ...response.json<{ type: string; detail: string }>() });
+    invoke(
+      createIngestHandler({
+        writer: () => new DuckDbDocumentWriter(db),
+        store: () => table.store,
+        table: () => new DynamoItemTable(table.client, table.name),
+      }),
+      {
+        path: `/ingest/${req.collection ?? 'movementEvents'}`,
+        pathParameters: { collection: req.collection ?? 'movementEvents' },
+        scopes: [INGEST_SCOPE],
+        ...req,
+        headers: { 'content-type': 'application/x-ndjson', ...(req.headers ?? {}) },
+      },
+    );
+  const problem = (response: Awaited<ReturnType<typeof ingest>>) => ({
+    status: response.status,
+    ...response.json<{ type: string; detail: string }>(),
+  });
 
   test('403 for a token without the ingest scope, naming it; 401 without an organization; 404 for another collection', async () => {
     const body = ndjson(movement(0, 'car'));
@@ -210,7 +262,11 @@ describe('before any line is read', () => {
   });
 
   test('403 for an ingest token that reads', async () => {
-    const response = await invoke(createListLocationsHandler({ store: () => table.store }), { method: 'GET', path: '/locations', scopes: [INGEST_SCOPE] });
+    const response = await invoke(createListLocationsHandler({ store: () => table.store }), {
+      method: 'GET',
+      path: '/locations',
+      scopes: [INGEST_SCOPE],
+    });
     expect(response.status).toBe(403);
   });
 
@@ -228,12 +284,17 @@ describe('before any line is read', () => {
     const sent = await ingest({ rawBody: ' '.repeat(MAX_SENT_BYTES + 1) });
     expect(problem(sent)).toMatchObject({ status: 413, detail: expect.stringContaining('as sent') });
     // 64 MiB of blanks in about 64 KiB: gunzip stops at the bound
-    const bomb = await ingest({ binaryBody: gzipSync(Buffer.alloc(64 * 1024 * 1024, ' ')), headers: { 'content-encoding': 'gzip' } });
+    const bomb = await ingest({
+      binaryBody: gzipSync(Buffer.alloc(64 * 1024 * 1024, ' ')),
+      headers: { 'content-encoding': 'gzip' },
+    });
     expect(problem(bomb)).toMatchObject({ status: 413, detail: expect.stringContaining('once decoded') });
   });
 
   test('400 for a corrupt gzip stream, text that is not UTF-8, or no body', async () => {
-    expect((await ingest({ binaryBody: Buffer.from('not gzip'), headers: { 'content-encoding': 'gzip' } })).status).toBe(400);
+    expect(
+      (await ingest({ binaryBody: Buffer.from('not gzip'), headers: { 'content-encoding': 'gzip' } })).status,
+    ).toBe(400);
     expect((await ingest({ binaryBody: Buffer.from([0x7b, 0xff, 0x7d, 0x0a]) })).status).toBe(400);
     expect((await ingest({})).status).toBe(400);
   });
@@ -241,6 +302,13 @@ describe('before any line is read', () => {
   test('writes nothing for a batch of lines that are all refused, and answers 200 saying so', async () => {
     const response = await ingest({ rawBody: ndjson('[]', 'null') });
     expect(response.status).toBe(200);
-    expect(response.json()).toEqual({ accepted: 0, duplicates: 0, rejected: [{ line: 1, errors: [expect.anything()] }, { line: 2, errors: [expect.anything()] }] });
+    expect(response.json()).toEqual({
+      accepted: 0,
+      duplicates: 0,
+      rejected: [
+        { line: 1, errors: [expect.anything()] },
+        { line: 2, errors: [expect.anything()] },
+      ],
+    });
   });
 });

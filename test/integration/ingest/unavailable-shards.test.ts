@@ -19,13 +19,22 @@ let client: Client;
 let prefix: string;
 
 const car = (timestamp: string) => {
-  const document = parseDocument('movementEvents', { organizationId: 'org-1', locationId: 'L1', label: 'car', timestamp });
+  const document = parseDocument('movementEvents', {
+    organizationId: 'org-1',
+    locationId: 'L1',
+    label: 'car',
+    timestamp,
+  });
   return { document, identity: documentIdentity('movementEvents', document) };
 };
 
 /** An index whose only shard can never be assigned: red, as a month whose node died without a replica. */
 const createRed = (index: string) =>
-  client.indices.create({ index, wait_for_active_shards: '0', body: { settings: { number_of_replicas: 0, 'index.routing.allocation.require._name': 'no-such-node' } } });
+  client.indices.create({
+    index,
+    wait_for_active_shards: '0',
+    body: { settings: { number_of_replicas: 0, 'index.routing.allocation.require._name': 'no-such-node' } },
+  });
 
 beforeAll(async () => {
   client = testClient();
@@ -39,13 +48,19 @@ afterAll(async () => {
 
 test('a batch for a red month: 503 with Retry-After naming the unavailable shard, the rest of the batch written', async () => {
   await createRed(indexNameFor(prefix, 'movementEvents', Date.UTC(2024, 4, 1)));
-  const write = writeDocuments(client, 'movementEvents', [car('2024-04-30T10:00:00Z'), car('2024-05-02T10:00:00Z')], { indexPrefix: prefix, refresh: true });
+  const write = writeDocuments(client, 'movementEvents', [car('2024-04-30T10:00:00Z'), car('2024-05-02T10:00:00Z')], {
+    indexPrefix: prefix,
+    refresh: true,
+  });
   const error = await write.then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(EngineUnavailableError);
-  expect([(error as EngineUnavailableError).status, (error as EngineUnavailableError).headers]).toEqual([503, { 'Retry-After': '5' }]);
+  expect([(error as EngineUnavailableError).status, (error as EngineUnavailableError).headers]).toEqual([
+    503,
+    { 'Retry-After': '5' },
+  ]);
   expect((error as Error).message).toMatch(/busy and wrote part of the batch/);
   expect(((error as Error).cause as Error).message).toMatch(/: 503 unavailable_shards_exception: /);
   // April's car was written: the same batch sent again writes only May's.
@@ -56,7 +71,9 @@ test('a batch for a red month: 503 with Retry-After naming the unavailable shard
 test("the rollups' bookkeeping index red: 503 with Retry-After and the cause, not a 500", async () => {
   await client.indices.delete({ index: dirtyIndexName(prefix), ignore_unavailable: true });
   await createRed(dirtyIndexName(prefix));
-  const error = await writeDocuments(client, 'movementEvents', [car('2024-03-30T10:00:00Z')], { indexPrefix: prefix }).then(
+  const error = await writeDocuments(client, 'movementEvents', [car('2024-03-30T10:00:00Z')], {
+    indexPrefix: prefix,
+  }).then(
     () => undefined,
     (e: unknown) => e,
   );

@@ -24,8 +24,18 @@ const today = Math.floor(Date.now() / DAY) * DAY;
 const fineHistogram = (days: number) => ({
   source: 'movementEvents',
   splitInterval: '2h',
-  filters: [{ type: 'range', field: 'timestamp', from: new Date(today - days * DAY).toISOString(), to: new Date(today).toISOString() }],
-  aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }],
+  filters: [
+    {
+      type: 'range',
+      field: 'timestamp',
+      from: new Date(today - days * DAY).toISOString(),
+      to: new Date(today).toISOString(),
+    },
+  ],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1s' },
+    { type: 'terms', field: 'label' },
+  ],
 });
 
 const report = (body: unknown, headers: Record<string, string> = {}) =>
@@ -53,21 +63,29 @@ describe('a split report with a fine histogram on npm start', () => {
   test.each([
     [30, {}],
     [7, { 'accept-encoding': 'gzip, br' }],
-  ])('is refused with 422 naming the interval and the limit (%i days, %j), /health answering meanwhile', async (days, headers) => {
-    // Act
-    const answer = report(fineHistogram(days), headers);
-    const health = await healthDuring(answer);
-    const response = await answer;
-    // Assess
-    expect(response.status).toBe(422);
-    expect(response.headers.get('content-type')).toBe('application/problem+json');
-    expect(await response.json()).toMatchObject({
-      type: '/problems#too-many-buckets',
-      maxAnswerBuckets: 262_140,
-      errors: [{ path: '/aggregations/0/interval', message: `"1s" makes ${(days * 86_400).toLocaleString('en')} time buckets over the time range; at most 262,140 fit in one answer` }],
-    });
-    expect(health.statuses.every((s) => s === 200)).toBe(true);
-  });
+  ])(
+    'is refused with 422 naming the interval and the limit (%i days, %j), /health answering meanwhile',
+    async (days, headers) => {
+      // Act
+      const answer = report(fineHistogram(days), headers);
+      const health = await healthDuring(answer);
+      const response = await answer;
+      // Assess
+      expect(response.status).toBe(422);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(await response.json()).toMatchObject({
+        type: '/problems#too-many-buckets',
+        maxAnswerBuckets: 262_140,
+        errors: [
+          {
+            path: '/aggregations/0/interval',
+            message: `"1s" makes ${(days * 86_400).toLocaleString('en')} time buckets over the time range; at most 262,140 fit in one answer`,
+          },
+        ],
+      });
+      expect(health.statuses.every((s) => s === 200)).toBe(true);
+    },
+  );
 
   test('over one day is answered, /health answering throughout', async () => {
     // Act

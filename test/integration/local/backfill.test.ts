@@ -19,7 +19,20 @@ let dir: string;
 
 beforeAll(async () => {
   service = await startLocalService();
-  token = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/mint-token.ts', '--org', LOCAL_ORGANIZATION_ID, '--scope', 'ingest', '--data-dir', service.dataDir], { cwd: ROOT })
+  token = execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'bin/mint-token.ts',
+      '--org',
+      LOCAL_ORGANIZATION_ID,
+      '--scope',
+      'ingest',
+      '--data-dir',
+      service.dataDir,
+    ],
+    { cwd: ROOT },
+  )
     .toString()
     .trim();
   dir = mkdtempSync(join(tmpdir(), 'lrs-backfill-'));
@@ -30,12 +43,21 @@ afterAll(async () => {
 });
 
 const event = (i: number, label: string, locationId = 'berlin-mall') =>
-  JSON.stringify({ locationId, timestamp: new Date(Date.UTC(2019, 5, 1) + i * 1000).toISOString(), label, trackingCameraId: 'cam-1', crossedPaths: [{ id: 'entrance', end: 'A' }] });
+  JSON.stringify({
+    locationId,
+    timestamp: new Date(Date.UTC(2019, 5, 1) + i * 1000).toISOString(),
+    label,
+    trackingCameraId: 'cam-1',
+    crossedPaths: [{ id: 'entrance', end: 'A' }],
+  });
 
 async function run(file: string, ...flags: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await ingestCli(['node', 'ingest', '--api', service.url, '--token', token, ...flags, file], { log: (l) => out.push(l), error: (l) => err.push(l) });
+  const code = await ingestCli(['node', 'ingest', '--api', service.url, '--token', token, ...flags, file], {
+    log: (l) => out.push(l),
+    error: (l) => err.push(l),
+  });
   return { code, out, err };
 }
 
@@ -45,7 +67,10 @@ async function count(label: string): Promise<number> {
     method: 'POST',
     headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
-      filters: [{ type: 'range', field: 'timestamp', from: '2019-06-01T00:00:00Z', to: '2019-07-01T00:00:00Z' }, { type: 'terms', field: 'label', values: [label] }],
+      filters: [
+        { type: 'range', field: 'timestamp', from: '2019-06-01T00:00:00Z', to: '2019-07-01T00:00:00Z' },
+        { type: 'terms', field: 'label', values: [label] },
+      ],
       aggregations: [{ type: 'terms', field: 'label' }],
     }),
   });
@@ -67,8 +92,16 @@ test('backfills a file of two batches: totals, a refused line by its file line n
   const first = await run(file);
   const second = await run(file, '--concurrency', '1');
   // Assess: the collection comes from the file's name
-  expect(first).toEqual({ code: 2, out: [`${service.url}: 10002 accepted, 1 duplicates, 1 rejected, 0 not sent (0 of 2 batches failed), 0 retries`], err: [refused] });
-  expect(second).toEqual({ code: 2, out: [`${service.url}: 0 accepted, 10003 duplicates, 1 rejected, 0 not sent (0 of 2 batches failed), 0 retries`], err: [refused] });
+  expect(first).toEqual({
+    code: 2,
+    out: [`${service.url}: 10002 accepted, 1 duplicates, 1 rejected, 0 not sent (0 of 2 batches failed), 0 retries`],
+    err: [refused],
+  });
+  expect(second).toEqual({
+    code: 2,
+    out: [`${service.url}: 0 accepted, 10003 duplicates, 1 rejected, 0 not sent (0 of 2 batches failed), 0 retries`],
+    err: [refused],
+  });
   expect(await count('backfill')).toBe(10_002);
 });
 
@@ -79,7 +112,11 @@ test('reads a gzip-compressed file, whatever its name, into the collection --sou
   // Act
   const result = await run(file, '--source', 'movementEvents');
   // Assess
-  expect(result).toEqual({ code: 0, out: [`${service.url}: 3 accepted, 0 duplicates, 0 rejected, 0 not sent (0 of 1 batches failed), 0 retries`], err: [] });
+  expect(result).toEqual({
+    code: 0,
+    out: [`${service.url}: 3 accepted, 0 duplicates, 0 rejected, 0 not sent (0 of 1 batches failed), 0 retries`],
+    err: [],
+  });
   expect(await count('backfill-gzip')).toBe(3);
 });
 
@@ -88,5 +125,7 @@ test('asks for --source when the file name names no collection', async () => {
   writeFileSync(file, event(1, 'x'));
   const result = await run(file);
   expect(result.code).toBe(1);
-  expect(result.err).toEqual([`--source is needed: no collection name (movementEvents, parkingLotStats, parkingEvents) starts the name of ${file}`]);
+  expect(result.err).toEqual([
+    `--source is needed: no collection name (movementEvents, parkingLotStats, parkingEvents) starts the name of ${file}`,
+  ]);
 });

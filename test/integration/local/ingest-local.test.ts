@@ -16,7 +16,20 @@ let ingestToken: string;
 beforeAll(async () => {
   service = await startLocalService();
   // The token CLI as a user runs it, on the server's data folder (its development key).
-  ingestToken = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/mint-token.ts', '--org', LOCAL_ORGANIZATION_ID, '--scope', 'ingest', '--data-dir', service.dataDir], { cwd: ROOT })
+  ingestToken = execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'bin/mint-token.ts',
+      '--org',
+      LOCAL_ORGANIZATION_ID,
+      '--scope',
+      'ingest',
+      '--data-dir',
+      service.dataDir,
+    ],
+    { cwd: ROOT },
+  )
     .toString()
     .trim();
 });
@@ -96,7 +109,20 @@ test('keeps a whole batch or none of it when the server is killed (SIGKILL) whil
   const restarted = await startLocalService({}, [], { dataDir: service.dataDir });
   const stop = service.stop.bind(service);
   service = { ...restarted, stop: async () => (await restarted.stop(), await stop()) };
-  ingestToken = execFileSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'bin/mint-token.ts', '--org', LOCAL_ORGANIZATION_ID, '--scope', 'ingest', '--data-dir', service.dataDir], { cwd: ROOT })
+  ingestToken = execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'bin/mint-token.ts',
+      '--org',
+      LOCAL_ORGANIZATION_ID,
+      '--scope',
+      'ingest',
+      '--data-dir',
+      service.dataDir,
+    ],
+    { cwd: ROOT },
+  )
     .toString()
     .trim();
   const afterKill = await count(label);

@@ -46,17 +46,30 @@ describe('npm start', () => {
     const split = (r = '') => ({ status: r.slice(r.lastIndexOf('\n') + 1), body: r.slice(0, r.lastIndexOf('\n')) });
 
     expect(split(locations).status).toBe('200');
-    expect(JSON.parse(split(locations).body).map((l: { id: string; name: string }) => [l.id, l.name])).toEqual([['berlin-mall', 'Berlin Mall'], ['nyc-garage', 'NYC Garage'], ['tokyo-station', 'Tokyo Station']]);
+    expect(JSON.parse(split(locations).body).map((l: { id: string; name: string }) => [l.id, l.name])).toEqual([
+      ['berlin-mall', 'Berlin Mall'],
+      ['nyc-garage', 'NYC Garage'],
+      ['tokyo-station', 'Tokyo Station'],
+    ]);
 
     expect(split(location).status).toBe('200');
-    expect(JSON.parse(split(location).body).sensorGroups.map((g: { name: string; capacity: number }) => [g.name, g.capacity])).toEqual([['Main entrance', 120], ['Parking deck', 40]]);
+    expect(
+      JSON.parse(split(location).body).sensorGroups.map((g: { name: string; capacity: number }) => [
+        g.name,
+        g.capacity,
+      ]),
+    ).toEqual([
+      ['Main entrance', 120],
+      ['Parking deck', 40],
+    ]);
 
     expect(split(live).status).toBe('200');
     expect(JSON.parse(split(live).body)).toEqual({ insights: { occupancy: expect.any(Array) } });
 
     // The last 24 whole hours, hourly: 24 buckets for each of berlin-mall's two sensor groups.
     expect(split(history).status).toBe('200');
-    const groups = (JSON.parse(split(history).body) as { insights: { occupancy: { buckets: unknown[] }[] } }).insights.occupancy;
+    const groups = (JSON.parse(split(history).body) as { insights: { occupancy: { buckets: unknown[] }[] } }).insights
+      .occupancy;
     expect(groups.map((g) => g.buckets.length)).toEqual([24, 24]);
 
     expect(split(report).status).toBe('200');
@@ -70,7 +83,9 @@ describe('npm start', () => {
   test('answers the examples the README and docs/local.md mark as runnable on it, with data', () => {
     const root = join(__dirname, '../../..');
     const blocks = ['README.md', 'docs/local.md', 'docs/onboarding.md'].flatMap((file) =>
-      [...readFileSync(join(root, file), 'utf8').matchAll(/<!-- runs on npm start -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => ({ file, script: m[1]! })),
+      [...readFileSync(join(root, file), 'utf8').matchAll(/<!-- runs on npm start -->\n```sh\n([\s\S]*?)\n```/g)].map(
+        (m) => ({ file, script: m[1]! }),
+      ),
     );
     expect(blocks.map((b) => b.file)).toEqual(['README.md', 'docs/local.md', 'docs/onboarding.md']);
     for (const { file, script } of blocks) {
@@ -81,16 +96,34 @@ describe('npm start', () => {
         .join('\n')
         .replaceAll('http://localhost:3000', service.url)
         .replaceAll('curl -s ', 'curl -sS --fail-with-body ');
-      const out = execFileSync('bash', ['-euo', 'pipefail', '-c', runnable], { env: { ...process.env, TOKEN: service.token } }).toString();
+      const out = execFileSync('bash', ['-euo', 'pipefail', '-c', runnable], {
+        env: { ...process.env, TOKEN: service.token },
+      }).toString();
       // Every answer has data: no empty JSON array or object, and the report of days has rows.
-      expect({ file, empty: /^\s*(\[\]|\{\})\s*$/m.test(out), length: out.length > 0 }).toEqual({ file, empty: false, length: true });
+      expect({ file, empty: /^\s*(\[\]|\{\})\s*$/m.test(out), length: out.length > 0 }).toEqual({
+        file,
+        empty: false,
+        length: true,
+      });
       // The onboarding walk ends with the new site's utilization: 5 in, 1 out, of 20.
-      if (file === 'docs/onboarding.md') expect(out).toContain('{"insights":{"occupancy":[{"sensorGroup":{"id":1,"name":"Shop floor"},"occupancy":4,"capacity":20,"utilization":0.2}]}}');
+      if (file === 'docs/onboarding.md')
+        expect(out).toContain(
+          '{"insights":{"occupancy":[{"sensorGroup":{"id":1,"name":"Shop floor"},"occupancy":4,"capacity":20,"utilization":0.2}]}}',
+        );
     }
     const [readme] = blocks;
-    const rows = JSON.parse(execFileSync('bash', ['-euo', 'pipefail', '-c', readme!.script.replaceAll('http://localhost:3000', service.url)], { env: { ...process.env, TOKEN: service.token } }).toString()) as Record<string, unknown>[];
+    const rows = JSON.parse(
+      execFileSync(
+        'bash',
+        ['-euo', 'pipefail', '-c', readme!.script.replaceAll('http://localhost:3000', service.url)],
+        { env: { ...process.env, TOKEN: service.token } },
+      ).toString(),
+    ) as Record<string, unknown>[];
     // From 00:00 UTC three days ago to now: three whole days, and today unless it has just begun.
-    const day = (d: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - d)).toISOString();
+    const day = (d: number) =>
+      new Date(
+        Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - d),
+      ).toISOString();
     expect(rows.map((r) => r.timestamp).slice(0, 3)).toEqual([day(3), day(2), day(1)]);
     expect(rows.slice(3).map((r) => r.timestamp)).toEqual(rows.length > 3 ? [day(0)] : []);
     expect(rows.every((r) => Object.keys(r).length > 1)).toBe(true);
@@ -104,12 +137,16 @@ describe('npm start', () => {
 
   test('a second npm start, or a seed, on its port or its data folder says so in one line and exits 1', () => {
     const run = (script: string, env: Record<string, string>, args: string[] = []) => {
-      const r = spawnSync(process.execPath, [join(__dirname, '../../../node_modules/tsx/dist/cli.mjs'), script, ...args], {
-        cwd: join(__dirname, '../../..'),
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-        timeout: 90_000,
-      });
+      const r = spawnSync(
+        process.execPath,
+        [join(__dirname, '../../../node_modules/tsx/dist/cli.mjs'), script, ...args],
+        {
+          cwd: join(__dirname, '../../..'),
+          env: { ...process.env, ...env },
+          encoding: 'utf8',
+          timeout: 90_000,
+        },
+      );
       return { status: r.status, stderr: r.stderr.trim() };
     };
     const port = new URL(service.url).port;
@@ -118,8 +155,14 @@ describe('npm start', () => {
       const samePort = run('bin/local-server.ts', { DATA_DIR: other, PORT: port }, ['--no-seed']);
       const sameFolder = run('bin/local-server.ts', { DATA_DIR: service.dataDir, PORT: '0' });
       const seed = run('bin/seed-cli.ts', {}, ['--data-dir', service.dataDir, '--days', '1', '--locations', '1']);
-      expect(samePort).toEqual({ status: 1, stderr: `npm start: port ${port} is in use (another npm start?): stop what holds it, or choose another with --port <n> or PORT=<n>` });
-      const held = (command: string) => new RegExp(`^${command}: the data folder ${service.dataDir} is in use by another process \\(process \\d+\\), a running npm start perhaps: stop it, or use another folder with --data-dir <dir>$`);
+      expect(samePort).toEqual({
+        status: 1,
+        stderr: `npm start: port ${port} is in use (another npm start?): stop what holds it, or choose another with --port <n> or PORT=<n>`,
+      });
+      const held = (command: string) =>
+        new RegExp(
+          `^${command}: the data folder ${service.dataDir} is in use by another process \\(process \\d+\\), a running npm start perhaps: stop it, or use another folder with --data-dir <dir>$`,
+        );
       expect(sameFolder).toEqual({ status: 1, stderr: expect.stringMatching(held('npm start')) });
       expect(seed).toEqual({ status: 1, stderr: expect.stringMatching(held('seed')) });
     } finally {
@@ -156,12 +199,31 @@ describe('npm start', () => {
    * within a second or two and answer report-too-expensive before any signal is sent.)
    */
   const longReport = (url: string, token: string) => {
-    const buckets = (s: number) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`s${s}b${j}`, { type: 'range', field: 'polygons.value', from: j }])) });
+    const buckets = (s: number) => ({
+      type: 'filters',
+      filters: Object.fromEntries(
+        Array.from({ length: 30 }, (_, j) => [`s${s}b${j}`, { type: 'range', field: 'polygons.value', from: j }]),
+      ),
+    });
     return fetch(`${url}/reports:query`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ aggregations: [{ type: 'nested', path: 'polygons' }, buckets(0), buckets(1), { type: 'stats', field: 'polygons.value', sum: true }] }),
-    }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), slug: ((await r.json()) as { type?: string }).type }), (e: unknown) => ({ error: String(e) }));
+      body: JSON.stringify({
+        aggregations: [
+          { type: 'nested', path: 'polygons' },
+          buckets(0),
+          buckets(1),
+          { type: 'stats', field: 'polygons.value', sum: true },
+        ],
+      }),
+    }).then(
+      async (r) => ({
+        status: r.status,
+        type: r.headers.get('content-type'),
+        slug: ((await r.json()) as { type?: string }).type,
+      }),
+      (e: unknown) => ({ error: String(e) }),
+    );
   };
   const interrupted = { status: 503, type: 'application/problem+json', slug: '/problems#engine-unavailable' };
   /** Whether the report is still running: the signal must reach a running report, or the test proves nothing. */
@@ -207,14 +269,32 @@ describe('npm start', () => {
     const again = await startLocalService({}, [], { dataDir: service.dataDir });
     try {
       const key = await loadOrCreateDevKey(dataPaths(again.dataDir).devKey);
-      const token = await mintDevToken(key, { organizationId: LOCAL_ORGANIZATION_ID, claimName: organizationClaim(), scopes: [INGEST_SCOPE] });
+      const token = await mintDevToken(key, {
+        organizationId: LOCAL_ORGANIZATION_ID,
+        claimName: organizationClaim(),
+        scopes: [INGEST_SCOPE],
+      });
       const batch = (k: number) =>
         Array.from({ length: 10_000 }, (_, i) =>
-          JSON.stringify({ id: `sigterm-${k}-${i}`, locationId: 'berlin-mall', label: 'person', timestamp: new Date(Date.now() - i * 1000).toISOString(), crossedPaths: [{ id: 'entrance', end: 'A' }] }),
+          JSON.stringify({
+            id: `sigterm-${k}-${i}`,
+            locationId: 'berlin-mall',
+            label: 'person',
+            timestamp: new Date(Date.now() - i * 1000).toISOString(),
+            crossedPaths: [{ id: 'entrance', end: 'A' }],
+          }),
         ).join('\n');
       const answers = Array.from({ length: 8 }, (_, k) =>
-        fetch(`${again.url}/ingest/movementEvents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body: batch(k) }).then(
-          async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), whole: (await r.text()).length > 0 }),
+        fetch(`${again.url}/ingest/movementEvents`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+          body: batch(k),
+        }).then(
+          async (r) => ({
+            status: r.status,
+            retryAfter: r.headers.get('retry-after'),
+            whole: (await r.text()).length > 0,
+          }),
           (e: { cause?: { code?: string } }) => ({ dropped: e.cause?.code ?? String(e) }),
         ),
       );

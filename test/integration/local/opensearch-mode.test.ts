@@ -51,20 +51,40 @@ async function startControlPlane(endpoint: string): Promise<string> {
     req.resume();
     if (req.method === 'GET' && req.url === `/2021-01-01/opensearch/domain/${DOMAIN}`) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ DomainStatus: { ARN: `arn:aws:es:${REGION}:000000000000:domain/${DOMAIN}`, DomainId: `000000000000/${DOMAIN}`, DomainName: DOMAIN, Endpoint: endpoint, Created: true, Deleted: false, Processing: false, ClusterConfig: {} } }),
+        JSON.stringify({
+          DomainStatus: {
+            ARN: `arn:aws:es:${REGION}:000000000000:domain/${DOMAIN}`,
+            DomainId: `000000000000/${DOMAIN}`,
+            DomainName: DOMAIN,
+            Endpoint: endpoint,
+            Created: true,
+            Deleted: false,
+            Processing: false,
+            ClusterConfig: {},
+          },
+        }),
       );
       return;
     }
-    res.writeHead(409, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }).end(JSON.stringify({ message: 'Domain not found' }));
+    res
+      .writeHead(409, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' })
+      .end(JSON.stringify({ message: 'Domain not found' }));
   });
   await new Promise<void>((resolve) => controlPlane.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(controlPlane.address() as AddressInfo).port}`;
 }
 
-function cli(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), `bin/${script}.ts`, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), `bin/${script}.ts`, ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -78,31 +98,78 @@ function ndjson(name: string, docs: unknown[]): string {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'lrs-osmode-'));
   table = await createTestTable('osmode');
-  await applyImport(table.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z'), actor: null });
+  await applyImport(table.store, validateImportFile(importFile), {
+    now: new Date('2024-01-01T00:00:00Z'),
+    actor: null,
+  });
   tls = await startTlsFront('opensearch', OPENSEARCH_URL);
   const controlPlaneUrl = await startControlPlane(`127.0.0.1:${new URL(tls.url).port}`);
 
   // Two days of org A's events (one of them at nyc-store), and one of org B's that no answer may show.
-  const byUrl = await cli('ingest-cli', ['--source', 'movementEvents', '--opensearch-url', OPENSEARCH_URL, '--index-prefix', prefix, ndjson('a.ndjson', [
-    event(ORG_A, 'berlin-mall', 'car', '2024-03-01T08:00:00Z'),
-    event(ORG_A, 'berlin-mall', 'person', '2024-03-01T09:30:00Z'),
-    event(ORG_A, 'nyc-store', 'car', '2024-03-02T10:00:00Z'),
-    event(ORG_B, 'berlin-mall', 'bus', '2024-03-01T08:00:00Z'),
-  ])]);
-  const domainEnv = { AWS_ENDPOINT_URL_OPENSEARCH: controlPlaneUrl, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', NODE_EXTRA_CA_CERTS: tls.caFile, AWS_PROFILE: '' };
-  const byDomain = await cli('ingest-cli', ['--source', 'movementEvents', '--domain', DOMAIN, '--region', REGION, '--index-prefix', prefix, ndjson('b.ndjson', [
-    event(ORG_A, 'berlin-mall', 'truck', '2024-03-02T11:00:00Z'),
-    event(ORG_A, 'berlin-mall', 'car', '2024-03-02T23:30:00Z'),
-  ])], domainEnv);
-  const unknownDomain = await cli('ingest-cli', ['--source', 'movementEvents', '--domain', 'nope', '--region', REGION, join(dir, 'b.ndjson')], domainEnv);
+  const byUrl = await cli('ingest-cli', [
+    '--source',
+    'movementEvents',
+    '--opensearch-url',
+    OPENSEARCH_URL,
+    '--index-prefix',
+    prefix,
+    ndjson('a.ndjson', [
+      event(ORG_A, 'berlin-mall', 'car', '2024-03-01T08:00:00Z'),
+      event(ORG_A, 'berlin-mall', 'person', '2024-03-01T09:30:00Z'),
+      event(ORG_A, 'nyc-store', 'car', '2024-03-02T10:00:00Z'),
+      event(ORG_B, 'berlin-mall', 'bus', '2024-03-01T08:00:00Z'),
+    ]),
+  ]);
+  const domainEnv = {
+    AWS_ENDPOINT_URL_OPENSEARCH: controlPlaneUrl,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    NODE_EXTRA_CA_CERTS: tls.caFile,
+    AWS_PROFILE: '',
+  };
+  const byDomain = await cli(
+    'ingest-cli',
+    [
+      '--source',
+      'movementEvents',
+      '--domain',
+      DOMAIN,
+      '--region',
+      REGION,
+      '--index-prefix',
+      prefix,
+      ndjson('b.ndjson', [
+        event(ORG_A, 'berlin-mall', 'truck', '2024-03-02T11:00:00Z'),
+        event(ORG_A, 'berlin-mall', 'car', '2024-03-02T23:30:00Z'),
+      ]),
+    ],
+    domainEnv,
+  );
+  const unknownDomain = await cli(
+    'ingest-cli',
+    ['--source', 'movementEvents', '--domain', 'nope', '--region', REGION, join(dir, 'b.ndjson')],
+    domainEnv,
+  );
   expect([byUrl, byDomain].map((r) => [r.code, r.stdout.trim().split('\n').at(-1)])).toEqual([
     [0, `OpenSearch ${OPENSEARCH_URL} (prefix '${prefix}'): 4 documents written, 0 refused`],
     [0, `OpenSearch https://127.0.0.1:${new URL(tls.url).port} (prefix '${prefix}'): 2 documents written, 0 refused`],
   ]);
-  expect([unknownDomain.code, unknownDomain.stderr.trim()]).toEqual([1, `ingest: no OpenSearch Service domain named 'nope' in ${REGION}`]);
+  expect([unknownDomain.code, unknownDomain.stderr.trim()]).toEqual([
+    1,
+    `ingest: no OpenSearch Service domain named 'nope' in ${REGION}`,
+  ]);
   await client.indices.refresh({ index: `${prefix}*` });
 
-  service = await startLocalService({}, ['--opensearch-url', OPENSEARCH_URL, '--index-prefix', prefix, '--dynamodb-endpoint', process.env.DYNAMODB_ENDPOINT as string, '--table', table.name]);
+  service = await startLocalService({}, [
+    '--opensearch-url',
+    OPENSEARCH_URL,
+    '--index-prefix',
+    prefix,
+    '--dynamodb-endpoint',
+    process.env.DYNAMODB_ENDPOINT as string,
+    '--table',
+    table.name,
+  ]);
 });
 
 afterAll(async () => {
@@ -115,20 +182,31 @@ afterAll(async () => {
 });
 
 const call = async (path: string, init: RequestInit = {}, org = ORG_A) => {
-  const token = await mintDevToken(await loadOrCreateDevKey(join(service.dataDir, 'dev-key.json')), { organizationId: org, claimName: 'custom:organizationId' });
-  return fetch(service.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+  const token = await mintDevToken(await loadOrCreateDevKey(join(service.dataDir, 'dev-key.json')), {
+    organizationId: org,
+    claimName: 'custom:organizationId',
+  });
+  return fetch(service.url + path, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+  });
 };
 
 const dailyByLabel = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({
     filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-03T00:00:00Z' }],
-    aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+    aggregations: [
+      { type: 'dateHistogram', interval: '1d' },
+      { type: 'terms', field: 'label' },
+    ],
     ...extra,
   });
 
 describe('npm start on a real OpenSearch and DynamoDB', () => {
   test('says where it serves from and seeds nothing there', () => {
-    expect(service.output()).toContain(`reports: OpenSearch ${OPENSEARCH_URL} (index prefix '${prefix}'); locations: DynamoDB table ${table.name} at ${process.env.DYNAMODB_ENDPOINT}`);
+    expect(service.output()).toContain(
+      `reports: OpenSearch ${OPENSEARCH_URL} (index prefix '${prefix}'); locations: DynamoDB table ${table.name} at ${process.env.DYNAMODB_ENDPOINT}`,
+    );
     expect(service.output()).not.toContain('First start: seeding');
   });
 
@@ -144,7 +222,11 @@ describe('npm start on a real OpenSearch and DynamoDB', () => {
   test('answers a report from the documents loaded by URL and by domain, for the token’s organization only', async () => {
     // Day 1: car (e1) and person (e2) at berlin-mall; org B's bus is not counted.
     // Day 2: car at nyc-store, truck and the 23:30 car at berlin-mall (the last two loaded through --domain).
-    const response = await call('/reports:query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: dailyByLabel() });
+    const response = await call('/reports:query', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: dailyByLabel(),
+    });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe(
       '[{"timestamp":"2024-03-01T00:00:00.000Z","car":1,"person":1},{"timestamp":"2024-03-02T00:00:00.000Z","car":2,"truck":1}]',
@@ -157,11 +239,17 @@ describe('npm start on a real OpenSearch and DynamoDB', () => {
       headers: { 'content-type': 'application/json', accept: 'text/csv' },
       body: dailyByLabel({ locationIds: ['berlin-mall'] }),
     });
-    expect(await response.text()).toBe('timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,1,1,0\r\n2024-03-02T00:00:00.000Z,1,0,1\r\n');
+    expect(await response.text()).toBe(
+      'timestamp,car,person,truck\r\n2024-03-01T00:00:00.000Z,1,1,0\r\n2024-03-02T00:00:00.000Z,1,0,1\r\n',
+    );
   });
 
   test('resolved the domain with one signed DescribeDomain call per CLI run', () => {
-    expect(describeDomainCalls.map((c) => c.path)).toEqual([`/2021-01-01/opensearch/domain/${DOMAIN}`, '/2021-01-01/opensearch/domain/nope']);
-    for (const c of describeDomainCalls) expect(c.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=test/\\d{8}/${REGION}/es/aws4_request`));
+    expect(describeDomainCalls.map((c) => c.path)).toEqual([
+      `/2021-01-01/opensearch/domain/${DOMAIN}`,
+      '/2021-01-01/opensearch/domain/nope',
+    ]);
+    for (const c of describeDomainCalls)
+      expect(c.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=test/\\d{8}/${REGION}/es/aws4_request`));
   });
 });

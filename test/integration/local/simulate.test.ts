@@ -21,7 +21,14 @@ async function since(): Promise<Record<string, number>> {
     headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       source: 'movementEvents',
-      filters: [{ type: 'range', field: 'timestamp', from: new Date(started - 1000).toISOString(), to: new Date(started + 3_600_000).toISOString() }],
+      filters: [
+        {
+          type: 'range',
+          field: 'timestamp',
+          from: new Date(started - 1000).toISOString(),
+          to: new Date(started + 3_600_000).toISOString(),
+        },
+      ],
       aggregations: [{ type: 'terms', field: 'locationId' }],
     }),
   });
@@ -40,7 +47,9 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 
 test('streams new events for every seeded location through the ingest endpoint, round after round', async () => {
   // Act: wait for the first rounds, then for more
-  const first = await until(since, (c) => ['berlin-mall', 'nyc-garage', 'tokyo-station'].every((id) => (c[id] ?? 0) > 0));
+  const first = await until(since, (c) =>
+    ['berlin-mall', 'nyc-garage', 'tokyo-station'].every((id) => (c[id] ?? 0) > 0),
+  );
   const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
   const later = await until(since, (c) => total(c) > total(first));
   // Assess: the seeded locations only, through POST /ingest (the server's own log), without refusals
@@ -63,7 +72,11 @@ describe('without LOG_REQUESTS', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     const refused = await Promise.all([
       fetch(`${quiet.url}/locations`),
-      fetch(`${quiet.url}/reports:query`, { method: 'POST', headers: { authorization: `Bearer ${quiet.token}`, 'content-type': 'application/json' }, body: '{"aggregations":[]}' }),
+      fetch(`${quiet.url}/reports:query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${quiet.token}`, 'content-type': 'application/json' },
+        body: '{"aggregations":[]}',
+      }),
     ]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     // Assess: the banner (with the token) is the last thing printed.

@@ -18,16 +18,22 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const subjects: [string, () => Promise<{ store: LocationStore; close(): Promise<void> }>][] = [
-  ['DynamoDB Local', async () => {
-    const table = await createTestTable('admin');
-    return { store: table.store, close: () => table.drop() };
-  }],
-  ['the embedded file table', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lrs-admin-'));
-    dirs.push(dir);
-    const table = FileItemTable.open(join(dir, 'locations.jsonl'));
-    return { store: new TableLocationStore(table), close: async () => table.close() };
-  }],
+  [
+    'DynamoDB Local',
+    async () => {
+      const table = await createTestTable('admin');
+      return { store: table.store, close: () => table.drop() };
+    },
+  ],
+  [
+    'the embedded file table',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lrs-admin-'));
+      dirs.push(dir);
+      const table = FileItemTable.open(join(dir, 'locations.jsonl'));
+      return { store: new TableLocationStore(table), close: async () => table.close() };
+    },
+  ],
 ];
 
 const hours = { monday: [{ open: '08:00', close: '20:00' }] };
@@ -59,8 +65,15 @@ describe.each(subjects)('location writes on %s', (_, open) => {
     const read = await store.getLocationWithGroups(ORG_A, 'lisbon');
     expect(read?.revision).toBe(1);
     expect(read?.location).toEqual({
-      id: 'lisbon', name: 'Lisbon store', organizationId: ORG_A, type: 'store', timezone: 'Europe/Lisbon',
-      createdBy: 'alice', updatedBy: 'alice', createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-05-01T10:00:00.000Z',
+      id: 'lisbon',
+      name: 'Lisbon store',
+      organizationId: ORG_A,
+      type: 'store',
+      timezone: 'Europe/Lisbon',
+      createdBy: 'alice',
+      updatedBy: 'alice',
+      createdAt: '2024-05-01T10:00:00.000Z',
+      updatedAt: '2024-05-01T10:00:00.000Z',
     });
     expect(read?.sensorGroups.map((g) => [g.id, g.capacity, g.capacityHistory])).toEqual([
       [1, 40, [{ since: '2024-05-01T10:00:00.000Z', capacity: 40 }]],
@@ -68,7 +81,13 @@ describe.each(subjects)('location writes on %s', (_, open) => {
     ]);
     const [entry] = await store.listChanges(ORG_A, 'lisbon', { limit: 10 });
     expect(entry).toMatchObject({ revision: 1, at: '2024-05-01T10:00:00.000Z', by: 'alice', action: 'created' });
-    expect(entry?.changes.map((c) => c.path)).toEqual(['/name', '/type', '/timezone', '/sensorGroups/1', '/sensorGroups/2']);
+    expect(entry?.changes.map((c) => c.path)).toEqual([
+      '/name',
+      '/type',
+      '/timezone',
+      '/sensorGroups/1',
+      '/sensorGroups/2',
+    ]);
     expect(await store.getLocationWithGroups(ORG_B, 'lisbon')).toBeUndefined();
   });
 
@@ -76,7 +95,13 @@ describe.each(subjects)('location writes on %s', (_, open) => {
     // Prepare
     await createLocation(store, at('2024-05-01T10:00:00Z'), shop());
     // Act: capacity 40 → 60, group 2 removed, group 3 added, the name changed.
-    const input = shop({ name: 'Lisboa', sensorGroups: [{ id: 1, name: 'Floor', capacity: 60, lines: [line('cam-1')], openingHours: hours }, { id: 3, name: 'Terrace', lines: [line('cam-3')], openingHours: {} }] });
+    const input = shop({
+      name: 'Lisboa',
+      sensorGroups: [
+        { id: 1, name: 'Floor', capacity: 60, lines: [line('cam-1')], openingHours: hours },
+        { id: 3, name: 'Terrace', lines: [line('cam-3')], openingHours: {} },
+      ],
+    });
     const replaced = await replaceLocation(store, at('2024-06-01T10:00:00Z', 'bob'), 'lisbon', input, 1);
     const again = await replaceLocation(store, at('2024-07-01T10:00:00Z', 'carol'), 'lisbon', input, 2);
     // Assess
@@ -84,14 +109,23 @@ describe.each(subjects)('location writes on %s', (_, open) => {
     expect(again).toMatchObject({ changed: false, location: { revision: 2 } });
     const read = await store.getLocationWithGroups(ORG_A, 'lisbon');
     expect(read?.revision).toBe(2);
-    expect(read?.location).toMatchObject({ name: 'Lisboa', createdBy: 'alice', updatedBy: 'bob', createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-06-01T10:00:00.000Z' });
+    expect(read?.location).toMatchObject({
+      name: 'Lisboa',
+      createdBy: 'alice',
+      updatedBy: 'bob',
+      createdAt: '2024-05-01T10:00:00.000Z',
+      updatedAt: '2024-06-01T10:00:00.000Z',
+    });
     expect(read?.sensorGroups.map((g) => g.id)).toEqual([1, 3]);
     expect(read?.sensorGroups[0]?.capacityHistory).toEqual([
       { since: '2024-05-01T10:00:00.000Z', capacity: 40 },
       { since: '2024-06-01T10:00:00.000Z', capacity: 60 },
     ]);
     const log = await store.listChanges(ORG_A, 'lisbon', { limit: 10 });
-    expect(log.map((c) => [c.revision, c.action, c.by])).toEqual([[2, 'updated', 'bob'], [1, 'created', 'alice']]);
+    expect(log.map((c) => [c.revision, c.action, c.by])).toEqual([
+      [2, 'updated', 'bob'],
+      [1, 'created', 'alice'],
+    ]);
     expect(log[0]?.changes).toEqual([
       { path: '/name', before: 'Lisbon store', after: 'Lisboa' },
       { path: '/sensorGroups/1/capacity', before: 40, after: 60 },
@@ -103,7 +137,9 @@ describe.each(subjects)('location writes on %s', (_, open) => {
 
   test('refuses a replacement that names another revision, and writes nothing of it', async () => {
     await createLocation(store, at('2024-05-01T10:00:00Z'), shop());
-    await expect(replaceLocation(store, at('2024-06-01T10:00:00Z'), 'lisbon', shop({ name: 'Stale' }), 7)).rejects.toMatchObject({ status: 412 });
+    await expect(
+      replaceLocation(store, at('2024-06-01T10:00:00Z'), 'lisbon', shop({ name: 'Stale' }), 7),
+    ).rejects.toMatchObject({ status: 412 });
     expect((await store.getLocationWithGroups(ORG_A, 'lisbon'))?.location.name).toBe('Lisbon store');
     expect(await store.listChanges(ORG_A, 'lisbon', { limit: 10 })).toHaveLength(1);
   });
@@ -139,25 +175,43 @@ describe.each(subjects)('location writes on %s', (_, open) => {
     // Assess
     expect(await store.getLocationWithGroups(ORG_A, 'lisbon')).toBeUndefined();
     expect(await store.listLocations(ORG_A)).toEqual([]);
-    expect(await store.findDeletedLocation(ORG_A, 'lisbon')).toEqual({ id: 'lisbon', organizationId: ORG_A, deletedAt: '2024-06-01T10:00:00.000Z', deletedBy: 'bob', revision: 2 });
+    expect(await store.findDeletedLocation(ORG_A, 'lisbon')).toEqual({
+      id: 'lisbon',
+      organizationId: ORG_A,
+      deletedAt: '2024-06-01T10:00:00.000Z',
+      deletedBy: 'bob',
+      revision: 2,
+    });
     await expect(deleteLocation(store, at('2024-06-02T10:00:00Z'), 'lisbon')).rejects.toMatchObject({ status: 404 });
-    await expect(createLocation(store, at('2024-06-03T10:00:00Z'), shop())).rejects.toMatchObject({ status: 409, extensions: { reason: 'deleted', deletedAt: '2024-06-01T10:00:00.000Z' } });
+    await expect(createLocation(store, at('2024-06-03T10:00:00Z'), shop())).rejects.toMatchObject({
+      status: 409,
+      extensions: { reason: 'deleted', deletedAt: '2024-06-01T10:00:00.000Z' },
+    });
     // Reused knowingly: revisions go on after the deletion's, the record goes.
     const again = await createLocation(store, at('2024-06-04T10:00:00Z', 'carol'), shop(), { reuseDeletedId: true });
     expect(again.revision).toBe(3);
     expect(await store.findDeletedLocation(ORG_A, 'lisbon')).toBeUndefined();
-    expect((await store.listChanges(ORG_A, 'lisbon', { limit: 10 })).map((c) => [c.revision, c.action])).toEqual([[3, 'recreated'], [2, 'deleted'], [1, 'created']]);
+    expect((await store.listChanges(ORG_A, 'lisbon', { limit: 10 })).map((c) => [c.revision, c.action])).toEqual([
+      [3, 'recreated'],
+      [2, 'deleted'],
+      [1, 'created'],
+    ]);
   });
 
   test('refuses to create a location whose id is taken', async () => {
     await createLocation(store, at('2024-05-01T10:00:00Z'), shop());
-    await expect(createLocation(store, at('2024-05-02T10:00:00Z'), shop())).rejects.toMatchObject({ status: 409, extensions: { reason: 'exists' } });
+    await expect(createLocation(store, at('2024-05-02T10:00:00Z'), shop())).rejects.toMatchObject({
+      status: 409,
+      extensions: { reason: 'exists' },
+    });
   });
 
   test('saves as the import does: created, unchanged, updated', async () => {
     expect((await saveLocation(store, at('2024-05-01T10:00:00Z'), 'lisbon', shop())).outcome).toBe('created');
     expect((await saveLocation(store, at('2024-05-02T10:00:00Z'), 'lisbon', shop())).outcome).toBe('unchanged');
-    expect((await saveLocation(store, at('2024-05-03T10:00:00Z'), 'lisbon', shop({ type: 'outlet' }))).outcome).toBe('updated');
+    expect((await saveLocation(store, at('2024-05-03T10:00:00Z'), 'lisbon', shop({ type: 'outlet' }))).outcome).toBe(
+      'updated',
+    );
     expect((await store.getLocationWithGroups(ORG_A, 'lisbon'))?.revision).toBe(2);
   });
 });

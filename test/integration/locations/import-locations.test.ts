@@ -24,9 +24,13 @@ async function run(content: unknown, ...extra: string[]) {
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   const lines: string[] = [];
   const errors: string[] = [];
-  const code = await importLocationsCli(['node', 'import-locations', '--file', file, '--table', table.name, ...extra], { log: (l) => lines.push(l), error: (l) => errors.push(l) }, {
-    DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-  });
+  const code = await importLocationsCli(
+    ['node', 'import-locations', '--file', file, '--table', table.name, ...extra],
+    { log: (l) => lines.push(l), error: (l) => errors.push(l) },
+    {
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+    },
+  );
   return { code, lines, errors };
 }
 
@@ -43,9 +47,15 @@ test('imports locations and their sensor groups', async () => {
   expect(lines.at(-1)).toBe('3 locations: 3 created, 0 updated, 0 unchanged');
   expect((await table.store.listLocations(ORG_A)).map((l) => l.id)).toEqual(['berlin-mall', 'nyc-store']);
   const mall = await table.store.getLocationWithGroups(ORG_A, 'berlin-mall');
-  expect(mall?.sensorGroups.map((g) => [g.id, g.name])).toEqual([[1, 'Entrance hall'], [2, 'Food court'], [3, 'Parking']]);
+  expect(mall?.sensorGroups.map((g) => [g.id, g.name])).toEqual([
+    [1, 'Entrance hall'],
+    [2, 'Food court'],
+    [3, 'Parking'],
+  ]);
   expect(mall?.sensorGroups[0]).toEqual(importFile.locations[0]?.sensorGroups?.[0]);
-  expect((await table.store.getLocationWithGroups(ORG_B, 'berlin-mall'))?.sensorGroups.map((g) => g.name)).toEqual(['Lobby']);
+  expect((await table.store.getLocationWithGroups(ORG_B, 'berlin-mall'))?.sensorGroups.map((g) => g.name)).toEqual([
+    'Lobby',
+  ]);
 });
 
 test('writes nothing when any part of the file is invalid, and says where', async () => {
@@ -53,7 +63,10 @@ test('writes nothing when any part of the file is invalid, and says where', asyn
   (bad.locations[2] as { timezone: string }).timezone = 'Europe/Atlantis';
   const { code, errors } = await run(bad);
   expect(code).toBe(1);
-  expect(errors).toEqual([expect.stringContaining('nothing was written'), expect.stringContaining('/locations/2/timezone: must be an IANA time zone name')]);
+  expect(errors).toEqual([
+    expect.stringContaining('nothing was written'),
+    expect.stringContaining('/locations/2/timezone: must be an IANA time zone name'),
+  ]);
   expect(await allItems()).toEqual([]);
 });
 
@@ -82,7 +95,12 @@ test('updates what changed, deletes groups the file no longer lists, and keeps c
   const { lines } = await run(changed, '--actor', 'ops@example.com');
   expect(lines[0]).toBe(`updated   ${ORG_A}/berlin-mall (sensor groups: 0 written, 1 deleted)`);
   const after = await table.store.getLocationWithGroups(ORG_A, 'berlin-mall');
-  expect(after?.location).toMatchObject({ type: 'outlet', createdAt: createdMall?.createdAt, createdBy: null, updatedBy: 'ops@example.com' });
+  expect(after?.location).toMatchObject({
+    type: 'outlet',
+    createdAt: createdMall?.createdAt,
+    createdBy: null,
+    updatedBy: 'ops@example.com',
+  });
   expect(after!.location.updatedAt > createdMall!.updatedAt).toBe(true);
   expect(after?.sensorGroups.map((g) => g.id)).toEqual([1, 3]);
 });

@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => table.drop());
 
-const list = (org: string | null) => invoke(createListLocationsHandler({ store: () => table.store }), { method: 'GET', path: '/locations', org });
+const list = (org: string | null) =>
+  invoke(createListLocationsHandler({ store: () => table.store }), { method: 'GET', path: '/locations', org });
 
 test("lists only the caller's organization's locations, ordered by id, in the spec's shape", async () => {
   // Act
@@ -22,7 +23,13 @@ test("lists only the caller's organization's locations, ordered by id, in the sp
   // Assess
   expect(response.status).toBe(200);
   expect(response.headers['content-type']).toBe('application/json');
-  const common = { organizationId: ORG_A, createdBy: null, updatedBy: null, createdAt: '2024-05-01T08:00:00.000Z', updatedAt: '2024-05-01T08:00:00.000Z' };
+  const common = {
+    organizationId: ORG_A,
+    createdBy: null,
+    updatedBy: null,
+    createdAt: '2024-05-01T08:00:00.000Z',
+    updatedAt: '2024-05-01T08:00:00.000Z',
+  };
   expect(response.json()).toEqual([
     { id: 'berlin-mall', name: 'berlin-mall', type: 'shopping-mall', timezone: 'Europe/Berlin', ...common },
     { id: 'nyc-store', name: 'nyc-store', type: 'store', timezone: 'America/New_York', ...common },
@@ -31,17 +38,34 @@ test("lists only the caller's organization's locations, ordered by id, in the sp
 
 test('answers every location with the spec fields in the spec order, and its name after the id', async () => {
   const [first] = (await list(ORG_A)).json<Record<string, unknown>[]>();
-  expect(Object.keys(first ?? {})).toEqual(['id', 'name', 'organizationId', 'type', 'timezone', 'createdBy', 'updatedBy', 'createdAt', 'updatedAt']);
+  expect(Object.keys(first ?? {})).toEqual([
+    'id',
+    'name',
+    'organizationId',
+    'type',
+    'timezone',
+    'createdBy',
+    'updatedBy',
+    'createdAt',
+    'updatedAt',
+  ]);
 });
 
 test("never shows one organization another's location, even one with the same id", async () => {
   const response = await list(ORG_B);
-  expect(response.json()).toEqual([expect.objectContaining({ id: 'berlin-mall', organizationId: ORG_B, type: 'office' })]);
+  expect(response.json()).toEqual([
+    expect.objectContaining({ id: 'berlin-mall', organizationId: ORG_B, type: 'office' }),
+  ]);
 });
 
 test('answers a token limited to some locations those only, and a token limited to none nothing', async () => {
   const handler = createListLocationsHandler({ store: () => table.store });
-  const scoped = await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, locations: ['nyc-store', 'elsewhere'] });
+  const scoped = await invoke(handler, {
+    method: 'GET',
+    path: '/locations',
+    org: ORG_A,
+    locations: ['nyc-store', 'elsewhere'],
+  });
   expect(scoped.json<{ id: string }[]>().map((l) => l.id)).toEqual(['nyc-store']);
   expect((await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, locations: [] })).json()).toEqual([]);
 });
@@ -59,11 +83,18 @@ test('answers 401 problem+json when the token carries no organization', async ()
 
 test('answers 406 naming application/json for an Accept it cannot serve, and JSON for */* or application/*', async () => {
   const handler = createListLocationsHandler({ store: () => table.store });
-  const refused = await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, headers: { accept: 'text/csv' } });
+  const refused = await invoke(handler, {
+    method: 'GET',
+    path: '/locations',
+    org: ORG_A,
+    headers: { accept: 'text/csv' },
+  });
   expect(refused.status).toBe(406);
   expect(refused.headers['content-type']).toBe('application/problem+json');
   expect(refused.json()).toMatchObject({ status: 406, detail: 'Allowed values of Accept: application/json.' });
   for (const accept of ['*/*', 'application/*', 'text/csv;q=0.5, application/json']) {
-    expect((await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, headers: { accept } })).status).toBe(200);
+    expect((await invoke(handler, { method: 'GET', path: '/locations', org: ORG_A, headers: { accept } })).status).toBe(
+      200,
+    );
   }
 });

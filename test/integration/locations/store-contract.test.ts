@@ -86,7 +86,10 @@ describe.each(subjects)('the location store on %s', (_, open) => {
       [2, 'Food court', 1],
       [3, 'Parking', 1],
     ]);
-    expect(view?.sensorGroups[1]?.openingHours).toEqual({ monday: [{ open: '11:00', close: '21:00' }], saturday: [{ open: '11:00', close: '23:00' }] });
+    expect(view?.sensorGroups[1]?.openingHours).toEqual({
+      monday: [{ open: '11:00', close: '21:00' }],
+      saturday: [{ open: '11:00', close: '23:00' }],
+    });
     expect(view?.occupancy).toEqual([]);
     expect(foreign).toBeUndefined();
   });
@@ -128,7 +131,9 @@ describe.each(subjects)('the location store on %s', (_, open) => {
     // Act
     const units = await store.listForRefresh();
     // Assess
-    expect(units.map((u) => [u.location.organizationId, u.location.id, u.sensorGroups.map((g) => g.id), u.cachedGroupIds])).toEqual([
+    expect(
+      units.map((u) => [u.location.organizationId, u.location.id, u.sensorGroups.map((g) => g.id), u.cachedGroupIds]),
+    ).toEqual([
       [ORG_A, 'berlin-mall', [1, 3], [1, 3]],
       [ORG_A, 'nyc-store', [7], []],
       [ORG_B, 'berlin-mall', [1], []],
@@ -146,7 +151,10 @@ describe('the embedded file table', () => {
     // Prepare
     const path = join(tempDir(), 'locations.jsonl');
     const first = open(path);
-    await applyImport(first.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z'), actor: 'importer' });
+    await applyImport(first.store, validateImportFile(importFile), {
+      now: new Date('2024-01-01T00:00:00Z'),
+      actor: 'importer',
+    });
     await first.store.putOccupancy(entry(3, '2024-03-01T10:00:00.000Z', 5));
     await first.store.deleteSensorGroup(ORG_A, 'berlin-mall', 2);
     const before = await first.store.listForRefresh();
@@ -155,7 +163,10 @@ describe('the embedded file table', () => {
     const second = open(path, Date.parse('2024-03-01T12:00:00Z'));
     // Assess
     expect(await second.store.listForRefresh()).toEqual(before);
-    expect((await second.store.listLocations(ORG_A))[0]).toMatchObject({ createdBy: 'importer', updatedBy: 'importer' });
+    expect((await second.store.listLocations(ORG_A))[0]).toMatchObject({
+      createdBy: 'importer',
+      updatedBy: 'importer',
+    });
     second.table.close();
   });
 
@@ -163,7 +174,10 @@ describe('the embedded file table', () => {
     // Prepare: an entry refreshed at 10:00 expires a day later (ENTRY_TTL_SECONDS).
     const path = join(tempDir(), 'locations.jsonl');
     const first = open(path);
-    await applyImport(first.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z'), actor: null });
+    await applyImport(first.store, validateImportFile(importFile), {
+      now: new Date('2024-01-01T00:00:00Z'),
+      actor: null,
+    });
     await first.store.putOccupancy(entry(3, '2024-03-01T10:00:00.000Z', 5));
     first.table.close();
     // Act
@@ -181,7 +195,10 @@ describe('the embedded file table', () => {
     // Prepare
     const path = join(tempDir(), 'locations.jsonl');
     const first = open(path);
-    await applyImport(first.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z'), actor: null });
+    await applyImport(first.store, validateImportFile(importFile), {
+      now: new Date('2024-01-01T00:00:00Z'),
+      actor: null,
+    });
     first.table.close();
     appendFileSync(path, '{"put":{"PK":"ORG#x","SK":"LOC#');
     // Act
@@ -213,7 +230,8 @@ describe('the embedded file table', () => {
     const { table, store } = open(path);
     await applyImport(store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z'), actor: null });
     // Act: 3,000 refreshes of one entry.
-    for (let i = 0; i < 3000; i++) await store.putOccupancy(entry(3, new Date(Date.parse('2024-03-01T00:00:00Z') + i * 300_000).toISOString(), i));
+    for (let i = 0; i < 3000; i++)
+      await store.putOccupancy(entry(3, new Date(Date.parse('2024-03-01T00:00:00Z') + i * 300_000).toISOString(), i));
     // Assess: 12 items (3 locations, 5 groups, their 3 change log entries, 1 entry); compaction at more than 1000 + 4 x 12 lines.
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
     expect(lines).toBeLessThanOrEqual(1048);

@@ -22,19 +22,43 @@ describe('npm run erase-organization on a data folder', () => {
   beforeAll(async () => {
     const paths = dataPaths(dir);
     const db = await openDuckDb(paths.duckdb);
-    const event = (organizationId: string, timestamp: string) => parseDocument('movementEvents', { organizationId, locationId: 'loc', trackingCameraId: 'cam-1', timestamp, label: 'car' });
-    await ingestDocuments(db, 'movementEvents', [event(ORG_A, '2024-03-01T00:00:00Z'), event(ORG_A, '2024-04-01T00:00:00Z'), event(ORG_B, '2024-03-01T00:00:00Z')]);
+    const event = (organizationId: string, timestamp: string) =>
+      parseDocument('movementEvents', {
+        organizationId,
+        locationId: 'loc',
+        trackingCameraId: 'cam-1',
+        timestamp,
+        label: 'car',
+      });
+    await ingestDocuments(db, 'movementEvents', [
+      event(ORG_A, '2024-03-01T00:00:00Z'),
+      event(ORG_A, '2024-04-01T00:00:00Z'),
+      event(ORG_B, '2024-03-01T00:00:00Z'),
+    ]);
     db.closeSync();
     const table = FileItemTable.open(paths.locations);
-    for (const [id, org] of [['client-a', ORG_A], ['client-b', ORG_B]] as const) {
-      await putMachineClient(table, { clientId: id, organizationId: org, name: 'gw', createdAt: '2024-03-01T00:00:00Z', revokedAt: null });
+    for (const [id, org] of [
+      ['client-a', ORG_A],
+      ['client-b', ORG_B],
+    ] as const) {
+      await putMachineClient(table, {
+        clientId: id,
+        organizationId: org,
+        name: 'gw',
+        createdAt: '2024-03-01T00:00:00Z',
+        revokedAt: null,
+      });
     }
     table.close();
   });
 
   const run = async (...flags: string[]) => {
     const lines: string[] = [];
-    const code = await eraseOrganizationCli(['node', 'erase-organization', '--org', ORG_A, '--data-dir', dir, ...flags], { log: (l) => lines.push(l), error: (l) => lines.push(l) }, {});
+    const code = await eraseOrganizationCli(
+      ['node', 'erase-organization', '--org', ORG_A, '--data-dir', dir, ...flags],
+      { log: (l) => lines.push(l), error: (l) => lines.push(l) },
+      {},
+    );
     return { code, lines: lines.slice(1) };
   };
 
@@ -55,21 +79,38 @@ describe('npm run erase-organization on a data folder', () => {
     ]);
     expect(await run('--yes')).toEqual({
       code: 0,
-      lines: ['deleted documents: 0 movementEvents, 0 parkingLotStats, 0 parkingEvents', 'deleted items: 0 locations, 0 sensor groups, 0 occupancy entries, 0 machine clients, 0 idempotency records, 0 change log entries, 0 deletion records'],
+      lines: [
+        'deleted documents: 0 movementEvents, 0 parkingLotStats, 0 parkingEvents',
+        'deleted items: 0 locations, 0 sensor groups, 0 occupancy entries, 0 machine clients, 0 idempotency records, 0 change log entries, 0 deletion records',
+      ],
     });
     // Org B's event and client are still there.
-    const other = await eraseOrganizationCli(['node', 'erase-organization', '--org', ORG_B, '--data-dir', dir], { log: () => undefined, error: () => undefined }, {});
+    const other = await eraseOrganizationCli(
+      ['node', 'erase-organization', '--org', ORG_B, '--data-dir', dir],
+      { log: () => undefined, error: () => undefined },
+      {},
+    );
     expect(other).toBe(DRY_RUN_EXIT);
     const db = await openDuckDb(dataPaths(dir).duckdb);
     const connection = await db.connect();
-    expect((await connection.runAndReadAll('SELECT "organizationId", count(*) FROM movement_events GROUP BY ALL')).getRowsJS()).toEqual([[ORG_B, 1n]]);
+    expect(
+      (
+        await connection.runAndReadAll('SELECT "organizationId", count(*) FROM movement_events GROUP BY ALL')
+      ).getRowsJS(),
+    ).toEqual([[ORG_B, 1n]]);
     connection.closeSync();
     db.closeSync();
   });
 
   it('refuses an organization id that is not a UUID, before opening anything', async () => {
     const lines: string[] = [];
-    expect(await eraseOrganizationCli(['node', 'erase-organization', '--org', 'acme', '--data-dir', join(dir, 'none')], { log: (l) => lines.push(l), error: (l) => lines.push(l) }, {})).toBe(1);
+    expect(
+      await eraseOrganizationCli(
+        ['node', 'erase-organization', '--org', 'acme', '--data-dir', join(dir, 'none')],
+        { log: (l) => lines.push(l), error: (l) => lines.push(l) },
+        {},
+      ),
+    ).toBe(1);
     expect(lines.join('\n')).toMatch(/--org.*must be a UUID/);
   });
 });

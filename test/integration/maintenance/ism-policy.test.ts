@@ -12,7 +12,9 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 const hasIsm = (process.env.LRS_OPENSEARCH_PLUGINS ?? '').split(',').includes('opensearch-index-management');
 const why = 'the node has no opensearch-index-management plugin (docs/operations.md, "Testing the ISM policy")';
 if (!hasIsm) console.warn(`ISM tests skipped: ${why}.`);
-const describeWithIsm = hasIsm ? describe : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${why})`, fn);
+const describeWithIsm = hasIsm
+  ? describe
+  : (name: string, fn: () => void) => describe.skip(`${name} (skipped: ${why})`, fn);
 
 const client = testClient();
 const prefix = uniquePrefix('ism');
@@ -28,15 +30,23 @@ interface Explained {
   [index: string]: unknown;
 }
 
-const getPolicy = async (c: Client) => (await c.transport.request({ method: 'GET', path: policyPath })).body as StoredPolicy;
-const explain = async () => (await client.transport.request({ method: 'GET', path: `/_plugins/_ism/explain/${prefix}*` })).body as Explained;
-const policyOf = (explained: Explained, index: string) => (explained[`${prefix}${index}`] as { policy_id?: string | null } | undefined)?.policy_id;
+const getPolicy = async (c: Client) =>
+  (await c.transport.request({ method: 'GET', path: policyPath })).body as StoredPolicy;
+const explain = async () =>
+  (await client.transport.request({ method: 'GET', path: `/_plugins/_ism/explain/${prefix}*` })).body as Explained;
+const policyOf = (explained: Explained, index: string) =>
+  (explained[`${prefix}${index}`] as { policy_id?: string | null } | undefined)?.policy_id;
 
 /** The policy change pending on each managed index of the prefix, from the plugin's own config index. */
 async function pendingChanges(): Promise<Record<string, string | undefined>> {
   await client.indices.refresh({ index: '.opendistro-ism-config' });
-  const { body } = await client.search({ index: '.opendistro-ism-config', body: { size: 100, query: { prefix: { 'managed_index.index': prefix } } } });
-  const managed = (body.hits.hits as { _source: { managed_index: { index: string; change_policy?: { policy_id: string } | null } } }[]).map((h) => h._source.managed_index);
+  const { body } = await client.search({
+    index: '.opendistro-ism-config',
+    body: { size: 100, query: { prefix: { 'managed_index.index': prefix } } },
+  });
+  const managed = (
+    body.hits.hits as { _source: { managed_index: { index: string; change_policy?: { policy_id: string } | null } } }[]
+  ).map((h) => h._source.managed_index);
   return Object.fromEntries(managed.map((m) => [m.index, m.change_policy?.policy_id]));
 }
 
@@ -70,11 +80,18 @@ describeWithIsm('the retention ISM policy on the real plugin', () => {
 
     expect(first).toEqual({ outcome: 'created', seqNo: stored._seq_no });
     expect(second).toEqual({ outcome: 'unchanged', seqNo: stored._seq_no });
-    expect([after._seq_no, after._version, after.policy.last_updated_time]).toEqual([stored._seq_no, 1, stored.policy.last_updated_time]);
+    expect([after._seq_no, after._version, after.policy.last_updated_time]).toEqual([
+      stored._seq_no,
+      1,
+      stored.policy.last_updated_time,
+    ]);
     expect(stored.policy.states[0]?.transitions[0]?.conditions.min_index_age).toBe('837d'); // (25 + 2) × 31
     const explained = await explain();
     expect(explained.total_managed_indices).toBe(2);
-    expect([policyOf(explained, 'movement-events-2024.03'), policyOf(explained, 'parking-events-2024.04')]).toEqual([ismPolicyId(prefix), ismPolicyId(prefix)]);
+    expect([policyOf(explained, 'movement-events-2024.03'), policyOf(explained, 'parking-events-2024.04')]).toEqual([
+      ismPolicyId(prefix),
+      ismPolicyId(prefix),
+    ]);
   });
 
   it('enrols a monthly index created after the installation through its ism_template', async () => {
@@ -100,7 +117,9 @@ describeWithIsm('the retention ISM policy on the real plugin', () => {
       method: 'PUT',
       path: policyPath,
       querystring: { if_seq_no: before._seq_no, if_primary_term: 1 },
-      body: { policy: { description: 'stale', default_state: 'a', states: [{ name: 'a', actions: [], transitions: [] }] } },
+      body: {
+        policy: { description: 'stale', default_state: 'a', states: [{ name: 'a', actions: [], transitions: [] }] },
+      },
     });
     await expect(stale).rejects.toMatchObject({ meta: { statusCode: 409 } });
     expect((await getPolicy(client))._version).toBe(2);

@@ -22,10 +22,14 @@ let engines: { opensearch: ReportEngine; duckdb: ReportEngine };
 
 const keptMonths = {
   filters: [{ type: 'range', field: 'timestamp', from: '2024-04-01T00:00:00Z', to: '2024-12-01T00:00:00Z' }],
-  aggregations: [{ type: 'dateHistogram', interval: '1M' }, { type: 'terms', field: 'label' }],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1M' },
+    { type: 'terms', field: 'label' },
+  ],
 };
 const everything = { source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1M' }] };
-const answer = async (engine: ReportEngine, body: unknown) => JSON.parse((await answerReport(body, { organizationId: ORG_A }, engine, 'application/json')).body) as unknown;
+const answer = async (engine: ReportEngine, body: unknown) =>
+  JSON.parse((await answerReport(body, { organizationId: ORG_A }, engine, 'application/json')).body) as unknown;
 
 beforeAll(async () => {
   duckdb = await loadFixtureEngines(client, prefix);
@@ -41,7 +45,11 @@ afterAll(async () => {
 describe('retention by the month in the index name', () => {
   it('lists the expired monthly indices on a dry run and deletes nothing', async () => {
     const outcome = await deleteExpiredIndices(client, prefix, { months: MONTHS, nowMs: NOW, dryRun: true });
-    expect(outcome.expired.map((i) => i.index)).toEqual([`${prefix}movement-events-2024.03`, `${prefix}parking-events-2024.03`, `${prefix}parking-lot-stats-2024.03`]);
+    expect(outcome.expired.map((i) => i.index)).toEqual([
+      `${prefix}movement-events-2024.03`,
+      `${prefix}parking-events-2024.03`,
+      `${prefix}parking-lot-stats-2024.03`,
+    ]);
     expect((await client.indices.exists({ index: `${prefix}movement-events-2024.03` })).body).toBe(true);
   });
 
@@ -73,7 +81,9 @@ describe('retention by the month in the index name', () => {
     ]);
     expect(await answer(engines.opensearch, keptMonths)).toEqual(before);
     // Org A's movement events left: 2 in April, 4 in October, 3 in November.
-    expect((await answer(engines.opensearch, everything)) as { count?: number }[]).toEqual(monthsOf([2, 0, 0, 0, 0, 0, 4, 3]));
+    expect((await answer(engines.opensearch, everything)) as { count?: number }[]).toEqual(
+      monthsOf([2, 0, 0, 0, 0, 0, 4, 3]),
+    );
   });
 
   it('deletes nothing more when run again', async () => {
@@ -84,23 +94,47 @@ describe('retention by the month in the index name', () => {
 
   it('deletes the March rows and their items from DuckDB, in one run, and the kept months report as before', async () => {
     const before = await answer(engines.duckdb, keptMonths);
-    expect(await deleteExpiredMonths(duckdb, { months: MONTHS, nowMs: NOW, dryRun: true })).toEqual({ movementEvents: 10, parkingLotStats: 6, parkingEvents: 5 });
-    expect(await deleteExpiredMonths(duckdb, { months: MONTHS, nowMs: NOW })).toEqual({ movementEvents: 10, parkingLotStats: 6, parkingEvents: 5 });
-    expect(await counts(duckdb)).toEqual({ movement_events: 12, movement_items: 13, parking_lot_stats: 2, parking_events: 2 });
+    expect(await deleteExpiredMonths(duckdb, { months: MONTHS, nowMs: NOW, dryRun: true })).toEqual({
+      movementEvents: 10,
+      parkingLotStats: 6,
+      parkingEvents: 5,
+    });
+    expect(await deleteExpiredMonths(duckdb, { months: MONTHS, nowMs: NOW })).toEqual({
+      movementEvents: 10,
+      parkingLotStats: 6,
+      parkingEvents: 5,
+    });
+    expect(await counts(duckdb)).toEqual({
+      movement_events: 12,
+      movement_items: 13,
+      parking_lot_stats: 2,
+      parking_events: 2,
+    });
     expect(await answer(engines.duckdb, keptMonths)).toEqual(before);
     expect(await answer(engines.duckdb, everything)).toEqual(monthsOf([2, 0, 0, 0, 0, 0, 4, 3]));
-    expect(await deleteExpiredMonths(duckdb, { months: MONTHS, nowMs: NOW })).toEqual({ movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 });
+    expect(await deleteExpiredMonths(duckdb, { months: MONTHS, nowMs: NOW })).toEqual({
+      movementEvents: 0,
+      parkingLotStats: 0,
+      parkingEvents: 0,
+    });
   });
 
   it('deletes nothing with a retention of 0', async () => {
-    expect(await deleteExpiredMonths(duckdb, { months: 0, nowMs: NOW })).toEqual({ movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 });
+    expect(await deleteExpiredMonths(duckdb, { months: 0, nowMs: NOW })).toEqual({
+      movementEvents: 0,
+      parkingLotStats: 0,
+      parkingEvents: 0,
+    });
     expect((await deleteExpiredIndices(client, prefix, { months: 0, nowMs: NOW })).expired).toEqual([]);
   });
 });
 
 /** A monthly histogram from April 2024 of these counts (an empty month is a bucket with only its timestamp). */
 function monthsOf(countsFromApril: number[]) {
-  return countsFromApril.map((count, i) => ({ timestamp: new Date(Date.UTC(2024, 3 + i, 1)).toISOString(), ...(count > 0 ? { count } : {}) }));
+  return countsFromApril.map((count, i) => ({
+    timestamp: new Date(Date.UTC(2024, 3 + i, 1)).toISOString(),
+    ...(count > 0 ? { count } : {}),
+  }));
 }
 
 async function counts(instance: DuckDBInstance) {

@@ -11,8 +11,20 @@ import { createTestTable, type TestTable } from '../locations/table';
  */
 let table: TestTable;
 const NOW = Date.parse('2024-06-02T12:02:30Z');
-const entry = (org: string, sensorGroupId: number, occupancy: number, openedAt: string, refreshedAt = '2024-06-02T12:00:00.000Z') => ({
-  organizationId: org, locationId: 'berlin-mall', sensorGroupId, name: 'cached name', occupancy, openedAt, refreshedAt,
+const entry = (
+  org: string,
+  sensorGroupId: number,
+  occupancy: number,
+  openedAt: string,
+  refreshedAt = '2024-06-02T12:00:00.000Z',
+) => ({
+  organizationId: org,
+  locationId: 'berlin-mall',
+  sensorGroupId,
+  name: 'cached name',
+  occupancy,
+  openedAt,
+  refreshedAt,
 });
 
 beforeAll(async () => {
@@ -62,7 +74,13 @@ test("is 404 for another organization's location and for an unknown one, alike",
   const unknown = await live(ORG_A, 'atlantis', { filter: 'occupancy' });
   expect(foreign.status).toBe(404);
   expect(foreign.headers['content-type']).toBe('application/problem+json');
-  expect(foreign.json()).toEqual({ type: '/problems#not-found', title: 'Not found', status: 404, detail: "There is no location 'nyc-store'.", requestId: 'test-request' });
+  expect(foreign.json()).toEqual({
+    type: '/problems#not-found',
+    title: 'Not found',
+    status: 404,
+    detail: "There is no location 'nyc-store'.",
+    requestId: 'test-request',
+  });
   expect(unknown.status).toBe(404);
 });
 
@@ -79,7 +97,9 @@ test('answers an empty array for a location whose entries are all older than thr
 
 test('answers an empty array when the groups are closed', async () => {
   // 23:30 in Berlin: the hall is closed; the parking's entry belongs to the previous day's period.
-  expect((await live(ORG_A, 'berlin-mall', { filter: 'occupancy' }, Date.parse('2024-06-02T21:30:00Z'))).json()).toEqual({ insights: { occupancy: [] } });
+  expect(
+    (await live(ORG_A, 'berlin-mall', { filter: 'occupancy' }, Date.parse('2024-06-02T21:30:00Z'))).json(),
+  ).toEqual({ insights: { occupancy: [] } });
 });
 
 test('tolerates whitespace and repeated kinds in filter', async () => {
@@ -91,8 +111,14 @@ test('is 400 problem+json naming the query parameter when filter is missing or n
   const other = await live(ORG_A, 'berlin-mall', { filter: 'occupancy,dwellTime' });
   expect(missing.status).toBe(400);
   expect(missing.headers['content-type']).toBe('application/problem+json');
-  expect(missing.json()).toMatchObject({ status: 400, errors: [{ path: '/query/filter', message: expect.stringContaining('is required') }] });
-  expect(other.json()).toMatchObject({ status: 400, errors: [{ path: '/query/filter', message: "unknown insight kind 'dwellTime'; allowed: occupancy" }] });
+  expect(missing.json()).toMatchObject({
+    status: 400,
+    errors: [{ path: '/query/filter', message: expect.stringContaining('is required') }],
+  });
+  expect(other.json()).toMatchObject({
+    status: 400,
+    errors: [{ path: '/query/filter', message: "unknown insight kind 'dwellTime'; allowed: occupancy" }],
+  });
 });
 
 test('is 401 without an organization in the token, before looking at anything else', async () => {

@@ -26,7 +26,15 @@ const client = testClient();
 const prefix = uniquePrefix('overview');
 const NOW = Date.parse('2024-03-31T10:00:00Z');
 
-const event = (org: string, locationId: string, timestamp: string) => ({ organizationId: org, locationId, trackingCameraId: 'cam-1', label: 'person', timestamp, crossedPaths: [], polygons: [] });
+const event = (org: string, locationId: string, timestamp: string) => ({
+  organizationId: org,
+  locationId,
+  trackingCameraId: 'cam-1',
+  label: 'person',
+  timestamp,
+  crossedPaths: [],
+  polygons: [],
+});
 const events = [
   event(ORG_A, 'berlin-mall', '2024-03-30T22:30:00Z'), // 23:30 CET on the 30th: yesterday
   event(ORG_A, 'berlin-mall', '2024-03-30T23:10:00Z'), // 00:10: hour 0
@@ -47,25 +55,47 @@ const events = [
   event(ORG_A, 'berlin-outlet', '2024-03-24T10:00:00Z'), // a week before, 11:00 CET: the same hour as the mall's 11:30
 ];
 /** A second site in Berlin's zone, without sensor groups: counted in the same plans as berlin-mall. */
-const outlet = { locations: [{ id: 'berlin-outlet', organizationId: ORG_A, type: 'store', timezone: 'Europe/Berlin' }] };
+const outlet = {
+  locations: [{ id: 'berlin-outlet', organizationId: ORG_A, type: 'store', timezone: 'Europe/Berlin' }],
+};
 
 let duckdb: DuckDBInstance;
 let table: TestTable;
 let engines: Record<'opensearch' | 'duckdb' | 'opensearch, terms cap 1' | 'duckdb, terms cap 1', ReportEngine>;
 
-const entry = (org: string, sensorGroupId: number, occupancy: number, openedAt: string, refreshedAt = '2024-03-31T09:55:00.000Z') => ({
-  organizationId: org, locationId: 'berlin-mall', sensorGroupId, name: 'cached name', occupancy, openedAt, refreshedAt,
+const entry = (
+  org: string,
+  sensorGroupId: number,
+  occupancy: number,
+  openedAt: string,
+  refreshedAt = '2024-03-31T09:55:00.000Z',
+) => ({
+  organizationId: org,
+  locationId: 'berlin-mall',
+  sensorGroupId,
+  name: 'cached name',
+  occupancy,
+  openedAt,
+  refreshedAt,
 });
 
 beforeAll(async () => {
   await indexDocuments(client, prefix, { movementEvents: events });
   duckdb = await openDuckDb(':memory:');
-  await ingestDocuments(duckdb, 'movementEvents', events.map((e, i) => parseDocument('movementEvents', e, `/${i}`)));
+  await ingestDocuments(
+    duckdb,
+    'movementEvents',
+    events.map((e, i) => parseDocument('movementEvents', e, `/${i}`)),
+  );
   // A terms cap of 1 cuts the grouping of the two Berlin sites by location: each is then counted in a bucket of its own.
   engines = {
     opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS }),
     duckdb: new DuckDbEngine(duckdb, { maxBuckets: TEST_MAX_BUCKETS }),
-    'opensearch, terms cap 1': new OpenSearchEngine(client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS, limits: { termsCap: 1 } }),
+    'opensearch, terms cap 1': new OpenSearchEngine(client, {
+      indexPrefix: prefix,
+      maxBuckets: TEST_MAX_BUCKETS,
+      limits: { termsCap: 1 },
+    }),
     'duckdb, terms cap 1': new DuckDbEngine(duckdb, { maxBuckets: TEST_MAX_BUCKETS, limits: { termsCap: 1 } }),
   };
   table = await createTestTable('overview');
@@ -86,7 +116,11 @@ afterAll(async () => {
 });
 
 const overview = (engine: ReportEngine, org: string) =>
-  invoke(createSitesOverviewHandler({ store: async () => table.store, engine: async () => engine, now: () => NOW }), { method: 'GET', path: '/insights/overview', org });
+  invoke(createSitesOverviewHandler({ store: async () => table.store, engine: async () => engine, now: () => NOW }), {
+    method: 'GET',
+    path: '/insights/overview',
+    org,
+  });
 
 const hours = (length: number, ones: Record<number, number>) => Array.from({ length }, (_, i) => ones[i] ?? 0);
 
@@ -106,40 +140,88 @@ describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms
           timezone: 'Europe/Berlin',
           occupancy: { people: 3, groups: 2 },
           // 11 local hours so far (00, 01, 03, …, 11): the spring day has no 02:00.
-          today: { from: '2024-03-30T23:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 4, hourly: hours(11, { 0: 1, 1: 1, 2: 1, 10: 1 }) },
-          lastWeek: { from: '2024-03-23T23:00:00.000Z', to: '2024-03-24T11:00:00.000Z', count: 2, hourly: hours(24, { 0: 1, 11: 1, 12: 1, 23: 1 }) },
+          today: {
+            from: '2024-03-30T23:00:00.000Z',
+            to: '2024-03-31T10:00:00.000Z',
+            count: 4,
+            hourly: hours(11, { 0: 1, 1: 1, 2: 1, 10: 1 }),
+          },
+          lastWeek: {
+            from: '2024-03-23T23:00:00.000Z',
+            to: '2024-03-24T11:00:00.000Z',
+            count: 2,
+            hourly: hours(24, { 0: 1, 11: 1, 12: 1, 23: 1 }),
+          },
         },
         {
           id: 'berlin-outlet',
           timezone: 'Europe/Berlin',
           occupancy: { people: 0, groups: 0 },
-          today: { from: '2024-03-30T23:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 1, hourly: hours(11, { 10: 1 }) },
-          lastWeek: { from: '2024-03-23T23:00:00.000Z', to: '2024-03-24T11:00:00.000Z', count: 1, hourly: hours(24, { 11: 1 }) },
+          today: {
+            from: '2024-03-30T23:00:00.000Z',
+            to: '2024-03-31T10:00:00.000Z',
+            count: 1,
+            hourly: hours(11, { 10: 1 }),
+          },
+          lastWeek: {
+            from: '2024-03-23T23:00:00.000Z',
+            to: '2024-03-24T11:00:00.000Z',
+            count: 1,
+            hourly: hours(24, { 11: 1 }),
+          },
         },
         {
           id: 'nyc-store',
           timezone: 'America/New_York',
           // 06:00 EDT: the store opens at 08:00.
           occupancy: { people: 0, groups: 0 },
-          today: { from: '2024-03-31T04:00:00.000Z', to: '2024-03-31T10:00:00.000Z', count: 2, hourly: hours(6, { 0: 1, 5: 1 }) },
-          lastWeek: { from: '2024-03-24T04:00:00.000Z', to: '2024-03-24T10:00:00.000Z', count: 1, hourly: hours(24, { 5: 1 }) },
+          today: {
+            from: '2024-03-31T04:00:00.000Z',
+            to: '2024-03-31T10:00:00.000Z',
+            count: 2,
+            hourly: hours(6, { 0: 1, 5: 1 }),
+          },
+          lastWeek: {
+            from: '2024-03-24T04:00:00.000Z',
+            to: '2024-03-24T10:00:00.000Z',
+            count: 1,
+            hourly: hours(24, { 5: 1 }),
+          },
         },
       ],
     });
   });
 
-  test("shows another organization only its own location of the same id, with its own counts and people", async () => {
-    const body = (await overview(engines[name], ORG_B)).json<{ locations: { id: string; occupancy: unknown; today: { count: number }; lastWeek: { count: number } }[] }>();
-    expect(body.locations.map((l) => [l.id, l.occupancy, l.today.count, l.lastWeek.count])).toEqual([['berlin-mall', { people: 99, groups: 1 }, 1, 0]]);
+  test('shows another organization only its own location of the same id, with its own counts and people', async () => {
+    const body = (await overview(engines[name], ORG_B)).json<{
+      locations: { id: string; occupancy: unknown; today: { count: number }; lastWeek: { count: number } }[];
+    }>();
+    expect(body.locations.map((l) => [l.id, l.occupancy, l.today.count, l.lastWeek.count])).toEqual([
+      ['berlin-mall', { people: 99, groups: 1 }, 1, 0],
+    ]);
   });
 });
 
 test('answers 304 to the ETag of the same answer, 406 to an Accept it cannot give, 401 without an organization', async () => {
   const first = await overview(engines.duckdb, ORG_A);
-  const handler = createSitesOverviewHandler({ store: async () => table.store, engine: async () => engines.duckdb, now: () => NOW });
-  const again = await invoke(handler, { method: 'GET', path: '/insights/overview', org: ORG_A, headers: { 'if-none-match': first.headers.etag as string } });
+  const handler = createSitesOverviewHandler({
+    store: async () => table.store,
+    engine: async () => engines.duckdb,
+    now: () => NOW,
+  });
+  const again = await invoke(handler, {
+    method: 'GET',
+    path: '/insights/overview',
+    org: ORG_A,
+    headers: { 'if-none-match': first.headers.etag as string },
+  });
   expect(again.status).toBe(304);
-  const csv = await invoke(handler, { method: 'GET', path: '/insights/overview', org: ORG_A, headers: { accept: 'text/csv' } });
+  const csv = await invoke(handler, {
+    method: 'GET',
+    path: '/insights/overview',
+    org: ORG_A,
+    headers: { accept: 'text/csv' },
+  });
   expect([csv.status, csv.headers['content-type']]).toEqual([406, 'application/problem+json']);
   expect((await invoke(handler, { method: 'GET', path: '/insights/overview', org: null })).status).toBe(401);
 });

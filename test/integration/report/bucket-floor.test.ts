@@ -37,7 +37,10 @@ beforeAll(async () => {
       };
     },
   });
-  engines = { ...fixtureEngines(client, prefix, duckdb), opensearch: new OpenSearchEngine(recording as Client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS }) };
+  engines = {
+    ...fixtureEngines(client, prefix, duckdb),
+    opensearch: new OpenSearchEngine(recording as Client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS }),
+  };
 });
 
 beforeEach(() => {
@@ -52,7 +55,13 @@ afterAll(async () => {
 
 const scope = { organizationId: ORG_A };
 const hourly = { type: 'dateHistogram', interval: '1h' };
-const carsAndPeople = { type: 'filters', filters: { cars: { type: 'terms', field: 'label', values: ['car'] }, people: { type: 'terms', field: 'label', values: ['person'] } } };
+const carsAndPeople = {
+  type: 'filters',
+  filters: {
+    cars: { type: 'terms', field: 'label', values: ['car'] },
+    people: { type: 'terms', field: 'label', values: ['person'] },
+  },
+};
 
 describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
   test('refuses an open hourly histogram over the documents’ eight months, with filters below it, before the report', async () => {
@@ -66,8 +75,15 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
   });
 
   test('answers the same histogram from November 1, spanning to the last document', async () => {
-    const body = { source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from: '2024-11-01T00:00:00Z' }], aggregations: [hourly, carsAndPeople] };
-    const rows = JSON.parse((await answerReport(body, scope, engines[name], 'application/json')).body) as Record<string, unknown>[];
+    const body = {
+      source: 'movementEvents',
+      filters: [{ type: 'range', field: 'timestamp', from: '2024-11-01T00:00:00Z' }],
+      aggregations: [hourly, carsAndPeople],
+    };
+    const rows = JSON.parse((await answerReport(body, scope, engines[name], 'application/json')).body) as Record<
+      string,
+      unknown
+    >[];
     // Nov 1 00:00 to Nov 4 04:00 is 3 × 24 + 5 = 77 hours; me-16 (05:30Z) and me-17 (06:30Z) are cars on
     // Nov 3, the last event a person at 04:59Z on Nov 4
     expect(rows).toHaveLength(77);
@@ -85,7 +101,15 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
       source: 'movementEvents',
       splitInterval: '1w',
       filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-11-01T00:00:00Z' }],
-      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'filters', filters: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'terms', field: 'label', values: ['car'] }])) }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        {
+          type: 'filters',
+          filters: Object.fromEntries(
+            Array.from({ length: n }, (_, i) => [`f${i}`, { type: 'terms', field: 'label', values: ['car'] }]),
+          ),
+        },
+      ],
     });
     // Act
     const error = await answerReport(split(40), scope, engines[name], 'application/json').catch((e: unknown) => e);
@@ -96,25 +120,44 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
         'however the report is split. Use a coarser dateHistogram interval, a shorter time range, or fewer filters buckets.',
     );
     if (name === 'opensearch') expect(sent).toEqual([]);
-    const rows = JSON.parse((await answerReport(split(30), scope, engines[name], 'application/json')).body) as unknown[];
+    const rows = JSON.parse(
+      (await answerReport(split(30), scope, engines[name], 'application/json')).body,
+    ) as unknown[];
     expect(rows).toHaveLength(245);
   });
 
-  test.each([7, 30])('refuses a 1 s histogram by label over %i days split by 2 h before any slice runs: its answer alone is too large', async (days) => {
-    // Prepare: 7 days are 604,800 time buckets, over the 262,140 an answer may hold whatever the engine
-    const body = {
-      source: 'movementEvents',
-      splitInterval: '2h',
-      filters: [{ type: 'range', field: 'timestamp', from: '2024-03-10T00:00:00Z', to: new Date(Date.UTC(2024, 2, 10 + days)).toISOString() }],
-      aggregations: [{ type: 'dateHistogram', interval: '1s' }, { type: 'terms', field: 'label' }],
-    };
-    // Act
-    const error = await answerReport(body, scope, engines[name], 'application/json').catch((e: unknown) => e);
-    // Assess
-    expect(error).toBeInstanceOf(AnswerBucketsError);
-    expect((error as AnswerBucketsError).toProblem()).toMatchObject({ status: 422, maxAnswerBuckets: 262_140, errors: [{ path: '/aggregations/0/interval' }] });
-    if (name === 'opensearch') expect(sent).toEqual([]);
-  });
+  test.each([7, 30])(
+    'refuses a 1 s histogram by label over %i days split by 2 h before any slice runs: its answer alone is too large',
+    async (days) => {
+      // Prepare: 7 days are 604,800 time buckets, over the 262,140 an answer may hold whatever the engine
+      const body = {
+        source: 'movementEvents',
+        splitInterval: '2h',
+        filters: [
+          {
+            type: 'range',
+            field: 'timestamp',
+            from: '2024-03-10T00:00:00Z',
+            to: new Date(Date.UTC(2024, 2, 10 + days)).toISOString(),
+          },
+        ],
+        aggregations: [
+          { type: 'dateHistogram', interval: '1s' },
+          { type: 'terms', field: 'label' },
+        ],
+      };
+      // Act
+      const error = await answerReport(body, scope, engines[name], 'application/json').catch((e: unknown) => e);
+      // Assess
+      expect(error).toBeInstanceOf(AnswerBucketsError);
+      expect((error as AnswerBucketsError).toProblem()).toMatchObject({
+        status: 422,
+        maxAnswerBuckets: 262_140,
+        errors: [{ path: '/aggregations/0/interval' }],
+      });
+      if (name === 'opensearch') expect(sent).toEqual([]);
+    },
+  );
 
   test('stops a split report once its slices hold more terms keys than the answer may, and answers it at the bound', async () => {
     // Prepare: March to October are 245 days; org A's labelled events fall on 8 of them, 14 (day, label)
@@ -124,21 +167,35 @@ describe.each(['opensearch', 'duckdb'] as const)('%s', (name) => {
       source: 'movementEvents',
       splitInterval: '1w',
       filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-11-01T00:00:00Z' }],
-      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'terms', field: 'label' },
+      ],
     };
     // Act
-    const refused = await answerReport(body, scope, engines[name], 'application/json', { maxAnswerBuckets: 258 }).catch((e: unknown) => e);
+    const refused = await answerReport(body, scope, engines[name], 'application/json', { maxAnswerBuckets: 258 }).catch(
+      (e: unknown) => e,
+    );
     const answered = await answerReport(body, scope, engines[name], 'application/json', { maxAnswerBuckets: 259 });
     // Assess
     expect(refused).toBeInstanceOf(AnswerBucketsError);
-    expect((refused as AnswerBucketsError).toProblem()).toMatchObject({ status: 422, maxAnswerBuckets: 258, errors: [{ path: '/aggregations/0/interval' }] });
+    expect((refused as AnswerBucketsError).toProblem()).toMatchObject({
+      status: 422,
+      maxAnswerBuckets: 258,
+      errors: [{ path: '/aggregations/0/interval' }],
+    });
     const rows = JSON.parse(answered.body) as Record<string, unknown>[];
     expect(rows).toHaveLength(245);
     expect(rows.reduce((keys, row) => keys + Object.keys(row).length - 1, 0)).toBe(14);
   });
 
   test('leaves a histogram alone to the engine’s own refusal, without asking for the extent', async () => {
-    const error = await answerReport({ source: 'movementEvents', aggregations: [hourly] }, scope, engines[name], 'application/json').catch((e: unknown) => e);
+    const error = await answerReport(
+      { source: 'movementEvents', aggregations: [hourly] },
+      scope,
+      engines[name],
+      'application/json',
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TooManyBucketsError);
     if (name === 'opensearch') expect(sent).toEqual([['s0']]);
   });

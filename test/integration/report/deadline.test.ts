@@ -30,7 +30,9 @@ let engines: Record<'OpenSearch' | 'DuckDB', ReportEngine>;
 
 beforeAll(async () => {
   for (let i = 0; i < DOCUMENTS; i += 5_000) {
-    await indexDocuments(client, prefix, { movementEvents: Array.from({ length: 5_000 }, (_, j) => heavyEvent(i + j)) });
+    await indexDocuments(client, prefix, {
+      movementEvents: Array.from({ length: 5_000 }, (_, j) => heavyEvent(i + j)),
+    });
   }
   // Far more memory than the heavy report takes before any deadline here (see openHeavyDuckDb): it
   // reaches the deadline, never the memory limit (that is too-expensive.test.ts).
@@ -54,14 +56,19 @@ const day = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', t
 /** The node's search tasks on this test's indices. */
 async function searchTasks(): Promise<unknown[]> {
   const response = await client.tasks.list({ actions: '*search*', detailed: true });
-  const nodes = (response.body as { nodes?: Record<string, { tasks: Record<string, { description?: string }> }> }).nodes ?? {};
-  return Object.values(nodes).flatMap((n) => Object.values(n.tasks)).filter((t) => t.description?.includes(prefix));
+  const nodes =
+    (response.body as { nodes?: Record<string, { tasks: Record<string, { description?: string }> }> }).nodes ?? {};
+  return Object.values(nodes)
+    .flatMap((n) => Object.values(n.tasks))
+    .filter((t) => t.description?.includes(prefix));
 }
 
 describe('OpenSearch at the deadline', () => {
   test('the search stops on the node and the report answers 503 report-timeout', async () => {
     // Act
-    const error = await engines.OpenSearch.run(buildPlan(heavy), scope, { deadline: Deadline.after(150) }).catch((e: unknown) => e);
+    const error = await engines.OpenSearch.run(buildPlan(heavy), scope, { deadline: Deadline.after(150) }).catch(
+      (e: unknown) => e,
+    );
     // Assess: 503 with Retry-After; the node stopped (its timeout) or the request was aborted, and no
     // search of this report is left running on the node
     expect(error).toBeInstanceOf(ReportTimeoutError);
@@ -91,9 +98,14 @@ describe('OpenSearch at the deadline', () => {
       socket.resume().on('close', () => (closed[i] = true));
     });
     await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    const silent = new Client({ node: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, requestTimeout: 60_000 });
+    const silent = new Client({
+      node: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+      requestTimeout: 60_000,
+    });
     // Act
-    const error = await new OpenSearchEngine(silent, { indexPrefix: prefix }).run(buildPlan(heavy), scope, { deadline: Deadline.after(200) }).catch((e: unknown) => e);
+    const error = await new OpenSearchEngine(silent, { indexPrefix: prefix })
+      .run(buildPlan(heavy), scope, { deadline: Deadline.after(200) })
+      .catch((e: unknown) => e);
     // Assess
     expect(error).toBeInstanceOf(ReportTimeoutError);
     for (let i = 0; i < 50 && !closed.every(Boolean); i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -107,18 +119,36 @@ describe.each(['OpenSearch', 'DuckDB'] as const)('%s: a report that reaches the 
   test('is answered 503 problem+json with Retry-After by the Lambda handler, never 500', async () => {
     // Prepare: a function with 300 ms left for the report after the response margin
     const handler = createQueryReportHandler({ engine: () => engines[name] });
-    const context = { awsRequestId: 'deadline', functionName: 'query-report', getRemainingTimeInMillis: () => RESPONSE_MARGIN_MS + 300 } as Context;
+    const context = {
+      awsRequestId: 'deadline',
+      functionName: 'query-report',
+      getRemainingTimeInMillis: () => RESPONSE_MARGIN_MS + 300,
+    } as Context;
     // Act
-    const response = (await handler(httpEvent({ body: heavy, org: HEAVY_ORG }), context)) as APIGatewayProxyStructuredResultV2;
+    const response = (await handler(
+      httpEvent({ body: heavy, org: HEAVY_ORG }),
+      context,
+    )) as APIGatewayProxyStructuredResultV2;
     // Assess
     expect(response.statusCode).toBe(503);
     expect(response.headers).toMatchObject({ 'Content-Type': 'application/problem+json', 'Retry-After': '10' });
-    expect(JSON.parse(response.body as string)).toMatchObject({ type: '/problems#report-timeout', status: 503, timeoutMs: 300 });
+    expect(JSON.parse(response.body as string)).toMatchObject({
+      type: '/problems#report-timeout',
+      status: 503,
+      timeoutMs: 300,
+    });
   });
 
   test.each(['auto', '6h'])('is 503, not 422 or 500, when split with splitInterval %s', async (splitInterval) => {
-    const body = { source: 'movementEvents', filters: [day], aggregations: [{ type: 'dateHistogram', interval: '1d' }, ...HEAVY_AGGREGATIONS], splitInterval };
-    const error = await answerReport(body, scope, engines[name], 'application/json', { deadline: Deadline.after(300) }).catch((e: unknown) => e);
+    const body = {
+      source: 'movementEvents',
+      filters: [day],
+      aggregations: [{ type: 'dateHistogram', interval: '1d' }, ...HEAVY_AGGREGATIONS],
+      splitInterval,
+    };
+    const error = await answerReport(body, scope, engines[name], 'application/json', {
+      deadline: Deadline.after(300),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReportTimeoutError);
   });
 });

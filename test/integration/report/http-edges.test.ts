@@ -10,7 +10,11 @@ import { ORG_A } from './fixtures';
  * types of the request body and of Accept. Expected bodies are written out by hand from DOCS.
  */
 const at = (minute: number) => new Date(Date.UTC(2024, 2, 1, 8, minute)).toISOString();
-const doc = (minute: number, label: string, polygons: { id: string; value: number }[] = []): DocumentInput<'movementEvents'> => ({
+const doc = (
+  minute: number,
+  label: string,
+  polygons: { id: string; value: number }[] = [],
+): DocumentInput<'movementEvents'> => ({
   organizationId: ORG_A,
   locationId: 'L1',
   trackingCameraId: 'c1',
@@ -57,7 +61,10 @@ describe.each(ENGINES)('on $name', (harness) => {
     });
 
     test('quotes line breaks in the series columns of a time series too', async () => {
-      const body = await csv({ filters: labels('two\nlines', 'plain'), aggregations: [{ type: 'dateHistogram', interval: '1d' }, ...byLabel] });
+      const body = await csv({
+        filters: labels('two\nlines', 'plain'),
+        aggregations: [{ type: 'dateHistogram', interval: '1d' }, ...byLabel],
+      });
       expect(body).toBe('timestamp,plain,"two\nlines"\r\n2024-03-01T00:00:00.000Z,1,1\r\n');
     });
 
@@ -68,19 +75,31 @@ describe.each(ENGINES)('on $name', (harness) => {
         filters: labels('=HYPERLINK("http://evil.example")', '+cmd', '-5', '@SUM(1)', '\tTab', '\rCR', 'plain'),
         aggregations: byLabel,
       });
-      expect(body).toBe(`'\tTab,"'\rCR",'+cmd,'-5,"'=HYPERLINK(""http://evil.example"")",'@SUM(1),plain\r\n1,1,1,1,1,1,1\r\n`);
+      expect(body).toBe(
+        `'\tTab,"'\rCR",'+cmd,'-5,"'=HYPERLINK(""http://evil.example"")",'@SUM(1),plain\r\n1,1,1,1,1,1,1\r\n`,
+      );
     });
 
     test('leaves numbers as numbers, not text (a negative one: test/unit/report/render)', async () => {
       // Polygon z: 5 (the HYPERLINK document) and 2 (plain): min 2, avg 7 / 2, sum 7.
-      const body = await csv({ aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', min: true, sum: true }] });
+      const body = await csv({
+        aggregations: [
+          { type: 'nested', path: 'polygons' },
+          { type: 'stats', field: 'polygons.value', min: true, sum: true },
+        ],
+      });
       expect(body).toBe('min,avg,sum\r\n2,3.5,7\r\n');
     });
   });
 
   describe('names that a JavaScript object mishandles', () => {
     test('keeps a terms key __proto__ as a series of a time series in JSON', async () => {
-      const response = await query({ body: { filters: labels('__proto__', 'plain'), aggregations: [{ type: 'dateHistogram', interval: '1d' }, ...byLabel] } });
+      const response = await query({
+        body: {
+          filters: labels('__proto__', 'plain'),
+          aggregations: [{ type: 'dateHistogram', interval: '1d' }, ...byLabel],
+        },
+      });
       expect(response.body).toBe('[{"timestamp":"2024-03-01T00:00:00.000Z","__proto__":1,"plain":1}]');
     });
 
@@ -93,12 +112,17 @@ describe.each(ENGINES)('on $name', (harness) => {
       expect(response.status).toBe(400);
       expect(response.json()).toMatchObject({
         status: 400,
-        errors: [{ path: '/aggregations/0/filters/__proto__', message: '"__proto__" is reserved; name the bucket otherwise' }],
+        errors: [
+          { path: '/aggregations/0/filters/__proto__', message: '"__proto__" is reserved; name the bucket otherwise' },
+        ],
       });
     });
 
     test('answers other names of Object.prototype as ordinary bucket names', async () => {
-      const filters = { constructor: { type: 'terms', field: 'label', values: ['plain'] }, toString: { type: 'terms', field: 'label', values: ['-5', '+cmd'] } };
+      const filters = {
+        constructor: { type: 'terms', field: 'label', values: ['plain'] },
+        toString: { type: 'terms', field: 'label', values: ['-5', '+cmd'] },
+      };
       const response = await query({ body: { aggregations: [{ type: 'filters', filters }] } });
       expect(response.body).toBe('{"constructor":1,"toString":2}');
     });
@@ -131,9 +155,17 @@ describe('media types of POST /reports:query', () => {
   });
 
   test('reads the body whatever the letter case of its media type and parameter names', async () => {
-    for (const contentType of ['APPLICATION/JSON', 'Application/Json; Charset=UTF-8', 'application/json;charset="utf-8"']) {
+    for (const contentType of [
+      'APPLICATION/JSON',
+      'Application/Json; Charset=UTF-8',
+      'application/json;charset="utf-8"',
+    ]) {
       const response = await query({ body: report, headers: { 'content-type': contentType } });
-      expect({ contentType, status: response.status, body: response.body }).toEqual({ contentType, status: 200, body: '{"-5":1,"plain":1}' });
+      expect({ contentType, status: response.status, body: response.body }).toEqual({
+        contentType,
+        status: 200,
+        body: '{"-5":1,"plain":1}',
+      });
     }
   });
 
@@ -172,12 +204,21 @@ describe('media types of POST /reports:query', () => {
     };
     for (const [accept, [contentType, body]] of Object.entries(cases)) {
       const response = await query({ body: report, headers: { accept } });
-      expect({ accept, status: response.status, contentType: response.headers['content-type'], body: response.body }).toEqual({ accept, status: 200, contentType, body });
+      expect({
+        accept,
+        status: response.status,
+        contentType: response.headers['content-type'],
+        body: response.body,
+      }).toEqual({ accept, status: 200, contentType, body });
     }
   });
 
   test('answers 406 to parameters the answers do not have', async () => {
-    for (const accept of ['text/csv; charset=iso-8859-1', 'text/csv; header=absent', 'application/json; charset=utf-16']) {
+    for (const accept of [
+      'text/csv; charset=iso-8859-1',
+      'text/csv; header=absent',
+      'application/json; charset=utf-16',
+    ]) {
       const response = await query({ body: report, headers: { accept } });
       expect({ accept, status: response.status, detail: response.json<{ detail: string }>().detail }).toEqual({
         accept,

@@ -18,7 +18,16 @@ let engines: Record<string, ReportEngine>;
 
 beforeAll(async () => {
   await indexDocuments(client, otherOrgOnly, {
-    movementEvents: [{ organizationId: 'org-z', locationId: 'L', label: 'car', timestamp: '2024-03-02T10:00:00Z', crossedPaths: [], polygons: [{ id: 'p', value: 3 }] }],
+    movementEvents: [
+      {
+        organizationId: 'org-z',
+        locationId: 'L',
+        label: 'car',
+        timestamp: '2024-03-02T10:00:00Z',
+        crossedPaths: [],
+        polygons: [{ id: 'p', value: 3 }],
+      },
+    ],
   });
   engines = {
     'OpenSearch without an index': new OpenSearchEngine(client, { indexPrefix: noIndex }),
@@ -30,7 +39,11 @@ afterAll(() => deleteIndices(client, otherOrgOnly));
 
 const threeDays = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' };
 const bodies = {
-  'a bounded daily histogram': { source: 'movementEvents', filters: [threeDays], aggregations: [{ type: 'dateHistogram', interval: '1d' }] },
+  'a bounded daily histogram': {
+    source: 'movementEvents',
+    filters: [threeDays],
+    aggregations: [{ type: 'dateHistogram', interval: '1d' }],
+  },
   'a bounded histogram with filters and stats': {
     filters: [threeDays],
     aggregations: [
@@ -41,9 +54,23 @@ const bodies = {
     ],
   },
   'an object of filters buckets and terms': {
-    aggregations: [{ type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['car'] }, b: { type: 'terms', field: 'label', values: ['bus'] } } }, { type: 'terms', field: 'locationId' }],
+    aggregations: [
+      {
+        type: 'filters',
+        filters: {
+          a: { type: 'terms', field: 'label', values: ['car'] },
+          b: { type: 'terms', field: 'label', values: ['bus'] },
+        },
+      },
+      { type: 'terms', field: 'locationId' },
+    ],
   },
-  'stats alone': { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', min: true, sum: true, count: true }] },
+  'stats alone': {
+    aggregations: [
+      { type: 'nested', path: 'polygons' },
+      { type: 'stats', field: 'polygons.value', min: true, sum: true, count: true },
+    ],
+  },
 };
 
 describe('a report over no documents', () => {
@@ -54,7 +81,12 @@ describe('a report over no documents', () => {
   });
 
   test('spans the whole range with empty days, without an index', async () => {
-    const answer = await answerReport(bodies['a bounded daily histogram'], scope, engines['OpenSearch without an index'] as ReportEngine, 'application/json');
+    const answer = await answerReport(
+      bodies['a bounded daily histogram'],
+      scope,
+      engines['OpenSearch without an index'] as ReportEngine,
+      'application/json',
+    );
     expect(JSON.parse(answer.body)).toEqual([
       { timestamp: '2024-03-01T00:00:00.000Z' },
       { timestamp: '2024-03-02T00:00:00.000Z' },

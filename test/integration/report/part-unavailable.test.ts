@@ -21,10 +21,33 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
  * shards that answered. (A red monthly index was a 503 already, saying only "busy or unavailable".)
  * Cars: 2 in March, 3 in April 2024.
  */
-const car = (timestamp: string) => parseDocument('movementEvents', { organizationId: DEFAULT_EVENT_ORGANIZATION, locationId: 'L1', label: 'car', timestamp });
-const CARS = ['2024-03-05T10:00:00Z', '2024-03-20T10:00:00Z', '2024-04-02T10:00:00Z', '2024-04-03T10:00:00Z', '2024-04-04T10:00:00Z'];
-const SPRING = { source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-06-01T00:00:00Z' }], aggregations: [{ type: 'dateHistogram', interval: '1M' }, { type: 'terms', field: 'label' }] };
-const WHOLE = [{ timestamp: '2024-03-01T00:00:00.000Z', car: 2 }, { timestamp: '2024-04-01T00:00:00.000Z', car: 3 }, { timestamp: '2024-05-01T00:00:00.000Z' }];
+const car = (timestamp: string) =>
+  parseDocument('movementEvents', {
+    organizationId: DEFAULT_EVENT_ORGANIZATION,
+    locationId: 'L1',
+    label: 'car',
+    timestamp,
+  });
+const CARS = [
+  '2024-03-05T10:00:00Z',
+  '2024-03-20T10:00:00Z',
+  '2024-04-02T10:00:00Z',
+  '2024-04-03T10:00:00Z',
+  '2024-04-04T10:00:00Z',
+];
+const SPRING = {
+  source: 'movementEvents',
+  filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-06-01T00:00:00Z' }],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1M' },
+    { type: 'terms', field: 'label' },
+  ],
+};
+const WHOLE = [
+  { timestamp: '2024-03-01T00:00:00.000Z', car: 2 },
+  { timestamp: '2024-04-01T00:00:00.000Z', car: 3 },
+  { timestamp: '2024-05-01T00:00:00.000Z' },
+];
 
 let client: Client;
 let prefix: string;
@@ -41,12 +64,22 @@ afterAll(async () => {
   await client.close();
 });
 
-const ask = (rollups = false, body: unknown = SPRING) => invoke(createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix, rollups }) }), { body });
+const ask = (rollups = false, body: unknown = SPRING) =>
+  invoke(createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix, rollups }) }), {
+    body,
+  });
 
 /** A 503 that says part of the data is not there, with Retry-After. */
 function expectUnavailable(answer: Awaited<ReturnType<typeof ask>>): void {
-  expect([answer.status, answer.headers['retry-after'], answer.headers['content-type']]).toEqual([503, '5', 'application/problem+json']);
-  expect(answer.json()).toMatchObject({ type: '/problems#engine-unavailable', detail: expect.stringMatching(/^Part of the data is not available right now/) });
+  expect([answer.status, answer.headers['retry-after'], answer.headers['content-type']]).toEqual([
+    503,
+    '5',
+    'application/problem+json',
+  ]);
+  expect(answer.json()).toMatchObject({
+    type: '/problems#engine-unavailable',
+    detail: expect.stringMatching(/^Part of the data is not available right now/),
+  });
 }
 
 test('a closed monthly index: 503 with Retry-After, not a 200 without April; the whole answer once it is open', async () => {
@@ -63,7 +96,11 @@ test('a closed monthly index: 503 with Retry-After, not a 200 without April; the
 test('a red monthly index (its shard cannot be allocated to any node): 503 with Retry-After; the whole answer once it is gone', async () => {
   // Prepare: May's index, required on a node that does not exist, so its only shard is never assigned
   const may = indexNameFor(prefix, 'movementEvents', Date.UTC(2024, 4, 1));
-  await client.indices.create({ index: may, wait_for_active_shards: '0', body: { settings: { number_of_replicas: 0, 'index.routing.allocation.require._name': 'no-such-node' } } });
+  await client.indices.create({
+    index: may,
+    wait_for_active_shards: '0',
+    body: { settings: { number_of_replicas: 0, 'index.routing.allocation.require._name': 'no-such-node' } },
+  });
   try {
     const health = await client.cluster.health({ index: may, timeout: '1s' });
     expect(health.body.status).toBe('red');
@@ -79,7 +116,10 @@ test('the rollups: a closed level index is 503, not its rows left out; the rebui
   // Prepare: rollups built and read (the report is at a whole grain), then the daily level closed
   await rebuildRollups(client, prefix);
   const fromRollups = await ask(true);
-  expect([fromRollups.status, fromRollups.headers['server-timing']]).toEqual([200, expect.stringMatching(/^source;desc="rollup"/)]);
+  expect([fromRollups.status, fromRollups.headers['server-timing']]).toEqual([
+    200,
+    expect.stringMatching(/^source;desc="rollup"/),
+  ]);
   const daily = rollupIndexName(prefix, 'movementEvents', 86_400_000);
   await client.indices.close({ index: daily });
   try {
@@ -94,7 +134,9 @@ test('the rollups: a closed level index is 503, not its rows left out; the rebui
   try {
     await expect(rebuildRollups(client, prefix)).rejects.toThrow();
     const marks = await readMarks(client, prefix, 'movementEvents', 10);
-    expect(marks.map((m) => m.grain)).toContain(Date.UTC(2024, 3, 5, 10) - (Date.UTC(2024, 3, 5, 10) % ROLLUP_GRAIN_MS));
+    expect(marks.map((m) => m.grain)).toContain(
+      Date.UTC(2024, 3, 5, 10) - (Date.UTC(2024, 3, 5, 10) % ROLLUP_GRAIN_MS),
+    );
   } finally {
     await client.indices.open({ index: april(), wait_for_active_shards: '1' });
   }
@@ -105,7 +147,13 @@ test('the watermark search: a bookkeeping index with a shard missing is 503, not
   // (`total_shards_per_node`): OpenSearch answers a search of it 200 from one shard, `failed` 0
   const dirty = dirtyIndexName(prefix);
   await client.indices.delete({ index: dirty });
-  await client.indices.create({ index: dirty, wait_for_active_shards: '0', body: { settings: { number_of_shards: 2, number_of_replicas: 0, 'index.routing.allocation.total_shards_per_node': 1 } } });
+  await client.indices.create({
+    index: dirty,
+    wait_for_active_shards: '0',
+    body: {
+      settings: { number_of_shards: 2, number_of_replicas: 0, 'index.routing.allocation.total_shards_per_node': 1 },
+    },
+  });
   try {
     // Act, Assess: refused, not read as "no marks" (a watermark past every dirty grain)
     await expect(readRollupState(client, prefix, 'movementEvents')).rejects.toThrow(/search_phase_execution_exception/);

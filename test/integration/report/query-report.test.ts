@@ -32,7 +32,13 @@ const nestedDirections = [
 describe('time series (shape 1)', () => {
   test('counts documents per day and label over the whole range, leaving absent series out', async () => {
     // Prepare: 03-01 e1 car, e2 person, e3 car; 03-02 e4 truck; 03-03 e5 car; e6 is org-b's.
-    const body = { filters: [firstDays], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+    const body = {
+      filters: [firstDays],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'terms', field: 'label' },
+      ],
+    };
     // Act
     const response = await query({ body });
     // Assess
@@ -46,13 +52,28 @@ describe('time series (shape 1)', () => {
   });
 
   test('spans the buckets over the whole range, empty days as timestamp-only objects', async () => {
-    const body = { filters: [{ ...firstDays, to: '2024-03-06T00:00:00Z' }], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+    const body = {
+      filters: [{ ...firstDays, to: '2024-03-06T00:00:00Z' }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'terms', field: 'label' },
+      ],
+    };
     const rows = (await query({ body })).json<object[]>();
-    expect(rows.slice(3)).toEqual([{ timestamp: '2024-03-04T00:00:00.000Z' }, { timestamp: '2024-03-05T00:00:00.000Z' }]);
+    expect(rows.slice(3)).toEqual([
+      { timestamp: '2024-03-04T00:00:00.000Z' },
+      { timestamp: '2024-03-05T00:00:00.000Z' },
+    ]);
   });
 
   test('answers an empty series when two timestamp ranges do not overlap', async () => {
-    const body = { filters: [firstDays, { ...firstDays, from: '2024-03-10T00:00:00Z', to: '2024-03-11T00:00:00Z' }], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
+    const body = {
+      filters: [firstDays, { ...firstDays, from: '2024-03-10T00:00:00Z', to: '2024-03-11T00:00:00Z' }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'terms', field: 'label' },
+      ],
+    };
     const response = await query({ body });
     expect(response.status).toBe(200);
     expect(response.json()).toEqual([]);
@@ -60,7 +81,13 @@ describe('time series (shape 1)', () => {
 
   test('aligns days to the time zone: e3 at 23:30Z falls on the next Berlin day', async () => {
     // Berlin is UTC+1 in early March: days start at 23:00Z; the range end 03-04T00:00Z is 01:00 on Berlin's 03-04.
-    const body = { filters: [firstDays], aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }, { type: 'terms', field: 'label' }] };
+    const body = {
+      filters: [firstDays],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' },
+        { type: 'terms', field: 'label' },
+      ],
+    };
     expect((await query({ body })).json()).toEqual([
       { timestamp: '2024-02-29T23:00:00.000Z', car: 1, person: 1 },
       { timestamp: '2024-03-01T23:00:00.000Z', car: 1, truck: 1 },
@@ -92,7 +119,12 @@ describe('time series (shape 1)', () => {
   });
 
   test('joins parts with each aggregation’s keyJoiner', async () => {
-    const aggregations = [nestedDirections[0], nestedDirections[1], { ...nestedDirections[2], keyJoiner: '/' }, { ...nestedDirections[3], keyJoiner: '|' }];
+    const aggregations = [
+      nestedDirections[0],
+      nestedDirections[1],
+      { ...nestedDirections[2], keyJoiner: '/' },
+      { ...nestedDirections[3], keyJoiner: '|' },
+    ];
     const [first] = (await query({ body: { aggregations } })).json<object[]>();
     expect(first).toEqual({ timestamp: '2024-03-01T00:00:00.000Z', 'north|A': 1, 'south|A': 2, 'north|B': 1 });
   });
@@ -100,7 +132,11 @@ describe('time series (shape 1)', () => {
   test('reports hourly maxima of parking lot occupancy per lot', async () => {
     const body = {
       source: 'parkingLotStats',
-      aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'occupied', avg: false, max: true }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1h' },
+        { type: 'terms', field: 'parkingLotId' },
+        { type: 'stats', field: 'occupied', avg: false, max: true },
+      ],
     };
     expect((await query({ body })).json()).toEqual([
       { timestamp: '2024-03-01T08:00:00.000Z', 'P1 max': 3, 'P2 max': 1 },
@@ -127,8 +163,13 @@ describe('single object (shape 2)', () => {
   test('counts only the nested items that match nestedFilters', async () => {
     // Documents with a north crossing: e1, e2, e4; their north items: A, B, A. e2's south A is not counted.
     const body = {
-      nestedFilters: [{ path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ['north'] }] }],
-      aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }],
+      nestedFilters: [
+        { path: 'crossedPaths', filters: [{ type: 'terms', field: 'crossedPaths.id', values: ['north'] }] },
+      ],
+      aggregations: [
+        { type: 'nested', path: 'crossedPaths' },
+        { type: 'terms', field: 'crossedPaths.end' },
+      ],
     };
     expect((await query({ body })).json()).toEqual({ A: 2, B: 1 });
   });
@@ -136,14 +177,30 @@ describe('single object (shape 2)', () => {
   test('counts parent documents again after reverseNested', async () => {
     // north: e1 car, e2 person, e4 truck; south: e2 person, e3 car.
     const body = {
-      aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }],
+      aggregations: [
+        { type: 'nested', path: 'crossedPaths' },
+        { type: 'terms', field: 'crossedPaths.id' },
+        { type: 'reverseNested' },
+        { type: 'terms', field: 'label' },
+      ],
     };
-    expect((await query({ body })).json()).toEqual({ 'north car': 1, 'north person': 1, 'north truck': 1, 'south car': 1, 'south person': 1 });
+    expect((await query({ body })).json()).toEqual({
+      'north car': 1,
+      'north person': 1,
+      'north truck': 1,
+      'south car': 1,
+      'south person': 1,
+    });
   });
 
   test('narrows with a filter aggregation, adding no name part', async () => {
     // Cars: e1 (L1), e3 (L2), e5 (L2).
-    const body = { aggregations: [{ type: 'filter', filter: { type: 'terms', field: 'label', values: ['car'] } }, { type: 'terms', field: 'locationId' }] };
+    const body = {
+      aggregations: [
+        { type: 'filter', filter: { type: 'terms', field: 'label', values: ['car'] } },
+        { type: 'terms', field: 'locationId' },
+      ],
+    };
     expect((await query({ body })).json()).toEqual({ L1: 1, L2: 2 });
   });
 
@@ -151,7 +208,13 @@ describe('single object (shape 2)', () => {
     // people: e2 (c1); vehicles: e1 (c1), e3 (c2), e4 (c2), e5 (c1).
     const body = {
       aggregations: [
-        { type: 'filters', filters: { people: { type: 'terms', field: 'label', values: ['person'] }, vehicles: { type: 'terms', field: 'label', values: ['car', 'truck'] } } },
+        {
+          type: 'filters',
+          filters: {
+            people: { type: 'terms', field: 'label', values: ['person'] },
+            vehicles: { type: 'terms', field: 'label', values: ['car', 'truck'] },
+          },
+        },
         { type: 'terms', field: 'trackingCameraId' },
       ],
     };
@@ -163,7 +226,10 @@ describe('single object (shape 2)', () => {
     const body = {
       source: 'parkingEvents',
       filters: [{ type: 'range', field: 'duration', from: 60 }],
-      aggregations: [{ type: 'terms', field: 'parkingLotId' }, { type: 'stats', field: 'duration', sum: true }],
+      aggregations: [
+        { type: 'terms', field: 'parkingLotId' },
+        { type: 'stats', field: 'duration', sum: true },
+      ],
     };
     expect((await query({ body })).json()).toEqual({ 'P1 avg': 90, 'P1 sum': 90, 'P2 avg': 600, 'P2 sum': 600 });
     const s1 = { ...body, filters: [...body.filters, { type: 'terms', field: 'spotId', values: ['s1'] }] };
@@ -172,7 +238,10 @@ describe('single object (shape 2)', () => {
 
   test('treats ranges as half-open: from included, to excluded', async () => {
     // e1 at 08:00 is in, e2 at exactly 09:30 is out.
-    const body = { filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T08:00:00Z', to: '2024-03-01T09:30:00Z' }], aggregations: [{ type: 'terms', field: 'label' }] };
+    const body = {
+      filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T08:00:00Z', to: '2024-03-01T09:30:00Z' }],
+      aggregations: [{ type: 'terms', field: 'label' }],
+    };
     expect((await query({ body })).json()).toEqual({ car: 1 });
   });
 
@@ -183,13 +252,23 @@ describe('single object (shape 2)', () => {
 
   test('answers the deprecated crossedPaths.start, with a Deprecation header', async () => {
     // start is the inverse of end: items A,B,A,A,A (end) → B,A,B,B,B (start).
-    const response = await query({ body: { aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.start' }] } });
+    const response = await query({
+      body: {
+        aggregations: [
+          { type: 'nested', path: 'crossedPaths' },
+          { type: 'terms', field: 'crossedPaths.start' },
+        ],
+      },
+    });
     expect(response.json()).toEqual({ A: 1, B: 4 });
     expect(response.headers.deprecation).toMatch(/^@\d+$/);
   });
 
   test('answers an object as a one-row CSV', async () => {
-    const response = await query({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, headers: { accept: 'text/csv' } });
+    const response = await query({
+      body: { aggregations: [{ type: 'terms', field: 'label' }] },
+      headers: { accept: 'text/csv' },
+    });
     expect(response.body).toBe('car,person,truck\r\n3,1,1\r\n');
   });
 });
@@ -202,7 +281,9 @@ describe('tenancy and truncation', () => {
 
   test('says when terms keys were cut at the cap, never silently', async () => {
     // Prepare: cap 2 → car and person kept (smallest keys), truck cut.
-    const capped = createQueryReportHandler({ engine: () => new OpenSearchEngine(client, { indexPrefix: prefix, limits: { termsCap: 2 } }) });
+    const capped = createQueryReportHandler({
+      engine: () => new OpenSearchEngine(client, { indexPrefix: prefix, limits: { termsCap: 2 } }),
+    });
     const response = await invoke(capped, { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
     expect(response.json()).toEqual({ car: 3, person: 1 });
     expect(response.headers['x-report-truncated']).toBe('true');
@@ -212,10 +293,17 @@ describe('tenancy and truncation', () => {
 
   test('builds the deployed engine from the environment: endpoint, index prefix and terms cap', async () => {
     // Prepare: what the stack sets (lib/reporting.ts), pointed at the test node; cap 2 as above.
-    const env = { OPENSEARCH_URL: process.env.OPENSEARCH_URL, OPENSEARCH_AUTH: 'none', OPENSEARCH_INDEX_PREFIX: prefix, REPORT_TERMS_CAP: '2' };
+    const env = {
+      OPENSEARCH_URL: process.env.OPENSEARCH_URL,
+      OPENSEARCH_AUTH: 'none',
+      OPENSEARCH_INDEX_PREFIX: prefix,
+      REPORT_TERMS_CAP: '2',
+    };
     const engine = openSearchStoreFromEnv(env).reports;
     // Act
-    const response = await invoke(createQueryReportHandler({ engine: () => engine }), { body: { aggregations: [{ type: 'terms', field: 'label' }] } });
+    const response = await invoke(createQueryReportHandler({ engine: () => engine }), {
+      body: { aggregations: [{ type: 'terms', field: 'label' }] },
+    });
     // Assess
     expect(response.json()).toEqual({ car: 3, person: 1 });
     expect(response.headers['x-report-truncated']).toBe('true');
@@ -226,21 +314,38 @@ describe('errors', () => {
   const problem = async (req: HttpRequest) => {
     const response = await query(req);
     expect(response.headers['content-type']).toBe('application/problem+json');
-    return { status: response.status, headers: response.headers, body: response.json<{ type: string; status: number; detail: string; errors?: unknown[] }>() };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: response.json<{ type: string; status: number; detail: string; errors?: unknown[] }>(),
+    };
   };
 
   test('answers 422 naming the limit when the engine refuses too many buckets', async () => {
     // One-minute buckets over two days: 2,880 buckets > the test node's search.max_buckets.
-    const body = { source: 'movementEvents', filters: [{ ...firstDays, to: '2024-03-03T00:00:00Z' }], aggregations: [{ type: 'dateHistogram', interval: '1m' }] };
+    const body = {
+      source: 'movementEvents',
+      filters: [{ ...firstDays, to: '2024-03-03T00:00:00Z' }],
+      aggregations: [{ type: 'dateHistogram', interval: '1m' }],
+    };
     const { status, body: p } = await problem({ body });
     expect(status).toBe(422);
-    expect(p).toMatchObject({ type: expect.stringMatching(/too-many-buckets$/), status: 422, maxBuckets: TEST_MAX_BUCKETS });
+    expect(p).toMatchObject({
+      type: expect.stringMatching(/too-many-buckets$/),
+      status: 422,
+      maxBuckets: TEST_MAX_BUCKETS,
+    });
     expect(p.detail).toContain('splitInterval');
     expect(p.detail).toContain(String(TEST_MAX_BUCKETS));
   });
 
   test('answers 400 listing every invalid part with its path', async () => {
-    const body = { source: 'movementEvents', filters: [{ type: 'range', field: 'timestamp', from: '2024-03-02T00:00:00Z', to: '2024-03-01T00:00:00Z' }], aggregations: [{ type: 'stats', field: 'label' }], top: 5 };
+    const body = {
+      source: 'movementEvents',
+      filters: [{ type: 'range', field: 'timestamp', from: '2024-03-02T00:00:00Z', to: '2024-03-01T00:00:00Z' }],
+      aggregations: [{ type: 'stats', field: 'label' }],
+      top: 5,
+    };
     const { status, body: p } = await problem({ body });
     expect(status).toBe(400);
     expect(p.errors).toEqual([
@@ -256,22 +361,38 @@ describe('errors', () => {
   });
 
   test('answers 415 for a body that is not declared as JSON', async () => {
-    expect((await problem({ rawBody: 'aggregations=terms', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+    expect(
+      (
+        await problem({
+          rawBody: 'aggregations=terms',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+    ).toBe(415);
   });
 
   test('answers 406 naming the allowed types for any other Accept', async () => {
-    const { status, body: p } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, headers: { accept: 'application/xml' } });
+    const { status, body: p } = await problem({
+      body: { aggregations: [{ type: 'terms', field: 'label' }] },
+      headers: { accept: 'application/xml' },
+    });
     expect(status).toBe(406);
     expect(p.detail).toBe('Allowed values of Accept: application/json, text/csv.');
   });
 
   test('answers 413 for a body over 64 KiB', async () => {
-    const body = { aggregations: [{ type: 'terms', field: 'label' }], locationIds: Array.from({ length: 400 }, (_, i) => `location-${i}-${'x'.repeat(160)}`) };
+    const body = {
+      aggregations: [{ type: 'terms', field: 'label' }],
+      locationIds: Array.from({ length: 400 }, (_, i) => `location-${i}-${'x'.repeat(160)}`),
+    };
     expect((await problem({ body })).status).toBe(413);
   });
 
   test('answers 401 when the token carries no organization', async () => {
-    const { status, headers } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: null });
+    const { status, headers } = await problem({
+      body: { aggregations: [{ type: 'terms', field: 'label' }] },
+      org: null,
+    });
     expect(status).toBe(401);
     expect(headers['www-authenticate']).toBe('Bearer');
   });
@@ -279,7 +400,11 @@ describe('errors', () => {
   test('answers 401 when the organization claim is not a UUID, whatever API Gateway made of the claim', async () => {
     // The JWT authorizer passes every claim as a string: JSON null, numbers, booleans and arrays too.
     for (const org of ['null', '42', 'true', `[${ORG_B} ${ORG_B}]`, 'org-a', `${ORG_B} `]) {
-      const { status, headers, body: p } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org });
+      const {
+        status,
+        headers,
+        body: p,
+      } = await problem({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org });
       expect({ org, status, auth: headers['www-authenticate'], detail: p.detail }).toEqual({
         org,
         status: 401,

@@ -46,7 +46,13 @@ afterAll(async () => {
 });
 
 /** Period-over-period: offsets across DST changes and month ends; the zone only counts without a histogram. */
-const compareChoice = fc.option(fc.record({ offset: fc.constantFrom('1d', '2d', '1w', '1M', '1q', '1y'), timeZone: fc.option(fc.constantFrom(...PROFILE_ZONES), { nil: undefined }) }), { nil: undefined });
+const compareChoice = fc.option(
+  fc.record({
+    offset: fc.constantFrom('1d', '2d', '1w', '1M', '1q', '1y'),
+    timeZone: fc.option(fc.constantFrom(...PROFILE_ZONES), { nil: undefined }),
+  }),
+  { nil: undefined },
+);
 
 type CompareChoice = typeof compareChoice extends fc.Arbitrary<infer T> ? T : never;
 
@@ -60,14 +66,26 @@ type CompareChoice = typeof compareChoice extends fc.Arbitrary<infer T> ? T : ne
  */
 function compared(body: Record<string, unknown>, c: Choices, compare: CompareChoice): Record<string, unknown> {
   const fixedSplit = body.splitInterval !== undefined && body.splitInterval !== 'auto';
-  if (!compare || !c.range || fixedSplit || JSON.stringify(body.aggregations).includes('"field":"timestamp"')) return body;
-  return { ...body, compare: { offset: compare.offset, ...(compare.timeZone && !c.histogram ? { timeZone: compare.timeZone } : {}) } };
+  if (!compare || !c.range || fixedSplit || JSON.stringify(body.aggregations).includes('"field":"timestamp"'))
+    return body;
+  return {
+    ...body,
+    compare: { offset: compare.offset, ...(compare.timeZone && !c.histogram ? { timeZone: compare.timeZone } : {}) },
+  };
 }
 
 /** What a caller sees, timed. */
-async function ask(engine: keyof typeof handlers, body: unknown, c: Choices): Promise<{ answer: HttpResponse; ms: number }> {
+async function ask(
+  engine: keyof typeof handlers,
+  body: unknown,
+  c: Choices,
+): Promise<{ answer: HttpResponse; ms: number }> {
   const started = performance.now();
-  const answer = await invoke(handlers[engine], { body, org: c.organization, headers: { accept: c.accept } }, { remainingMs: FUNCTION_MS });
+  const answer = await invoke(
+    handlers[engine],
+    { body, org: c.organization, headers: { accept: c.accept } },
+    { remainingMs: FUNCTION_MS },
+  );
   return { answer, ms: performance.now() - started };
 }
 
@@ -79,30 +97,51 @@ async function ask(engine: keyof typeof handlers, body: unknown, c: Choices): Pr
  * busy everywhere, always, still fails the test.
  */
 const BUSY = new Set(['/problems#report-timeout', '/problems#report-too-expensive', '/problems#engine-unavailable']);
-const busy = ({ answer }: { answer: HttpResponse }) => answer.status === 503 && answer.headers['retry-after'] !== undefined && BUSY.has((answer.json() as { type?: string }).type ?? '');
+const busy = ({ answer }: { answer: HttpResponse }) =>
+  answer.status === 503 &&
+  answer.headers['retry-after'] !== undefined &&
+  BUSY.has((answer.json() as { type?: string }).type ?? '');
 
 test('random reports over the whole grammar: never 500, within the function time, alike on both engines', async () => {
   const runs = 200;
-  const seen = { ok: 0, refused: 0, busy: 0, multiFilters: 0, reverseNested: 0, profile: 0, compared: 0, percentiles: 0 };
+  const seen = {
+    ok: 0,
+    refused: 0,
+    busy: 0,
+    multiFilters: 0,
+    reverseNested: 0,
+    profile: 0,
+    compared: 0,
+    percentiles: 0,
+  };
   await fc.assert(
     fc.asyncProperty(choices, compareChoice, async (c, compare) => {
       const body = compared(build(c), c, compare);
       let fromOpenSearch = await ask('OpenSearch', body, c);
       let fromDuckDb = await ask('DuckDB', body, c);
-      if (busy(fromOpenSearch) || busy(fromDuckDb)) [fromOpenSearch, fromDuckDb] = [await ask('OpenSearch', body, c), await ask('DuckDB', body, c)];
+      if (busy(fromOpenSearch) || busy(fromDuckDb))
+        [fromOpenSearch, fromDuckDb] = [await ask('OpenSearch', body, c), await ask('DuckDB', body, c)];
       for (const { answer, ms } of [fromOpenSearch, fromDuckDb]) {
         if (busy({ answer })) continue;
         expect(answer.status).toBeLessThan(500);
         expect(ms).toBeLessThan(FUNCTION_MS);
         if (answer.status >= 400) {
           expect(answer.headers['content-type']).toBe('application/problem+json');
-          expect(answer.json()).toMatchObject({ status: answer.status, type: expect.any(String), detail: expect.any(String) });
+          expect(answer.json()).toMatchObject({
+            status: answer.status,
+            type: expect.any(String),
+            detail: expect.any(String),
+          });
         }
       }
       if (busy(fromOpenSearch) || busy(fromDuckDb)) return void seen.busy++;
       const { answer: os } = fromOpenSearch;
       const { answer: db } = fromDuckDb;
-      expect({ status: db.status, headers: db.headers, body: db.body }).toEqual({ status: os.status, headers: os.headers, body: os.body });
+      expect({ status: db.status, headers: db.headers, body: db.body }).toEqual({
+        status: os.status,
+        headers: os.headers,
+        body: os.body,
+      });
       // What the runs covered, so that a generator drifting into 400s shows up below
       const kinds = (body.aggregations as { type: string }[]).map((a) => a.type);
       if (os.status === 200) seen.ok++;
@@ -116,7 +155,11 @@ test('random reports over the whole grammar: never 500, within the function time
     }),
     // A failing run may take the whole function time: report the first one rather than shrink it.
     // FUZZ_SEED and FUZZ_PATH replay a failure with the seed and path fast-check printed.
-    { numRuns: runs, endOnFailure: true, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}) },
+    {
+      numRuns: runs,
+      endOnFailure: true,
+      ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {}),
+    },
   );
   // Most reports are valid and answered (about 80%; the rest mostly 422s), and the hard cases are there in numbers
   expect(seen.ok).toBeGreaterThan(0.6 * runs);

@@ -44,21 +44,39 @@ afterAll(async () => {
 const handlerOn = (name: keyof typeof engines) => createQueryReportHandler({ engine: () => engines[name] });
 const day = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-02T00:00:00Z' };
 
-describe.each(['OpenSearch', 'DuckDB'] as const)('%s: a report that needs more memory than the engine gives it', (name) => {
-  test.each([
-    ['whole', { source: 'movementEvents', aggregations: HEAVY_AGGREGATIONS }],
-    ['split', { source: 'movementEvents', filters: [day], aggregations: [{ type: 'dateHistogram', interval: '1h' }, ...HEAVY_AGGREGATIONS], splitInterval: '6h' }],
-  ])('%s, is answered 503 report-too-expensive with Retry-After, never 500', async (_, body) => {
-    // Act
-    const answer = await invoke(handlerOn(name), { body, org: HEAVY_ORG });
-    // Assess
-    expect(answer.status).toBe(503);
-    expect(answer.headers).toMatchObject({ 'content-type': 'application/problem+json', 'retry-after': '10' });
-    expect(answer.json()).toMatchObject({ type: '/problems#report-too-expensive', title: 'Report too expensive', status: 503 });
-  });
+describe.each(['OpenSearch', 'DuckDB'] as const)(
+  '%s: a report that needs more memory than the engine gives it',
+  (name) => {
+    test.each([
+      ['whole', { source: 'movementEvents', aggregations: HEAVY_AGGREGATIONS }],
+      [
+        'split',
+        {
+          source: 'movementEvents',
+          filters: [day],
+          aggregations: [{ type: 'dateHistogram', interval: '1h' }, ...HEAVY_AGGREGATIONS],
+          splitInterval: '6h',
+        },
+      ],
+    ])('%s, is answered 503 report-too-expensive with Retry-After, never 500', async (_, body) => {
+      // Act
+      const answer = await invoke(handlerOn(name), { body, org: HEAVY_ORG });
+      // Assess
+      expect(answer.status).toBe(503);
+      expect(answer.headers).toMatchObject({ 'content-type': 'application/problem+json', 'retry-after': '10' });
+      expect(answer.json()).toMatchObject({
+        type: '/problems#report-too-expensive',
+        title: 'Report too expensive',
+        status: 503,
+      });
+    });
 
-  test('leaves the engine answering a cheap report (3,334 cars, 3,333 people and trucks)', async () => {
-    const answer = await invoke(handlerOn(name), { body: { source: 'movementEvents', aggregations: [{ type: 'terms', field: 'label' }] }, org: HEAVY_ORG });
-    expect([answer.status, answer.json()]).toEqual([200, { car: 3334, person: 3333, truck: 3333 }]);
-  });
-});
+    test('leaves the engine answering a cheap report (3,334 cars, 3,333 people and trucks)', async () => {
+      const answer = await invoke(handlerOn(name), {
+        body: { source: 'movementEvents', aggregations: [{ type: 'terms', field: 'label' }] },
+        org: HEAVY_ORG,
+      });
+      expect([answer.status, answer.json()]).toEqual([200, { car: 3334, person: 3333, truck: 3333 }]);
+    });
+  },
+);

@@ -23,12 +23,20 @@ describeRollupEquality(
     const options = { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS };
     return {
       ingest: async (collection, docs) => {
-        const written = await indexDocuments(client, collection, docs.map((d, i) => parseDocument(collection, d, `/${i}`)), { indexPrefix: prefix, refresh: true });
-        if (written.failures.length > 0) throw new Error(`OpenSearch refused documents: ${JSON.stringify(written.failures.slice(0, 3))}`);
+        const written = await indexDocuments(
+          client,
+          collection,
+          docs.map((d, i) => parseDocument(collection, d, `/${i}`)),
+          { indexPrefix: prefix, refresh: true },
+        );
+        if (written.failures.length > 0)
+          throw new Error(`OpenSearch refused documents: ${JSON.stringify(written.failures.slice(0, 3))}`);
       },
       // Every dirty grain at once, in ranges of up to 40 days: the sparse year would otherwise be ~1,700 ranges of a few requests each.
       rebuild: async () => {
-        while ((await rebuildRollups(client, prefix, { grainMs, maxGrains: 10_000, mergeGapMs: 40 * 86_400_000 })).more);
+        while (
+          (await rebuildRollups(client, prefix, { grainMs, maxGrains: 10_000, mergeGapMs: 40 * 86_400_000 })).more
+        );
       },
       rollups: new OpenSearchEngine(client, { ...options, rollups: true, rollupGrainMs: grainMs }),
       raw: new OpenSearchEngine(client, options),

@@ -28,7 +28,8 @@ const QUARTERS = 366 * 96;
 
 function yearOfLabels(): DocumentInput<'movementEvents'>[] {
   const docs: DocumentInput<'movementEvents'>[] = [];
-  const at = (i: number, second: number) => new Date(YEAR_START + i * QUARTER + (i % 15) * 60_000 + second * 1000).toISOString();
+  const at = (i: number, second: number) =>
+    new Date(YEAR_START + i * QUARTER + (i % 15) * 60_000 + second * 1000).toISOString();
   for (let i = 0; i < QUARTERS; i++) {
     const base = { organizationId: ORG_A, locationId: 'L1', trackingCameraId: 'c1' };
     if (i % 2 === 0) docs.push({ ...base, label: 'car', timestamp: at(i, 1) });
@@ -40,7 +41,10 @@ function yearOfLabels(): DocumentInput<'movementEvents'>[] {
 
 const yearReport = (interval: string, splitInterval?: string) => ({
   filters: [{ type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }],
-  aggregations: [{ type: 'dateHistogram', interval }, { type: 'terms', field: 'label' }],
+  aggregations: [
+    { type: 'dateHistogram', interval },
+    { type: 'terms', field: 'label' },
+  ],
   ...(splitInterval ? { splitInterval } : {}),
 });
 
@@ -51,7 +55,12 @@ describe.each(ENGINES)('one year of quarter hours by label on $name', (harness) 
   let loaded: LoadedEngine;
   // The deadline is not what this tests: 366 DuckDB slices took 28 s of the function's 30 on a 2-core
   // machine at load 18 (a 503 at the deadline); the jest timeout (120 s) bounds it.
-  const query = (body: unknown, accept = 'application/json') => invoke(createQueryReportHandler({ engine: () => loaded.engine }), { body, headers: { accept } }, { remainingMs: 100_000 });
+  const query = (body: unknown, accept = 'application/json') =>
+    invoke(
+      createQueryReportHandler({ engine: () => loaded.engine }),
+      { body, headers: { accept } },
+      { remainingMs: 100_000 },
+    );
 
   beforeAll(async () => {
     expect(docs).toHaveLength(36_308);
@@ -62,7 +71,11 @@ describe.each(ENGINES)('one year of quarter hours by label on $name', (harness) 
   test('is refused unsplit with 422 naming the bucket limit and suggesting splitInterval', async () => {
     const response = await query(yearReport('15m'));
     expect(response.status).toBe(422);
-    expect(response.json()).toMatchObject({ type: expect.stringMatching(/too-many-buckets$/), maxBuckets: TEST_MAX_BUCKETS, detail: expect.stringContaining('splitInterval') });
+    expect(response.json()).toMatchObject({
+      type: expect.stringMatching(/too-many-buckets$/),
+      maxBuckets: TEST_MAX_BUCKETS,
+      detail: expect.stringContaining('splitInterval'),
+    });
   });
 
   test('is answered with splitInterval 1d: every quarter hour, with hand-checked buckets', async () => {
@@ -99,7 +112,12 @@ describe.each(ENGINES)('one year of quarter hours by label on $name', (harness) 
     expect(lines).toHaveLength(1 + 1_098 + 1);
     // 00:00 holds quarter hours 0-31: 16 even, 11 multiples of 3 (0-30), 7 of 5 (0-30);
     // 08:00 holds 32-63: 16, 11 (33-63), 6 (35-60); 16:00 holds 64-95: 16, 10 (66-93), 7 (65-95).
-    expect(lines.slice(0, 4)).toEqual(['timestamp,car,person,truck', '2024-01-01T00:00:00.000Z,16,11,7', '2024-01-01T08:00:00.000Z,16,11,6', '2024-01-01T16:00:00.000Z,16,10,7']);
+    expect(lines.slice(0, 4)).toEqual([
+      'timestamp,car,person,truck',
+      '2024-01-01T00:00:00.000Z,16,11,7',
+      '2024-01-01T08:00:00.000Z,16,11,6',
+      '2024-01-01T16:00:00.000Z,16,10,7',
+    ]);
     // The last bucket holds 35,104-35,135: 16 even, 10 multiples of 3 (35,106-35,133), 7 of 5 (35,105-35,135).
     expect(lines[1_098]).toBe('2024-12-31T16:00:00.000Z,16,10,7');
   });
@@ -114,6 +132,10 @@ describe.each(ENGINES)('one year of quarter hours by label on $name', (harness) 
   test('is still refused with 422 naming the split interval when one slice is over the limit (1y)', async () => {
     const response = await query(yearReport('15m', '1y'));
     expect(response.status).toBe(422);
-    expect(response.json()).toMatchObject({ maxBuckets: TEST_MAX_BUCKETS, splitInterval: '1y', detail: expect.stringContaining('smaller splitInterval') });
+    expect(response.json()).toMatchObject({
+      maxBuckets: TEST_MAX_BUCKETS,
+      splitInterval: '1y',
+      detail: expect.stringContaining('smaller splitInterval'),
+    });
   });
 });

@@ -42,8 +42,16 @@ const duckDb: EngineHarness = {
   name: 'DuckDB',
   async load(docs) {
     const instance = await openDuckDb(':memory:');
-    if (docs.length > 0) await ingestDocuments(instance, 'movementEvents', docs.map((d) => parseDocument('movementEvents', d)));
-    return { engine: new DuckDbEngine(instance, { maxBuckets: TEST_MAX_BUCKETS }), drop: async () => instance.closeSync() };
+    if (docs.length > 0)
+      await ingestDocuments(
+        instance,
+        'movementEvents',
+        docs.map((d) => parseDocument('movementEvents', d)),
+      );
+    return {
+      engine: new DuckDbEngine(instance, { maxBuckets: TEST_MAX_BUCKETS }),
+      drop: async () => instance.closeSync(),
+    };
   },
 };
 

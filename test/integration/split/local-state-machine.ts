@@ -16,7 +16,10 @@ export interface SynthesizedSplit {
   readonly maxConcurrency: number;
 }
 
-type States = Record<string, { Type: string; Resource?: string; ItemProcessor?: { States: States }; MaxConcurrency?: number }>;
+type States = Record<
+  string,
+  { Type: string; Resource?: string; ItemProcessor?: { States: States }; MaxConcurrency?: number }
+>;
 
 export function synthesizeSplit(): SynthesizedSplit {
   try {
@@ -38,12 +41,17 @@ export function synthesizeSplit(): SynthesizedSplit {
  * `error` and its message as `cause`, as the library reports them (AWS wraps the message in the
  * Lambda error envelope; the executor reads both).
  */
-export function localSyncExecution(split: SynthesizedSplit, worker: (event: SliceEvent) => Promise<SliceOutput>): StartSyncExecution {
+export function localSyncExecution(
+  split: SynthesizedSplit,
+  worker: (event: SliceEvent) => Promise<SliceOutput>,
+): StartSyncExecution {
   // ARNs are rendered logical ids here; the task never calls AWS.
   const machine = new StateMachine(split.definition, { validationOptions: { checkArn: false } });
   return async (input) => {
     const run = machine.run(JSON.parse(input), {
-      overrides: { taskResourceLocalHandlers: { [split.taskName]: (event) => worker(event as unknown as SliceEvent) as never } },
+      overrides: {
+        taskResourceLocalHandlers: { [split.taskName]: (event) => worker(event as unknown as SliceEvent) as never },
+      },
     });
     try {
       return { status: 'SUCCEEDED', output: JSON.stringify(await run.result) };

@@ -17,10 +17,12 @@ const WINDOW_START = Date.parse('2024-03-01T00:00:00Z');
 const WINDOW_DAYS = 75;
 const scope = { organizationId: 'org-a' };
 
-const timestamp = fc.oneof(
-  fc.integer({ min: 0, max: WINDOW_DAYS * DAY - 1 }),
-  fc.integer({ min: 0, max: WINDOW_DAYS * 24 - 1 }).map((h) => h * 3_600_000),
-).map((offset) => new Date(WINDOW_START + offset).toISOString());
+const timestamp = fc
+  .oneof(
+    fc.integer({ min: 0, max: WINDOW_DAYS * DAY - 1 }),
+    fc.integer({ min: 0, max: WINDOW_DAYS * 24 - 1 }).map((h) => h * 3_600_000),
+  )
+  .map((offset) => new Date(WINDOW_START + offset).toISOString());
 
 const movementEvent: fc.Arbitrary<DocumentInput<'movementEvents'>> = fc
   .record({
@@ -29,8 +31,14 @@ const movementEvent: fc.Arbitrary<DocumentInput<'movementEvents'>> = fc
     trackingCameraId: fc.constantFrom('c1', 'c2', 'c3'),
     label: fc.option(fc.constantFrom('car', 'person', 'truck'), { nil: undefined }),
     timestamp,
-    crossedPaths: fc.array(fc.record({ id: fc.constantFrom('north', 'south'), end: fc.constantFrom('A' as const, 'B' as const) }), { maxLength: 2 }),
-    polygons: fc.array(fc.record({ id: fc.constantFrom('z1', 'z2'), value: fc.integer({ min: 0, max: 240 }).map((v) => v / 2) }), { maxLength: 2 }),
+    crossedPaths: fc.array(
+      fc.record({ id: fc.constantFrom('north', 'south'), end: fc.constantFrom('A' as const, 'B' as const) }),
+      { maxLength: 2 },
+    ),
+    polygons: fc.array(
+      fc.record({ id: fc.constantFrom('z1', 'z2'), value: fc.integer({ min: 0, max: 240 }).map((v) => v / 2) }),
+      { maxLength: 2 },
+    ),
   })
   .map((d) => (d.label === undefined ? (({ label: _, ...rest }) => rest)(d) : d) as DocumentInput<'movementEvents'>);
 
@@ -38,10 +46,33 @@ const movementEvent: fc.Arbitrary<DocumentInput<'movementEvents'>> = fc
 const TAILS: readonly unknown[][] = [
   [],
   [{ type: 'terms', field: 'label' }],
-  [{ type: 'terms', field: 'label', keyJoiner: '/' }, { type: 'terms', field: 'trackingCameraId' }],
-  [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', min: true, max: true, avg: true, sum: true, count: true }],
-  [{ type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.id' }, { type: 'terms', field: 'crossedPaths.end' }, { type: 'reverseNested' }, { type: 'terms', field: 'label' }],
-  [{ type: 'filters', filters: { cars: { type: 'terms', field: 'label', values: ['car'] }, l1: { type: 'terms', field: 'locationId', values: ['L1'] } } }, { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', sum: true, count: true }],
+  [
+    { type: 'terms', field: 'label', keyJoiner: '/' },
+    { type: 'terms', field: 'trackingCameraId' },
+  ],
+  [
+    { type: 'nested', path: 'polygons' },
+    { type: 'terms', field: 'polygons.id' },
+    { type: 'stats', field: 'polygons.value', min: true, max: true, avg: true, sum: true, count: true },
+  ],
+  [
+    { type: 'nested', path: 'crossedPaths' },
+    { type: 'terms', field: 'crossedPaths.id' },
+    { type: 'terms', field: 'crossedPaths.end' },
+    { type: 'reverseNested' },
+    { type: 'terms', field: 'label' },
+  ],
+  [
+    {
+      type: 'filters',
+      filters: {
+        cars: { type: 'terms', field: 'label', values: ['car'] },
+        l1: { type: 'terms', field: 'locationId', values: ['L1'] },
+      },
+    },
+    { type: 'nested', path: 'polygons' },
+    { type: 'stats', field: 'polygons.value', sum: true, count: true },
+  ],
 ];
 
 const report = fc
@@ -56,7 +87,12 @@ const report = fc
   })
   .map((r) => {
     const from = WINDOW_START + r.fromMinute * 60_000;
-    const range = { type: 'range', field: 'timestamp', from: new Date(from).toISOString(), to: new Date(from + r.minutes * 60_000).toISOString() };
+    const range = {
+      type: 'range',
+      field: 'timestamp',
+      from: new Date(from).toISOString(),
+      to: new Date(from + r.minutes * 60_000).toISOString(),
+    };
     return {
       body: {
         source: 'movementEvents',
@@ -68,7 +104,11 @@ const report = fc
   });
 
 /** The answer, or undefined when the engine refuses too many buckets (the report does not fit). */
-async function answer(body: unknown, engine: ReportEngine, mediaType: ReportMediaType): Promise<ReportAnswer | undefined> {
+async function answer(
+  body: unknown,
+  engine: ReportEngine,
+  mediaType: ReportMediaType,
+): Promise<ReportAnswer | undefined> {
   try {
     return await answerReport(body, scope, engine, mediaType);
   } catch (e) {
@@ -82,25 +122,29 @@ describe.each(ENGINES)('split == unsplit on $name', (harness) => {
     let compared = 0;
     let tooLarge = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(movementEvent, { maxLength: 60 }), fc.array(report, { minLength: 1, maxLength: 3 }), async (docs, reports) => {
-        const loaded = await harness.load(docs);
-        try {
-          for (const { body, splitInterval } of reports) {
-            for (const mediaType of ['application/json', 'text/csv'] as const) {
-              const unsplit = await answer(body, loaded.engine, mediaType);
-              if (!unsplit) {
-                tooLarge++;
-                continue;
+      fc.asyncProperty(
+        fc.array(movementEvent, { maxLength: 60 }),
+        fc.array(report, { minLength: 1, maxLength: 3 }),
+        async (docs, reports) => {
+          const loaded = await harness.load(docs);
+          try {
+            for (const { body, splitInterval } of reports) {
+              for (const mediaType of ['application/json', 'text/csv'] as const) {
+                const unsplit = await answer(body, loaded.engine, mediaType);
+                if (!unsplit) {
+                  tooLarge++;
+                  continue;
+                }
+                const split = await answerReport({ ...body, splitInterval }, scope, loaded.engine, mediaType);
+                expect(split).toEqual(unsplit);
+                compared++;
               }
-              const split = await answerReport({ ...body, splitInterval }, scope, loaded.engine, mediaType);
-              expect(split).toEqual(unsplit);
-              compared++;
             }
+          } finally {
+            await loaded.drop();
           }
-        } finally {
-          await loaded.drop();
-        }
-      }),
+        },
+      ),
       { numRuns: Number(process.env.SPLIT_RUNS ?? 30) },
     );
     // Most random reports must fit, or the property would say little.

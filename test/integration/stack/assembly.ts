@@ -26,19 +26,36 @@ export interface CloudAssembly {
  */
 export function synthesizeApp(context: Readonly<Record<string, string>> = {}): CloudAssembly {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-assembly-'));
-  const args = ['cdk', 'synth', '--quiet', '--output', outdir, ...Object.entries(context).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const args = [
+    'cdk',
+    'synth',
+    '--quiet',
+    '--output',
+    outdir,
+    ...Object.entries(context).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+  ];
   const run = spawnSync('npx', args, { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 300_000 });
   if (run.status !== 0) throw new Error(`cdk synth failed (${run.status}):\n${run.stdout}${run.stderr}`);
-  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { type: string; properties?: { templateFile?: string } }> };
-  const [stackName, stack] = Object.entries(manifest.artifacts).find(([, a]) => a.type === 'aws:cloudformation:stack') ?? [];
+  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const [stackName, stack] =
+    Object.entries(manifest.artifacts).find(([, a]) => a.type === 'aws:cloudformation:stack') ?? [];
   if (!stackName || !stack?.properties?.templateFile) throw new Error(`no stack in ${outdir}/manifest.json`);
-  const template = JSON.parse(readFileSync(join(outdir, stack.properties.templateFile), 'utf8')) as { Resources: Record<string, Resource> };
+  const template = JSON.parse(readFileSync(join(outdir, stack.properties.templateFile), 'utf8')) as {
+    Resources: Record<string, Resource>;
+  };
   const assets = JSON.parse(readFileSync(join(outdir, `${stackName}.assets.json`), 'utf8')) as {
-    files: Record<string, { source: { path: string; packaging?: string }; destinations: Record<string, { objectKey: string }> }>;
+    files: Record<
+      string,
+      { source: { path: string; packaging?: string }; destinations: Record<string, { objectKey: string }> }
+    >;
   };
   // What `cdk deploy` uploads under each S3 key: the asset manifest's source folder for that object.
   const sourceByKey = new Map(
-    Object.values(assets.files).flatMap((file) => Object.values(file.destinations).map((d) => [d.objectKey, file.source.path] as const)),
+    Object.values(assets.files).flatMap((file) =>
+      Object.values(file.destinations).map((d) => [d.objectKey, file.source.path] as const),
+    ),
   );
   return {
     outdir,
@@ -71,7 +88,12 @@ export class Resolver {
   constructor(
     private readonly assembly: CloudAssembly,
     private readonly physical: PhysicalValues,
-    private readonly pseudo: Readonly<Record<string, string>> = { 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012', 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com' },
+    private readonly pseudo: Readonly<Record<string, string>> = {
+      'AWS::Region': 'us-east-1',
+      'AWS::AccountId': '123456789012',
+      'AWS::Partition': 'aws',
+      'AWS::URLSuffix': 'amazonaws.com',
+    },
   ) {}
 
   resolve(value: unknown): unknown {
@@ -107,7 +129,8 @@ export class Resolver {
   /** The value as a string (environment variables, properties). */
   text(value: unknown): string {
     const resolved = this.resolve(value);
-    if (typeof resolved !== 'string' && typeof resolved !== 'number' && typeof resolved !== 'boolean') throw new Error(`not a scalar: ${JSON.stringify(value)}`);
+    if (typeof resolved !== 'string' && typeof resolved !== 'number' && typeof resolved !== 'boolean')
+      throw new Error(`not a scalar: ${JSON.stringify(value)}`);
     return String(resolved);
   }
 
@@ -124,7 +147,8 @@ export class Resolver {
     const resource = this.assembly.resources[id];
     if (!resource) throw new Error(`the template has no resource ${id}`);
     const value = this.physical(id, resource, attribute);
-    if (value === undefined) throw new Error(`no physical value for ${attribute ? `${id}.${attribute}` : id} (${resource.Type})`);
+    if (value === undefined)
+      throw new Error(`no physical value for ${attribute ? `${id}.${attribute}` : id} (${resource.Type})`);
     return value;
   }
 

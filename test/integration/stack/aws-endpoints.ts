@@ -43,10 +43,29 @@ export interface TlsFront extends LocalEndpoint {
 export async function startTlsFront(name: string, target: string): Promise<TlsFront> {
   const dir = mkdtempSync(join(tmpdir(), 'lrs-tls-'));
   const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-keyout', key, '-out', cert, '-subj', `/CN=${name}.${LOCAL_DOMAIN}`, '-addext', `subjectAltName=DNS:*.${LOCAL_DOMAIN},IP:127.0.0.1`,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-subj',
+      `/CN=${name}.${LOCAL_DOMAIN}`,
+      '-addext',
+      `subjectAltName=DNS:*.${LOCAL_DOMAIN},IP:127.0.0.1`,
+    ],
+    { stdio: 'ignore' },
+  );
   const { hostname, port } = new URL(target);
   const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (socket) => {
     const upstream = connect(Number(port), hostname);
@@ -78,7 +97,10 @@ export interface StepFunctionsEndpoint extends LocalEndpoint {
   readonly executions: { readonly input: unknown; readonly status: string; readonly error?: string }[];
 }
 
-type States = Record<string, { Type: string; Resource?: string; ItemProcessor?: { States: States }; Iterator?: { States: States } }>;
+type States = Record<
+  string,
+  { Type: string; Resource?: string; ItemProcessor?: { States: States }; Iterator?: { States: States } }
+>;
 
 /** Task states at any depth (inside Map item processors too), by name, with their Resource. */
 function taskResources(states: States): Record<string, string> {
@@ -102,21 +124,45 @@ export async function startStepFunctions(machines: readonly LocalStateMachine[])
         res.end(JSON.stringify(body));
       };
       const target = req.headers['x-amz-target'];
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { stateMachineArn?: string; input?: string; name?: string };
-      if (target !== 'AWSStepFunctions.StartSyncExecution') return answer(400, { __type: 'UnknownOperationException', message: `not served here: ${target}` });
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        stateMachineArn?: string;
+        input?: string;
+        name?: string;
+      };
+      if (target !== 'AWSStepFunctions.StartSyncExecution')
+        return answer(400, { __type: 'UnknownOperationException', message: `not served here: ${target}` });
       const machine = machines.find((m) => m.arn === body.stateMachineArn);
-      if (!machine) return answer(400, { __type: 'StateMachineDoesNotExist', message: `State Machine Does Not Exist: '${body.stateMachineArn}'` });
+      if (!machine)
+        return answer(400, {
+          __type: 'StateMachineDoesNotExist',
+          message: `State Machine Does Not Exist: '${body.stateMachineArn}'`,
+        });
       void runSync(machine, body.input ?? '{}').then((execution) => {
-        executions.push({ input: JSON.parse(body.input ?? '{}'), status: execution.status, ...(execution.error ? { error: execution.error } : {}) });
-        answer(200, { executionArn: `${machine.arn.replace(':stateMachine:', ':express:')}:${body.name ?? 'execution'}`, stateMachineArn: machine.arn, ...execution });
+        executions.push({
+          input: JSON.parse(body.input ?? '{}'),
+          status: execution.status,
+          ...(execution.error ? { error: execution.error } : {}),
+        });
+        answer(200, {
+          executionArn: `${machine.arn.replace(':stateMachine:', ':express:')}:${body.name ?? 'execution'}`,
+          stateMachineArn: machine.arn,
+          ...execution,
+        });
       });
     });
   });
   const port = await listen(server);
-  return { url: `http://states.${LOCAL_DOMAIN}:${port}`, executions, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://states.${LOCAL_DOMAIN}:${port}`,
+    executions,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
-async function runSync(machine: LocalStateMachine, input: string): Promise<{ status: string; output?: string; error?: string; cause?: string; startDate: number; stopDate?: number }> {
+async function runSync(
+  machine: LocalStateMachine,
+  input: string,
+): Promise<{ status: string; output?: string; error?: string; cause?: string; startDate: number; stopDate?: number }> {
   const startDate = Date.now() / 1000;
   const tasks = taskResources(machine.definition.States as unknown as States);
   const handlers = Object.fromEntries(
@@ -165,7 +211,9 @@ export interface LambdaEndpoint extends LocalEndpoint {
  * Event` only, as the locations function calls it: answered 202 at once, the function's asset run
  * afterwards through `run`.
  */
-export async function startLambdaInvoke(run: (functionName: string, payload: unknown) => Promise<unknown>): Promise<LambdaEndpoint> {
+export async function startLambdaInvoke(
+  run: (functionName: string, payload: unknown) => Promise<unknown>,
+): Promise<LambdaEndpoint> {
   const invocations: AsyncInvocation[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -173,8 +221,15 @@ export async function startLambdaInvoke(run: (functionName: string, payload: unk
     req.on('end', () => {
       const name = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? '')?.[1];
       if (!name || req.headers['x-amz-invocation-type'] !== 'Event') {
-        res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidRequestContentException' });
-        return res.end(JSON.stringify({ message: `not served here: ${req.method} ${req.url} ${String(req.headers['x-amz-invocation-type'])}` }));
+        res.writeHead(400, {
+          'content-type': 'application/json',
+          'x-amzn-errortype': 'InvalidRequestContentException',
+        });
+        return res.end(
+          JSON.stringify({
+            message: `not served here: ${req.method} ${req.url} ${String(req.headers['x-amz-invocation-type'])}`,
+          }),
+        );
       }
       const functionName = decodeURIComponent(name);
       const payload = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
@@ -184,7 +239,11 @@ export async function startLambdaInvoke(run: (functionName: string, payload: unk
     });
   });
   const port = await listen(server);
-  return { url: `http://lambda.${LOCAL_DOMAIN}:${port}`, invocations, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://lambda.${LOCAL_DOMAIN}:${port}`,
+    invocations,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 export interface CognitoControlPlane extends LocalEndpoint {
@@ -210,16 +269,30 @@ export async function startCognitoControlPlane(): Promise<CognitoControlPlane> {
         res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
         res.end(JSON.stringify(body));
       };
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { UserPoolId: string; ClientName?: string; ClientId?: string; AllowedOAuthScopes?: string[] };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        UserPoolId: string;
+        ClientName?: string;
+        ClientId?: string;
+        AllowedOAuthScopes?: string[];
+      };
       const target = req.headers['x-amz-target'];
       if (target === 'AWSCognitoIdentityProviderService.CreateUserPoolClient') {
         const ClientId = `stackclient${++counter}`;
         const ClientSecret = `secret-${counter}`;
         clients.set(ClientId, { name: body.ClientName ?? '', secret: ClientSecret, userPoolId: body.UserPoolId });
-        return answer(200, { UserPoolClient: { ClientId, ClientSecret, ClientName: body.ClientName, UserPoolId: body.UserPoolId, AllowedOAuthScopes: body.AllowedOAuthScopes } });
+        return answer(200, {
+          UserPoolClient: {
+            ClientId,
+            ClientSecret,
+            ClientName: body.ClientName,
+            UserPoolId: body.UserPoolId,
+            AllowedOAuthScopes: body.AllowedOAuthScopes,
+          },
+        });
       }
       if (target === 'AWSCognitoIdentityProviderService.DeleteUserPoolClient') {
-        if (!clients.delete(body.ClientId ?? '')) return answer(400, { __type: 'ResourceNotFoundException', message: 'User pool client does not exist.' });
+        if (!clients.delete(body.ClientId ?? ''))
+          return answer(400, { __type: 'ResourceNotFoundException', message: 'User pool client does not exist.' });
         deleted.push(body.ClientId!);
         return answer(200, {});
       }
@@ -227,5 +300,10 @@ export async function startCognitoControlPlane(): Promise<CognitoControlPlane> {
     });
   });
   const port = await listen(server);
-  return { url: `http://cognito-idp.${LOCAL_DOMAIN}:${port}`, clients, deleted, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://cognito-idp.${LOCAL_DOMAIN}:${port}`,
+    clients,
+    deleted,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

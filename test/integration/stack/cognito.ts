@@ -44,7 +44,8 @@ export async function startLocalIssuer(userPoolId: string): Promise<LocalIssuer>
     issuer,
     tls,
     // Cognito's client-credentials access token: sub and client_id are the client, no aud.
-    accessToken: (clientId, scope, added) => sign({ ...added, sub: clientId, client_id: clientId, token_use: 'access', scope, version: 2 }),
+    accessToken: (clientId, scope, added) =>
+      sign({ ...added, sub: clientId, client_id: clientId, token_use: 'access', scope, version: 2 }),
     idToken: (claims) => sign({ sub: randomUUID(), aud: 'users-app-client', token_use: 'id', ...claims }),
     close: async () => {
       await tls.close();

@@ -3,7 +3,13 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { GATEWAY_ROUTES } from '../../../functions/routes';
 import { gatewayRoutePath } from '../../../lib/api';
@@ -49,7 +55,12 @@ const PREFIX = `stack${process.pid}-`;
 const TABLE = `stack-${process.pid}`;
 const REGION = 'us-east-1';
 const USER_POOL_ID = `${REGION}_stacktest`;
-const ALL_DAY = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
+const ALL_DAY = Object.fromEntries(
+  ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
+    d,
+    [{ open: '00:00', close: '24:00' }],
+  ]),
+);
 
 const LOCATIONS = {
   locations: [
@@ -58,7 +69,14 @@ const LOCATIONS = {
       organizationId: ORG,
       type: 'venue',
       timezone: 'UTC',
-      sensorGroups: [{ id: 1, name: 'Hall', lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'A' }], openingHours: ALL_DAY }],
+      sensorGroups: [
+        {
+          id: 1,
+          name: 'Hall',
+          lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'A' }],
+          openingHours: ALL_DAY,
+        },
+      ],
     },
     { id: 'elsewhere', organizationId: OTHER_ORG, type: 'venue', timezone: 'Europe/Berlin' },
   ],
@@ -76,7 +94,12 @@ const crossing = (timestamp: string, label: string, end: 'A' | 'B', organization
 /** Today (UTC, the hall's zone) from midnight on: 3 crossings in (A) and 1 out (B), so the hall holds 3 − 1 = 2. */
 const midnight = new Date(new Date().toISOString().slice(0, 10)).getTime();
 const today = (ms: number) => new Date(midnight + ms).toISOString();
-const LIVE = [crossing(today(1), 'person', 'A'), crossing(today(2), 'person', 'A'), crossing(today(3), 'person', 'A'), crossing(today(4), 'person', 'B')];
+const LIVE = [
+  crossing(today(1), 'person', 'A'),
+  crossing(today(2), 'person', 'A'),
+  crossing(today(3), 'person', 'A'),
+  crossing(today(4), 'person', 'B'),
+];
 
 /**
  * March 2025, in the hall: 3 March 2 people and 1 car, 4 March 1 person, 5 March 1 car (its last
@@ -95,18 +118,24 @@ const DAILY_BY_LABEL = [
   { timestamp: '2025-03-04T00:00:00.000Z', person: 1 },
   { timestamp: '2025-03-05T00:00:00.000Z', car: 1 },
 ];
-const DAILY_BY_LABEL_CSV = 'timestamp,car,person\r\n2025-03-03T00:00:00.000Z,1,2\r\n2025-03-04T00:00:00.000Z,0,1\r\n2025-03-05T00:00:00.000Z,1,0\r\n';
+const DAILY_BY_LABEL_CSV =
+  'timestamp,car,person\r\n2025-03-03T00:00:00.000Z,1,2\r\n2025-03-04T00:00:00.000Z,0,1\r\n2025-03-05T00:00:00.000Z,1,0\r\n';
 const report = (extra: Json = {}) =>
   JSON.stringify({
     filters: [{ type: 'range', field: 'timestamp', from: '2025-03-03T00:00:00Z', to: '2025-03-06T00:00:00Z' }],
-    aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+    aggregations: [
+      { type: 'dateHistogram', interval: '1d' },
+      { type: 'terms', field: 'label' },
+    ],
     ...extra,
   });
 
 /** Every handler module of the service; an asset must contain exactly one of them, its own. */
 const HANDLER_MODULES = new Set(HANDLERS.map(handlerPath));
 /** The handler module each function must be built from, by how the template reaches it. */
-const HANDLER_OF_ROUTE = Object.fromEntries(GATEWAY_ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]));
+const HANDLER_OF_ROUTE = Object.fromEntries(
+  GATEWAY_ROUTES.map((r) => [`${r.method} ${gatewayRoutePath(r.path)}`, `functions/${r.handler}.ts`]),
+);
 
 let assembly: CloudAssembly;
 let resolver: Resolver;
@@ -119,7 +148,11 @@ let cognitoControl: CognitoControlPlane;
 let xray: Socket;
 const traces: string[] = [];
 const functions = new Map<string, LambdaFunction>();
-const dynamo = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const dynamo = new DynamoDBClient({
+  endpoint: process.env.DYNAMODB_ENDPOINT,
+  region: REGION,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 const openSearch = testClient();
 
 const fn = (id: string): LambdaFunction => {
@@ -128,7 +161,8 @@ const fn = (id: string): LambdaFunction => {
   return found;
 };
 const props = (id: string): Json => assembly.resources[id]!.Properties;
-const claimOf = (functionId: string) => String((props(functionId).Environment as { Variables: Json }).Variables.ORGANIZATION_CLAIM);
+const claimOf = (functionId: string) =>
+  String((props(functionId).Environment as { Variables: Json }).Variables.ORGANIZATION_CLAIM);
 /** Who calls: the token's groups (as API Gateway hands an array over: `[admin]`), subject and location grant. */
 interface Caller {
   readonly org?: string;
@@ -138,8 +172,14 @@ interface Caller {
 }
 
 /** A request through the API as a user of `org` (after API Gateway verified the token). */
-const call = (method: string, path: string, options: { body?: string; headers?: Record<string, string>; query?: Record<string, string> } & Caller = {}) => {
-  const route = api.routes.find((r) => r.method === method && new RegExp(`^${r.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+const call = (
+  method: string,
+  path: string,
+  options: { body?: string; headers?: Record<string, string>; query?: Record<string, string> } & Caller = {},
+) => {
+  const route = api.routes.find(
+    (r) => r.method === method && new RegExp(`^${r.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+  );
   const { org, groups, sub, locations, ...request } = options;
   const claims: Record<string, string> = route
     ? {
@@ -187,9 +227,17 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
 }
 
 /** The environment Lambda gives a function: the template's variables, resolved, plus the runtime's own. */
-function lambdaEnvironment(id: string, endpoints: { sfn: string; lambda: string; cognito: string; caFile: string; xray: string }): Record<string, string> {
+function lambdaEnvironment(
+  id: string,
+  endpoints: { sfn: string; lambda: string; cognito: string; caFile: string; xray: string },
+): Record<string, string> {
   const p = props(id);
-  const variables = Object.fromEntries(Object.entries((p.Environment as { Variables?: Json } | undefined)?.Variables ?? {}).map(([k, v]) => [k, resolver.text(v)]));
+  const variables = Object.fromEntries(
+    Object.entries((p.Environment as { Variables?: Json } | undefined)?.Variables ?? {}).map(([k, v]) => [
+      k,
+      resolver.text(v),
+    ]),
+  );
   return {
     ...variables,
     AWS_REGION: REGION,
@@ -220,14 +268,32 @@ function lambdaEnvironment(id: string, endpoints: { sfn: string; lambda: string;
 /** The table as the template defines it, created in DynamoDB Local. */
 async function createTableFromTemplate(): Promise<void> {
   const [tableId] = idsOf(assembly, 'AWS::DynamoDB::Table');
-  const p = props(tableId!) as { KeySchema: unknown; AttributeDefinitions: unknown; BillingMode: string; TimeToLiveSpecification?: { AttributeName: string; Enabled: boolean } };
-  await dynamo.send(new CreateTableCommand({ TableName: TABLE, KeySchema: p.KeySchema, AttributeDefinitions: p.AttributeDefinitions, BillingMode: p.BillingMode } as CreateTableCommandInput));
-  if (p.TimeToLiveSpecification) await dynamo.send(new UpdateTimeToLiveCommand({ TableName: TABLE, TimeToLiveSpecification: p.TimeToLiveSpecification }));
+  const p = props(tableId!) as {
+    KeySchema: unknown;
+    AttributeDefinitions: unknown;
+    BillingMode: string;
+    TimeToLiveSpecification?: { AttributeName: string; Enabled: boolean };
+  };
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: TABLE,
+      KeySchema: p.KeySchema,
+      AttributeDefinitions: p.AttributeDefinitions,
+      BillingMode: p.BillingMode,
+    } as CreateTableCommandInput),
+  );
+  if (p.TimeToLiveSpecification)
+    await dynamo.send(
+      new UpdateTimeToLiveCommand({ TableName: TABLE, TimeToLiveSpecification: p.TimeToLiveSpecification }),
+    );
 }
 
 /** The functions of the service (Powertools-configured), not CDK's own provider framework function. */
 const serviceFunctionIds = () =>
-  idsOf(assembly, 'AWS::Lambda::Function').filter((id) => (props(id).Environment as { Variables?: Json } | undefined)?.Variables?.POWERTOOLS_SERVICE_NAME !== undefined);
+  idsOf(assembly, 'AWS::Lambda::Function').filter(
+    (id) =>
+      (props(id).Environment as { Variables?: Json } | undefined)?.Variables?.POWERTOOLS_SERVICE_NAME !== undefined,
+  );
 
 /** The one resource of a type whose properties satisfy `test`. */
 const theOne = (type: string, test: (p: Json) => boolean = () => true): string => {
@@ -249,7 +315,10 @@ const retentionFunctionId = () => targetOf(ruleOf(RETENTION_SCHEDULE));
 const snapshotFunctionId = () => targetOf(ruleOf(SNAPSHOT_SCHEDULE));
 const rollupsFunctionId = () => targetOf(ruleOf(ROLLUPS_SCHEDULE));
 const setupIndicesFunctionId = () => {
-  const framework = theOne('AWS::Lambda::Function', (p) => (p.Environment as { Variables?: Json } | undefined)?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined);
+  const framework = theOne(
+    'AWS::Lambda::Function',
+    (p) => (p.Environment as { Variables?: Json } | undefined)?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined,
+  );
   return functionIdOfArn((props(framework).Environment as { Variables: Json }).Variables.USER_ON_EVENT_FUNCTION_ARN);
 };
 
@@ -277,10 +346,27 @@ beforeAll(async () => {
   // The locations function invokes the refresh function asynchronously; the ingest-clients function creates app clients.
   lambdaInvoke = await startLambdaInvoke((name, payload) => fn(name).invoke(payload));
   cognitoControl = await startCognitoControlPlane();
-  const endpoints = { sfn: stepFunctions.url, lambda: lambdaInvoke.url, cognito: cognitoControl.url, caFile, xray: `127.0.0.1:${xray.address().port}` };
+  const endpoints = {
+    sfn: stepFunctions.url,
+    lambda: lambdaInvoke.url,
+    cognito: cognitoControl.url,
+    caFile,
+    xray: `127.0.0.1:${xray.address().port}`,
+  };
   for (const id of serviceFunctionIds()) {
     const p = props(id);
-    functions.set(id, new LambdaFunction({ name: id, codeDir: assembly.assetDirOf(id), handler: String(p.Handler), environment: lambdaEnvironment(id, endpoints), timeoutSeconds: Number(p.Timeout ?? 3), arn: resolver.text({ 'Fn::GetAtt': [id, 'Arn'] }), nodePath }));
+    functions.set(
+      id,
+      new LambdaFunction({
+        name: id,
+        codeDir: assembly.assetDirOf(id),
+        handler: String(p.Handler),
+        environment: lambdaEnvironment(id, endpoints),
+        timeoutSeconds: Number(p.Timeout ?? 3),
+        arn: resolver.text({ 'Fn::GetAtt': [id, 'Arn'] }),
+        nodePath,
+      }),
+    );
   }
   api = new HttpApi(assembly, resolver, fn);
   await createTableFromTemplate();
@@ -289,9 +375,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...functions.values()].map((f) => f.stop()));
   rmSync(join(tmpdir(), `stack-ca-${process.pid}.pem`), { force: true });
-  await Promise.all([tls?.close(), cognitoIssuer?.close(), stepFunctions?.close(), lambdaInvoke?.close(), cognitoControl?.close(), new Promise<void>((r) => (xray ? xray.close(() => r()) : r()))]);
+  await Promise.all([
+    tls?.close(),
+    cognitoIssuer?.close(),
+    stepFunctions?.close(),
+    lambdaInvoke?.close(),
+    cognitoControl?.close(),
+    new Promise<void>((r) => (xray ? xray.close(() => r()) : r())),
+  ]);
   await dynamo.send(new DeleteTableCommand({ TableName: TABLE })).catch(() => undefined);
-  await openSearch.indices.delete({ index: `${PREFIX}*`, ignore_unavailable: true, expand_wildcards: 'all' }).catch(() => undefined);
+  await openSearch.indices
+    .delete({ index: `${PREFIX}*`, ignore_unavailable: true, expand_wildcards: 'all' })
+    .catch(() => undefined);
   await openSearch.indices.deleteIndexTemplate({ name: `${PREFIX}*` }).catch(() => undefined);
   await openSearch.close();
   dynamo.destroy();
@@ -309,7 +404,8 @@ afterEach(() => {
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
     expect(serviceFunctionIds()).toHaveLength(18);
-    for (const id of serviceFunctionIds()) expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
+    for (const id of serviceFunctionIds())
+      expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
   });
 
@@ -326,14 +422,24 @@ describe('the cloud assembly', () => {
       [api.routes.find((r) => r.lambdaAuthorizer)!.lambdaAuthorizer!.functionId]: 'functions/authorize-ingest.ts',
     };
     const handlersIn = (id: string) =>
-      (JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources.filter((s) => HANDLER_MODULES.has(s));
-    expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])));
+      (
+        JSON.parse(readFileSync(join(assembly.assetDirOf(id), 'index.mjs.map'), 'utf8')) as { sources: string[] }
+      ).sources.filter((s) => HANDLER_MODULES.has(s));
+    expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(
+      Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])),
+    );
     expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(18);
   });
 
   it('routes the endpoints of the spec and the administration API behind the JWT authorizer and /health, /problems and OPTIONS without one, with payload format 2.0', () => {
     // The custom method `/reports:query` is deployed as a path variable (lib/api.ts, gatewayRoutePath).
-    const open = ['GET /health', 'GET /problems', 'ANY /health', 'ANY /problems', ...api.routes.filter((r) => r.method === 'OPTIONS').map((r) => r.routeKey)];
+    const open = [
+      'GET /health',
+      'GET /problems',
+      'ANY /health',
+      'ANY /problems',
+      ...api.routes.filter((r) => r.method === 'OPTIONS').map((r) => r.routeKey),
+    ];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
       // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
       ['ANY /health', 'NONE', '2.0'],
@@ -378,7 +484,8 @@ describe('the cloud assembly', () => {
       ['POST /{segment1}', 'JWT', '2.0'],
       ['PUT /locations/{locationId}', 'JWT', '2.0'],
     ]);
-    for (const route of api.routes.filter((r) => !open.includes(r.routeKey))) expect((route.authorizer ?? route.lambdaAuthorizer)?.identitySource).toEqual(['$request.header.Authorization']);
+    for (const route of api.routes.filter((r) => !open.includes(r.routeKey)))
+      expect((route.authorizer ?? route.lambdaAuthorizer)?.identitySource).toEqual(['$request.header.Authorization']);
     for (const key of open) expect(api.routes.find((r) => r.routeKey === key)?.authorizer).toBeUndefined();
   });
 });
@@ -405,8 +512,39 @@ describe('the deployed service, run from its assets', () => {
     const quiet = { log: () => undefined, error: (line: string) => console.error(line) };
     writeFileSync(`${dir}.locations.json`, JSON.stringify(LOCATIONS));
     writeFileSync(`${dir}.events.ndjson`, [...HISTORY, ...LIVE].map((d) => JSON.stringify(d)).join('\n'));
-    expect(await importLocationsCli(['node', 'import-locations', '--file', `${dir}.locations.json`, '--table', TABLE, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', REGION], quiet)).toBe(0);
-    expect(await ingestCli(['node', 'ingest', '--source', 'movementEvents', '--opensearch-url', process.env.OPENSEARCH_URL!, '--index-prefix', PREFIX, `${dir}.events.ndjson`], quiet)).toBe(0);
+    expect(
+      await importLocationsCli(
+        [
+          'node',
+          'import-locations',
+          '--file',
+          `${dir}.locations.json`,
+          '--table',
+          TABLE,
+          '--endpoint',
+          process.env.DYNAMODB_ENDPOINT!,
+          '--region',
+          REGION,
+        ],
+        quiet,
+      ),
+    ).toBe(0);
+    expect(
+      await ingestCli(
+        [
+          'node',
+          'ingest',
+          '--source',
+          'movementEvents',
+          '--opensearch-url',
+          process.env.OPENSEARCH_URL!,
+          '--index-prefix',
+          PREFIX,
+          `${dir}.events.ndjson`,
+        ],
+        quiet,
+      ),
+    ).toBe(0);
     await openSearch.indices.refresh({ index: `${PREFIX}*` });
     rmSync(`${dir}.locations.json`);
     rmSync(`${dir}.events.ndjson`);
@@ -414,7 +552,10 @@ describe('the deployed service, run from its assets', () => {
 
   it('created the index templates of the three collections and of their rollups through the custom resource', async () => {
     const { body } = await openSearch.indices.getIndexTemplate({ name: `${PREFIX}*` });
-    type IndexTemplate = { name: string; index_template: { index_patterns: string[]; template: { settings: { index: Json } } } };
+    type IndexTemplate = {
+      name: string;
+      index_template: { index_patterns: string[]; template: { settings: { index: Json } } };
+    };
     const templates = (body as { index_templates: IndexTemplate[] }).index_templates;
     expect(templates.map((t) => [t.name, t.index_template.index_patterns]).sort()).toEqual([
       [`${PREFIX}movement-events`, [`${PREFIX}movement-events-*`]],
@@ -427,39 +568,76 @@ describe('the deployed service, run from its assets', () => {
       ),
     ]);
     // With thresholds, so that the domain's slow logs record slow searches (all off by default).
-    for (const t of templates.filter((t) => !t.name.startsWith(`${PREFIX}rollup-`))) expect(t.index_template.template.settings.index).toMatchObject({ search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } } });
+    for (const t of templates.filter((t) => !t.name.startsWith(`${PREFIX}rollup-`)))
+      expect(t.index_template.template.settings.index).toMatchObject({
+        search: { slowlog: { threshold: { query: { warn: '5s', info: '2s' } } } },
+      });
   });
 
-  it('GET /locations answers the caller organization\'s locations', async () => {
+  it("GET /locations answers the caller organization's locations", async () => {
     const response = await call('GET', '/locations');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json');
     const [hall, ...rest] = JSON.parse(response.body) as Json[];
     expect(rest).toEqual([]);
-    expect(hall).toEqual({ id: 'hall', name: 'hall', organizationId: ORG, type: 'venue', timezone: 'UTC', createdBy: null, updatedBy: null, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updatedAt: hall!.createdAt });
+    expect(hall).toEqual({
+      id: 'hall',
+      name: 'hall',
+      organizationId: ORG,
+      type: 'venue',
+      timezone: 'UTC',
+      createdBy: null,
+      updatedBy: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updatedAt: hall!.createdAt,
+    });
   });
 
-  it('answers live occupancy after the EventBridge rule\'s target ran: 3 in, 1 out', async () => {
+  it("answers live occupancy after the EventBridge rule's target ran: 3 in, 1 out", async () => {
     const rule = props(ruleOf(REFRESH_SCHEDULE));
     expect(rule.ScheduleExpression).toBe('cron(0/5 * * * ? *)');
     const before = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(JSON.parse(before.body)).toEqual({ insights: { occupancy: [] } });
-    const summary = await fn(refreshFunctionId()).invoke({ version: '0', id: 'e1', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(REFRESH_SCHEDULE), 'Arn'] })], detail: {} });
+    const summary = await fn(refreshFunctionId()).invoke({
+      version: '0',
+      id: 'e1',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: REGION,
+      resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(REFRESH_SCHEDULE), 'Arn'] })],
+      detail: {},
+    });
     expect(summary).toMatchObject({ locations: 2, refreshedLocations: 2, failedLocations: 0 }); // both organizations' locations
     const after = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(after.status).toBe(200);
-    expect(JSON.parse(after.body)).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] } });
+    expect(JSON.parse(after.body)).toEqual({
+      insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] },
+    });
   });
 
-  it('answers the overview of every site: the hall with its live value and today\'s crossings by the hour', async () => {
+  it("answers the overview of every site: the hall with its live value and today's crossings by the hour", async () => {
     // After the refresh above: 2 people in the hall; today's four crossings in its first UTC hour, nothing a week before.
     const response = await call('GET', '/insights/overview');
-    expect([response.status, response.headers['cache-control']]).toEqual([200, expect.stringMatching(/^private, max-age=\d+$/)]);
-    const { locations } = JSON.parse(response.body) as { locations: { id: string; occupancy: unknown; today: { from: string; count: number; hourly: number[] }; lastWeek: { count: number } }[] };
-    expect(locations.map((l) => [l.id, l.occupancy, l.today.from, l.today.count, l.today.hourly[0], l.lastWeek.count])).toEqual([['hall', { people: 2, groups: 1 }, new Date(midnight).toISOString(), 4, 4, 0]]);
+    expect([response.status, response.headers['cache-control']]).toEqual([
+      200,
+      expect.stringMatching(/^private, max-age=\d+$/),
+    ]);
+    const { locations } = JSON.parse(response.body) as {
+      locations: {
+        id: string;
+        occupancy: unknown;
+        today: { from: string; count: number; hourly: number[] };
+        lastWeek: { count: number };
+      }[];
+    };
+    expect(
+      locations.map((l) => [l.id, l.occupancy, l.today.from, l.today.count, l.today.hourly[0], l.lastWeek.count]),
+    ).toEqual([['hall', { people: 2, groups: 1 }, new Date(midnight).toISOString(), 4, 4, 0]]);
   });
 
-  it('answers the occupancy history from the domain, JSON and CSV, and 404 for the other organization\'s location', async () => {
+  it("answers the occupancy history from the domain, JSON and CSV, and 404 for the other organization's location", async () => {
     // The hall is open all day (UTC): in at 08:00, out at 09:30, in at 10:00 (the 10:00 mark counts before it).
     const query = { filter: 'occupancy', from: '2025-03-03T07:00:00Z', to: '2025-03-03T11:00:00Z', interval: '1h' };
     const json = await call('GET', '/locations/hall/insights/history', { query });
@@ -483,41 +661,85 @@ describe('the deployed service, run from its assets', () => {
         ],
       },
     });
-    const csv = await call('GET', '/locations/hall/insights/history', { query: { ...query, interval: '30m', from: '2025-03-03T09:00:00Z', to: '2025-03-03T10:00:00Z' }, headers: { accept: 'text/csv' } });
-    expect([csv.status, csv.body]).toEqual([200, 'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak,capacity,utilization,peakUtilization\r\n1,Hall,2025-03-03T09:00:00.000Z,2025-03-03T09:00:00+00:00,1,1,,,\r\n1,Hall,2025-03-03T09:30:00.000Z,2025-03-03T09:30:00+00:00,0,0,,,\r\n']);
+    const csv = await call('GET', '/locations/hall/insights/history', {
+      query: { ...query, interval: '30m', from: '2025-03-03T09:00:00Z', to: '2025-03-03T10:00:00Z' },
+      headers: { accept: 'text/csv' },
+    });
+    expect([csv.status, csv.body]).toEqual([
+      200,
+      'sensorGroupId,sensorGroupName,timestamp,localTime,occupancy,peak,capacity,utilization,peakUtilization\r\n1,Hall,2025-03-03T09:00:00.000Z,2025-03-03T09:00:00+00:00,1,1,,,\r\n1,Hall,2025-03-03T09:30:00.000Z,2025-03-03T09:30:00+00:00,0,0,,,\r\n',
+    ]);
     expect((await call('GET', '/locations/elsewhere/insights/history', { query })).status).toBe(404);
   });
 
-  it('deletes, from the retention rule\'s target, a monthly index older than 25 months and keeps the others', async () => {
+  it("deletes, from the retention rule's target, a monthly index older than 25 months and keeps the others", async () => {
     const old = `${PREFIX}movement-events-2019.01`;
     await openSearch.indices.create({ index: old });
-    const summary = await fn(retentionFunctionId()).invoke<{ months: number; deleted: string[]; kept: number }>({ version: '0', id: 'e2', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(RETENTION_SCHEDULE), 'Arn'] })], detail: {} });
+    const summary = await fn(retentionFunctionId()).invoke<{ months: number; deleted: string[]; kept: number }>({
+      version: '0',
+      id: 'e2',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: REGION,
+      resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(RETENTION_SCHEDULE), 'Arn'] })],
+      detail: {},
+    });
     expect(summary.months).toBe(25);
     expect(summary.deleted).toContain(old);
     expect((await openSearch.indices.exists({ index: old })).body).toBe(false);
   });
 
   it('answers a report as JSON and as CSV', async () => {
-    const json = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json' } });
+    const json = await call('POST', '/reports:query', {
+      body: report(),
+      headers: { 'content-type': 'application/json' },
+    });
     expect([json.status, json.headers['content-type']]).toEqual([200, 'application/json']);
     expect(JSON.parse(json.body)).toEqual(DAILY_BY_LABEL);
-    const csv = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json', accept: 'text/csv' } });
+    const csv = await call('POST', '/reports:query', {
+      body: report(),
+      headers: { 'content-type': 'application/json', accept: 'text/csv' },
+    });
     expect([csv.status, csv.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
     expect(csv.body).toBe(DAILY_BY_LABEL_CSV);
   });
 
-  it('answers a report from the rollups once the rebuild rule\'s target has run, the same as from the documents', async () => {
-    const before = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json' } });
+  it("answers a report from the rollups once the rebuild rule's target has run, the same as from the documents", async () => {
+    const before = await call('POST', '/reports:query', {
+      body: report(),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(before.headers['server-timing']).toMatch(/source;desc="raw"/);
-    const event = { version: '0', id: 'e3', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(ROLLUPS_SCHEDULE), 'Arn'] })], detail: {} };
+    const event = {
+      version: '0',
+      id: 'e3',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: REGION,
+      resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(ROLLUPS_SCHEDULE), 'Arn'] })],
+      detail: {},
+    };
     await fn(rollupsFunctionId()).invoke(event);
-    const after = await call('POST', '/reports:query', { body: report(), headers: { 'content-type': 'application/json' } });
-    expect([after.status, after.headers['server-timing']]).toEqual([200, expect.stringMatching(/source;desc="rollup"/)]);
+    const after = await call('POST', '/reports:query', {
+      body: report(),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([after.status, after.headers['server-timing']]).toEqual([
+      200,
+      expect.stringMatching(/source;desc="rollup"/),
+    ]);
     expect(JSON.parse(after.body)).toEqual(DAILY_BY_LABEL);
   });
 
   it('answers a split report through the state machine, slice by slice in the worker, as the unsplit one', async () => {
-    const split = await call('POST', '/reports:query', { body: report({ splitInterval: '1d' }), headers: { 'content-type': 'application/json' } });
+    const split = await call('POST', '/reports:query', {
+      body: report({ splitInterval: '1d' }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(split.status).toBe(200);
     expect(JSON.parse(split.body)).toEqual(DAILY_BY_LABEL);
     const [execution] = stepFunctions.executions;
@@ -525,20 +747,30 @@ describe('the deployed service, run from its assets', () => {
   });
 
   it('answers a client mistake with problem+json naming the request, not a 500', async () => {
-    const response = await call('POST', '/reports:query', { body: '{"aggregations": []}', headers: { 'content-type': 'application/json' } });
+    const response = await call('POST', '/reports:query', {
+      body: '{"aggregations": []}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/problem+json');
     expect(response.headers['x-request-id']).toBe(response.requestId);
     expect((JSON.parse(response.body) as Json).requestId).toBe(response.requestId);
     // The function's log line of the refusal carries API Gateway's request id as its correlation id.
-    const logged = fn(api.routes.find((r) => r.routeKey === 'POST /{segment1}')!.functionId).logs.filter((l) => l.includes('request refused'));
+    const logged = fn(api.routes.find((r) => r.routeKey === 'POST /{segment1}')!.functionId).logs.filter((l) =>
+      l.includes('request refused'),
+    );
     expect(logged.some((l) => l.includes(`"correlation_id":"${response.requestId}"`))).toBe(true);
   });
 
   it('answers a report compressed when asked (gzip or br), base64 through API Gateway, the same JSON once decoded', async () => {
     // Hourly over the three days: 72 buckets (about 3 kB of JSON, over the 1 KiB threshold), the five
     // hall events in their hours, the other hours timestamp-only.
-    const hourly = report({ aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }] });
+    const hourly = report({
+      aggregations: [
+        { type: 'dateHistogram', interval: '1h' },
+        { type: 'terms', field: 'label' },
+      ],
+    });
     const counts: Record<string, Json> = {
       '2025-03-03T08': { person: 1 },
       '2025-03-03T09': { person: 1 },
@@ -550,14 +782,31 @@ describe('the deployed service, run from its assets', () => {
       const timestamp = new Date(Date.UTC(2025, 2, 3, h)).toISOString();
       return { timestamp, ...counts[timestamp.slice(0, 13)] };
     });
-    const plain = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json' } });
-    expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([200, undefined, 'Accept, Accept-Encoding']);
+    const plain = await call('POST', '/reports:query', {
+      body: hourly,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([
+      200,
+      undefined,
+      'Accept, Accept-Encoding',
+    ]);
     expect(JSON.parse(plain.body)).toEqual(expected);
-    const gzip = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
-    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.vary]).toEqual([200, 'gzip', 'Accept, Accept-Encoding']);
+    const gzip = await call('POST', '/reports:query', {
+      body: hourly,
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+    });
+    expect([gzip.status, gzip.headers['content-encoding'], gzip.headers.vary]).toEqual([
+      200,
+      'gzip',
+      'Accept, Accept-Encoding',
+    ]);
     expect(gunzipSync(gzip.bytes).toString('utf8')).toBe(plain.body);
     expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 4);
-    const br = await call('POST', '/reports:query', { body: hourly, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' } });
+    const br = await call('POST', '/reports:query', {
+      body: hourly,
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' },
+    });
     expect(br.headers['content-encoding']).toBe('br');
     expect(brotliDecompressSync(br.bytes).toString('utf8')).toBe(plain.body);
   });
@@ -566,39 +815,79 @@ describe('the deployed service, run from its assets', () => {
     const first = await call('GET', '/locations');
     expect(first.headers.etag).toMatch(/^W\/"[\w-]{22}"$/);
     const again = await call('GET', '/locations', { headers: { 'if-none-match': first.headers.etag! } });
-    expect([again.status, again.body, again.headers.etag, again.headers['cache-control']]).toEqual([304, '', first.headers.etag, 'private, no-cache']);
+    expect([again.status, again.body, again.headers.etag, again.headers['cache-control']]).toEqual([
+      304,
+      '',
+      first.headers.etag,
+      'private, no-cache',
+    ]);
   });
 
   it('answers GET /health without a token: the domain answers a search and the table a read', async () => {
     const response = await api.request({ method: 'GET', path: '/health', claims: {} });
-    expect([response.status, response.headers['cache-control'], response.headers['x-request-id']]).toEqual([200, 'no-store', response.requestId]);
+    expect([response.status, response.headers['cache-control'], response.headers['x-request-id']]).toEqual([
+      200,
+      'no-store',
+      response.requestId,
+    ]);
     expect(JSON.parse(response.body)).toEqual({ status: 'ok', checks: { engine: 'ok', table: 'ok' } });
   });
 
   it('answers GET /problems without a token: the page the type of every problem points to, an anchor per type', async () => {
     const response = await api.request({ method: 'GET', path: '/problems', claims: {} });
-    expect([response.status, response.headers['content-type'], response.headers['cache-control']]).toEqual([200, 'text/html; charset=utf-8', 'public, max-age=3600']);
-    const refused = await call('POST', '/reports:query', { body: JSON.stringify({ aggregations: [] }), headers: { 'content-type': 'application/json' } });
+    expect([response.status, response.headers['content-type'], response.headers['cache-control']]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+      'public, max-age=3600',
+    ]);
+    const refused = await call('POST', '/reports:query', {
+      body: JSON.stringify({ aggregations: [] }),
+      headers: { 'content-type': 'application/json' },
+    });
     const type = (JSON.parse(refused.body) as { type: string }).type;
     expect(type).toBe('/problems#validation');
     expect(response.body).toContain(`<section id="${type.split('#')[1]}">`);
   });
 
   it('answers a CORS preflight without a token 204 with Allow, from the function of the path, never 401', async () => {
-    const preflight = { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+    const preflight = {
+      origin: 'https://elsewhere.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    };
     const [report, locations] = await Promise.all([
       api.request({ method: 'OPTIONS', path: '/reports:query', claims: {}, headers: preflight }),
-      api.request({ method: 'OPTIONS', path: '/locations', claims: {}, headers: { ...preflight, 'access-control-request-method': 'GET' } }),
+      api.request({
+        method: 'OPTIONS',
+        path: '/locations',
+        claims: {},
+        headers: { ...preflight, 'access-control-request-method': 'GET' },
+      }),
     ]);
-    expect([report.status, report.headers.allow, report.body, report.headers['x-request-id']]).toEqual([204, 'POST, OPTIONS', '', report.requestId]);
+    expect([report.status, report.headers.allow, report.body, report.headers['x-request-id']]).toEqual([
+      204,
+      'POST, OPTIONS',
+      '',
+      report.requestId,
+    ]);
     expect([locations.status, locations.headers.allow]).toEqual([204, 'GET, POST, HEAD, OPTIONS']);
   });
 
   it('answers the custom method percent-encoded too, and 404 for any other POST the path variable lets through', async () => {
-    const encoded = await call('POST', '/reports%3Aquery', { body: report(), headers: { 'content-type': 'application/json' } });
+    const encoded = await call('POST', '/reports%3Aquery', {
+      body: report(),
+      headers: { 'content-type': 'application/json' },
+    });
     expect([encoded.status, JSON.parse(encoded.body)]).toEqual([200, DAILY_BY_LABEL]);
-    const other = await call('POST', '/reports:delete', { body: report(), headers: { 'content-type': 'application/json' } });
-    expect([other.status, other.headers['content-type'], (JSON.parse(other.body) as Json).status]).toEqual([404, 'application/problem+json', 404]);
+    const other = await call('POST', '/reports:delete', {
+      body: report(),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([other.status, other.headers['content-type'], (JSON.parse(other.body) as Json).status]).toEqual([
+      404,
+      'application/problem+json',
+      404,
+    ]);
   });
 
   /** The stack as the machine-client and administration tests see it. */
@@ -607,7 +896,18 @@ describe('the deployed service, run from its assets', () => {
     fn,
     issuer: () => cognitoIssuer,
     preTokenFunctionId,
-    refreshOccupancy: () => fn(refreshFunctionId()).invoke({ version: '0', id: 'e2', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '123456789012', time: new Date().toISOString(), region: REGION, resources: [], detail: {} }),
+    refreshOccupancy: () =>
+      fn(refreshFunctionId()).invoke({
+        version: '0',
+        id: 'e2',
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        account: '123456789012',
+        time: new Date().toISOString(),
+        region: REGION,
+        resources: [],
+        detail: {},
+      }),
     call,
     /**
      * What a second does in AWS: the indices' refresh, and the report functions' kept rollup state
@@ -627,25 +927,40 @@ describe('the deployed service, run from its assets', () => {
     today,
   };
   machineClientTests(underTest);
-  administrationTests({ ...underTest, invocations: () => lambdaInvoke.invocations, cognito: () => cognitoControl, refreshFunctionId });
+  administrationTests({
+    ...underTest,
+    invocations: () => lambdaInvoke.invocations,
+    cognito: () => cognitoControl,
+    refreshFunctionId,
+  });
 
   it('traces the calls the functions make: X-Ray subsegments of DynamoDB, Step Functions and the domain', () => {
     // Each UDP datagram is a header line, then one segment or subsegment document.
     const names = new Set(traces.map((t) => (JSON.parse(t.split('\n')[1] ?? '{}') as { name?: string }).name));
-    expect([...names].filter((n) => ['DynamoDB', 'SFN', new URL(tls.url).hostname].includes(n!)).sort()).toEqual(['DynamoDB', 'SFN', new URL(tls.url).hostname].sort());
+    expect([...names].filter((n) => ['DynamoDB', 'SFN', new URL(tls.url).hostname].includes(n!)).sort()).toEqual(
+      ['DynamoDB', 'SFN', new URL(tls.url).hostname].sort(),
+    );
   });
 });
 
 /** The function the user pool calls before it issues a token. */
 function preTokenFunctionId(): string {
-  const config = (props(theOne('AWS::Cognito::UserPool')).LambdaConfig as { PreTokenGenerationConfig: { LambdaArn: unknown; LambdaVersion: string } }).PreTokenGenerationConfig;
+  const config = (
+    props(theOne('AWS::Cognito::UserPool')).LambdaConfig as {
+      PreTokenGenerationConfig: { LambdaArn: unknown; LambdaVersion: string };
+    }
+  ).PreTokenGenerationConfig;
   expect(config.LambdaVersion).toBe('V3_0');
   return functionIdOfArn(config.LambdaArn);
 }
 
 /** The function the state machine's Map task invokes. */
 function workerFunctionId(): string {
-  const definition = JSON.parse(resolver.text(props(theOne('AWS::StepFunctions::StateMachine')).DefinitionString)) as { States: Record<string, { ItemProcessor?: { States: Record<string, { Resource?: string }> } }> };
-  const task = Object.values(definition.States).flatMap((s) => Object.values(s.ItemProcessor?.States ?? {})).find((s) => s.Resource);
+  const definition = JSON.parse(resolver.text(props(theOne('AWS::StepFunctions::StateMachine')).DefinitionString)) as {
+    States: Record<string, { ItemProcessor?: { States: Record<string, { Resource?: string }> } }>;
+  };
+  const task = Object.values(definition.States)
+    .flatMap((s) => Object.values(s.ItemProcessor?.States ?? {}))
+    .find((s) => s.Resource);
   return functionIdOfArn(task?.Resource);
 }

@@ -102,14 +102,31 @@ export class LambdaFunction {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    const collect = (chunk: Buffer) => this.logs.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+    const collect = (chunk: Buffer) =>
+      this.logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l.length > 0),
+      );
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     const ready = new Promise<void>((resolve, reject) => {
       child.once('message', (m: { type: string; error?: LambdaError }) =>
-        m.type === 'ready' ? resolve() : reject(new FunctionError(name, m.error ?? { errorType: 'Runtime.Unknown', errorMessage: JSON.stringify(m) })),
+        m.type === 'ready'
+          ? resolve()
+          : reject(
+              new FunctionError(name, m.error ?? { errorType: 'Runtime.Unknown', errorMessage: JSON.stringify(m) }),
+            ),
       );
-      child.once('exit', (code) => reject(new FunctionError(name, { errorType: 'Runtime.ExitError', errorMessage: `exited with ${code} during init: ${this.logs.slice(-5).join('\n')}` })));
+      child.once('exit', (code) =>
+        reject(
+          new FunctionError(name, {
+            errorType: 'Runtime.ExitError',
+            errorMessage: `exited with ${code} during init: ${this.logs.slice(-5).join('\n')}`,
+          }),
+        ),
+      );
     });
     ready.catch(() => undefined); // observed by invoke()
     const sandbox: Sandbox = { child, ready, busy: false };
@@ -128,7 +145,12 @@ export class LambdaFunction {
         // Lambda ends a timed-out sandbox; the next invocation starts cold.
         sandbox.child.kill('SIGKILL');
         this.sandboxes.splice(this.sandboxes.indexOf(sandbox), 1);
-        reject(new FunctionError(name, { errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${timeoutSeconds}.00 seconds` }));
+        reject(
+          new FunctionError(name, {
+            errorType: 'Sandbox.Timedout',
+            errorMessage: `Task timed out after ${timeoutSeconds}.00 seconds`,
+          }),
+        );
       }, timeoutSeconds * 1000);
       const onMessage = (m: { type: string; id?: string; result?: T; error?: LambdaError }) => {
         if (m.id !== id) return;

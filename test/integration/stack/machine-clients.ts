@@ -1,4 +1,8 @@
-import { CognitoIdentityProviderClient, CreateUserPoolClientCommand, DeleteUserPoolClientCommand } from '@aws-sdk/client-cognito-identity-provider';
+import {
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  DeleteUserPoolClientCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ingestClientCli } from '../../../bin/ingest-client';
 import type { LocalIssuer } from './cognito';
@@ -14,7 +18,11 @@ export interface StackUnderTest {
   /** Runs the refresh rule's target and resolves to its summary. */
   readonly refreshOccupancy: () => Promise<unknown>;
   /** A request as a user of the organization (the JWT routes, after API Gateway's check). */
-  readonly call: (method: string, path: string, options?: { body?: string; headers?: Record<string, string>; query?: Record<string, string> }) => Promise<ApiResponse>;
+  readonly call: (
+    method: string,
+    path: string,
+    options?: { body?: string; headers?: Record<string, string>; query?: Record<string, string> },
+  ) => Promise<ApiResponse>;
   /** Makes what was written searchable (OpenSearch's refresh interval, at once). */
   readonly refreshIndices: () => Promise<void>;
   readonly table: string;
@@ -23,7 +31,13 @@ export interface StackUnderTest {
   readonly org: string;
   readonly otherOrg: string;
   /** Crossings of the hall's door that the stack test loaded before: today 3 in, 1 out. */
-  readonly crossing: (timestamp: string, label: string, end: 'A' | 'B', organizationId?: string, locationId?: string) => Record<string, unknown>;
+  readonly crossing: (
+    timestamp: string,
+    label: string,
+    end: 'A' | 'B',
+    organizationId?: string,
+    locationId?: string,
+  ) => Record<string, unknown>;
   readonly today: (ms: number) => string;
 }
 
@@ -40,7 +54,22 @@ export function machineClientTests(stack: StackUnderTest): void {
     const cognito = mockClient(CognitoIdentityProviderClient);
     let token: string;
     const cli = (...args: string[]) =>
-      ingestClientCli(['node', 'ingest-client', ...args, '--table', stack.table, '--dynamodb-endpoint', process.env.DYNAMODB_ENDPOINT!, '--user-pool-id', stack.userPoolId, '--region', stack.region], { log: () => undefined, error: (l) => console.error(l) });
+      ingestClientCli(
+        [
+          'node',
+          'ingest-client',
+          ...args,
+          '--table',
+          stack.table,
+          '--dynamodb-endpoint',
+          process.env.DYNAMODB_ENDPOINT!,
+          '--user-pool-id',
+          stack.userPoolId,
+          '--region',
+          stack.region,
+        ],
+        { log: () => undefined, error: (l) => console.error(l) },
+      );
     /** The V3_0 event Cognito sends for a client-credentials grant. */
     const tokenEvent = (clientId: string) => ({
       version: '3',
@@ -49,11 +78,21 @@ export function machineClientTests(stack: StackUnderTest): void {
       userPoolId: stack.userPoolId,
       userName: clientId,
       callerContext: { awsSdkVersion: 'aws-sdk-unknown-unknown', clientId },
-      request: { userAttributes: {}, groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [] }, scopes: ['lrs/ingest'] },
+      request: {
+        userAttributes: {},
+        groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [] },
+        scopes: ['lrs/ingest'],
+      },
       response: { claimsAndScopeOverrideDetails: null },
     });
     const ingest = (body: string, bearer?: string) =>
-      stack.api().request({ method: 'POST', path: '/ingest/movementEvents', claims: {}, body, headers: { 'content-type': 'application/x-ndjson', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) } });
+      stack.api().request({
+        method: 'POST',
+        path: '/ingest/movementEvents',
+        claims: {},
+        body,
+        headers: { 'content-type': 'application/x-ndjson', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+      });
 
     // Three crossings on 7 April 2025 (2 people, 1 bike) and two more people in today; then one
     // line of another organization and one of a location the organization does not have.
@@ -69,38 +108,74 @@ export function machineClientTests(stack: StackUnderTest): void {
       .map((d) => JSON.stringify(d))
       .join('\n');
     const REFUSED = [
-      { line: 6, errors: [{ path: '/organizationId', message: "must be the token's organization, or left out" }, expect.objectContaining({ path: '/locationId' })] },
-      { line: 7, errors: [{ path: '/locationId', message: 'is not a location of your organization (GET /locations lists them)' }] },
+      {
+        line: 6,
+        errors: [
+          { path: '/organizationId', message: "must be the token's organization, or left out" },
+          expect.objectContaining({ path: '/locationId' }),
+        ],
+      },
+      {
+        line: 7,
+        errors: [
+          { path: '/locationId', message: 'is not a location of your organization (GET /locations lists them)' },
+        ],
+      },
     ];
     const APRIL_7 = JSON.stringify({
       filters: [{ type: 'range', field: 'timestamp', from: '2025-04-07T00:00:00Z', to: '2025-04-08T00:00:00Z' }],
-      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'terms', field: 'label' },
+      ],
     });
     const authorizer = () => stack.fn(stack.api().routes.find((r) => r.lambdaAuthorizer)!.lambdaAuthorizer!.functionId);
-    const refusals = () => authorizer().jsonLogs().filter((l) => l.message === 'ingest token refused').map((l) => l.reason);
-    const report = async () => JSON.parse((await stack.call('POST', '/reports:query', { body: APRIL_7, headers: { 'content-type': 'application/json' } })).body) as unknown;
+    const refusals = () =>
+      authorizer()
+        .jsonLogs()
+        .filter((l) => l.message === 'ingest token refused')
+        .map((l) => l.reason);
+    const report = async () =>
+      JSON.parse(
+        (await stack.call('POST', '/reports:query', { body: APRIL_7, headers: { 'content-type': 'application/json' } }))
+          .body,
+      ) as unknown;
 
     beforeAll(async () => {
-      cognito.on(CreateUserPoolClientCommand).resolves({ UserPoolClient: { ClientId: CLIENT_ID, ClientSecret: 'gateway-secret' } });
+      cognito
+        .on(CreateUserPoolClientCommand)
+        .resolves({ UserPoolClient: { ClientId: CLIENT_ID, ClientSecret: 'gateway-secret' } });
       cognito.on(DeleteUserPoolClientCommand).resolves({});
       expect(await cli('create', '--org', stack.org, '--name', 'Hall gateway')).toBe(0);
     });
     afterAll(() => cognito.restore());
 
     it("runs the pre-token trigger's asset with a V3_0 event: the registered client's organization goes into its access token, an unknown client gets none", async () => {
-      const answered = await stack.fn(stack.preTokenFunctionId()).invoke<{ response: { claimsAndScopeOverrideDetails: { accessTokenGeneration: { claimsToAddOrOverride: Record<string, string> } } } }>(tokenEvent(CLIENT_ID));
+      const answered = await stack.fn(stack.preTokenFunctionId()).invoke<{
+        response: {
+          claimsAndScopeOverrideDetails: { accessTokenGeneration: { claimsToAddOrOverride: Record<string, string> } };
+        };
+      }>(tokenEvent(CLIENT_ID));
       const added = answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration.claimsToAddOrOverride;
       expect(added).toEqual({ 'custom:organizationId': stack.org });
-      await expect(stack.fn(stack.preTokenFunctionId()).invoke(tokenEvent('stranger'))).rejects.toThrow('Client stranger is not a registered machine client.');
+      await expect(stack.fn(stack.preTokenFunctionId()).invoke(tokenEvent('stranger'))).rejects.toThrow(
+        'Client stranger is not a registered machine client.',
+      );
       token = await stack.issuer().accessToken(CLIENT_ID, 'lrs/ingest', added);
     });
 
-    it('takes a batch with an ingest token: a report sees exactly its documents; the other organization\'s and the unknown location\'s lines are refused', async () => {
+    it("takes a batch with an ingest token: a report sees exactly its documents; the other organization's and the unknown location's lines are refused", async () => {
       // A report just before the batch, with the ingest function warm (a batch whose one line is
       // refused writes nothing): the report function keeps the rollup state it read for a second
       // (docs/rollups.md, "Reading"); the ingest function's marks reach it after that second.
-      const warm = await ingest(JSON.stringify(stack.crossing('2025-04-07T12:00:00.000Z', 'car', 'A', stack.org, 'nowhere')), token);
-      expect([warm.status, JSON.parse(warm.body)]).toEqual([200, { accepted: 0, duplicates: 0, rejected: [{ ...REFUSED[1], line: 1 }] }]);
+      const warm = await ingest(
+        JSON.stringify(stack.crossing('2025-04-07T12:00:00.000Z', 'car', 'A', stack.org, 'nowhere')),
+        token,
+      );
+      expect([warm.status, JSON.parse(warm.body)]).toEqual([
+        200,
+        { accepted: 0, duplicates: 0, rejected: [{ ...REFUSED[1], line: 1 }] },
+      ]);
       expect(await report()).toEqual([{ timestamp: '2025-04-07T00:00:00.000Z' }]);
       const first = await ingest(BATCH, token);
       expect([first.status, JSON.parse(first.body)]).toEqual([200, { accepted: 5, duplicates: 0, rejected: REFUSED }]);
@@ -118,7 +193,9 @@ export function machineClientTests(stack: StackUnderTest): void {
     it("shows the posted crossings in live occupancy after the refresh rule's target ran: 3 + 2 in, 1 out", async () => {
       await stack.refreshOccupancy();
       const live = await stack.call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
-      expect(JSON.parse(live.body)).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 4 }] } });
+      expect(JSON.parse(live.body)).toEqual({
+        insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 4 }] },
+      });
     });
 
     it("refuses a user's token (403) and no token (401) at the route's authorizer, before the ingest function", async () => {
@@ -135,7 +212,9 @@ export function machineClientTests(stack: StackUnderTest): void {
       const revoked = await ingest(BATCH, token);
       expect(revoked.status).toBe(403);
       expect(refusals().at(-1)).toBe(`Client ${CLIENT_ID} was revoked.`);
-      await expect(stack.fn(stack.preTokenFunctionId()).invoke(tokenEvent(CLIENT_ID))).rejects.toThrow(`Client ${CLIENT_ID} was revoked.`);
+      await expect(stack.fn(stack.preTokenFunctionId()).invoke(tokenEvent(CLIENT_ID))).rejects.toThrow(
+        `Client ${CLIENT_ID} was revoked.`,
+      );
     });
   });
 }

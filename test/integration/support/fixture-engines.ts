@@ -17,13 +17,18 @@ import { TEST_MAX_BUCKETS } from '../../../bin/dev/opensearch-node';
  * into the test OpenSearch node under `prefix` and ingested into a new in-memory DuckDB, the same
  * parsed documents.
  */
-export async function loadFixtureEngines(client: Client, prefix: string, extra: Partial<FixtureDocuments> = {}): Promise<DuckDBInstance> {
+export async function loadFixtureEngines(
+  client: Client,
+  prefix: string,
+  extra: Partial<FixtureDocuments> = {},
+): Promise<DuckDBInstance> {
   await ensureIndexTemplates(client, prefix, { replicas: 0 });
   const duckdb = await openDuckDb(':memory:');
   for (const collection of COLLECTIONS) {
     const docs = documentsOf(collection, extra[collection] ?? []);
     const indexed = await indexDocuments(client, collection, docs, { indexPrefix: prefix, refresh: true });
-    if (indexed.failures.length > 0) throw new Error(`OpenSearch refused fixtures: ${JSON.stringify(indexed.failures)}`);
+    if (indexed.failures.length > 0)
+      throw new Error(`OpenSearch refused fixtures: ${JSON.stringify(indexed.failures)}`);
     await ingestDocuments(duckdb, collection, docs);
   }
   return duckdb;

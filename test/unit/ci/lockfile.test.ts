@@ -9,7 +9,10 @@ import { PROJECT_ROOT } from '../../../lib/stack';
  * dependency a locked package declares must therefore be locked too, whatever its platform.
  */
 type Locked = { version?: string; optionalDependencies?: Record<string, string>; os?: string[]; cpu?: string[] };
-const lock = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as { lockfileVersion: number; packages: Record<string, Locked> };
+const lock = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as {
+  lockfileVersion: number;
+  packages: Record<string, Locked>;
+};
 
 /** Where node would find `name` from the package at `path` (node_modules up the tree). */
 function resolveLocked(path: string, name: string): string | undefined {
@@ -44,7 +47,9 @@ describe('the committed lockfile', () => {
         .filter((p) => p.startsWith(`node_modules/${prefix}`))
         .map((p) => `${lock.packages[p]!.os?.join()}-${lock.packages[p]!.cpu?.join()}`);
     for (const prefix of ['@duckdb/node-bindings-', '@esbuild/']) {
-      expect(platforms(prefix)).toEqual(expect.arrayContaining(['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64', 'win32-x64']));
+      expect(platforms(prefix)).toEqual(
+        expect.arrayContaining(['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64', 'win32-x64']),
+      );
     }
   });
 });

@@ -11,7 +11,9 @@ import { PROJECT_ROOT } from '../../../lib/stack';
  * deploy of a stage at a time, deploys gated by their environment.
  */
 const GITHUB = join(PROJECT_ROOT, '.github');
-const WORKFLOWS = readdirSync(join(GITHUB, 'workflows')).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(GITHUB, 'workflows', f));
+const WORKFLOWS = readdirSync(join(GITHUB, 'workflows'))
+  .filter((f) => /\.ya?ml$/.test(f))
+  .map((f) => join(GITHUB, 'workflows', f));
 const ACTIONS = readdirSync(join(GITHUB, 'actions')).map((dir) => join(GITHUB, 'actions', dir, 'action.yml'));
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML and JSON, walked freely by the assertions
@@ -35,7 +37,8 @@ if (!actionlint) {
   );
 }
 
-const lint = (cwd: string, files: string[]) => spawnSync(actionlint!, ['-no-color', ...files], { cwd, encoding: 'utf8', timeout: 60_000 });
+const lint = (cwd: string, files: string[]) =>
+  spawnSync(actionlint!, ['-no-color', ...files], { cwd, encoding: 'utf8', timeout: 60_000 });
 
 withActionlint('actionlint', () => {
   it('finds nothing in the workflows (shellcheck included when installed)', () => {
@@ -76,7 +79,9 @@ describe('the pipeline’s own rules', () => {
   it('pins every action to a full commit SHA with its version in a comment, one pin per action', () => {
     const pins = new Map<string, Set<string>>();
     for (const file of [...WORKFLOWS, ...ACTIONS]) {
-      for (const line of readFileSync(file, 'utf8').split('\n').filter((l) => /^\s*(-\s+)?uses:/.test(l))) {
+      for (const line of readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => /^\s*(-\s+)?uses:/.test(l))) {
         const use = line.replace(/^\s*(-\s+)?uses:\s*/, '');
         if (use.startsWith('./')) continue; // this repository's own action or workflow
         expect(use).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
@@ -84,7 +89,13 @@ describe('the pipeline’s own rules', () => {
         pins.set(name, (pins.get(name) ?? new Set()).add(sha));
       }
     }
-    expect([...pins.keys()].sort()).toEqual(['actions/cache', 'actions/checkout', 'actions/setup-go', 'actions/setup-node', 'aws-actions/configure-aws-credentials']);
+    expect([...pins.keys()].sort()).toEqual([
+      'actions/cache',
+      'actions/checkout',
+      'actions/setup-go',
+      'actions/setup-node',
+      'aws-actions/configure-aws-credentials',
+    ]);
     for (const [name, shas] of pins) expect({ name, pins: shas.size }).toEqual({ name, pins: 1 });
   });
 
@@ -97,7 +108,9 @@ describe('the pipeline’s own rules', () => {
   });
 
   it('checks out without keeping the token, and installs with npm ci on the Node of .nvmrc', () => {
-    const steps = [...Object.values(ci.jobs as Json), ...Object.values(deploy.jobs as Json)].flatMap((job: Json) => (job.steps ?? []) as Json[]);
+    const steps = [...Object.values(ci.jobs as Json), ...Object.values(deploy.jobs as Json)].flatMap(
+      (job: Json) => (job.steps ?? []) as Json[],
+    );
     const checkouts = steps.filter((s: Json) => String(s.uses).startsWith('actions/checkout@'));
     expect(checkouts.length).toBe(5);
     for (const step of checkouts) expect(step.with['persist-credentials']).toBe(false);
@@ -105,7 +118,9 @@ describe('the pipeline’s own rules', () => {
     const scripts = [...steps, ...setup].map((s: Json) => s.run ?? '').join('\n');
     expect(scripts).not.toMatch(/npm install\b/);
     expect(setup.map((s) => s.run).filter(Boolean)).toEqual(['npm ci --no-audit --no-fund']);
-    expect(setup.find((s) => String(s.uses).startsWith('actions/setup-node@'))!.with['node-version-file']).toBe('.nvmrc');
+    expect(setup.find((s) => String(s.uses).startsWith('actions/setup-node@'))!.with['node-version-file']).toBe(
+      '.nvmrc',
+    );
     const nvmrc = readFileSync(join(PROJECT_ROOT, '.nvmrc'), 'utf8').trim();
     const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
     expect({ nvmrc, engines: pkg.engines.node }).toEqual({ nvmrc: '22', engines: '>=22' });
@@ -116,18 +131,28 @@ describe('the pipeline’s own rules', () => {
     const test = ci.jobs.test as Json;
     expect(test.container).toMatch(/^debian:bookworm/);
     const install = test.steps[0].run as string;
-    for (const pkg of ['openjdk-17-jdk-headless', 'maven', 'chromium', 'python3-venv']) expect(install.split(/\s+/)).toContain(pkg);
+    for (const pkg of ['openjdk-17-jdk-headless', 'maven', 'chromium', 'python3-venv'])
+      expect(install.split(/\s+/)).toContain(pkg);
     expect(test.steps.at(-1).run).toBe('bash .ci/run');
     expect(readFileSync(join(PROJECT_ROOT, '.ci/run'), 'utf8').trimEnd().split('\n').at(-1)).toBe('npm test');
   });
 
   it('runs synth, the size-only bundle check and a read-only diff through the diff role', () => {
     const synthRuns = (ci.jobs.synth as Json).steps.map((s: Json) => s.run).filter(Boolean);
-    expect(synthRuns).toEqual(expect.arrayContaining(['npx cdk synth --quiet', expect.stringMatching(/^npm run -s bench -- bundles --sizes-only /)]));
+    expect(synthRuns).toEqual(
+      expect.arrayContaining([
+        'npx cdk synth --quiet',
+        expect.stringMatching(/^npm run -s bench -- bundles --sizes-only /),
+      ]),
+    );
     const diff = ci.jobs.diff as Json;
-    const credentials = diff.steps.find((s: Json) => String(s.uses).startsWith('aws-actions/configure-aws-credentials@'));
+    const credentials = diff.steps.find((s: Json) =>
+      String(s.uses).startsWith('aws-actions/configure-aws-credentials@'),
+    );
     expect(credentials.with['role-to-assume']).toBe('${{ vars.AWS_DIFF_ROLE_ARN }}');
-    expect(diff.steps.at(-1).run).toContain('npx cdk diff LocationReporting-dev -c stage=dev "${context[@]}" --method=template');
+    expect(diff.steps.at(-1).run).toContain(
+      'npx cdk diff LocationReporting-dev -c stage=dev "${context[@]}" --method=template',
+    );
     expect(diff.steps.at(-1).run).toContain('>> "$GITHUB_STEP_SUMMARY"');
   });
 
@@ -139,14 +164,20 @@ describe('the pipeline’s own rules', () => {
     expect(dev.if).toContain("github.event_name != 'pull_request'");
     expect(prod.needs).toEqual(['deploy-dev']);
     expect([dev.uses, dev.with.stage, dev.with.smoke]).toEqual(['./.github/workflows/deploy.yml', 'dev', 'required']);
-    expect([prod.uses, prod.with.stage, prod.with.smoke]).toEqual(['./.github/workflows/deploy.yml', 'prod', 'when-configured']);
+    expect([prod.uses, prod.with.stage, prod.with.smoke]).toEqual([
+      './.github/workflows/deploy.yml',
+      'prod',
+      'when-configured',
+    ]);
   });
 
   it('gates each deploy by the environment of its stage, one at a time, never cancelled half-way', () => {
     const job = deploy.jobs.deploy as Json;
     expect(job.environment.name).toBe('${{ inputs.stage }}');
     expect(job.concurrency).toEqual({ group: 'deploy-${{ inputs.stage }}', 'cancel-in-progress': false });
-    const credentials = job.steps.find((s: Json) => String(s.uses).startsWith('aws-actions/configure-aws-credentials@'));
+    const credentials = job.steps.find((s: Json) =>
+      String(s.uses).startsWith('aws-actions/configure-aws-credentials@'),
+    );
     expect(credentials.with['role-to-assume']).toBe('${{ vars.AWS_DEPLOY_ROLE_ARN }}');
     const runs = job.steps.map((s: Json) => s.run ?? '').join('\n');
     expect(runs).toContain('git merge-base --is-ancestor HEAD origin/main');

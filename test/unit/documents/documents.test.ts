@@ -23,7 +23,10 @@ describe('parseDocument', () => {
       ...base,
       id: 'e1',
       timestamp: '2024-03-31T03:00:00+02:00',
-      crossedPaths: [{ id: 'n', end: 'A' }, { id: 's', end: 'B', start: 'B' }],
+      crossedPaths: [
+        { id: 'n', end: 'A' },
+        { id: 's', end: 'B', start: 'B' },
+      ],
       polygons: [{ id: 'z', value: 1.5 }],
     });
     // Assess: a given start is kept as it is
@@ -31,40 +34,85 @@ describe('parseDocument', () => {
       ...base,
       id: 'e1',
       timestamp: Date.parse('2024-03-31T01:00:00Z'),
-      crossedPaths: [{ id: 'n', end: 'A', start: 'B' }, { id: 's', end: 'B', start: 'B' }],
+      crossedPaths: [
+        { id: 'n', end: 'A', start: 'B' },
+        { id: 's', end: 'B', start: 'B' },
+      ],
       polygons: [{ id: 'z', value: 1.5 }],
     });
   });
 
   test('converts every date field of a parking event', () => {
-    const doc = parseDocument('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00.500Z', startingTimestamp: '2024-03-30T09:50:00Z', duration: 600.5 });
-    expect(doc).toMatchObject({ timestamp: Date.parse('2024-03-30T10:00:00.500Z'), startingTimestamp: Date.parse('2024-03-30T09:50:00Z') });
+    const doc = parseDocument('parkingEvents', {
+      ...base,
+      timestamp: '2024-03-30T10:00:00.500Z',
+      startingTimestamp: '2024-03-30T09:50:00Z',
+      duration: 600.5,
+    });
+    expect(doc).toMatchObject({
+      timestamp: Date.parse('2024-03-30T10:00:00.500Z'),
+      startingTimestamp: Date.parse('2024-03-30T09:50:00Z'),
+    });
   });
 
   test('lists every problem of a document at once, located by the batch prefix', () => {
-    const errors = errorsOf('movementEvents', { locationId: '', timestamp: '2024-03-31 03:00', colour: 'red', crossedPaths: [{ id: 'n', end: 'C' }] }, '/7');
-    expect(errors.map((e) => e.path).sort()).toEqual(['/7/colour', '/7/crossedPaths/0/end', '/7/locationId', '/7/organizationId', '/7/timestamp']);
-    expect(errors.find((e) => e.path === '/7/colour')?.message).toContain('allowed: id, organizationId, locationId, timestamp');
+    const errors = errorsOf(
+      'movementEvents',
+      { locationId: '', timestamp: '2024-03-31 03:00', colour: 'red', crossedPaths: [{ id: 'n', end: 'C' }] },
+      '/7',
+    );
+    expect(errors.map((e) => e.path).sort()).toEqual([
+      '/7/colour',
+      '/7/crossedPaths/0/end',
+      '/7/locationId',
+      '/7/organizationId',
+      '/7/timestamp',
+    ]);
+    expect(errors.find((e) => e.path === '/7/colour')?.message).toContain(
+      'allowed: id, organizationId, locationId, timestamp',
+    );
   });
 
   test('refuses numbers that are not finite and fields of another collection', () => {
-    expect(errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: Number.NaN }).map((e) => e.path)).toEqual(['/occupied']);
-    expect(errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', label: 'car' }).map((e) => e.path)).toEqual(['/label']);
+    expect(
+      errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: Number.NaN }).map(
+        (e) => e.path,
+      ),
+    ).toEqual(['/occupied']);
+    expect(
+      errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', label: 'car' }).map((e) => e.path),
+    ).toEqual(['/label']);
   });
 });
 
 describe('numbers by what they mean', () => {
-  const stats = (fields: Record<string, unknown>) => errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', ...fields });
+  const stats = (fields: Record<string, unknown>) =>
+    errorsOf('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', ...fields });
   const seconds = 'must be a number of seconds from 0 to 1,000,000,000 (about 31 years)';
   const spots = 'must be a number of spots from 0 to 1,000,000';
 
   test('refuse a negative or huge duration and time in a polygon, naming the field and the range', () => {
     // The probe's values: −5 and ±1e308 (whose sums overflowed to null, NaN or 0 by engine and path).
-    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration: -5 })).toEqual([{ path: '/duration', message: seconds }]);
-    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration: 1e308 })).toEqual([{ path: '/duration', message: seconds }]);
-    expect(errorsOf('movementEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', polygons: [{ id: 'z', value: 12 }, { id: 'z', value: -1e308 }] })).toEqual([{ path: '/polygons/1/value', message: seconds }]);
+    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration: -5 })).toEqual([
+      { path: '/duration', message: seconds },
+    ]);
+    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration: 1e308 })).toEqual([
+      { path: '/duration', message: seconds },
+    ]);
+    expect(
+      errorsOf('movementEvents', {
+        ...base,
+        timestamp: '2024-03-30T10:00:00Z',
+        polygons: [
+          { id: 'z', value: 12 },
+          { id: 'z', value: -1e308 },
+        ],
+      }),
+    ).toEqual([{ path: '/polygons/1/value', message: seconds }]);
     // The ends of the range are taken, fractions too.
-    const ends = [0, 600.5, 1e9].map((duration) => parseDocument('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration }).duration);
+    const ends = [0, 600.5, 1e9].map(
+      (duration) => parseDocument('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', duration }).duration,
+    );
     expect(ends).toEqual([0, 600.5, 1e9]);
   });
 
@@ -74,7 +122,15 @@ describe('numbers by what they mean', () => {
       { path: '/free', message: spots },
       { path: '/total', message: spots },
     ]);
-    expect(parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 2.5, free: 7.5, total: 10 })).toMatchObject({ occupied: 2.5, free: 7.5 });
+    expect(
+      parseDocument('parkingLotStats', {
+        ...base,
+        timestamp: '2024-03-30T10:00:00Z',
+        occupied: 2.5,
+        free: 7.5,
+        total: 10,
+      }),
+    ).toMatchObject({ occupied: 2.5, free: 7.5 });
   });
 
   test('refuse occupied or free spots beyond the total, and take them up to it', () => {
@@ -82,18 +138,34 @@ describe('numbers by what they mean', () => {
       { path: '/occupied', message: 'must be at most total (10): a lot has no more occupied spots than spots' },
       { path: '/free', message: 'must be at most total (10): a lot has no more free spots than spots' },
     ]);
-    expect(parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 10, free: 0, total: 10 })).toMatchObject({ occupied: 10, free: 0, total: 10 });
+    expect(
+      parseDocument('parkingLotStats', {
+        ...base,
+        timestamp: '2024-03-30T10:00:00Z',
+        occupied: 10,
+        free: 0,
+        total: 10,
+      }),
+    ).toMatchObject({ occupied: 10, free: 0, total: 10 });
     // Without a total there is nothing to be within.
-    expect(parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 500 })).toMatchObject({ occupied: 500 });
+    expect(
+      parseDocument('parkingLotStats', { ...base, timestamp: '2024-03-30T10:00:00Z', occupied: 500 }),
+    ).toMatchObject({ occupied: 500 });
   });
 });
 
 describe('text that is not well-formed Unicode', () => {
-  const refusal = { message: 'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character' };
+  const refusal = {
+    message: 'must be well-formed Unicode text: a lone surrogate (such as \\ud800 without its pair) is not a character',
+  };
 
   test('refuses a line with a lone surrogate, naming the field, rather than storing U+FFFD', () => {
     // Prepare: as sent in NDJSON, the escapes JSON.parse turns into lone surrogates (high alone, low alone, reversed pair).
-    const lines = ['{"label":"car\\ud800"}', '{"trackingCameraId":"\\udc00cam"}', '{"crossedPaths":[{"id":"\\udc00\\ud800","end":"A"}]}'].map((json, i) => ({
+    const lines = [
+      '{"label":"car\\ud800"}',
+      '{"trackingCameraId":"\\udc00cam"}',
+      '{"crossedPaths":[{"id":"\\udc00\\ud800","end":"A"}]}',
+    ].map((json, i) => ({
       line: i + 1,
       text: json.replace('{', '{"locationId":"loc","timestamp":"2024-03-30T10:00:00Z",'),
     }));
@@ -109,7 +181,12 @@ describe('text that is not well-formed Unicode', () => {
   });
 
   test('keeps a character outside the BMP (a surrogate pair) and U+FFFD sent as itself', () => {
-    const doc = parseDocument('movementEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', label: '\u{1F697}', trackingCameraId: '\uFFFD' });
+    const doc = parseDocument('movementEvents', {
+      ...base,
+      timestamp: '2024-03-30T10:00:00Z',
+      label: '\u{1F697}',
+      trackingCameraId: '\uFFFD',
+    });
     expect([doc.label, doc.trackingCameraId]).toEqual(['🚗', '\uFFFD']);
   });
 });
@@ -126,7 +203,11 @@ describe('timestamps', () => {
 
   test('ingest and history refuse a timestamp that is not ISO 8601 in the same words', () => {
     // Act
-    const ingest = errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30 10:00', startingTimestamp: 'yesterday' });
+    const ingest = errorsOf('parkingEvents', {
+      ...base,
+      timestamp: '2024-03-30 10:00',
+      startingTimestamp: 'yesterday',
+    });
     // Assess: the words history has always said, for both fields, and history's own.
     const words = 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2024-03-31T00:00:00+02:00';
     expect(ingest).toEqual([
@@ -138,9 +219,17 @@ describe('timestamps', () => {
 
   test('refuse instants before 1970 (year 0000 among them) in ingest and history, and take 1970 itself', () => {
     const floor = 'must be 1970-01-01T00:00:00Z or later (no time zone has reliable offsets before it)';
-    expect(errorsOf('movementEvents', { ...base, timestamp: '0000-01-01T00:00:00Z' })).toEqual([{ path: '/timestamp', message: floor }]);
+    expect(errorsOf('movementEvents', { ...base, timestamp: '0000-01-01T00:00:00Z' })).toEqual([
+      { path: '/timestamp', message: floor },
+    ]);
     // One millisecond before the floor, written with an offset.
-    expect(errorsOf('parkingEvents', { ...base, timestamp: '2024-03-30T10:00:00Z', startingTimestamp: '1970-01-01T00:59:59.999+01:00' })).toEqual([{ path: '/startingTimestamp', message: floor }]);
+    expect(
+      errorsOf('parkingEvents', {
+        ...base,
+        timestamp: '2024-03-30T10:00:00Z',
+        startingTimestamp: '1970-01-01T00:59:59.999+01:00',
+      }),
+    ).toEqual([{ path: '/startingTimestamp', message: floor }]);
     expect(parseDocument('movementEvents', { ...base, timestamp: '1970-01-01T01:00:00+01:00' }).timestamp).toBe(0);
     expect(historyErrors('0000-01-01T00:00:00Z')).toEqual([floor]);
     expect(historyErrors('1970-01-01T00:00:00Z')).toEqual([]);
@@ -149,7 +238,16 @@ describe('timestamps', () => {
 
 describe('toSource (OpenSearch _source)', () => {
   test('leaves the id to _id and writes dates as ISO 8601 UTC with milliseconds', () => {
-    const doc = parseDocument('parkingEvents', { ...base, id: 'p1', timestamp: '2024-03-30T11:00:00+01:00', startingTimestamp: '2024-03-30T09:50:00Z' });
-    expect(toSource(doc)).toEqual({ ...base, timestamp: '2024-03-30T10:00:00.000Z', startingTimestamp: '2024-03-30T09:50:00.000Z' });
+    const doc = parseDocument('parkingEvents', {
+      ...base,
+      id: 'p1',
+      timestamp: '2024-03-30T11:00:00+01:00',
+      startingTimestamp: '2024-03-30T09:50:00Z',
+    });
+    expect(toSource(doc)).toEqual({
+      ...base,
+      timestamp: '2024-03-30T10:00:00.000Z',
+      startingTimestamp: '2024-03-30T09:50:00.000Z',
+    });
   });
 });

@@ -27,19 +27,39 @@ const timestampText = fc
   )
   .map(([y, mo, d, t, h, mi, s, f, zone]) => `${y}-${mo}-${d}${t}${h}:${mi}:${s}${f}${zone}`);
 /** Valid from 1970 on (shared/time/timestamps.ts); the years before are among timestampText's, refused. */
-const validTimestamp = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
-const someText = fc.oneof(fc.string({ maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 4 }), fc.string({ minLength: 510, maxLength: 514 }), fc.constant(''));
-const someNumber = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-0, -1, 0.5, 1e6, 1e6 + 1, 1e9, 1e9 + 0.5, -1e308, 1e308, Number.NaN, Number.POSITIVE_INFINITY, '1'));
+const validTimestamp = fc
+  .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+  .map((d) => d.toISOString());
+const someText = fc.oneof(
+  fc.string({ maxLength: 4 }),
+  fc.string({ unit: 'binary', maxLength: 4 }),
+  fc.string({ minLength: 510, maxLength: 514 }),
+  fc.constant(''),
+);
+const someNumber = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(-0, -1, 0.5, 1e6, 1e6 + 1, 1e9, 1e9 + 0.5, -1e308, 1e308, Number.NaN, Number.POSITIVE_INFINITY, '1'),
+);
 const someDirection = fc.constantFrom('A', 'B', 'C', 'a', '');
 /** Any JSON-like value, or any value at all, where a field's kind is wrong. */
-const wild = fc.oneof(fc.jsonValue(), fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true, withSparseArray: true }));
+const wild = fc.oneof(
+  fc.jsonValue(),
+  fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true, withSparseArray: true }),
+);
 const maybeWild = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 8, arbitrary: arb }, { weight: 1, arbitrary: wild });
 /** An object with some of `fields`, sometimes an unknown one too. */
 const someObject = (fields: Record<string, fc.Arbitrary<unknown>>) =>
-  fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'toString', 'ID'), wild))).map(([o, extra]) => {
-    if (extra) Object.defineProperty(o, extra[0], { value: extra[1], enumerable: true, writable: true, configurable: true });
-    return o;
-  });
+  fc
+    .tuple(
+      fc.record(fields, { requiredKeys: [] }),
+      fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'toString', 'ID'), wild)),
+    )
+    .map(([o, extra]) => {
+      if (extra)
+        Object.defineProperty(o, extra[0], { value: extra[1], enumerable: true, writable: true, configurable: true });
+      return o;
+    });
 
 const arbitraryField: Record<string, fc.Arbitrary<unknown>> = {
   id: maybeWild(someText),
@@ -56,12 +76,26 @@ const arbitraryField: Record<string, fc.Arbitrary<unknown>> = {
   free: maybeWild(someNumber),
   total: maybeWild(someNumber),
   duration: maybeWild(someNumber),
-  crossedPaths: maybeWild(fc.array(maybeWild(someObject({ id: maybeWild(someText), end: maybeWild(someDirection), start: maybeWild(someDirection) })), { maxLength: 3 })),
-  polygons: maybeWild(fc.array(maybeWild(someObject({ id: maybeWild(someText), value: maybeWild(someNumber) })), { maxLength: 3 })),
+  crossedPaths: maybeWild(
+    fc.array(
+      maybeWild(
+        someObject({ id: maybeWild(someText), end: maybeWild(someDirection), start: maybeWild(someDirection) }),
+      ),
+      { maxLength: 3 },
+    ),
+  ),
+  polygons: maybeWild(
+    fc.array(maybeWild(someObject({ id: maybeWild(someText), value: maybeWild(someNumber) })), { maxLength: 3 }),
+  ),
 };
 
 /** Documents of `collection`, valid or not: its own fields, each of the right kind more often than not. */
-const anyDocument = (collection: Collection) => someObject(Object.fromEntries(Object.keys(DOCUMENT_SCHEMAS[collection].shape).map((f) => [f, arbitraryField[f] as fc.Arbitrary<unknown>])));
+const anyDocument = (collection: Collection) =>
+  someObject(
+    Object.fromEntries(
+      Object.keys(DOCUMENT_SCHEMAS[collection].shape).map((f) => [f, arbitraryField[f] as fc.Arbitrary<unknown>]),
+    ),
+  );
 
 const text = fc.string({ minLength: 1, maxLength: 30 });
 const validField: Record<string, fc.Arbitrary<unknown>> = {
@@ -80,7 +114,13 @@ const validField: Record<string, fc.Arbitrary<unknown>> = {
   free: fc.double({ min: 0, max: 1_000_000, noNaN: true }),
   total: fc.double({ min: 0, max: 1_000_000, noNaN: true }),
   duration: fc.double({ min: 0, max: 1e9, noNaN: true }),
-  crossedPaths: fc.array(fc.record({ id: text, end: fc.constantFrom('A', 'B'), start: fc.constantFrom('A', 'B') }, { requiredKeys: ['id', 'end'] }), { maxLength: 4 }),
+  crossedPaths: fc.array(
+    fc.record(
+      { id: text, end: fc.constantFrom('A', 'B'), start: fc.constantFrom('A', 'B') },
+      { requiredKeys: ['id', 'end'] },
+    ),
+    { maxLength: 4 },
+  ),
   polygons: fc.array(fc.record({ id: text, value: fc.double({ min: 0, max: 1e9, noNaN: true }) }), { maxLength: 4 }),
 };
 
@@ -88,7 +128,11 @@ const validField: Record<string, fc.Arbitrary<unknown>> = {
 const validDocument = (collection: Collection) => {
   const shape = DOCUMENT_SCHEMAS[collection].shape as Record<string, z.ZodMiniType>;
   const required = Object.keys(shape).filter((f) => shape[f]?._zod.def.type !== 'optional');
-  return fc.record(Object.fromEntries(Object.keys(shape).map((f) => [f, validField[f] as fc.Arbitrary<unknown>])), { requiredKeys: required }).map((d) => JSON.parse(JSON.stringify(d)) as unknown);
+  return fc
+    .record(Object.fromEntries(Object.keys(shape).map((f) => [f, validField[f] as fc.Arbitrary<unknown>])), {
+      requiredKeys: required,
+    })
+    .map((d) => JSON.parse(JSON.stringify(d)) as unknown);
 };
 
 /** Every object in a JSON value with its keys, to pick one to change. */
@@ -106,7 +150,12 @@ function slots(value: unknown, out: [Record<string, unknown>, string][] = []): [
 /** A valid document with one thing changed: a value replaced (often by one of another field's kind), a key removed, or an unknown key added. */
 const nearlyValid = (collection: Collection) =>
   fc
-    .tuple(validDocument(collection), fc.nat(), fc.constantFrom('replace', 'remove', 'add'), fc.oneof(someText, someNumber, someDirection, timestampText, validTimestamp, wild))
+    .tuple(
+      validDocument(collection),
+      fc.nat(),
+      fc.constantFrom('replace', 'remove', 'add'),
+      fc.oneof(someText, someNumber, someDirection, timestampText, validTimestamp, wild),
+    )
     .map(([document, pick, change, value]) => {
       const all = slots(document);
       const [owner, key] = all[pick % all.length] as [Record<string, unknown>, string];
@@ -179,5 +228,9 @@ test('the fast parse of movementEvents gives up on a path without a valid end or
   const parse = FAST_PARSERS.movementEvents as (v: unknown) => unknown;
   expect(parse({ ...ok, crossedPaths: [{ id: 'n', end: 'C' }] })).toBeUndefined();
   expect(parse({ ...ok, polygons: [{ id: 'p', value: Number.POSITIVE_INFINITY }] })).toBeUndefined();
-  expect(parse({ ...ok, crossedPaths: [{ end: 'B', id: 'n' }], polygons: [{ value: -0, id: 'p' }] })).toStrictEqual({ ...ok, crossedPaths: [{ id: 'n', end: 'B' }], polygons: [{ id: 'p', value: -0 }] });
+  expect(parse({ ...ok, crossedPaths: [{ end: 'B', id: 'n' }], polygons: [{ value: -0, id: 'p' }] })).toStrictEqual({
+    ...ok,
+    crossedPaths: [{ id: 'n', end: 'B' }],
+    polygons: [{ id: 'p', value: -0 }],
+  });
 });

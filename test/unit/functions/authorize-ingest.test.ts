@@ -11,8 +11,20 @@ const ORG = '5f0c3d4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
 const OTHER = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d';
 const items = new Map<string, Item>(
   [
-    machineClientItem({ clientId: 'gw-1', organizationId: ORG, name: 'Hall', createdAt: '2026-03-02T10:00:00.000Z', revokedAt: null }),
-    machineClientItem({ clientId: 'gw-2', organizationId: ORG, name: 'Old', createdAt: '2026-03-02T10:00:00.000Z', revokedAt: '2026-03-03T10:00:00.000Z' }),
+    machineClientItem({
+      clientId: 'gw-1',
+      organizationId: ORG,
+      name: 'Hall',
+      createdAt: '2026-03-02T10:00:00.000Z',
+      revokedAt: null,
+    }),
+    machineClientItem({
+      clientId: 'gw-2',
+      organizationId: ORG,
+      name: 'Old',
+      createdAt: '2026-03-02T10:00:00.000Z',
+      revokedAt: '2026-03-03T10:00:00.000Z',
+    }),
   ].map((i) => [i.SK, i]),
 );
 const claimsOf: Record<string, Record<string, unknown>> = {
@@ -30,11 +42,27 @@ const handler = createAuthorizeIngestHandler({
   },
   table: async () => ({ get: async (_pk: string, sk: string) => items.get(sk) }),
 });
-const context = { awsRequestId: 'test', functionName: 'authorize-ingest', getRemainingTimeInMillis: () => 10_000 } as Context;
-const authorize = (authorization: string) => handler({ version: '2.0', type: 'REQUEST', identitySource: [authorization], headers: { authorization } } as unknown as APIGatewayRequestAuthorizerEventV2, context);
+const context = {
+  awsRequestId: 'test',
+  functionName: 'authorize-ingest',
+  getRemainingTimeInMillis: () => 10_000,
+} as Context;
+const authorize = (authorization: string) =>
+  handler(
+    {
+      version: '2.0',
+      type: 'REQUEST',
+      identitySource: [authorization],
+      headers: { authorization },
+    } as unknown as APIGatewayRequestAuthorizerEventV2,
+    context,
+  );
 
 test("lets a registered client's token through, passing the claims the ingest function reads", async () => {
-  expect(await authorize('Bearer good')).toEqual({ isAuthorized: true, context: { 'custom:organizationId': ORG, scope: 'lrs/ingest', client_id: 'gw-1' } });
+  expect(await authorize('Bearer good')).toEqual({
+    isAuthorized: true,
+    context: { 'custom:organizationId': ORG, scope: 'lrs/ingest', client_id: 'gw-1' },
+  });
 });
 
 test.each([

@@ -51,14 +51,23 @@ describe('measuredEngine', () => {
     // Prepare
     const result = { root: { buckets: [] }, truncated: false } as unknown as EngineResult;
     let fail = false;
-    const engine: ReportEngine = { maxBuckets: 65_535, run: async () => (fail ? Promise.reject(new Error('down')) : result) };
+    const engine: ReportEngine = {
+      maxBuckets: 65_535,
+      run: async () => (fail ? Promise.reject(new Error('down')) : result),
+    };
     const plan = {} as ReportPlan;
     // Act
     const ok = await measuredEngine(engine).run(plan, { organizationId: 'o' });
     fail = true;
-    const failed = await measuredEngine(engine).run(plan, { organizationId: 'o' }).catch((e: Error) => e.message);
+    const failed = await measuredEngine(engine)
+      .run(plan, { organizationId: 'o' })
+      .catch((e: Error) => e.message);
     const serialized = metrics.serializeMetrics() as unknown as Record<string, unknown>;
     // Assess
-    expect({ ok, failed, latencies: (serialized.ReportEngineLatency as number[]).length }).toEqual({ ok: result, failed: 'down', latencies: 2 });
+    expect({ ok, failed, latencies: (serialized.ReportEngineLatency as number[]).length }).toEqual({
+      ok: result,
+      failed: 'down',
+      latencies: 2,
+    });
   });
 });

@@ -6,15 +6,35 @@ import { NotFoundError } from '#shared/errors';
 
 describe('negotiateCoding', () => {
   test('takes brotli when the client accepts it as much as gzip, whatever the order it lists them in', () => {
-    expect([negotiateCoding('gzip, deflate, br'), negotiateCoding('gzip, deflate, br, zstd'), negotiateCoding('br, gzip'), negotiateCoding('*')]).toEqual(['br', 'br', 'br', 'br']);
+    expect([
+      negotiateCoding('gzip, deflate, br'),
+      negotiateCoding('gzip, deflate, br, zstd'),
+      negotiateCoding('br, gzip'),
+      negotiateCoding('*'),
+    ]).toEqual(['br', 'br', 'br', 'br']);
   });
 
   test('follows the q-values: gzip when it weighs more, or is the only one accepted', () => {
-    expect([negotiateCoding('br;q=0.5, gzip'), negotiateCoding('gzip'), negotiateCoding('GZIP'), negotiateCoding('gzip, deflate')]).toEqual(['gzip', 'gzip', 'gzip', 'gzip']);
+    expect([
+      negotiateCoding('br;q=0.5, gzip'),
+      negotiateCoding('gzip'),
+      negotiateCoding('GZIP'),
+      negotiateCoding('gzip, deflate'),
+    ]).toEqual(['gzip', 'gzip', 'gzip', 'gzip']);
   });
 
   test('sends the body as it is without Accept-Encoding, for identity, for codings it does not have, or when nothing is acceptable', () => {
-    const none = [undefined, '', 'identity', 'deflate', 'x-gzip', 'gzip;q=0', 'br;q=0, gzip;q=0', 'identity;q=0', '*;q=0'].map(negotiateCoding);
+    const none = [
+      undefined,
+      '',
+      'identity',
+      'deflate',
+      'x-gzip',
+      'gzip;q=0',
+      'br;q=0, gzip;q=0',
+      'identity;q=0',
+      '*;q=0',
+    ].map(negotiateCoding);
     expect(none).toEqual(Array(9).fill(undefined));
   });
 
@@ -70,6 +90,8 @@ describe('weakEtag', () => {
 describe('renderProblem', () => {
   test('adds the request id as the extension member requestId, after the members of the problem', () => {
     const { body } = renderProblem(new NotFoundError('There is no location x.'), { requestId: 'Jq3q5j9xIAMEbAg=' });
-    expect(body).toBe('{"type":"/problems#not-found","title":"Not found","status":404,"detail":"There is no location x.","requestId":"Jq3q5j9xIAMEbAg="}');
+    expect(body).toBe(
+      '{"type":"/problems#not-found","title":"Not found","status":404,"detail":"There is no location x.","requestId":"Jq3q5j9xIAMEbAg="}',
+    );
   });
 });

@@ -9,15 +9,29 @@ import { invoke } from '../../../bin/dev/lambda-events';
  * without its body (§9.3.2), a path no route has 404.
  */
 // Ten locations: over the 1 KiB from which answers are compressed.
-const locations = Array.from({ length: 10 }, (_, i) => ({ id: `mall-${i}`, organizationId: 'o', type: 'shopping-mall', timezone: 'Europe/Berlin', createdAt: '2024-03-01T09:30:00.000Z', updatedAt: '2024-03-01T09:30:00.000Z' }));
+const locations = Array.from({ length: 10 }, (_, i) => ({
+  id: `mall-${i}`,
+  organizationId: 'o',
+  type: 'shopping-mall',
+  timezone: 'Europe/Berlin',
+  createdAt: '2024-03-01T09:30:00.000Z',
+  updatedAt: '2024-03-01T09:30:00.000Z',
+}));
 const list = createListLocationsHandler({ store: () => ({ listLocations: async () => locations as never }) });
-const report = createQueryReportHandler({ engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }) });
+const report = createQueryReportHandler({
+  engine: () => ({ maxBuckets: 65_535, run: () => Promise.reject(new Error('the engine must not be reached')) }),
+});
 
 describe('another method on a path that exists', () => {
   test('answers 405 problem+json with Allow naming GET, POST, HEAD and OPTIONS on /locations', async () => {
     for (const method of ['DELETE', 'PUT', 'PATCH']) {
       const answer = await invoke(list, { method, path: '/locations' });
-      expect([method, answer.status, answer.headers.allow, answer.headers['content-type']]).toEqual([method, 405, 'GET, POST, HEAD, OPTIONS', 'application/problem+json']);
+      expect([method, answer.status, answer.headers.allow, answer.headers['content-type']]).toEqual([
+        method,
+        405,
+        'GET, POST, HEAD, OPTIONS',
+        'application/problem+json',
+      ]);
       expect(answer.json()).toMatchObject({
         type: '/problems#method-not-allowed',
         status: 405,
@@ -33,7 +47,13 @@ describe('another method on a path that exists', () => {
       invoke(report, { method: 'HEAD', path: '/reports%3Aquery' }),
       invoke(report, { method: 'GET', path: '/anything' }),
     ]);
-    expect([get.status, get.headers.allow, head.status, head.headers.allow, head.body]).toEqual([405, 'POST, OPTIONS', 405, 'POST, OPTIONS', '']);
+    expect([get.status, get.headers.allow, head.status, head.headers.allow, head.body]).toEqual([
+      405,
+      'POST, OPTIONS',
+      405,
+      'POST, OPTIONS',
+      '',
+    ]);
     expect(nowhere.status).toBe(404);
   });
 
@@ -46,7 +66,11 @@ describe('another method on a path that exists', () => {
 describe('OPTIONS', () => {
   test('answers a CORS preflight without a token 204 with Allow, the request id and nosniff, on every path, whichever function it reached', async () => {
     // Prepare: what a browser sends before a cross-origin report (no Authorization, never).
-    const preflight = { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+    const preflight = {
+      origin: 'https://elsewhere.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    };
     // Act
     const [reports, locations, health] = await Promise.all([
       invoke(report, { method: 'OPTIONS', path: '/reports:query', org: null, headers: preflight, requestId: 'r-1' }),
@@ -54,9 +78,20 @@ describe('OPTIONS', () => {
       invoke(report, { method: 'OPTIONS', path: '/health', org: null }),
     ]);
     // Assess
-    expect([reports.status, reports.headers.allow, reports.body, reports.headers['x-request-id'], reports.headers['x-content-type-options']]).toEqual([204, 'POST, OPTIONS', '', 'r-1', 'nosniff']);
+    expect([
+      reports.status,
+      reports.headers.allow,
+      reports.body,
+      reports.headers['x-request-id'],
+      reports.headers['x-content-type-options'],
+    ]).toEqual([204, 'POST, OPTIONS', '', 'r-1', 'nosniff']);
     // /locations lists (GET) and creates (POST, the locations family's function): Allow names the path's methods.
-    expect([locations.status, locations.headers.allow, health.status, health.headers.allow]).toEqual([204, 'GET, POST, HEAD, OPTIONS', 204, 'GET, HEAD, OPTIONS']);
+    expect([locations.status, locations.headers.allow, health.status, health.headers.allow]).toEqual([
+      204,
+      'GET, POST, HEAD, OPTIONS',
+      204,
+      'GET, HEAD, OPTIONS',
+    ]);
   });
 
   test('answers OPTIONS on a path no route has 404', async () => {
@@ -67,8 +102,17 @@ describe('OPTIONS', () => {
 describe('HEAD', () => {
   test('answers HEAD /locations with the headers of GET, ETag and Content-Encoding included, and no body', async () => {
     const headers = { 'accept-encoding': 'gzip' };
-    const [get, head] = [await invoke(list, { method: 'GET', path: '/locations', headers }), await invoke(list, { method: 'HEAD', path: '/locations', headers })];
-    expect([get.status, get.body.length > 0, head.status, head.body, head.isBase64Encoded]).toEqual([200, true, 200, '', false]);
+    const [get, head] = [
+      await invoke(list, { method: 'GET', path: '/locations', headers }),
+      await invoke(list, { method: 'HEAD', path: '/locations', headers }),
+    ];
+    expect([get.status, get.body.length > 0, head.status, head.body, head.isBase64Encoded]).toEqual([
+      200,
+      true,
+      200,
+      '',
+      false,
+    ]);
     expect(head.headers).toEqual(get.headers);
     expect(head.headers['content-encoding']).toBe('gzip');
   });

@@ -13,7 +13,10 @@ async function captureRequest(env: NodeJS.ProcessEnv): Promise<IncomingHttpHeade
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const client = createOpenSearchClient({ ...env, OPENSEARCH_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    const client = createOpenSearchClient({
+      ...env,
+      OPENSEARCH_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    });
     await client.search({ index: 'x', body: { size: 0 } });
     return headers;
   } finally {
@@ -23,7 +26,11 @@ async function captureRequest(env: NodeJS.ProcessEnv): Promise<IncomingHttpHeade
 
 describe('the OpenSearch client of the functions', () => {
   // The default credential chain reads the process environment, as in Lambda.
-  const credentials = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'session' };
+  const credentials = {
+    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    AWS_SESSION_TOKEN: 'session',
+  };
   const saved = { ...process.env };
   beforeAll(() => Object.assign(process.env, credentials));
   afterAll(() => {
@@ -32,7 +39,9 @@ describe('the OpenSearch client of the functions', () => {
 
   test('signs every request with SigV4 for the es service in the function’s region', async () => {
     const headers = await captureRequest({ ...credentials, AWS_REGION: 'eu-central-1', OPENSEARCH_AUTH: 'sigv4' });
-    expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-central-1\/es\/aws4_request, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/);
+    expect(headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-central-1\/es\/aws4_request, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/,
+    );
     expect(headers['x-amz-security-token']).toBe('session');
   });
 
@@ -42,7 +51,9 @@ describe('the OpenSearch client of the functions', () => {
   });
 
   test('refuses SigV4 without a region rather than signing for a wrong one', () => {
-    expect(() => createOpenSearchClient({ OPENSEARCH_URL: 'https://search.example', OPENSEARCH_AUTH: 'sigv4' })).toThrow('AWS_REGION');
+    expect(() =>
+      createOpenSearchClient({ OPENSEARCH_URL: 'https://search.example', OPENSEARCH_AUTH: 'sigv4' }),
+    ).toThrow('AWS_REGION');
   });
 });
 
@@ -57,9 +68,20 @@ async function closedPort(): Promise<number> {
 
 describe('several nodes (a cluster you run)', () => {
   test('--opensearch-url repeated or comma-separated gives one list, in order, without repeats', () => {
-    const parse = (...args: string[]) => new Command().exitOverride().addOption(cliOptions.opensearchUrl()).parse(args, { from: 'user' }).opts().opensearchUrl;
+    const parse = (...args: string[]) =>
+      new Command().exitOverride().addOption(cliOptions.opensearchUrl()).parse(args, { from: 'user' }).opts()
+        .opensearchUrl;
     expect(parse('--opensearch-url', 'http://a:9200/')).toBe('http://a:9200');
-    expect(parse('--opensearch-url', 'http://a:9200,http://b:9200', '--opensearch-url', 'http://c:9200', '--opensearch-url', 'http://a:9200')).toBe('http://a:9200,http://b:9200,http://c:9200');
+    expect(
+      parse(
+        '--opensearch-url',
+        'http://a:9200,http://b:9200',
+        '--opensearch-url',
+        'http://c:9200',
+        '--opensearch-url',
+        'http://a:9200',
+      ),
+    ).toBe('http://a:9200,http://b:9200,http://c:9200');
     expect(() => parse('--opensearch-url', 'http://a:9200,b:9200')).toThrow('must be an http(s) URL');
     expect(openSearchNodes('http://a:9200, http://b:9200,')).toEqual(['http://a:9200', 'http://b:9200']);
   });
@@ -75,7 +97,10 @@ describe('several nodes (a cluster you run)', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const live = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const [down1, down2] = [await closedPort(), await closedPort()];
-    const client = createOpenSearchClient({ OPENSEARCH_AUTH: 'none', OPENSEARCH_URL: `http://127.0.0.1:${down1},http://127.0.0.1:${down2},${live}` });
+    const client = createOpenSearchClient({
+      OPENSEARCH_AUTH: 'none',
+      OPENSEARCH_URL: `http://127.0.0.1:${down1},http://127.0.0.1:${down2},${live}`,
+    });
     try {
       for (let i = 0; i < 6; i++) await client.search({ index: 'x', body: { size: 0 } });
       expect(answered).toBe(6);

@@ -12,9 +12,19 @@ import { httpEvent } from '../../../bin/dev/lambda-events';
 test('answers 503 report-timeout when the function runs out of time with the engine still busy', async () => {
   // Prepare: an engine that never answers and ignores its deadline; 300 ms of report time
   const deaf: ReportEngine = { maxBuckets: 65_535, run: () => new Promise(() => undefined) };
-  const context = { awsRequestId: 'deaf', functionName: 'query-report', getRemainingTimeInMillis: () => RESPONSE_MARGIN_MS + 300 } as Context;
+  const context = {
+    awsRequestId: 'deaf',
+    functionName: 'query-report',
+    getRemainingTimeInMillis: () => RESPONSE_MARGIN_MS + 300,
+  } as Context;
   // Act
-  const response = (await createQueryReportHandler({ engine: () => deaf })(httpEvent({ body: { aggregations: [{ type: 'terms', field: 'label' }] }, org: '0e0e0e0e-0000-4000-8000-00000000beef' }), context)) as APIGatewayProxyStructuredResultV2;
+  const response = (await createQueryReportHandler({ engine: () => deaf })(
+    httpEvent({
+      body: { aggregations: [{ type: 'terms', field: 'label' }] },
+      org: '0e0e0e0e-0000-4000-8000-00000000beef',
+    }),
+    context,
+  )) as APIGatewayProxyStructuredResultV2;
   // Assess
   expect(response.statusCode).toBe(503);
   expect(response.headers).toMatchObject({ 'Content-Type': 'application/problem+json', 'Retry-After': '10' });

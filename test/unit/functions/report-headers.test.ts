@@ -16,14 +16,18 @@ describe('reportHeaders: Server-Timing', () => {
   });
 
   test('never puts anything but printable ASCII in the header', () => {
-    expect(serverTiming({ source: 'mixed', rawReason: 'zone Europe/Zürich\nchanged' })).toBe('source;desc="mixed", raw-reason;desc="zone Europe/Z?rich?changed"');
+    expect(serverTiming({ source: 'mixed', rawReason: 'zone Europe/Zürich\nchanged' })).toBe(
+      'source;desc="mixed", raw-reason;desc="zone Europe/Z?rich?changed"',
+    );
   });
 
   test('is left out when the answer says nothing of its source (rollups off)', () => {
     const headers = reportHeaders({ mediaType: 'application/json', body: '[]', truncated: false });
     expect(Object.keys(headers)).not.toContain('Server-Timing');
-    expect(reportHeaders({ mediaType: 'application/json', body: '[]', truncated: false, source: 'raw', rawReason: 'r' })['Server-Timing']).toBe(
-      'source;desc="raw", raw-reason;desc="r"',
-    );
+    expect(
+      reportHeaders({ mediaType: 'application/json', body: '[]', truncated: false, source: 'raw', rawReason: 'r' })[
+        'Server-Timing'
+      ],
+    ).toBe('source;desc="raw", raw-reason;desc="r"');
   });
 });

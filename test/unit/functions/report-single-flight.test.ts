@@ -36,7 +36,9 @@ describe('reports asked at once', () => {
     const { engine, seen } = countingEngine();
     const handler = createQueryReportHandler({ engine: () => engine });
     // Act
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => invoke(handler, { body: byLabel(), requestId: `r-${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => invoke(handler, { body: byLabel(), requestId: `r-${i}` })),
+    );
     // Assess
     expect(seen.runs).toBe(1);
     expect(new Set(answers.map((a) => `${a.status} ${a.body}`))).toEqual(new Set(['200 {"car":2}']));
@@ -63,7 +65,10 @@ describe('reports asked at once', () => {
       run: async (_plan, scope) => {
         scopes.push(scope.locationIds);
         await new Promise((resolve) => setTimeout(resolve, 30));
-        return { root: { kind: 'terms', buckets: (scope.locationIds ?? ['every']).map((key) => ({ key, count: 1 })) }, truncated: false };
+        return {
+          root: { kind: 'terms', buckets: (scope.locationIds ?? ['every']).map((key) => ({ key, count: 1 })) },
+          truncated: false,
+        };
       },
     };
     const handler = createQueryReportHandler({ engine: () => engine });
@@ -82,7 +87,9 @@ describe('reports asked at once', () => {
   test('ten different reports are worked on four at a time, and every one is answered', async () => {
     const { engine, seen } = countingEngine();
     const handler = createQueryReportHandler({ engine: () => engine });
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => invoke(handler, { body: byLabel(`label-${i}`) })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => invoke(handler, { body: byLabel(`label-${i}`) })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 10 }, () => 200));
     expect([seen.runs, seen.most]).toEqual([10, 4]);
   });
@@ -95,7 +102,11 @@ describe('reports asked at once', () => {
     // Act
     const waited = await invoke(handler, { body: byLabel('second') }, { remainingMs: 2_500 });
     // Assess
-    expect([waited.status, waited.json<{ type: string }>().type, waited.headers['retry-after']]).toEqual([503, '/problems#report-timeout', '10']);
+    expect([waited.status, waited.json<{ type: string }>().type, waited.headers['retry-after']]).toEqual([
+      503,
+      '/problems#report-timeout',
+      '10',
+    ]);
     expect((await first).status).toBe(200);
     expect(seen.runs).toBe(1);
   });

@@ -7,6 +7,8 @@ test.each([
   ['manage-locations', LOCATION_ROUTES],
   ['manage-ingest-clients', INGEST_CLIENT_ROUTES],
 ] as const)('the family %s answers exactly its routes', (name, family) => {
-  const declared = ROUTES.filter((r) => r.handler === name).map((r) => `${r.method} ${r.path}`).sort();
+  const declared = ROUTES.filter((r) => r.handler === name)
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
   expect(Object.keys(family).sort()).toEqual(declared);
 });

@@ -22,7 +22,12 @@ async function middlewareOfTracedClient(): Promise<string[]> {
 
 test('adds the X-Ray middleware to an SDK client inside Lambda', async () => {
   // Inside Lambda as the tracer sees it; no global HTTPS patch in the test process.
-  Object.assign(process.env, { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS: 'false', AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR' });
+  Object.assign(process.env, {
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    POWERTOOLS_TRACE_ENABLED: 'true',
+    POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS: 'false',
+    AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+  });
   expect((await middlewareOfTracedClient()).some((m) => m.startsWith(XRAY_MIDDLEWARE))).toBe(true);
 });
 

@@ -13,7 +13,10 @@ describe('runChecks', () => {
   test('names the check that failed, and tells why only to onProblem', async () => {
     const told: [string, string][] = [];
     const report = await runChecks(
-      { engine: async () => undefined, table: async () => Promise.reject(new Error('ResourceNotFoundException: table t-1 at 10.0.0.7')) },
+      {
+        engine: async () => undefined,
+        table: async () => Promise.reject(new Error('ResourceNotFoundException: table t-1 at 10.0.0.7')),
+      },
       { onProblem: (check, error) => told.push([check, (error as Error).message]) },
     );
     expect(report).toEqual({ status: 'fail', checks: { engine: 'ok', table: 'fail' } });
@@ -27,7 +30,10 @@ describe('runChecks', () => {
         signal.addEventListener('abort', () => (aborted = true));
       });
     const told: string[] = [];
-    const report = await runChecks({ engine: hangs, table: async () => undefined }, { timeoutMs: 50, onProblem: (check, error) => told.push(`${check}: ${(error as Error).message}`) });
+    const report = await runChecks(
+      { engine: hangs, table: async () => undefined },
+      { timeoutMs: 50, onProblem: (check, error) => told.push(`${check}: ${(error as Error).message}`) },
+    );
     expect(report).toEqual({ status: 'fail', checks: { engine: 'timeout', table: 'ok' } });
     expect(aborted).toBe(true);
     expect(told).toEqual(['engine: no answer within 50 ms']);
@@ -48,11 +54,19 @@ describe('engineCheck', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]!.organizationId).toBe('00000000-0000-0000-0000-000000000000');
     expect(runs[0]!.plan).toMatchObject({ source: 'movementEvents' });
-    expect(PROBE_REQUEST.filters[0]).toEqual({ type: 'range', field: 'timestamp', from: '1970-01-01T00:00:00.000Z', to: '1970-01-01T00:00:00.001Z' });
+    expect(PROBE_REQUEST.filters[0]).toEqual({
+      type: 'range',
+      field: 'timestamp',
+      from: '1970-01-01T00:00:00.000Z',
+      to: '1970-01-01T00:00:00.001Z',
+    });
   });
 
   test('fails when the engine fails', async () => {
-    const engine: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const engine: ReportEngine = {
+      maxBuckets: 65_535,
+      run: async () => Promise.reject(new Error('connect ECONNREFUSED')),
+    };
     await expect(engineCheck(async () => engine)(new AbortController().signal)).rejects.toThrow('ECONNREFUSED');
   });
 });
@@ -81,14 +95,21 @@ describe('GET /health under a flood', () => {
 
   test('a failure is shared like a success: 503 for everyone within the second, with Retry-After', async () => {
     let runs = 0;
-    const handler = createHealthHandler({ checks: {
+    const handler = createHealthHandler({
+      checks: {
         engine: async () => {
           runs++;
           throw new Error('down');
         },
-      }, now: () => 0 });
-    const answers = await Promise.all(Array.from({ length: 5 }, () => invoke(handler, { method: 'GET', path: '/health', org: null })));
-    expect(answers.map((a) => [a.status, a.headers['retry-after']])).toEqual(Array.from({ length: 5 }, () => [503, '5']));
+      },
+      now: () => 0,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => invoke(handler, { method: 'GET', path: '/health', org: null })),
+    );
+    expect(answers.map((a) => [a.status, a.headers['retry-after']])).toEqual(
+      Array.from({ length: 5 }, () => [503, '5']),
+    );
     expect(runs).toBe(1);
   });
 });

@@ -1,5 +1,14 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { actionsOf, functionId, removeSynthOutputs, resourcesOf, resourcesOfStatement, statementsOfFunction, statementsOfRole, synthService } from './synth';
+import {
+  actionsOf,
+  functionId,
+  removeSynthOutputs,
+  resourcesOf,
+  resourcesOfStatement,
+  statementsOfFunction,
+  statementsOfRole,
+  synthService,
+} from './synth';
 
 const SNAPSHOT_JOB = /^Takes the daily manual OpenSearch snapshot/;
 const logicalIdOfType = (template: Template, type: string): string => {
@@ -27,9 +36,18 @@ describe('the manual snapshot repository and its daily job', () => {
   it('keeps snapshots in an encrypted, private bucket whose lifecycle never deletes a snapshot file', () => {
     const bucket = resourcesOf(template, 'AWS::S3::Bucket')[snapshotBucketId()]!;
     expect(bucket.Properties).toMatchObject({
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LifecycleConfiguration: {
+        Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }],
+      },
     });
     expect(JSON.stringify(bucket.Properties)).not.toMatch(/Expiration/);
   });
@@ -46,13 +64,17 @@ describe('the manual snapshot repository and its daily job', () => {
 
   it('lets the job pass that role and touch only the repository’s snapshot paths', () => {
     const fn = functionId(template, SNAPSHOT_JOB);
-    const own = statementsOfFunction(template, fn).filter((s) => actionsOf([s]).some((a) => a.startsWith('es:') || a.startsWith('iam:')));
+    const own = statementsOfFunction(template, fn).filter((s) =>
+      actionsOf([s]).some((a) => a.startsWith('es:') || a.startsWith('iam:')),
+    );
     expect(actionsOf(own)).toEqual(['es:ESHttpDelete', 'es:ESHttpGet', 'es:ESHttpPut', 'iam:PassRole']);
     const domain = logicalIdOfType(template, 'AWS::OpenSearchService::Domain');
-    expect(own.filter((s) => actionsOf([s])[0]!.startsWith('es:')).flatMap(resourcesOfStatement).sort()).toEqual([
-      `${domain}.Arn/_snapshot/daily`,
-      `${domain}.Arn/_snapshot/daily/*`,
-    ]);
+    expect(
+      own
+        .filter((s) => actionsOf([s])[0]!.startsWith('es:'))
+        .flatMap(resourcesOfStatement)
+        .sort(),
+    ).toEqual([`${domain}.Arn/_snapshot/daily`, `${domain}.Arn/_snapshot/daily/*`]);
   });
 
   it('runs the job once a day, without retries, told where the repository and its role are', () => {

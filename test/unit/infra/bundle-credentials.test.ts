@@ -16,7 +16,10 @@ const dir = mkdtempSync(join(tmpdir(), 'bundle-credentials-'));
 let entry = '';
 
 beforeAll(async () => {
-  await build({ ...esbuildOptions(resolve(__dirname, 'fixtures/credentials-entry.ts'), dir), absWorkingDir: PROJECT_ROOT });
+  await build({
+    ...esbuildOptions(resolve(__dirname, 'fixtures/credentials-entry.ts'), dir),
+    absWorkingDir: PROJECT_ROOT,
+  });
   entry = pathToFileURL(join(dir, BUNDLE_ENTRY_FILE)).href;
 });
 
@@ -25,13 +28,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function run(env: Record<string, string>): { status: number | null; out: string } {
   const script = `import(${JSON.stringify(entry)}).then((m) => m.resolveCredentials()).then((ids) => console.log(ids.join(' ')), (e) => { console.log(String(e.message)); process.exit(3); })`;
   // Run from the temporary directory: nothing left out of the bundle can be found in a node_modules there.
-  const child = spawnSync(process.execPath, ['-e', script], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const child = spawnSync(process.execPath, ['-e', script], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: dir, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: child.status, out: child.stdout.trim() };
 }
 
 describe('Lambda bundles and the SDK credential chain', () => {
   test('resolve the function role credentials Lambda puts in the environment', () => {
-    const env = { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDLAMBDAROLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' };
+    const env = {
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLAMBDAROLE',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_SESSION_TOKEN: 'token',
+    };
     expect(run(env)).toEqual({ status: 0, out: 'AKIDLAMBDAROLE AKIDLAMBDAROLE' });
   });
 

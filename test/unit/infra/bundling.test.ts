@@ -43,7 +43,10 @@ describe('bundleHandler (the code asset of a function)', () => {
     expect(maps.length).toBeGreaterThan(1); // index.mjs.map and chunk maps
     for (const [file, text] of maps) {
       const map = JSON.parse(text) as { sources: string[]; sourceRoot: string };
-      expect({ file, sourceRoot: map.sourceRoot }).toEqual({ file, sourceRoot: file.startsWith('chunks/') ? '../' : '' });
+      expect({ file, sourceRoot: map.sourceRoot }).toEqual({
+        file,
+        sourceRoot: file.startsWith('chunks/') ? '../' : '',
+      });
       for (const source of map.sources) expect(source).toMatch(/^(functions|shared|lib|node_modules)\//);
     }
     const index = JSON.parse(filesOf(shallow)['index.mjs.map']!) as { sources: string[] };

@@ -25,7 +25,11 @@ const lint = (template: unknown): Finding[] => {
   const file = join(newOutdir(), 'template.json');
   writeFileSync(file, JSON.stringify(template));
   // Exit codes are a bit mask of the levels found; the JSON list is on stdout either way.
-  const run = spawnSync(CFN_LINT, ['--format', 'json', '--regions', 'eu-central-1', '--', file], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(CFN_LINT, ['--format', 'json', '--regions', 'eu-central-1', '--', file], {
+    encoding: 'utf8',
+    timeout: 180_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.stdout.trim() === '') throw new Error(`cfn-lint gave no report: ${run.stderr}`);
   return JSON.parse(run.stdout) as Finding[];
 };
@@ -37,7 +41,8 @@ const lint = (template: unknown): Finding[] => {
  */
 const IGNORED = new Set(['W3005']);
 
-const shown = (findings: Finding[]) => findings.map((f) => `${f.Level} ${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`);
+const shown = (findings: Finding[]) =>
+  findings.map((f) => `${f.Level} ${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`);
 
 if (!available) console.warn(`cfn-lint (${CFN_LINT}) is not installed: the template lint is skipped`);
 
@@ -50,9 +55,19 @@ if (!available) console.warn(`cfn-lint (${CFN_LINT}) is not installed: the templ
 
   it('finds a property the resource does not have (the lint is live)', () => {
     const { template } = synthService();
-    const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+    const json = template.toJSON() as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
     const domain = Object.values(json.Resources).find((r) => r.Type === 'AWS::OpenSearchService::Domain')!;
-    domain.Properties.ClusterConfig = { ...(domain.Properties.ClusterConfig as object), DedicatedMasterCount: 'three', NoSuchSetting: true };
-    expect(lint(json).filter((f) => f.Level === 'Error').map((f) => f.Location.Path.slice(-1)[0])).toEqual(expect.arrayContaining(['DedicatedMasterCount', 'NoSuchSetting']));
+    domain.Properties.ClusterConfig = {
+      ...(domain.Properties.ClusterConfig as object),
+      DedicatedMasterCount: 'three',
+      NoSuchSetting: true,
+    };
+    expect(
+      lint(json)
+        .filter((f) => f.Level === 'Error')
+        .map((f) => f.Location.Path.slice(-1)[0]),
+    ).toEqual(expect.arrayContaining(['DedicatedMasterCount', 'NoSuchSetting']));
   });
 });

@@ -10,9 +10,13 @@ import { newOutdir, removeSynthOutputs, synthService } from './synth';
  * checkov reports it as skipped, not failed. checkov is a Python tool: `.ci/run` installs it into
  * the cache (`~/.cache/lrs/checkov`); where it is not installed, this test says so and skips.
  */
-const CHECKOV = [process.env.CHECKOV, join(process.env.LRS_CACHE_DIR ?? join(homedir(), '.cache', 'lrs'), 'checkov', 'bin', 'checkov')]
-  .filter((p): p is string => !!p)
-  .find((p) => existsSync(p)) ?? (spawnSync('checkov', ['--version']).status === 0 ? 'checkov' : undefined);
+const CHECKOV =
+  [
+    process.env.CHECKOV,
+    join(process.env.LRS_CACHE_DIR ?? join(homedir(), '.cache', 'lrs'), 'checkov', 'bin', 'checkov'),
+  ]
+    .filter((p): p is string => !!p)
+    .find((p) => existsSync(p)) ?? (spawnSync('checkov', ['--version']).status === 0 ? 'checkov' : undefined);
 
 interface CheckovReport {
   readonly results: {
@@ -28,7 +32,11 @@ const scan = (template: unknown): CheckovReport => {
   writeFileSync(file, JSON.stringify(template));
   // checkov exits 1 when a check fails; the JSON report is on stdout either way. It tries to fetch
   // guidelines from a Prisma Cloud API at start, which this network refuses (a logged warning).
-  const run = spawnSync(CHECKOV!, ['-f', file, '--framework', 'cloudformation', '--compact', '-o', 'json'], { encoding: 'utf8', timeout: 180_000, maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync(CHECKOV!, ['-f', file, '--framework', 'cloudformation', '--compact', '-o', 'json'], {
+    encoding: 'utf8',
+    timeout: 180_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return JSON.parse(run.stdout) as CheckovReport;
 };
 
@@ -38,16 +46,21 @@ const scan = (template: unknown): CheckovReport => {
     const report = scan(template.toJSON());
     expect(report.results.failed_checks.map((c) => `${c.check_id} ${c.resource}`)).toEqual([]);
     expect(report.results.skipped_checks.length).toBeGreaterThan(0);
-    for (const skipped of report.results.skipped_checks) expect(skipped.check_result.suppress_comment?.length ?? 0).toBeGreaterThan(40);
+    for (const skipped of report.results.skipped_checks)
+      expect(skipped.check_result.suppress_comment?.length ?? 0).toBeGreaterThan(40);
   });
 
   it('fails a template without the justifications (the scan is live)', () => {
     const { template } = synthService();
-    const bare = JSON.parse(JSON.stringify(template.toJSON(), (key, value: unknown) => (key === 'checkov' ? undefined : value))) as unknown;
+    const bare = JSON.parse(
+      JSON.stringify(template.toJSON(), (key, value: unknown) => (key === 'checkov' ? undefined : value)),
+    ) as unknown;
     expect(scan(bare).results.failed_checks.length).toBeGreaterThan(0);
   });
 });
 
 if (!CHECKOV) {
-  test.todo('checkov is not installed: `python3 -m venv ~/.cache/lrs/checkov && ~/.cache/lrs/checkov/bin/pip install checkov` (as .ci/run does) to scan the template');
+  test.todo(
+    'checkov is not installed: `python3 -m venv ~/.cache/lrs/checkov && ~/.cache/lrs/checkov/bin/pip install checkov` (as .ci/run does) to scan the template',
+  );
 }

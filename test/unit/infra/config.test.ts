@@ -9,7 +9,12 @@ describe('reading the CDK context', () => {
     expect(config).toMatchObject({
       stage: 'dev',
       openSearch: { dataNodes: 1, instanceType: 't3.small.search', masterNodes: 0, volumeGiB: 10, indexPrefix: '' },
-      api: { throttleRateLimit: 50, throttleBurstLimit: 100, corsOrigins: ['http://localhost:3000'], organizationClaim: 'custom:organizationId' },
+      api: {
+        throttleRateLimit: 50,
+        throttleBurstLimit: 100,
+        corsOrigins: ['http://localhost:3000'],
+        organizationClaim: 'custom:organizationId',
+      },
       split: { maxConcurrency: 10, logExecutionData: false },
       reportTermsCap: 1000,
       logRetentionDays: 30,
@@ -22,14 +27,23 @@ describe('reading the CDK context', () => {
 
   it('parses values given on the command line, which arrive as strings', () => {
     const config = readConfig(
-      nodeWith({ stage: 'prod', openSearchDataNodes: '3', corsOrigins: 'https://a.example, https://b.example', splitLogExecutionData: 'true', jwtIssuer: 'https://id.example/', jwtAudience: 'x' }),
+      nodeWith({
+        stage: 'prod',
+        openSearchDataNodes: '3',
+        corsOrigins: 'https://a.example, https://b.example',
+        splitLogExecutionData: 'true',
+        jwtIssuer: 'https://id.example/',
+        jwtAudience: 'x',
+      }),
     );
     expect(config.stage).toBe('prod');
     expect(config.openSearch.dataNodes).toBe(3);
     expect(config.api.corsOrigins).toEqual(['https://a.example', 'https://b.example']);
     expect(config.split.logExecutionData).toBe(true);
     expect(config.api.jwt).toEqual({ issuer: 'https://id.example/', audience: ['x'] });
-    expect(readConfig(nodeWith({ problemTypeBase: 'https://docs.example.org/lrs/problems#' })).problemTypeBase).toBe('https://docs.example.org/lrs/problems#');
+    expect(readConfig(nodeWith({ problemTypeBase: 'https://docs.example.org/lrs/problems#' })).problemTypeBase).toBe(
+      'https://docs.example.org/lrs/problems#',
+    );
   });
 
   it('takes the production profile: 3 data nodes, 3 dedicated masters, 100 GiB each; a key of its own still overrides', () => {
@@ -41,7 +55,9 @@ describe('reading the CDK context', () => {
       masterInstanceType: 'm7g.large.search',
       volumeGiB: 100,
     });
-    expect(readConfig(nodeWith({ openSearchProfile: 'production', openSearchDataNodes: '6' })).openSearch).toMatchObject({ dataNodes: 6, masterNodes: 3 });
+    expect(
+      readConfig(nodeWith({ openSearchProfile: 'production', openSearchDataNodes: '6' })).openSearch,
+    ).toMatchObject({ dataNodes: 6, masterNodes: 3 });
     expect(readConfig(nodeWith({})).openSearch).toMatchObject({ profile: 'small', dataNodes: 1, masterNodes: 0 });
   });
 

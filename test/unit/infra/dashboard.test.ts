@@ -22,11 +22,20 @@ describe('the operations dashboard', () => {
   it.each([
     ['API latency p50 and p99', /"Latency".*"stat":"p50".*"stat":"p99"/],
     ['API 4xx and 5xx', /"4xx".*"5xx"/],
-    ['latency, 4xx and 5xx by route from the access log', /pct\(latencyMs, 99\) as p99 by route.*status like \/\^4\/.*status like \/\^5\//],
-    ['ingest accepted and rejected per collection', /"IngestAccepted","collection","movementEvents".*"IngestRejected","collection","parkingEvents"/],
+    [
+      'latency, 4xx and 5xx by route from the access log',
+      /pct\(latencyMs, 99\) as p99 by route.*status like \/\^4\/.*status like \/\^5\//,
+    ],
+    [
+      'ingest accepted and rejected per collection',
+      /"IngestAccepted","collection","movementEvents".*"IngestRejected","collection","parkingEvents"/,
+    ],
     ['function errors and throttles', /"AWS\/Lambda","Errors".*"AWS\/Lambda","Throttles"/],
     ['split executions', /"ExecutionsStarted".*"ExecutionsFailed".*"ExecutionsTimedOut"/],
-    ['domain health, JVM, CPU, free storage and searchable documents', /"ClusterStatus.red".*"JVMMemoryPressure".*"CPUUtilization".*"FreeStorageSpace".*"SearchableDocuments"/],
+    [
+      'domain health, JVM, CPU, free storage and searchable documents',
+      /"ClusterStatus.red".*"JVMMemoryPressure".*"CPUUtilization".*"FreeStorageSpace".*"SearchableDocuments"/,
+    ],
   ])('shows %s', (_, pattern) => {
     expect(body).toMatch(pattern);
   });

@@ -19,8 +19,22 @@ const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
 
 describe('the API routes CloudFront forwards', () => {
   test('are each route path, or its part before the first parameter with a wildcard', () => {
-    expect(apiPathPatterns([{ path: '/a' }, { path: '/a/{id}/b' }, { path: '/a/{id}/c' }, { path: '/r:q' }])).toEqual(['/a', '/a/*', '/r:q']);
-    expect(apiPathPatterns(ROUTES)).toEqual(['/locations', '/locations/*', '/insights/overview', '/reports:query', '/ingest/*', '/ingest-clients', '/ingest-clients/*', '/health', '/problems']);
+    expect(apiPathPatterns([{ path: '/a' }, { path: '/a/{id}/b' }, { path: '/a/{id}/c' }, { path: '/r:q' }])).toEqual([
+      '/a',
+      '/a/*',
+      '/r:q',
+    ]);
+    expect(apiPathPatterns(ROUTES)).toEqual([
+      '/locations',
+      '/locations/*',
+      '/insights/overview',
+      '/reports:query',
+      '/ingest/*',
+      '/ingest-clients',
+      '/ingest-clients/*',
+      '/health',
+      '/problems',
+    ]);
   });
 });
 
@@ -32,16 +46,30 @@ describe('the report explorer in the service stack', () => {
 
   test('keeps the page in a private, encrypted bucket that only the distribution reads, through origin access control', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
     template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
-      OriginAccessControlConfig: Match.objectLike({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' }),
+      OriginAccessControlConfig: Match.objectLike({
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+        SigningProtocol: 'sigv4',
+      }),
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Action: 's3:GetObject', Effect: 'Allow', Principal: { Service: 'cloudfront.amazonaws.com' }, Condition: Match.objectLike({ StringEquals: Match.anyValue() }) }),
+          Match.objectLike({
+            Action: 's3:GetObject',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: Match.anyValue() }),
+          }),
         ]),
       },
     });
@@ -53,10 +81,24 @@ describe('the report explorer in the service stack', () => {
     expect(config).toMatchObject({
       DefaultRootObject: 'index.html',
       HttpVersion: 'http2and3',
-      DefaultCacheBehavior: { AllowedMethods: ['GET', 'HEAD'], CachePolicyId: CACHING_OPTIMIZED, ViewerProtocolPolicy: 'redirect-to-https' },
+      DefaultCacheBehavior: {
+        AllowedMethods: ['GET', 'HEAD'],
+        CachePolicyId: CACHING_OPTIMIZED,
+        ViewerProtocolPolicy: 'redirect-to-https',
+      },
     });
     const behaviors = config.CacheBehaviors as Record<string, unknown>[];
-    expect(behaviors.map((b) => b.PathPattern)).toEqual(['/locations', '/locations/*', '/insights/overview', '/reports:query', '/ingest/*', '/ingest-clients', '/ingest-clients/*', '/health', '/problems']);
+    expect(behaviors.map((b) => b.PathPattern)).toEqual([
+      '/locations',
+      '/locations/*',
+      '/insights/overview',
+      '/reports:query',
+      '/ingest/*',
+      '/ingest-clients',
+      '/ingest-clients/*',
+      '/health',
+      '/problems',
+    ]);
     for (const behavior of behaviors) {
       expect(behavior).toMatchObject({
         AllowedMethods: expect.arrayContaining(['GET', 'POST', 'OPTIONS']),
@@ -65,10 +107,27 @@ describe('the report explorer in the service stack', () => {
         ViewerProtocolPolicy: 'https-only',
       });
     }
-    const apiOrigin = (config.Origins as { Id: string; DomainName: unknown; CustomOriginConfig?: unknown }[]).find((o) => o.Id === behaviors[0]!.TargetOriginId);
+    const apiOrigin = (config.Origins as { Id: string; DomainName: unknown; CustomOriginConfig?: unknown }[]).find(
+      (o) => o.Id === behaviors[0]!.TargetOriginId,
+    );
     expect(apiOrigin).toMatchObject({
-      DomainName: { 'Fn::Join': ['', [{ Ref: expect.stringMatching(/^ApiHttpApi/) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] },
-      CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginReadTimeout: 30, OriginSSLProtocols: ['TLSv1.2'] },
+      DomainName: {
+        'Fn::Join': [
+          '',
+          [
+            { Ref: expect.stringMatching(/^ApiHttpApi/) },
+            '.execute-api.',
+            { Ref: 'AWS::Region' },
+            '.',
+            { Ref: 'AWS::URLSuffix' },
+          ],
+        ],
+      },
+      CustomOriginConfig: {
+        OriginProtocolPolicy: 'https-only',
+        OriginReadTimeout: 30,
+        OriginSSLProtocols: ['TLSv1.2'],
+      },
     });
     template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
       ResponseHeadersPolicyConfig: Match.objectLike({
@@ -90,16 +149,31 @@ describe('the report explorer in the service stack', () => {
     const deployments = Object.values(resourcesOf(template, 'Custom::CDKBucketDeployment'))
       .map((r) => r as { Properties: Record<string, unknown>; DependsOn?: string[] })
       .filter((d) => JSON.stringify(d.Properties.DistributionPaths) !== '["/sign-in.json"]');
-    expect(deployments.map((d) => d.Properties.SystemMetadata)).toEqual([{ 'cache-control': 'public, max-age=31536000, immutable' }, { 'cache-control': 'no-cache' }]);
+    expect(deployments.map((d) => d.Properties.SystemMetadata)).toEqual([
+      { 'cache-control': 'public, max-age=31536000, immutable' },
+      { 'cache-control': 'no-cache' },
+    ]);
     const [assets, page] = deployments as [(typeof deployments)[0], (typeof deployments)[0]];
     expect(assets.Properties).toMatchObject({ Exclude: ['index.html'], Prune: false });
     expect(assets.Properties.DistributionPaths).toBeUndefined();
-    expect(page.Properties).toMatchObject({ Exclude: ['*'], Include: ['index.html'], Prune: false, DistributionPaths: ['/', '/index.html'] });
+    expect(page.Properties).toMatchObject({
+      Exclude: ['*'],
+      Include: ['index.html'],
+      Prune: false,
+      DistributionPaths: ['/', '/index.html'],
+    });
     expect(page.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/^ExplorerAssetsCustomResource/)]));
   });
 
   test('names the page in the outputs', () => {
-    template.hasOutput('ExplorerUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ExplorerDistribution'), 'DomainName'] }, '/']] } });
+    template.hasOutput('ExplorerUrl', {
+      Value: {
+        'Fn::Join': [
+          '',
+          ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ExplorerDistribution'), 'DomainName'] }, '/'],
+        ],
+      },
+    });
   });
 });
 
@@ -112,12 +186,17 @@ describe('the explorer asset', () => {
     // Act
     const assembly = app.synth();
     // Assess
-    const dirs = readdirSync(assembly.directory).filter((d) => d.startsWith('asset.') && existsSync(join(assembly.directory, d, 'index.html')));
+    const dirs = readdirSync(assembly.directory).filter(
+      (d) => d.startsWith('asset.') && existsSync(join(assembly.directory, d, 'index.html')),
+    );
     expect(dirs).toHaveLength(1);
     const dir = join(assembly.directory, dirs[0]!);
     const html = readFileSync(join(dir, 'index.html'), 'utf8');
     const named = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(named.map((n) => n.replace(/-[A-Z0-9]{8}\./, '-HASH.')).sort()).toEqual(['assets/explorer-HASH.css', 'assets/explorer-HASH.js']);
+    expect(named.map((n) => n.replace(/-[A-Z0-9]{8}\./, '-HASH.')).sort()).toEqual([
+      'assets/explorer-HASH.css',
+      'assets/explorer-HASH.js',
+    ]);
     for (const file of named) expect(existsSync(join(dir, file))).toBe(true);
     expect(html).toContain('<meta name="lrs-token" content="">');
   });

@@ -24,14 +24,19 @@ function findings(outdir: string): string[] {
     .map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs.map((c) => c.constructPath).join(', ')}`);
 }
 
-const SDK_FROM_RUNTIME = /(?:^|[;}\n])\s*import\s*(?:[^"';]*?\bfrom\s*)?"@(?:aws-sdk|smithy)\/[^"]+"|[=(,;]\s*require\("@(?:aws-sdk|smithy)\/[^"]+"\)/m;
+const SDK_FROM_RUNTIME =
+  /(?:^|[;}\n])\s*import\s*(?:[^"';]*?\bfrom\s*)?"@(?:aws-sdk|smithy)\/[^"]+"|[=(,;]\s*require\("@(?:aws-sdk|smithy)\/[^"]+"\)/m;
 
 /** `npx cdk synth` exactly as CI and a developer run it: the CLI, cdk.json, bin/app.ts, esbuild, cdk-nag. */
 const cli = { outdir: '', status: null as number | null, output: '' };
 
 beforeAll(() => {
   cli.outdir = newOutdir();
-  const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', cli.outdir], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 300_000 });
+  const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', cli.outdir], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   cli.status = run.status;
   cli.output = `${run.stdout}${run.stderr}`;
 });
@@ -40,21 +45,33 @@ afterAll(removeSynthOutputs);
 
 describe('npx cdk synth', () => {
   it('synthesizes the app with no cdk-nag AwsSolutions finding left unacknowledged', () => {
-    expect({ status: cli.status, errors: cli.output.split('\n').filter((l) => /ERROR|AwsSolutions|Error:/.test(l)) }).toEqual({ status: 0, errors: [] });
+    expect({
+      status: cli.status,
+      errors: cli.output.split('\n').filter((l) => /ERROR|AwsSolutions|Error:/.test(l)),
+    }).toEqual({ status: 0, errors: [] });
     expect(findings(cli.outdir)).toEqual([]);
     expect(existsSync(join(cli.outdir, 'LocationReporting-dev.template.json'))).toBe(true);
   });
 
   it('bundles every function as minified ESM split into chunks with external source maps, at most 1 MB in all, the AWS SDK inside', () => {
     const template = JSON.parse(readFileSync(join(cli.outdir, 'LocationReporting-dev.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: { Runtime?: string; Handler?: string; Code?: { S3Key?: string } } }>;
+      Resources: Record<
+        string,
+        { Type: string; Properties: { Runtime?: string; Handler?: string; Code?: { S3Key?: string } } }
+      >;
     };
-    const ours = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x');
+    const ours = Object.values(template.Resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x',
+    );
     expect(ours.length).toBeGreaterThanOrEqual(6);
     for (const fn of ours) {
       const dir = join(cli.outdir, `asset.${String(fn.Properties.Code?.S3Key).replace(/\.zip$/, '')}`);
       expect(fn.Properties.Handler).toBe('index.handler');
-      expect(readdirSync(dir).filter((f) => f !== 'chunks').sort()).toEqual(['index.mjs', 'index.mjs.map']);
+      expect(
+        readdirSync(dir)
+          .filter((f) => f !== 'chunks')
+          .sort(),
+      ).toEqual(['index.mjs', 'index.mjs.map']);
       const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.mjs'));
       const atStart = filesLoadedAtStart(join(dir, 'index.mjs'));
       expect(atStart.length).toBeLessThan(files.length); // the clients are in chunks loaded on first use
@@ -85,7 +102,10 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('finds nothing unacknowledged with an external JWT issuer instead of the user pool', () => {
-    const { outdir } = synthService({ context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api' }, nag: true });
+    const { outdir } = synthService({
+      context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api' },
+      nag: true,
+    });
     expect(findings(outdir)).toEqual([]);
   });
 });

@@ -1,5 +1,13 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { actionsOf, functionId, removeSynthOutputs, resourcesOf, resourcesOfStatement, statementsOfFunction, synthService } from './synth';
+import {
+  actionsOf,
+  functionId,
+  removeSynthOutputs,
+  resourcesOf,
+  resourcesOfStatement,
+  statementsOfFunction,
+  synthService,
+} from './synth';
 
 const REBUILD = /^Recomputes the report rollups/;
 const BASES = ['movement-events', 'parking-lot-stats', 'parking-events'];
@@ -30,7 +38,10 @@ describe('the rollups of the service stack', () => {
         ScheduleExpression: 'rate(1 minute)',
         Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fn, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2 } })],
       });
-      template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Recomputes the report rollups'), ReservedConcurrentExecutions: Match.absent() });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: Match.stringLikeRegexp('^Recomputes the report rollups'),
+        ReservedConcurrentExecutions: Match.absent(),
+      });
     });
 
     it('lets the rebuild read the monthly indices and write only the rollup and bookkeeping indices', () => {
@@ -43,7 +54,12 @@ describe('the rollups of the service stack', () => {
           ...ROWS.flatMap((r) => [`${r}/_delete_by_query`, `${r}/_refresh`]),
           'rollup-dirty/_search',
         ]),
-        'es:ESHttpPut': at([...ROWS.map((r) => `${r}/_bulk`), 'rollup-dirty/_bulk', 'rollup-dirty/_doc/ready:*', 'rollup-dirty/_doc/lease:rebuild']),
+        'es:ESHttpPut': at([
+          ...ROWS.map((r) => `${r}/_bulk`),
+          'rollup-dirty/_bulk',
+          'rollup-dirty/_doc/ready:*',
+          'rollup-dirty/_doc/lease:rebuild',
+        ]),
         'es:ESHttpDelete,es:ESHttpGet': at(['rollup-dirty/_doc/lease:rebuild']),
       });
     });
@@ -59,9 +75,20 @@ describe('the rollups of the service stack', () => {
     it('tells the report functions to read rollups, and lets ingest mark grains', () => {
       const domain = `${domainId(template)}.Arn`;
       const query = functionId(template, /^POST \/reports:query$/);
-      template.hasResourceProperties('AWS::Lambda::Function', { Description: 'POST /reports:query', Environment: { Variables: Match.objectLike({ REPORT_ROLLUPS: 'on' }) } });
-      expect(grantsOf(template, query)['es:ESHttpPost']).toEqual(expect.arrayContaining([`${domain}/rollup-movement-events/_search`, `${domain}/rollup-movement-events-1d/_search`, `${domain}/rollup-dirty/_search`]));
-      expect(grantsOf(template, functionId(template, /^POST \/ingest\//))['es:ESHttpPut']).toEqual(expect.arrayContaining([`${domain}/rollup-dirty/_bulk`]));
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: 'POST /reports:query',
+        Environment: { Variables: Match.objectLike({ REPORT_ROLLUPS: 'on' }) },
+      });
+      expect(grantsOf(template, query)['es:ESHttpPost']).toEqual(
+        expect.arrayContaining([
+          `${domain}/rollup-movement-events/_search`,
+          `${domain}/rollup-movement-events-1d/_search`,
+          `${domain}/rollup-dirty/_search`,
+        ]),
+      );
+      expect(grantsOf(template, functionId(template, /^POST \/ingest\//))['es:ESHttpPut']).toEqual(
+        expect.arrayContaining([`${domain}/rollup-dirty/_bulk`]),
+      );
     });
   });
 
@@ -73,7 +100,9 @@ describe('the rollups of the service stack', () => {
 
     it('has no rebuild function and no report function reads rollups', () => {
       expect(() => functionId(template, REBUILD)).toThrow();
-      const variables = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).map((f) => JSON.stringify((f.Properties as { Environment?: unknown }).Environment ?? {}));
+      const variables = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).map((f) =>
+        JSON.stringify((f.Properties as { Environment?: unknown }).Environment ?? {}),
+      );
       expect(variables.filter((v) => v.includes('REPORT_ROLLUPS'))).toEqual([]);
     });
   });

@@ -12,7 +12,8 @@ const anchorOf = (heading: string): string =>
     .replace(/[^\p{L}\p{N} _-]/gu, '')
     .replace(/ /g, '-');
 
-const anchorsIn = (markdown: string): Set<string> => new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+const anchorsIn = (markdown: string): Set<string> =>
+  new Set([...markdown.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
 
 afterAll(removeSynthOutputs);
 
@@ -36,7 +37,10 @@ describe('runbooks', () => {
   it('reads headings as GitHub anchors them', () => {
     expect(anchorOf('Domain red')).toBe('domain-red');
     expect(anchorOf('API 5xx (server errors)')).toBe('api-5xx-server-errors');
-    expect([...anchorsIn('# Top\n\n## Restore OpenSearch\ntext ## not a heading\n')]).toEqual(['top', 'restore-opensearch']);
+    expect([...anchorsIn('# Top\n\n## Restore OpenSearch\ntext ## not a heading\n')]).toEqual([
+      'top',
+      'restore-opensearch',
+    ]);
   });
 
   it('refuses an alarm no rule covers, so none ships without a runbook', () => {

@@ -20,27 +20,54 @@ async function fakeDomain(replies: number[] = []) {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: String(req.headers.authorization ?? ''), body: raw ? JSON.parse(raw) : {} });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        authorization: String(req.headers.authorization ?? ''),
+        body: raw ? JSON.parse(raw) : {},
+      });
       const status = replies.shift() ?? 200;
       const ok = req.method === 'GET' && /\/_settings\b/.test(req.url ?? '') ? {} : { acknowledged: true };
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? ok : { error: 'unavailable' }));
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify(status === 200 ? ok : { error: 'unavailable' }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
-const event = (type: 'Create' | 'Update' | 'Delete', endpoint: string, replicas = '0'): CloudFormationCustomResourceEvent =>
+const event = (
+  type: 'Create' | 'Update' | 'Delete',
+  endpoint: string,
+  replicas = '0',
+): CloudFormationCustomResourceEvent =>
   ({
     RequestType: type,
     PhysicalResourceId: 'index-templates:(none)',
-    ResourceProperties: { ServiceToken: 'arn', Endpoint: endpoint, IndexPrefix: '', Shards: '1', Replicas: replicas, TemplatesHash: 'x' },
+    ResourceProperties: {
+      ServiceToken: 'arn',
+      Endpoint: endpoint,
+      IndexPrefix: '',
+      Shards: '1',
+      Replicas: replicas,
+      TemplatesHash: 'x',
+    },
   }) as unknown as CloudFormationCustomResourceEvent;
 
 describe('the index setup custom resource', () => {
   const saved = { ...process.env };
   beforeAll(() => {
-    Object.assign(process.env, { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' });
+    Object.assign(process.env, {
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_SESSION_TOKEN: 'token',
+    });
   });
   afterAll(() => {
     process.env = saved;
@@ -68,7 +95,9 @@ describe('the index setup custom resource', () => {
       'POST /_index_template/rollup-parking-lot-stats-1h',
     ]);
     for (const r of domain.requests) {
-      expect(r.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/);
+      expect(r.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/,
+      );
       expect(r.body).toMatchObject({ template: { settings: { number_of_shards: 1, number_of_replicas: 0 } } });
     }
   });
@@ -84,7 +113,11 @@ describe('the index setup custom resource', () => {
         'movement-events',
         'parking-lot-stats',
         'parking-events',
-        ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`rollup-${b}`, `rollup-${b}-1h`, `rollup-${b}-1d`]),
+        ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [
+          `rollup-${b}`,
+          `rollup-${b}-1h`,
+          `rollup-${b}-1d`,
+        ]),
         'rollup-dirty',
       ].map((t) => `POST /_index_template/${t}`),
       `GET /${encodeURIComponent('movement-events-*,parking-lot-stats-*,parking-events-*,rollup-movement-events,rollup-movement-events-1h,rollup-movement-events-1d,rollup-parking-lot-stats,rollup-parking-lot-stats-1h,rollup-parking-lot-stats-1d,rollup-parking-events,rollup-parking-events-1h,rollup-parking-events-1d,rollup-dirty')}/_settings/index.number_of_replicas`,
@@ -94,7 +127,9 @@ describe('the index setup custom resource', () => {
 
   it('fails the deployment when the domain never answers', async () => {
     const domain = await fakeDomain(Array(20).fill(503));
-    await expect(createSetupIndicesHandler({ attempts: 2, retryDelayMs: 10 })(event('Create', domain.url))).rejects.toThrow();
+    await expect(
+      createSetupIndicesHandler({ attempts: 2, retryDelayMs: 10 })(event('Create', domain.url)),
+    ).rejects.toThrow();
     await domain.close();
   });
 

@@ -57,27 +57,45 @@ describe('the explorer’s sign-in with the stack’s user pool', () => {
 
   test('the API’s authorizer takes that client’s ID tokens besides the first client’s', () => {
     const [, authorizer] = only(template, 'AWS::ApiGatewayV2::Authorizer', (p) => p.AuthorizerType === 'JWT');
-    expect((authorizer.JwtConfiguration as Json).Audience).toEqual([{ Ref: expect.stringMatching(/^ApiUserPoolClient/) }, { Ref: clientId }]);
+    expect((authorizer.JwtConfiguration as Json).Audience).toEqual([
+      { Ref: expect.stringMatching(/^ApiUserPoolClient/) },
+      { Ref: clientId },
+    ]);
   });
 
   test('the first client no longer offers OAuth flows (its https://example.com default callback is gone)', () => {
-    const [, first] = only(template, 'AWS::Cognito::UserPoolClient', (p) => p.ClientName === undefined && p.GenerateSecret === false);
+    const [, first] = only(
+      template,
+      'AWS::Cognito::UserPoolClient',
+      (p) => p.ClientName === undefined && p.GenerateSecret === false,
+    );
     expect(first).not.toHaveProperty('AllowedOAuthFlows');
     expect(first).not.toHaveProperty('CallbackURLs');
   });
 
   test('signs in on the pool’s domain with the newer managed login, the client styled with Cognito’s defaults', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
-    template.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', { ClientId: { Ref: clientId }, UseCognitoProvidedValues: true, UserPoolId: { Ref: Match.stringLikeRegexp('^ApiUserPool') } });
+    template.hasResourceProperties('AWS::Cognito::ManagedLoginBranding', {
+      ClientId: { Ref: clientId },
+      UseCognitoProvidedValues: true,
+      UserPoolId: { Ref: Match.stringLikeRegexp('^ApiUserPool') },
+    });
   });
 
   test('writes /sign-in.json next to the page at deploy time: the pool as issuer, the client, the scopes, the logout endpoint', () => {
-    const [, deployment] = only(template, 'Custom::CDKBucketDeployment', (p) => JSON.stringify(p.DistributionPaths) === '["/sign-in.json"]');
+    const [, deployment] = only(
+      template,
+      'Custom::CDKBucketDeployment',
+      (p) => JSON.stringify(p.DistributionPaths) === '["/sign-in.json"]',
+    );
     expect(deployment).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': 'no-cache' } });
     const asset = (deployment.SourceObjectKeys as string[])[0]!;
     const markers = deployment.SourceMarkers as Json[];
     const zipDir = readFileSync(join(outdir, `asset.${asset.replace(/\.zip$/, '')}`, 'sign-in.json'), 'utf8');
-    const resolved = Object.entries(markers[0]!).reduce((text, [marker, value]) => text.split(marker).join(render(value)), zipDir);
+    const resolved = Object.entries(markers[0]!).reduce(
+      (text, [marker, value]) => text.split(marker).join(render(value)),
+      zipDir,
+    );
     const [poolId] = only(template, 'AWS::Cognito::UserPool');
     const [domainId] = only(template, 'AWS::Cognito::UserPoolDomain');
     expect(JSON.parse(resolved)).toEqual({
@@ -91,16 +109,35 @@ describe('the explorer’s sign-in with the stack’s user pool', () => {
   test('lets the page call the pool’s issuer and domain, nothing else (CSP connect-src)', () => {
     const [, policy] = only(template, 'AWS::CloudFront::ResponseHeadersPolicy');
     const [domainId] = only(template, 'AWS::Cognito::UserPoolDomain');
-    const csp = render(((policy.ResponseHeadersPolicyConfig as Json).SecurityHeadersConfig as { ContentSecurityPolicy: { ContentSecurityPolicy: unknown } }).ContentSecurityPolicy.ContentSecurityPolicy);
-    expect(csp).toBe(contentSecurityPolicy(['https://cognito-idp.AWS::Region.AWS::URLSuffix', `https://${domainId}.auth.AWS::Region.amazoncognito.com`]));
+    const csp = render(
+      (
+        (policy.ResponseHeadersPolicyConfig as Json).SecurityHeadersConfig as {
+          ContentSecurityPolicy: { ContentSecurityPolicy: unknown };
+        }
+      ).ContentSecurityPolicy.ContentSecurityPolicy,
+    );
+    expect(csp).toBe(
+      contentSecurityPolicy([
+        'https://cognito-idp.AWS::Region.AWS::URLSuffix',
+        `https://${domainId}.auth.AWS::Region.amazoncognito.com`,
+      ]),
+    );
   });
 
   test('with an external issuer there is no explorer client, no settings file, and the page connects to its own origin only', () => {
-    const { template: external } = synthService({ context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a' } });
+    const { template: external } = synthService({
+      context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a' },
+    });
     external.resourceCountIs('AWS::Cognito::UserPoolClient', 0);
-    expect(Object.values(resourcesOf(external, 'Custom::CDKBucketDeployment')).map((r) => props(r).DistributionPaths)).not.toContainEqual(['/sign-in.json']);
+    expect(
+      Object.values(resourcesOf(external, 'Custom::CDKBucketDeployment')).map((r) => props(r).DistributionPaths),
+    ).not.toContainEqual(['/sign-in.json']);
     external.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
-      ResponseHeadersPolicyConfig: Match.objectLike({ SecurityHeadersConfig: Match.objectLike({ ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy(), Override: true } }) }),
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: Match.objectLike({
+          ContentSecurityPolicy: { ContentSecurityPolicy: contentSecurityPolicy(), Override: true },
+        }),
+      }),
     });
   });
 });
@@ -109,7 +146,11 @@ describe('Api.trustClient', () => {
   test('refuses a client once a route has bound the authorizer, whose audience is then fixed', () => {
     const stack = new Stack(new App(), 'Trust');
     const api = new Api(stack, 'Api');
-    const fn = new LambdaFunction(stack, 'Fn', { runtime: Runtime.NODEJS_22_X, handler: 'index.handler', code: Code.fromInline('exports.handler = async () => ({})') });
+    const fn = new LambdaFunction(stack, 'Fn', {
+      runtime: Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: Code.fromInline('exports.handler = async () => ({})'),
+    });
     api.trustClient(api.userPool!.addClient('Early'));
     api.addRoute(HttpMethod.GET, '/a', fn, 'A');
     expect(() => api.trustClient(api.userPool!.addClient('Late'))).toThrow('call it before adding routes');

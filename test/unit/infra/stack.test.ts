@@ -22,7 +22,14 @@ const OPENSEARCH_SEARCH = ['es:ESHttpPost'];
 const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const INDEX_PATTERNS = ['movement-events-*', 'parking-lot-stats-*', 'parking-events-*'];
-const ROLLUP_INDICES = [...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [`rollup-${b}`, `rollup-${b}-1h`, `rollup-${b}-1d`]), 'rollup-dirty'];
+const ROLLUP_INDICES = [
+  ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [
+    `rollup-${b}`,
+    `rollup-${b}-1h`,
+    `rollup-${b}-1d`,
+  ]),
+  'rollup-dirty',
+];
 
 const QUERY = 'POST /reports:query';
 const LIST = 'GET /locations';
@@ -35,7 +42,9 @@ const SETUP = /^Creates or updates the OpenSearch index templates/;
 
 /** The actions of a function's role besides its own logs and X-Ray, which every function has. */
 const ownActions = (template: Template, description: string | RegExp) =>
-  actionsOf(statementsOfFunction(template, functionId(template, description))).filter((a) => !LOG_WRITE.includes(a) && !XRAY.includes(a));
+  actionsOf(statementsOfFunction(template, functionId(template, description))).filter(
+    (a) => !LOG_WRITE.includes(a) && !XRAY.includes(a),
+  );
 
 const resourcesFor = (template: Template, description: string | RegExp, actionPrefix: string) =>
   statementsOfFunction(template, functionId(template, description))
@@ -59,7 +68,9 @@ describe('the service stack with the default context (cdk.json)', () => {
   describe('functions', () => {
     it('runs every service function on Node.js 22, ARM64, with active tracing, its own log group and source maps', () => {
       const ours = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
-        (r) => (r.Properties as { Handler?: string }).Handler === 'index.handler' && !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
+        (r) =>
+          (r.Properties as { Handler?: string }).Handler === 'index.handler' &&
+          !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
       expect(ours).toHaveLength(FAMILIES + 8); // the route families', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job, rollup rebuild
       for (const fn of ours) {
@@ -68,7 +79,12 @@ describe('the service stack with the default context (cdk.json)', () => {
           Architectures: ['arm64'],
           TracingConfig: { Mode: 'Active' },
           LoggingConfig: { LogGroup: expect.anything() },
-          Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'location-reporting' }) },
+          Environment: {
+            Variables: expect.objectContaining({
+              NODE_OPTIONS: '--enable-source-maps',
+              POWERTOOLS_SERVICE_NAME: 'location-reporting',
+            }),
+          },
         });
       }
     });
@@ -102,7 +118,9 @@ describe('the service stack with the default context (cdk.json)', () => {
       for (const description of [LIST, LIVE]) {
         template.hasResourceProperties('AWS::Lambda::Function', {
           Description: description,
-          Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), ORGANIZATION_CLAIM: 'custom:organizationId' }) },
+          Environment: {
+            Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), ORGANIZATION_CLAIM: 'custom:organizationId' }),
+          },
         });
       }
     });
@@ -112,7 +130,9 @@ describe('the service stack with the default context (cdk.json)', () => {
     it('lets every function write only to its own log group, with no AWS managed policy on its role', () => {
       for (const description of [QUERY, LIST, LIVE, HEALTH, REFRESH, WORKER, SETUP]) {
         const id = functionId(template, description);
-        const logs = statementsOfFunction(template, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
+        const logs = statementsOfFunction(template, id).filter((s) =>
+          actionsOf([s]).some((a) => a.startsWith('logs:')),
+        );
         expect(logs).toHaveLength(1);
         expect(actionsOf(logs)).toEqual(LOG_WRITE);
         const fn = resourcesOf(template, 'AWS::Lambda::Function')[id]!;
@@ -127,16 +147,25 @@ describe('the service stack with the default context (cdk.json)', () => {
     it('lets the query function search the report indices, start split executions and read slice results, nothing else', () => {
       expect(ownActions(template, QUERY)).toEqual([...OPENSEARCH_SEARCH, 's3:GetObject', 'states:StartSyncExecution']);
       const domain = domainId(template);
-      expect(resourcesFor(template, QUERY, 'es:')).toEqual([...INDEX_PATTERNS, ...ROLLUP_INDICES].map((p) => `${domain}.Arn/${p}/_search`).sort());
+      expect(resourcesFor(template, QUERY, 'es:')).toEqual(
+        [...INDEX_PATTERNS, ...ROLLUP_INDICES].map((p) => `${domain}.Arn/${p}/_search`).sort(),
+      );
       expect(resourcesFor(template, QUERY, 'states:')).toEqual([stateMachineId(template)]);
     });
 
     it('lets the ingest function send _bulk and _mget to the report indices and search them, and use the table, nothing else', () => {
       const domain = domainId(template);
-      expect(ownActions(template, INGEST).filter((a) => !a.startsWith('dynamodb:'))).toEqual(['es:ESHttpPost', 'es:ESHttpPut']);
+      expect(ownActions(template, INGEST).filter((a) => !a.startsWith('dynamodb:'))).toEqual([
+        'es:ESHttpPost',
+        'es:ESHttpPut',
+      ]);
       // ...and the rollups' dirty grains (docs/rollups.md).
-      expect(resourcesFor(template, INGEST, 'es:ESHttpPut')).toEqual([...INDEX_PATTERNS, 'rollup-dirty'].map((p) => `${domain}.Arn/${p}/_bulk`).sort());
-      expect(resourcesFor(template, INGEST, 'es:ESHttpPost')).toEqual(INDEX_PATTERNS.flatMap((p) => ['_mget', '_search'].map((e) => `${domain}.Arn/${p}/${e}`)).sort());
+      expect(resourcesFor(template, INGEST, 'es:ESHttpPut')).toEqual(
+        [...INDEX_PATTERNS, 'rollup-dirty'].map((p) => `${domain}.Arn/${p}/_bulk`).sort(),
+      );
+      expect(resourcesFor(template, INGEST, 'es:ESHttpPost')).toEqual(
+        INDEX_PATTERNS.flatMap((p) => ['_mget', '_search'].map((e) => `${domain}.Arn/${p}/${e}`)).sort(),
+      );
       expect(resourcesFor(template, INGEST, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(true);
     });
 
@@ -146,7 +175,9 @@ describe('the service stack with the default context (cdk.json)', () => {
         expect(ownActions(template, description).filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_SEARCH);
         // The report functions read the rollups too (docs/rollups.md); the refresh reads documents only.
         const indices = description === REFRESH ? INDEX_PATTERNS : [...INDEX_PATTERNS, ...ROLLUP_INDICES];
-        expect(resourcesFor(template, description, 'es:')).toEqual(indices.map((p) => `${domain}.Arn/${p}/_search`).sort());
+        expect(resourcesFor(template, description, 'es:')).toEqual(
+          indices.map((p) => `${domain}.Arn/${p}/_search`).sort(),
+        );
       }
     });
 
@@ -157,7 +188,9 @@ describe('the service stack with the default context (cdk.json)', () => {
         expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
         expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
         expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
-        expect(resourcesFor(template, description, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(true);
+        expect(resourcesFor(template, description, 'dynamodb:').every((r) => r.startsWith(tableId(template)))).toBe(
+          true,
+        );
       }
     });
 
@@ -167,14 +200,26 @@ describe('the service stack with the default context (cdk.json)', () => {
       expect(resourcesFor(template, HEALTH, 'dynamodb:')).toEqual([`${tableId(template)}.Arn`]);
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: HEALTH,
-        Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), OPENSEARCH_URL: Match.anyValue(), OPENSEARCH_AUTH: 'sigv4' }) },
+        Environment: {
+          Variables: Match.objectLike({
+            TABLE_NAME: Match.anyValue(),
+            OPENSEARCH_URL: Match.anyValue(),
+            OPENSEARCH_AUTH: 'sigv4',
+          }),
+        },
       });
     });
 
     it('lets the refresh job read and write the table, search the indices and send its failures to its dead-letter queue, nothing else', () => {
       const actions = ownActions(template, REFRESH);
-      expect(actions).toEqual(expect.arrayContaining([...OPENSEARCH_SEARCH, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query']));
-      expect(actions.filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('es:'))).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+      expect(actions).toEqual(
+        expect.arrayContaining([...OPENSEARCH_SEARCH, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query']),
+      );
+      expect(actions.filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('es:'))).toEqual([
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+      ]);
       expect(actions.filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_SEARCH);
       expect(resourcesFor(template, REFRESH, 'sqs:')).toEqual([`${logicalIdOfType(template, 'AWS::SQS::Queue')}.Arn`]);
     });
@@ -191,7 +236,9 @@ describe('the service stack with the default context (cdk.json)', () => {
         [
           `${domain}/_index_template/*`,
           `${domain}/_plugins/_ism/policies/retention`,
-          ...INDEX_PATTERNS.flatMap((p) => ['add', 'change_policy', 'remove'].map((call) => `${domain}/_plugins/_ism/${call}/${p}`)),
+          ...INDEX_PATTERNS.flatMap((p) =>
+            ['add', 'change_policy', 'remove'].map((call) => `${domain}/_plugins/_ism/${call}/${p}`),
+          ),
         ].sort(),
       );
     });
@@ -203,13 +250,17 @@ describe('the service stack with the default context (cdk.json)', () => {
       const worker = functionId(template, WORKER);
       const invoke = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction'));
       expect(invoke.flatMap(resourcesOfStatement).sort()).toEqual([`${worker}.Arn`, `${worker}.Arn:*`]);
-      expect(actionsOf(statements).filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual(['lambda:InvokeFunction']);
+      expect(actionsOf(statements).filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([
+        'lambda:InvokeFunction',
+      ]);
     });
   });
 
   describe('api', () => {
     it('routes every route of functions/routes.ts and an ANY route per path (405 and HEAD) behind the JWT authorizer but /health, /problems and the ingest path, an OPTIONS route per path without one (a CORS preflight has no token), the custom method as a path variable', () => {
-      const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; AuthorizationType: string });
+      const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map(
+        (r) => r.Properties as { RouteKey: string; AuthorizationType: string },
+      );
       expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([
         ['ANY /health', 'NONE'],
         ['ANY /ingest-clients', 'JWT'],
@@ -260,7 +311,9 @@ describe('the service stack with the default context (cdk.json)', () => {
         const id = JSON.stringify(target).match(/"Ref":"([^"]+)"/)?.[1] as string;
         return JSON.stringify((integrations[id]!.Properties as { IntegrationUri: unknown }).IntegrationUri);
       };
-      const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties as { RouteKey: string; Target: unknown });
+      const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map(
+        (r) => r.Properties as { RouteKey: string; Target: unknown },
+      );
       const byKey = new Map(routes.map((r) => [r.RouteKey, fnOf(r.Target)]));
       for (const [key, fn] of byKey) {
         const [method, path] = key.split(' ');
@@ -269,7 +322,10 @@ describe('the service stack with the default context (cdk.json)', () => {
         expect({ key, same: own.length > 0 && own.includes(fn) }).toEqual({ key, same: true });
       }
       // The one path served by two families: its ANY and OPTIONS go where GET goes, not to POST's function.
-      expect([byKey.get('ANY /locations'), byKey.get('OPTIONS /locations')]).toEqual([byKey.get('GET /locations'), byKey.get('GET /locations')]);
+      expect([byKey.get('ANY /locations'), byKey.get('OPTIONS /locations')]).toEqual([
+        byKey.get('GET /locations'),
+        byKey.get('GET /locations'),
+      ]);
       expect(byKey.get('POST /locations')).not.toBe(byKey.get('GET /locations'));
     });
 
@@ -295,8 +351,13 @@ describe('the service stack with the default context (cdk.json)', () => {
         AuthorizerType: 'JWT',
         IdentitySource: ['$request.header.Authorization'],
         JwtConfiguration: {
-          Audience: [{ Ref: Match.stringLikeRegexp('UserPoolClient') }, { Ref: Match.stringLikeRegexp('UserPoolExplorerClient') }],
-          Issuer: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('https://cognito-idp\\.')])]) }),
+          Audience: [
+            { Ref: Match.stringLikeRegexp('UserPoolClient') },
+            { Ref: Match.stringLikeRegexp('UserPoolExplorerClient') },
+          ],
+          Issuer: Match.objectLike({
+            'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('https://cognito-idp\\.')])]),
+          }),
         },
       });
     });
@@ -304,7 +365,9 @@ describe('the service stack with the default context (cdk.json)', () => {
     it('gives users an immutable organizationId that their app client can read but never write', () => {
       template.hasResourceProperties('AWS::Cognito::UserPool', {
         AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
-        Schema: Match.arrayWith([Match.objectLike({ Name: 'organizationId', AttributeDataType: 'String', Mutable: false })]),
+        Schema: Match.arrayWith([
+          Match.objectLike({ Name: 'organizationId', AttributeDataType: 'String', Mutable: false }),
+        ]),
         Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12, RequireSymbols: true }) },
       });
       template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
@@ -315,22 +378,41 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('has the resource server lrs with the scope ingest, a domain for its token endpoint, and outputs the token URL', () => {
-      template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', { Identifier: 'lrs', Scopes: [Match.objectLike({ ScopeName: 'ingest' })] });
-      template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { Domain: { 'Fn::Join': ['', ['locationreporting-dev-', { Ref: 'AWS::AccountId' }]] } });
+      template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
+        Identifier: 'lrs',
+        Scopes: [Match.objectLike({ ScopeName: 'ingest' })],
+      });
+      template.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
+        Domain: { 'Fn::Join': ['', ['locationreporting-dev-', { Ref: 'AWS::AccountId' }]] },
+      });
       const domainId = Object.keys(resourcesOf(template, 'AWS::Cognito::UserPoolDomain'))[0]!;
       const outputs = (template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs;
-      expect(render(outputs.TokenUrl!.Value)).toBe(`https://${domainId}.auth.AWS::Region.amazoncognito.com/oauth2/token`);
+      expect(render(outputs.TokenUrl!.Value)).toBe(
+        `https://${domainId}.auth.AWS::Region.amazoncognito.com/oauth2/token`,
+      );
       // No machine client in the template: each is created at run time (bin/ingest-client.ts).
-      expect(Object.values(resourcesOf(template, 'AWS::Cognito::UserPoolClient')).filter((c) => JSON.stringify(c).includes('client_credentials'))).toEqual([]);
+      expect(
+        Object.values(resourcesOf(template, 'AWS::Cognito::UserPoolClient')).filter((c) =>
+          JSON.stringify(c).includes('client_credentials'),
+        ),
+      ).toEqual([]);
     });
 
     it('runs the pre-token-generation trigger with the V3_0 event on the Essentials plan, reading one item of the table', () => {
       const trigger = functionId(template, /^Adds the organization of a machine client/);
       template.hasResourceProperties('AWS::Cognito::UserPool', {
         UserPoolTier: 'ESSENTIALS',
-        LambdaConfig: { PreTokenGenerationConfig: { LambdaArn: { 'Fn::GetAtt': [trigger, 'Arn'] }, LambdaVersion: 'V3_0' } },
+        LambdaConfig: {
+          PreTokenGenerationConfig: { LambdaArn: { 'Fn::GetAtt': [trigger, 'Arn'] }, LambdaVersion: 'V3_0' },
+        },
       });
-      template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Adds the organization'), Timeout: 5, Environment: { Variables: Match.objectLike({ ORGANIZATION_CLAIM: 'custom:organizationId', TABLE_NAME: Match.anyValue() }) } });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: Match.stringLikeRegexp('^Adds the organization'),
+        Timeout: 5,
+        Environment: {
+          Variables: Match.objectLike({ ORGANIZATION_CLAIM: 'custom:organizationId', TABLE_NAME: Match.anyValue() }),
+        },
+      });
       expect(ownActions(template, /^Adds the organization of a machine client/)).toEqual(['dynamodb:GetItem']);
     });
 
@@ -342,10 +424,15 @@ describe('the service stack with the default context (cdk.json)', () => {
         EnableSimpleResponses: true,
         IdentitySource: ['$request.header.Authorization'],
         AuthorizerResultTtlInSeconds: 300,
-        AuthorizerUri: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ 'Fn::GetAtt': [authorizerFn, 'Arn'] }])]) }),
+        AuthorizerUri: Match.objectLike({
+          'Fn::Join': Match.arrayWith([Match.arrayWith([{ 'Fn::GetAtt': [authorizerFn, 'Arn'] }])]),
+        }),
       });
       const pool = Object.keys(resourcesOf(template, 'AWS::Cognito::UserPool'))[0]!;
-      template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Authorizes POST'), Environment: { Variables: Match.objectLike({ JWT_ISSUER: { 'Fn::GetAtt': [pool, 'ProviderURL'] } }) } });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: Match.stringLikeRegexp('^Authorizes POST'),
+        Environment: { Variables: Match.objectLike({ JWT_ISSUER: { 'Fn::GetAtt': [pool, 'ProviderURL'] } }) },
+      });
       expect(ownActions(template, /^Authorizes POST \/ingest/)).toEqual(['dynamodb:GetItem']);
     });
 
@@ -354,7 +441,10 @@ describe('the service stack with the default context (cdk.json)', () => {
         StageName: '$default',
         AutoDeploy: true,
         DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
-        AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"') },
+        AccessLogSettings: {
+          DestinationArn: Match.anyValue(),
+          Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+        },
       });
     });
 
@@ -365,7 +455,15 @@ describe('the service stack with the default context (cdk.json)', () => {
           AllowOrigins: ['http://localhost:3000'],
           AllowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
           AllowHeaders: ['authorization', 'content-type', 'accept', 'if-none-match', 'if-match'],
-          ExposeHeaders: ['x-report-truncated', 'deprecation', 'retry-after', 'x-request-id', 'etag', 'server-timing', 'location'],
+          ExposeHeaders: [
+            'x-report-truncated',
+            'deprecation',
+            'retry-after',
+            'x-request-id',
+            'etag',
+            'server-timing',
+            'location',
+          ],
         },
       });
     });
@@ -378,7 +476,11 @@ describe('the service stack with the default context (cdk.json)', () => {
         EncryptionAtRestOptions: { Enabled: true },
         NodeToNodeEncryptionOptions: { Enabled: true },
         DomainEndpointOptions: { EnforceHTTPS: true, TLSSecurityPolicy: 'Policy-Min-TLS-1-2-2019-07' },
-        ClusterConfig: Match.objectLike({ InstanceCount: 1, InstanceType: 't3.small.search', ZoneAwarenessEnabled: false }),
+        ClusterConfig: Match.objectLike({
+          InstanceCount: 1,
+          InstanceType: 't3.small.search',
+          ZoneAwarenessEnabled: false,
+        }),
         EBSOptions: Match.objectLike({ EBSEnabled: true, VolumeSize: 10, VolumeType: 'gp3' }),
         LogPublishingOptions: {
           SEARCH_SLOW_LOGS: Match.objectLike({ Enabled: true }),
@@ -391,7 +493,9 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('refuses an index named in a _bulk, _mget or _msearch body, so that grants by path hold', () => {
-      template.hasResourceProperties('AWS::OpenSearchService::Domain', { AdvancedOptions: { 'rest.action.multi.allow_explicit_index': 'false' } });
+      template.hasResourceProperties('AWS::OpenSearchService::Domain', {
+        AdvancedOptions: { 'rest.action.multi.allow_explicit_index': 'false' },
+      });
     });
 
     it('lets OpenSearch write its logs through a native resource policy', () => {
@@ -402,7 +506,11 @@ describe('the service stack with the default context (cdk.json)', () => {
           Effect: 'Allow',
           Principal: { Service: 'es.amazonaws.com' },
           Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          Resource: [expect.stringMatching(/SlowSearchLogs.*\.Arn$/), expect.stringMatching(/SlowIndexLogs.*\.Arn$/), expect.stringMatching(/ApplicationLogs.*\.Arn$/)],
+          Resource: [
+            expect.stringMatching(/SlowSearchLogs.*\.Arn$/),
+            expect.stringMatching(/SlowIndexLogs.*\.Arn$/),
+            expect.stringMatching(/ApplicationLogs.*\.Arn$/),
+          ],
         }),
       ]);
     });
@@ -455,15 +563,22 @@ describe('the service stack with the default context (cdk.json)', () => {
         FunctionName: { Ref: refresh },
         MaximumRetryAttempts: 2,
         MaximumEventAgeInSeconds: 300,
-        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('RefreshDeadLetters'), 'Arn'] } } },
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('RefreshDeadLetters'), 'Arn'] } },
+        },
       });
     });
 
     it('encrypts the dead-letter queue and refuses plain HTTP', () => {
-      template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 1209600,
+      });
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         PolicyDocument: {
-          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
         },
       });
     });
@@ -487,7 +602,12 @@ describe('the service stack with the default context (cdk.json)', () => {
           Slices: {
             Type: 'Map',
             ItemsPath: '$.slices',
-            ItemSelector: { 'plan.$': '$.plan', 'scope.$': '$.scope', 'inlineLimitBytes.$': '$.inlineLimitBytes', 'slice.$': '$$.Map.Item.Value' },
+            ItemSelector: {
+              'plan.$': '$.plan',
+              'scope.$': '$.scope',
+              'inlineLimitBytes.$': '$.inlineLimitBytes',
+              'slice.$': '$$.Map.Item.Value',
+            },
             MaxConcurrency: 10,
             End: true,
             ItemProcessor: {
@@ -498,7 +618,15 @@ describe('the service stack with the default context (cdk.json)', () => {
                   Type: 'Task',
                   Resource: `${worker}.Arn`,
                   End: true,
-                  Retry: [{ ErrorEquals: expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']), MaxAttempts: 2 }],
+                  Retry: [
+                    {
+                      ErrorEquals: expect.arrayContaining([
+                        'Lambda.ServiceException',
+                        'Lambda.TooManyRequestsException',
+                      ]),
+                      MaxAttempts: 2,
+                    },
+                  ],
                 },
               },
             },
@@ -509,8 +637,15 @@ describe('the service stack with the default context (cdk.json)', () => {
 
     it('keeps slice results private, encrypted, TLS-only and for one day', () => {
       template.hasResourceProperties('AWS::S3::Bucket', {
-        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 1, Status: 'Enabled' })] },
       });
     });
@@ -518,7 +653,9 @@ describe('the service stack with the default context (cdk.json)', () => {
 
   describe('observability', () => {
     const alarmsOn = (metricName: string) =>
-      Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter((a) => JSON.stringify(a.Properties).includes(`"MetricName":"${metricName}"`));
+      Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter((a) =>
+        JSON.stringify(a.Properties).includes(`"MetricName":"${metricName}"`),
+      );
 
     it('alarms on API 5xx answers, as a burst and as a rate', () => {
       expect(alarmsOn('5xx')).toHaveLength(2);
@@ -543,17 +680,49 @@ describe('the service stack with the default context (cdk.json)', () => {
     it('counts throttled requests (429) from the access logs and alarms on 10 in 5 minutes', () => {
       template.hasResourceProperties('AWS::Logs::MetricFilter', {
         FilterPattern: '{ $.status = "429" }',
-        MetricTransformations: [Match.objectLike({ MetricNamespace: 'LocationReporting', MetricName: 'ApiThrottledRequests', MetricValue: '1', DefaultValue: 0 })],
+        MetricTransformations: [
+          Match.objectLike({
+            MetricNamespace: 'LocationReporting',
+            MetricName: 'ApiThrottledRequests',
+            MetricValue: '1',
+            DefaultValue: 0,
+          }),
+        ],
       });
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApiThrottledRequests', Statistic: 'Sum', Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApiThrottledRequests',
+        Statistic: 'Sum',
+        Threshold: 10,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
     });
 
     it("alarms on the domain's JVM memory pressure, CPU and rejected searches, at AWS's recommended thresholds", () => {
       const domain = (metricName: string, props: Record<string, unknown>) =>
-        template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ES', MetricName: metricName, ...props });
-      domain('JVMMemoryPressure', { Statistic: 'Maximum', Period: 60, Threshold: 95, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-      domain('CPUUtilization', { Statistic: 'Maximum', Period: 900, Threshold: 80, EvaluationPeriods: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-      domain('ThreadpoolSearchRejected', { Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/ES',
+          MetricName: metricName,
+          ...props,
+        });
+      domain('JVMMemoryPressure', {
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: 95,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      domain('CPUUtilization', {
+        Statistic: 'Maximum',
+        Period: 900,
+        Threshold: 80,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      domain('ThreadpoolSearchRejected', {
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
     });
 
     it('alarms per collection when more than 5% of the lines sent are refused for 15 minutes, on the metrics the ingest function emits', () => {
@@ -563,14 +732,23 @@ describe('the service stack with the default context (cdk.json)', () => {
           Match.objectLike({
             Id: id,
             MetricStat: Match.objectLike({
-              Metric: { Namespace: 'LocationReporting', MetricName: metricName, Dimensions: [{ Name: 'collection', Value: collection }, { Name: 'service', Value: 'location-reporting' }] },
+              Metric: {
+                Namespace: 'LocationReporting',
+                MetricName: metricName,
+                Dimensions: [
+                  { Name: 'collection', Value: collection },
+                  { Name: 'service', Value: 'location-reporting' },
+                ],
+              },
               Period: 300,
               Stat: 'Sum',
             }),
           });
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Metrics: Match.arrayWith([
-            Match.objectLike({ Expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)' }),
+            Match.objectLike({
+              Expression: 'IF(accepted + duplicates + rejected > 0, rejected / (accepted + duplicates + rejected), 0)',
+            }),
             line('accepted', 'IngestAccepted'),
             line('duplicates', 'IngestDuplicates'),
             line('rejected', 'IngestRejected'),
@@ -582,12 +760,16 @@ describe('the service stack with the default context (cdk.json)', () => {
       }
     });
 
-    it('counts the ingest route\'s throttled requests from the access logs and alarms on 10 in 5 minutes', () => {
+    it("counts the ingest route's throttled requests from the access logs and alarms on 10 in 5 minutes", () => {
       template.hasResourceProperties('AWS::Logs::MetricFilter', {
         FilterPattern: '{ ($.status = "429") && ($.route = "POST /ingest/{collection}") }',
         MetricTransformations: [Match.objectLike({ MetricName: 'IngestThrottledRequests', MetricValue: '1' })],
       });
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IngestThrottledRequests', Threshold: 10, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'IngestThrottledRequests',
+        Threshold: 10,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
@@ -602,7 +784,10 @@ describe('the service stack with the default context (cdk.json)', () => {
         EvaluationPeriods: 3,
         DatapointsToAlarm: 2,
       });
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+      });
     });
 
     it('alarms when some locations fail to refresh in 2 of 3 runs, on the metric the refresh function emits', () => {
@@ -619,7 +804,12 @@ describe('the service stack with the default context (cdk.json)', () => {
         DatapointsToAlarm: 2,
       });
       template.hasResourceProperties('AWS::Lambda::Function', {
-        Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'location-reporting', POWERTOOLS_METRICS_NAMESPACE: 'LocationReporting' }) },
+        Environment: {
+          Variables: Match.objectLike({
+            POWERTOOLS_SERVICE_NAME: 'location-reporting',
+            POWERTOOLS_METRICS_NAMESPACE: 'LocationReporting',
+          }),
+        },
       });
     });
 
@@ -627,7 +817,11 @@ describe('the service stack with the default context (cdk.json)', () => {
       const topics = Object.keys(resourcesOf(template, 'AWS::SNS::Topic'));
       expect(topics).toHaveLength(1);
       template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
       });
       for (const alarm of Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))) {
         expect((alarm.Properties as { AlarmActions: unknown[] }).AlarmActions).toEqual([{ Ref: topics[0] }]);
@@ -637,12 +831,24 @@ describe('the service stack with the default context (cdk.json)', () => {
 
   it('tags every taggable resource with the service and the stage', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      Tags: Match.arrayWith([{ Key: 'service', Value: 'location-reporting' }, { Key: 'stage', Value: 'dev' }]),
+      Tags: Match.arrayWith([
+        { Key: 'service', Value: 'location-reporting' },
+        { Key: 'stage', Value: 'dev' },
+      ]),
     });
   });
 
   it('outputs what the README deploy section uses', () => {
-    for (const name of ['ApiUrl', 'Region', 'UserPoolId', 'UserPoolClientId', 'OpenSearchEndpoint', 'TableName', 'SplitStateMachineArn', 'AlarmTopicArn']) {
+    for (const name of [
+      'ApiUrl',
+      'Region',
+      'UserPoolId',
+      'UserPoolClientId',
+      'OpenSearchEndpoint',
+      'TableName',
+      'SplitStateMachineArn',
+      'AlarmTopicArn',
+    ]) {
       template.hasOutput(name, {});
     }
   });
@@ -668,26 +874,45 @@ describe('the service stack with other context', () => {
       Object.values(resourcesOf(t, 'AWS::Lambda::Function'))
         .map((f) => f.Properties as { Description?: string; Environment?: { Variables?: Record<string, unknown> } })
         .filter((p) => /^(GET|POST) \//.test(p.Description ?? ''));
-    const configured = endpoints(synthService({ context: { problemTypeBase: 'https://docs.example.org/lrs/problems#' } }).template);
-    expect(configured.map((p) => p.Environment?.Variables?.PROBLEM_TYPE_BASE)).toEqual(configured.map(() => 'https://docs.example.org/lrs/problems#'));
+    const configured = endpoints(
+      synthService({ context: { problemTypeBase: 'https://docs.example.org/lrs/problems#' } }).template,
+    );
+    expect(configured.map((p) => p.Environment?.Variables?.PROBLEM_TYPE_BASE)).toEqual(
+      configured.map(() => 'https://docs.example.org/lrs/problems#'),
+    );
     expect(configured).toHaveLength(new Set(ROUTES.map((r) => r.handler)).size);
-    expect(endpoints(synthService().template).filter((p) => p.Environment?.Variables?.PROBLEM_TYPE_BASE !== undefined)).toEqual([]);
+    expect(
+      endpoints(synthService().template).filter((p) => p.Environment?.Variables?.PROBLEM_TYPE_BASE !== undefined),
+    ).toEqual([]);
   });
 
   it('trusts an external issuer instead of creating a user pool', () => {
-    const { template } = synthService({ context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a,api-b', organizationClaim: 'org' } });
+    const { template } = synthService({
+      context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a,api-b', organizationClaim: 'org' },
+    });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
     // Without the pool, the ingest route stays behind the issuer's JWT authorizer (its tokens carry scope and organization).
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /ingest/{collection}', AuthorizationType: 'JWT' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /ingest/{collection}',
+      AuthorizationType: 'JWT',
+    });
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://login.example.com/', Audience: ['api-a', 'api-b'] },
     });
-    template.hasResourceProperties('AWS::Lambda::Function', { Description: QUERY, Environment: { Variables: Match.objectLike({ ORGANIZATION_CLAIM: 'org' }) } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: QUERY,
+      Environment: { Variables: Match.objectLike({ ORGANIZATION_CLAIM: 'org' }) },
+    });
   });
 
   it('spreads a larger domain over zones, with dedicated masters and replicas (values as `-c` passes them: strings)', () => {
     const { template } = synthService({
-      context: { openSearchDataNodes: '2', openSearchMasterNodes: '3', openSearchInstanceType: 'r7g.large.search', openSearchVolumeGiB: '100' },
+      context: {
+        openSearchDataNodes: '2',
+        openSearchMasterNodes: '3',
+        openSearchInstanceType: 'r7g.large.search',
+        openSearchVolumeGiB: '100',
+      },
     });
     template.hasResourceProperties('AWS::OpenSearchService::Domain', {
       ClusterConfig: Match.objectLike({
@@ -702,7 +927,10 @@ describe('the service stack with other context', () => {
       EBSOptions: Match.objectLike({ VolumeSize: 100 }),
     });
     template.hasResourceProperties('Custom::OpenSearchIndexTemplates', { Replicas: '1' });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'FreeStorageSpace', Threshold: 100 * 1024 * 0.25 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'FreeStorageSpace',
+      Threshold: 100 * 1024 * 0.25,
+    });
   });
 
   it('takes the production profile: 3 data nodes in 3 zones, 3 dedicated masters, one replica', () => {
@@ -725,19 +953,31 @@ describe('the service stack with other context', () => {
   it('retains data stores in prod and has no CORS when no origin is configured', () => {
     const { template, stack } = synthService({ context: { stage: 'prod', corsOrigins: '', splitMaxConcurrency: 4 } });
     expect(stack.stackName).toBe('LocationReporting-prod');
-    for (const type of ['AWS::OpenSearchService::Domain', 'AWS::DynamoDB::Table', 'AWS::Cognito::UserPool', 'AWS::S3::Bucket']) {
+    for (const type of [
+      'AWS::OpenSearchService::Domain',
+      'AWS::DynamoDB::Table',
+      'AWS::Cognito::UserPool',
+      'AWS::S3::Bucket',
+    ]) {
       template.hasResource(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     }
     template.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
     template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
-    expect((stateMachineDefinition(template).States as { Slices: { MaxConcurrency: number } }).Slices.MaxConcurrency).toBe(4);
+    expect(
+      (stateMachineDefinition(template).States as { Slices: { MaxConcurrency: number } }).Slices.MaxConcurrency,
+    ).toBe(4);
   });
 
   it('reserves concurrency for the query function and the slice worker when asked', () => {
-    const { template } = synthService({ context: { queryReservedConcurrency: '20', sliceWorkerReservedConcurrency: '30' } });
+    const { template } = synthService({
+      context: { queryReservedConcurrency: '20', sliceWorkerReservedConcurrency: '30' },
+    });
     template.hasResourceProperties('AWS::Lambda::Function', { Description: QUERY, ReservedConcurrentExecutions: 20 });
-    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Runs one slice'), ReservedConcurrentExecutions: 30 });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^Runs one slice'),
+      ReservedConcurrentExecutions: 30,
+    });
   });
 
   it('refuses a log retention CloudWatch does not offer', () => {
@@ -762,7 +1002,10 @@ const tableId = (t: Template) => logicalIdOfType(t, 'AWS::DynamoDB::Table');
 const bucketId = (t: Template) => {
   // The slice results bucket: the one whose objects expire (the snapshot bucket's never do).
   const ids = Object.entries(resourcesOf(t, 'AWS::S3::Bucket')).filter(([, r]) =>
-    ((r.Properties as { LifecycleConfiguration?: { Rules: { ExpirationInDays?: number }[] } }).LifecycleConfiguration?.Rules ?? []).some((rule) => rule.ExpirationInDays),
+    (
+      (r.Properties as { LifecycleConfiguration?: { Rules: { ExpirationInDays?: number }[] } }).LifecycleConfiguration
+        ?.Rules ?? []
+    ).some((rule) => rule.ExpirationInDays),
   );
   if (ids.length !== 1) throw new Error(`expected one bucket whose objects expire, found ${ids.length}`);
   return ids[0]![0];

@@ -15,7 +15,8 @@ export function cdkJsonContext(): Record<string, unknown> {
 export const STUB_HANDLER = resolve(__dirname, 'fixtures/stub-handler.ts');
 
 /** Handlers whose module is not written yet; the stack tests build a stub in their place. */
-export const missingHandlers = (): HandlerName[] => HANDLERS.filter((name) => !existsSync(join(PROJECT_ROOT, handlerPath(name))));
+export const missingHandlers = (): HandlerName[] =>
+  HANDLERS.filter((name) => !existsSync(join(PROJECT_ROOT, handlerPath(name))));
 
 export interface SynthOptions {
   /** Context on top of cdk.json's. */
@@ -65,7 +66,8 @@ export function synthService(options: SynthOptions = {}): Synthesized {
 type Json = Record<string, unknown>;
 
 /** Resources of one type, keyed by logical id. */
-export const resourcesOf = (template: Template, type: string): Record<string, Json> => template.findResources(type) as Record<string, Json>;
+export const resourcesOf = (template: Template, type: string): Record<string, Json> =>
+  template.findResources(type) as Record<string, Json>;
 
 const props = (resource: Json): Json => (resource.Properties ?? {}) as Json;
 
@@ -119,7 +121,8 @@ export function render(value: unknown): string {
 }
 
 /** The resources of a statement, rendered. */
-export const resourcesOfStatement = (s: Statement): string[] => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]).map(render);
+export const resourcesOfStatement = (s: Statement): string[] =>
+  (Array.isArray(s.Resource) ? s.Resource : [s.Resource]).map(render);
 
 /** The Amazon States Language definition of the one state machine, with ARNs rendered as `LogicalId.Arn`. */
 export function stateMachineDefinition(template: Template): Json {

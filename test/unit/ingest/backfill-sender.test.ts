@@ -20,7 +20,9 @@ interface Stub {
   close(): Promise<void>;
 }
 
-async function stub(answers: readonly { status: number; headers?: Record<string, string>; body: unknown }[]): Promise<Stub> {
+async function stub(
+  answers: readonly { status: number; headers?: Record<string, string>; body: unknown }[],
+): Promise<Stub> {
   const bodies: string[] = [];
   const at: number[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -30,11 +32,18 @@ async function stub(answers: readonly { status: number; headers?: Record<string,
       bodies.push(gunzipSync(Buffer.concat(chunks)).toString());
       at.push(Date.now());
       const answer = answers[Math.min(bodies.length - 1, answers.length - 1)]!;
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+      res
+        .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+        .end(JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, at, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bodies,
+    at,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 let dir: string;
@@ -57,7 +66,10 @@ test('sends a batch answered 503 with Retry-After again after that many seconds,
   // Prepare
   const server = await stub([
     { status: 503, headers: { 'retry-after': '1' }, body: { status: 503, detail: 'busy' } },
-    { status: 200, body: { accepted: 1, duplicates: 0, rejected: [{ line: 2, errors: [{ path: '/label', message: 'bad' }] }] } },
+    {
+      status: 200,
+      body: { accepted: 1, duplicates: 0, rejected: [{ line: 2, errors: [{ path: '/label', message: 'bad' }] }] },
+    },
   ]);
   try {
     // Act
@@ -92,11 +104,17 @@ test('never sends a batch refused with a 4xx again, and says the lines were not 
 
 test('cuts batches by lines and by decoded bytes, keeps file line numbers, and refuses a line too long for any request', async () => {
   // Prepare: lines of 10 bytes with their newline; line 4 blank; line 6 is 22 bytes
-  const text = ['{"n":"1"}', '{"n":"2"}', '{"n":"3"}', '', '{"n":"5"}', '{"n":"6-longer-line"}', '{"n":"7"}'].join('\n');
+  const text = ['{"n":"1"}', '{"n":"2"}', '{"n":"3"}', '', '{"n":"5"}', '{"n":"6-longer-line"}', '{"n":"7"}'].join(
+    '\n',
+  );
   const unsendable: number[] = [];
   // Act: at most 2 lines and 20 bytes a batch
   const batches = [];
-  for await (const b of ndjsonBatches(Readable.from([text]), { maxLines: 2, maxDecodedBytes: 20, maxSentBytes: 1_000 }, (l) => unsendable.push(l.line))) {
+  for await (const b of ndjsonBatches(
+    Readable.from([text]),
+    { maxLines: 2, maxDecodedBytes: 20, maxSentBytes: 1_000 },
+    (l) => unsendable.push(l.line),
+  )) {
     batches.push({ lines: b.fileLines, body: gunzipSync(b.body).toString() });
   }
   // Assess
@@ -112,6 +130,11 @@ test('halves a batch whose compressed body is over the bound until each part fit
   const lines = Array.from({ length: 4 }, (_, i) => JSON.stringify({ n: i, pad: 'x'.repeat(10) }));
   // Prepare: one of these lines compresses to 39 bytes, two to 45, all four to 51
   const batches = [];
-  for await (const b of ndjsonBatches(Readable.from([lines.join('\n')]), { maxLines: 10, maxDecodedBytes: 10_000, maxSentBytes: 44 })) batches.push(b.fileLines);
+  for await (const b of ndjsonBatches(Readable.from([lines.join('\n')]), {
+    maxLines: 10,
+    maxDecodedBytes: 10_000,
+    maxSentBytes: 44,
+  }))
+    batches.push(b.fileLines);
   expect(batches).toEqual([[1], [2], [3], [4]]);
 });

@@ -11,8 +11,13 @@ import { join } from 'node:path';
  */
 const ROOT = join(__dirname, '../../..');
 /** Every npm script that runs a command of bin/ (so a new one cannot be forgotten), and the two CDK apps. */
-const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-const CLIS = [...Object.values(SCRIPTS).flatMap((line) => /^(?:tsx|node --import tsx) bin\/([\w-]+)\.ts$/.exec(line)?.[1] ?? []), 'ci-access', 'app'];
+const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts;
+const CLIS = [
+  ...Object.values(SCRIPTS).flatMap((line) => /^(?:tsx|node --import tsx) bin\/([\w-]+)\.ts$/.exec(line)?.[1] ?? []),
+  'ci-access',
+  'app',
+];
 
 let sandbox: string;
 beforeAll(() => {
@@ -20,17 +25,35 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(sandbox, { recursive: true, force: true }));
 
-function run(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // A command that starts instead of answering is killed at the timeout and fails on its exit code.
-    execFile(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin', `${script}.ts`), '--help'], { cwd, env, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bin', `${script}.ts`), '--help'],
+      { cwd, env, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
 }
 
 test('covers every command of package.json', () => {
-  expect(CLIS).toEqual(expect.arrayContaining(['local-server', 'seed-cli', 'ingest-cli', 'ingest-client', 'retention-cli', 'erase-organization', 'smoke']));
+  expect(CLIS).toEqual(
+    expect.arrayContaining([
+      'local-server',
+      'seed-cli',
+      'ingest-cli',
+      'ingest-client',
+      'retention-cli',
+      'erase-organization',
+      'smoke',
+    ]),
+  );
 });
 
 describe.each(CLIS)('bin/%s.ts --help', (script) => {
@@ -43,7 +66,12 @@ describe.each(CLIS)('bin/%s.ts --help', (script) => {
     const openApiWritten = statSync(join(ROOT, 'openapi.json')).mtimeMs;
     const { CDK_OUTDIR: _, ...inherited } = process.env;
     // Act
-    const result = await run(script, cwd, { ...inherited, TMPDIR: temp, DATA_DIR: join(cwd, '.data'), DEV_KEY_FILE: join(cwd, 'dev-key.json') });
+    const result = await run(script, cwd, {
+      ...inherited,
+      TMPDIR: temp,
+      DATA_DIR: join(cwd, '.data'),
+      DEV_KEY_FILE: join(cwd, 'dev-key.json'),
+    });
     // Assess: tsx keeps its compile cache in the temporary folder (tsx-<uid>); nothing else may appear.
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(result.stdout).toMatch(/^Usage: \S+ \[options\]/);

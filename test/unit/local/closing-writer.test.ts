@@ -15,17 +15,26 @@ test('close() waits for the write begun, then every write is refused 503 with Re
     },
   };
   const writer = closingWriter(inner);
-  const doc = { document: { organizationId: 'o', locationId: 'l', timestamp: 0 }, identity: { id: 'x', key: 1n, content: 2n } } as DocumentToWrite<'movementEvents'>;
+  const doc = {
+    document: { organizationId: 'o', locationId: 'l', timestamp: 0 },
+    identity: { id: 'x', key: 1n, content: 2n },
+  } as DocumentToWrite<'movementEvents'>;
   const begun = writer.write('movementEvents', [doc]);
   // Act
   let closed = false;
   const closing = writer.close().then(() => (closed = true));
-  const later = writer.write('movementEvents', [doc]).catch((e: { status: number; headers: Record<string, string> }) => [e.status, e.headers['Retry-After']]);
+  const later = writer
+    .write('movementEvents', [doc])
+    .catch((e: { status: number; headers: Record<string, string> }) => [e.status, e.headers['Retry-After']]);
   await new Promise((resolve) => setImmediate(resolve));
   const closedBeforeTheWriteEnded = closed;
   finish();
   // Assess
   expect(await begun).toEqual([{ kind: 'written' }]);
   await closing;
-  expect({ closedBeforeTheWriteEnded, later: await later, writes }).toEqual({ closedBeforeTheWriteEnded: false, later: [503, '5'], writes: ['movementEvents'] });
+  expect({ closedBeforeTheWriteEnded, later: await later, writes }).toEqual({
+    closedBeforeTheWriteEnded: false,
+    later: [503, '5'],
+    writes: ['movementEvents'],
+  });
 });

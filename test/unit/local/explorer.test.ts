@@ -42,15 +42,24 @@ describe('the report explorer on the local server', () => {
       const response = await fetch(server.url + path);
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-      expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(files.find((f) => f.path === path)!.body))).toBe(true);
+      expect(
+        Buffer.from(await response.arrayBuffer()).equals(Buffer.from(files.find((f) => f.path === path)!.body)),
+      ).toBe(true);
     }
-    expect((await fetch(server.url + named.find((p) => p.endsWith('.js'))!)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await fetch(server.url + named.find((p) => p.endsWith('.js'))!)).headers.get('content-type')).toBe(
+      'text/javascript; charset=utf-8',
+    );
   });
 
   test('serves no sign-in settings without --jwt-issuer; with them, /sign-in.json and a CSP that lets the page call the provider', async () => {
     expect((await fetch(`${server.url}/sign-in.json`)).status).toBe(404);
     const config = { issuer: 'http://localhost:9999/op', clientId: 'explorer', scope: 'openid' };
-    const signingIn = await startLocalServer({ port: 0, devKey: await ephemeralDevKey(), openApi: {}, explorer: { files, signIn: { config, origins: ['http://localhost:9999'] } } });
+    const signingIn = await startLocalServer({
+      port: 0,
+      devKey: await ephemeralDevKey(),
+      openApi: {},
+      explorer: { files, signIn: { config, origins: ['http://localhost:9999'] } },
+    });
     try {
       const response = await fetch(`${signingIn.url}/sign-in.json`);
       expect(response.headers.get('cache-control')).toBe('no-cache');
@@ -64,9 +73,18 @@ describe('the report explorer on the local server', () => {
   });
 
   test('leaves other paths and methods to the API routes (a 404 problem here)', async () => {
-    for (const [method, path] of [['GET', '/assets/nope.js'], ['POST', '/'], ['GET', '/index.htm']] as const) {
+    for (const [method, path] of [
+      ['GET', '/assets/nope.js'],
+      ['POST', '/'],
+      ['GET', '/index.htm'],
+    ] as const) {
       const response = await fetch(server.url + path, { method });
-      expect({ method, path, status: response.status, type: response.headers.get('content-type') }).toEqual({ method, path, status: 404, type: 'application/problem+json' });
+      expect({ method, path, status: response.status, type: response.headers.get('content-type') }).toEqual({
+        method,
+        path,
+        status: 404,
+        type: 'application/problem+json',
+      });
     }
   });
 });

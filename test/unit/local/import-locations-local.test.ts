@@ -17,7 +17,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 async function run(...args: string[]) {
   const lines: string[] = [];
   const errors: string[] = [];
-  const code = await importLocationsCli(['node', 'import-locations', '--file', join(dir, 'locations.json'), '--data-dir', join(dir, 'data'), ...args], { log: (l) => lines.push(l), error: (l) => errors.push(l) }, {});
+  const code = await importLocationsCli(
+    ['node', 'import-locations', '--file', join(dir, 'locations.json'), '--data-dir', join(dir, 'data'), ...args],
+    { log: (l) => lines.push(l), error: (l) => errors.push(l) },
+    {},
+  );
   return { code, lines, errors };
 }
 
@@ -42,7 +46,9 @@ test('writes nothing while another process (npm start) holds the data folder, an
     const { code, errors } = await run();
     // Assess
     expect(code).toBe(1);
-    expect(errors).toEqual([`import failed: ${join(dir, 'data', 'locations.jsonl')} is in use by process ${process.pid} (another npm start or seed?); stop it first; nothing was written`]);
+    expect(errors).toEqual([
+      `import failed: ${join(dir, 'data', 'locations.jsonl')} is in use by process ${process.pid} (another npm start or seed?); stop it first; nothing was written`,
+    ]);
     expect(await new TableLocationStore(held).listLocations(ORG_A)).toEqual([]);
   } finally {
     held.close();
@@ -53,11 +59,18 @@ test('imports the documented example file (docs/examples/locations.json) as the 
   // Act: the command of docs/locations-and-occupancy.md, into a fresh data folder
   const example = join(__dirname, '../../../docs/examples/locations.json');
   const lines: string[] = [];
-  const code = await importLocationsCli(['node', 'import-locations', '--file', example, '--data-dir', join(dir, 'data')], { log: (l) => lines.push(l), error: (l) => lines.push(l) }, {});
+  const code = await importLocationsCli(
+    ['node', 'import-locations', '--file', example, '--data-dir', join(dir, 'data')],
+    { log: (l) => lines.push(l), error: (l) => lines.push(l) },
+    {},
+  );
   // Assess: one location with its two groups, the overnight one included
   expect([code, lines.at(-1)]).toEqual([0, '1 locations: 1 created, 0 updated, 0 unchanged']);
   const table = FileItemTable.open(join(dir, 'data', 'locations.jsonl'));
-  const found = await new TableLocationStore(table).getLocationWithGroups('7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01', 'hamburg-station');
+  const found = await new TableLocationStore(table).getLocationWithGroups(
+    '7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01',
+    'hamburg-station',
+  );
   table.close();
   expect(found?.location.name).toBe('Hamburg Central Station');
   expect(found?.sensorGroups.map((g) => [g.id, g.name, g.capacity, g.openingHours.friday])).toEqual([

@@ -24,7 +24,13 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     if (req.url === '/pool/.well-known/openid-configuration') {
-      return res.end(JSON.stringify({ issuer: discoveryIssuer ?? issuer, jwks_uri: `${issuer}/.well-known/jwks.json`, token_endpoint: 'https://auth.example.com/oauth2/token' }));
+      return res.end(
+        JSON.stringify({
+          issuer: discoveryIssuer ?? issuer,
+          jwks_uri: `${issuer}/.well-known/jwks.json`,
+          token_endpoint: 'https://auth.example.com/oauth2/token',
+        }),
+      );
     }
     if (req.url === '/pool/.well-known/jwks.json') return res.end(JSON.stringify({ keys: [jwk] }));
     res.statusCode = 404;
@@ -35,7 +41,10 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-const sign = (claims: Record<string, unknown>, options: { iss?: string; aud?: string; exp?: number; kidKey?: CryptoKey } = {}) =>
+const sign = (
+  claims: Record<string, unknown>,
+  options: { iss?: string; aud?: string; exp?: number; kidKey?: CryptoKey } = {},
+) =>
   new SignJWT({ [CLAIM]: ORG, token_use: 'id', ...claims })
     .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
     .setIssuer(options.iss ?? issuer)
@@ -46,7 +55,10 @@ const sign = (claims: Record<string, unknown>, options: { iss?: string; aud?: st
     .sign(options.kidKey ?? key);
 
 async function detail(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(UnauthorizedError);
   return (error as UnauthorizedError).detail ?? '';
 }
@@ -54,23 +66,40 @@ async function detail(promise: Promise<unknown>): Promise<string> {
 describe('a trusted OpenID Connect issuer', () => {
   test('is read from its discovery document: the origins the explorer calls are the issuer’s and the token endpoint’s', async () => {
     const trusted = await trustIssuer(issuer, 'explorer');
-    expect(trusted).toMatchObject({ issuer, clientId: 'explorer', origins: [new URL(issuer).origin, 'https://auth.example.com'] });
+    expect(trusted).toMatchObject({
+      issuer,
+      clientId: 'explorer',
+      origins: [new URL(issuer).origin, 'https://auth.example.com'],
+    });
   });
 
   test('whose discovery document names another issuer is refused at start', async () => {
     discoveryIssuer = 'https://elsewhere.example.com';
-    await expect(trustIssuer(issuer, 'explorer')).rejects.toThrow(`names the issuer "https://elsewhere.example.com", not ${issuer}`);
+    await expect(trustIssuer(issuer, 'explorer')).rejects.toThrow(
+      `names the issuer "https://elsewhere.example.com", not ${issuer}`,
+    );
     discoveryIssuer = undefined;
     await expect(trustIssuer(`${issuer}-nope`, 'explorer')).rejects.toThrow('cannot read');
   });
 
   test('has its tokens for the explorer accepted, with their claims; others refused with 401', async () => {
     const trusted = await trustIssuer(issuer, 'explorer');
-    expect(await trusted.verify(await sign({}))).toMatchObject({ iss: issuer, aud: 'explorer', sub: 'user-1', [CLAIM]: ORG });
+    expect(await trusted.verify(await sign({}))).toMatchObject({
+      iss: issuer,
+      aud: 'explorer',
+      sub: 'user-1',
+      [CLAIM]: ORG,
+    });
     expect(await detail(trusted.verify(await sign({}, { aud: 'another-client' })))).toBe('The token is invalid.');
-    expect(await detail(trusted.verify(await sign({}, { iss: 'https://evil.example.com' })))).toBe('The token is invalid.');
-    expect(await detail(trusted.verify(await sign({}, { exp: Math.floor(Date.now() / 1000) - 1 })))).toBe('The token has expired.');
-    expect(await detail(trusted.verify(await sign({}, { kidKey: (await generateKeyPair('RS256')).privateKey })))).toBe('The token is invalid.');
+    expect(await detail(trusted.verify(await sign({}, { iss: 'https://evil.example.com' })))).toBe(
+      'The token is invalid.',
+    );
+    expect(await detail(trusted.verify(await sign({}, { exp: Math.floor(Date.now() / 1000) - 1 })))).toBe(
+      'The token has expired.',
+    );
+    expect(await detail(trusted.verify(await sign({}, { kidKey: (await generateKeyPair('RS256')).privateKey })))).toBe(
+      'The token is invalid.',
+    );
   });
 
   test('leaves development tokens to the development key: the local server takes both', async () => {

@@ -18,11 +18,21 @@ class CountingEngine implements ReportEngine {
     this.runs++;
     await new Promise((r) => setTimeout(r, 5));
     if (this.fail) throw new Error('engine down');
-    return { root: { kind: 'terms', buckets: [{ key: `${scope.organizationId} run ${this.runs} of ${plan.source}`, count: this.runs }] }, truncated: false };
+    return {
+      root: {
+        kind: 'terms',
+        buckets: [{ key: `${scope.organizationId} run ${this.runs} of ${plan.source}`, count: this.runs }],
+      },
+      truncated: false,
+    };
   }
 }
 
-const planFor = (label: string) => buildPlan({ filters: [{ type: 'terms', field: 'label', values: [label] }], aggregations: [{ type: 'terms', field: 'label' }] });
+const planFor = (label: string) =>
+  buildPlan({
+    filters: [{ type: 'terms', field: 'label', values: [label] }],
+    aggregations: [{ type: 'terms', field: 'label' }],
+  });
 const ORG = { organizationId: 'a0000000-0000-4000-8000-00000000000a' };
 const OTHER = { organizationId: 'b0000000-0000-4000-8000-00000000000b' };
 
@@ -41,7 +51,10 @@ describe('the local server’s report cache', () => {
     const engine = new CountingEngine();
     const sourced: ReportEngine = {
       maxBuckets: engine.maxBuckets,
-      run: async (plan, scope) => ({ ...(await engine.run(plan, scope)), source: JSON.stringify(plan).includes('car') ? 'raw' : 'rollup' }),
+      run: async (plan, scope) => ({
+        ...(await engine.run(plan, scope)),
+        source: JSON.stringify(plan).includes('car') ? 'raw' : 'rollup',
+      }),
     };
     const cache = new CachedReportEngine(sourced);
     await cache.run(planFor('car'), ORG);
@@ -65,10 +78,16 @@ describe('the local server’s report cache', () => {
   test('keeps reports apart by plan and by organization', async () => {
     const engine = new CountingEngine();
     const cache = new CachedReportEngine(engine);
-    const keys = [await cache.run(planFor('car'), ORG), await cache.run(planFor('bus'), ORG), await cache.run(planFor('car'), OTHER)].map(
-      (r) => (r.root as KeyedResult).buckets[0]?.key,
-    );
-    expect(keys).toEqual([`${ORG.organizationId} run 1 of movementEvents`, `${ORG.organizationId} run 2 of movementEvents`, `${OTHER.organizationId} run 3 of movementEvents`]);
+    const keys = [
+      await cache.run(planFor('car'), ORG),
+      await cache.run(planFor('bus'), ORG),
+      await cache.run(planFor('car'), OTHER),
+    ].map((r) => (r.root as KeyedResult).buckets[0]?.key);
+    expect(keys).toEqual([
+      `${ORG.organizationId} run 1 of movementEvents`,
+      `${ORG.organizationId} run 2 of movementEvents`,
+      `${OTHER.organizationId} run 3 of movementEvents`,
+    ]);
   });
 
   test('does not keep a failure: the next ask runs again', async () => {
@@ -131,7 +150,9 @@ describe('the local server’s report cache', () => {
     // Prepare, Act: 28 MB of results into a cache of 8 MiB, in a process of its own (see the script).
     // A tree of result objects took 2.4 times its JSON on these results, ~11 times on the explorer's.
     const maxBytes = 8 * 1024 * 1024;
-    const out = execFileSync(process.execPath, [TSX, join(__dirname, 'fixtures/cache-memory.ts'), String(maxBytes)], { cwd: ROOT }).toString();
+    const out = execFileSync(process.execPath, [TSX, join(__dirname, 'fixtures/cache-memory.ts'), String(maxBytes)], {
+      cwd: ROOT,
+    }).toString();
     const { grown, heldBytes } = JSON.parse(out) as { grown: number; heldBytes: number };
     // Assess
     expect(heldBytes).toBeLessThanOrEqual(maxBytes);

@@ -6,7 +6,11 @@ import { startRollupRebuilds } from '../../../bin/local/rollup-rebuilds';
  * that is longer (so that under a stream of writes rebuilds take about a fifth of the time at most).
  */
 /** A rebuild's outcome with `n` grains rebuilt. */
-const grains = (n: number) => ({ rebuilt: { movementEvents: n, parkingLotStats: 0, parkingEvents: 0 }, backfilled: { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 }, more: false });
+const grains = (n: number) => ({
+  rebuilt: { movementEvents: n, parkingLotStats: 0, parkingEvents: 0 },
+  backfilled: { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 },
+  more: false,
+});
 
 describe('startRollupRebuilds', () => {
   beforeEach(() => jest.useFakeTimers({ now: 0 }));
@@ -22,7 +26,12 @@ describe('startRollupRebuilds', () => {
       return grains(1);
     };
     // Act
-    const rebuilds = startRollupRebuilds({ rebuildRollups: rebuild }, 2_000, () => undefined, () => undefined);
+    const rebuilds = startRollupRebuilds(
+      { rebuildRollups: rebuild },
+      2_000,
+      () => undefined,
+      () => undefined,
+    );
     await jest.advanceTimersByTimeAsync(9_000);
     const stopping = rebuilds.stop();
     await jest.runOnlyPendingTimersAsync();
@@ -40,7 +49,12 @@ describe('startRollupRebuilds', () => {
       if (calls === 1) throw new Error('busy');
       return grains(3);
     };
-    const rebuilds = startRollupRebuilds({ rebuildRollups: rebuild }, 2_000, (l) => lines.push(l), () => rebuilt++);
+    const rebuilds = startRollupRebuilds(
+      { rebuildRollups: rebuild },
+      2_000,
+      (l) => lines.push(l),
+      () => rebuilt++,
+    );
     await jest.advanceTimersByTimeAsync(2_500);
     await rebuilds.stop();
     expect(lines).toEqual(['rollup rebuild failed: busy']);

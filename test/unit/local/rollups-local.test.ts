@@ -24,8 +24,14 @@ let token: string;
 
 beforeAll(async () => {
   db = await openDuckDb(':memory:');
-  const docs = [...seedMovementEvents({ organizationId: ORG, days: 8, locations: 1, now: NOW, eventsPerDay: 1500, seed: 2 })];
-  await ingestDocuments(db, 'movementEvents', docs.map((d, i) => parseDocument('movementEvents', d, `/${i}`)));
+  const docs = [
+    ...seedMovementEvents({ organizationId: ORG, days: 8, locations: 1, now: NOW, eventsPerDay: 1500, seed: 2 }),
+  ];
+  await ingestDocuments(
+    db,
+    'movementEvents',
+    docs.map((d, i) => parseDocument('movementEvents', d, `/${i}`)),
+  );
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
   token = await mintDevToken(key, { organizationId: ORG, claimName: 'custom:organizationId' });
@@ -75,9 +81,15 @@ test('the explorer’s default report: from the rollups once rebuilt, the same b
   // Before: every grain is dirty, so the watermark is the earliest dirty grain: the seed's first day
   // starts at Berlin's midnight of 25 May, before the range.
   const earliest = '2024-05-24T22:00:00.000Z';
-  expect(before).toMatchObject({ status: 200, timing: `source;desc="raw", raw-reason;desc="the rollups are complete only up to ${earliest}, before this time range"` });
+  expect(before).toMatchObject({
+    status: 200,
+    timing: `source;desc="raw", raw-reason;desc="the rollups are complete only up to ${earliest}, before this time range"`,
+  });
   // The range is Berlin's 26 May to 1 June: 25 May 22:00 UTC to 1 June 22:00 UTC, whole grains.
-  expect(fromRollups).toMatchObject({ status: 200, timing: 'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-06-01T22:00:00.000Z"' });
+  expect(fromRollups).toMatchObject({
+    status: 200,
+    timing: 'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-06-01T22:00:00.000Z"',
+  });
   expect(JSON.parse(fromRollups.body).length).toBeGreaterThan(4);
   expect(withoutRollups.timing).toBeNull();
   expect(fromRollups.body).toBe(withoutRollups.body);
@@ -93,17 +105,29 @@ describe('Server-Timing says why a report is not accelerated, and what a split r
   test('a report with reverseNested reads raw and says why', async () => {
     const body = { ...request, aggregations: [{ type: 'nested', path: 'crossedPaths' }, { type: 'reverseNested' }] };
     const answer = await ask(body);
-    expect(answer).toMatchObject({ status: 200, timing: 'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"' });
+    expect(answer).toMatchObject({
+      status: 200,
+      timing: 'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"',
+    });
   });
 
   test('a filter on a number reads raw and names the field', async () => {
-    const body = { source: 'parkingEvents', filters: [{ type: 'range', field: 'duration', from: 60 }], aggregations: [{ type: 'stats', field: 'duration' }] };
-    expect((await ask(body)).timing).toBe('source;desc="raw", raw-reason;desc="the filter on duration is not on a rollup dimension"');
+    const body = {
+      source: 'parkingEvents',
+      filters: [{ type: 'range', field: 'duration', from: 60 }],
+      aggregations: [{ type: 'stats', field: 'duration' }],
+    };
+    expect((await ask(body)).timing).toBe(
+      'source;desc="raw", raw-reason;desc="the filter on duration is not on a rollup dimension"',
+    );
   });
 
   test('a split report answered from rollups in every slice says rollup, its slices’ windows joined', async () => {
     const answer = await ask({ ...request, splitInterval: '1d' });
-    expect(answer).toMatchObject({ status: 200, timing: 'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-06-01T22:00:00.000Z"' });
+    expect(answer).toMatchObject({
+      status: 200,
+      timing: 'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-06-01T22:00:00.000Z"',
+    });
   });
 
   test('a document written after the rebuild: the unsplit report is partial, the split one mixed, with the same bytes', async () => {
@@ -115,8 +139,12 @@ describe('Server-Timing says why a report is not accelerated, and what a split r
     const split = await ask({ ...request, splitInterval: '1d' });
     // Assess: rollup rows up to the watermark and the documents after it; the split's last two days
     // (31 May and 1 June in Berlin) lie wholly after it, so they read raw.
-    expect(unsplit.timing).toBe('source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-05-30T12:00:00.000Z"');
-    expect(split.timing).toBe('source;desc="mixed", raw-reason;desc="the rollups are complete only up to 2024-05-30T12:00:00.000Z, before this time range"');
+    expect(unsplit.timing).toBe(
+      'source;desc="rollup", rollup-window;desc="2024-05-25T22:00:00.000Z/2024-05-30T12:00:00.000Z"',
+    );
+    expect(split.timing).toBe(
+      'source;desc="mixed", raw-reason;desc="the rollups are complete only up to 2024-05-30T12:00:00.000Z, before this time range"',
+    );
     expect(split.body).toBe(unsplit.body);
   });
 });

@@ -32,14 +32,21 @@ test('close() lets a running report answer its 503 before the connection goes', 
   provideStore({ reports: engine } as Store);
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const token = await mintDevToken(key, {
+    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+    claimName: 'custom:organizationId',
+  });
   const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument() });
   const answer = fetch(`${server.url}/reports:query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
   }).then(
-    async (r) => ({ status: r.status, type: r.headers.get('content-type'), problem: ((await r.json()) as { type: string }).type }),
+    async (r) => ({
+      status: r.status,
+      type: r.headers.get('content-type'),
+      problem: ((await r.json()) as { type: string }).type,
+    }),
     (e: unknown) => ({ failed: String(e) }),
   );
   await running;
@@ -47,7 +54,11 @@ test('close() lets a running report answer its 503 before the connection goes', 
   const closed = server.close();
   setTimeout(interrupt, 100);
   // Assess
-  expect(await answer).toEqual({ status: 503, type: 'application/problem+json', problem: '/problems#engine-unavailable' });
+  expect(await answer).toEqual({
+    status: 503,
+    type: 'application/problem+json',
+    problem: '/problems#engine-unavailable',
+  });
   await closed;
 });
 
@@ -65,21 +76,34 @@ test('close() answers 503 with Retry-After what is still unanswered when its gra
   provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const token = await mintDevToken(key, {
+    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+    claimName: 'custom:organizationId',
+  });
   const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 300 });
   const answer = fetch(`${server.url}/reports:query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
   }).then(
-    async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), connection: r.headers.get('connection'), type: ((await r.json()) as { type: string }).type }),
+    async (r) => ({
+      status: r.status,
+      retryAfter: r.headers.get('retry-after'),
+      connection: r.headers.get('connection'),
+      type: ((await r.json()) as { type: string }).type,
+    }),
     (e: unknown) => ({ failed: String(e) }),
   );
   await running;
   // Act
   await server.close();
   // Assess
-  expect(await answer).toEqual({ status: 503, retryAfter: '5', connection: 'close', type: '/problems#engine-unavailable' });
+  expect(await answer).toEqual({
+    status: 503,
+    retryAfter: '5',
+    connection: 'close',
+    type: '/problems#engine-unavailable',
+  });
   release(new Error('the test is over'));
 });
 
@@ -92,7 +116,10 @@ test('close() lets a request still being sent arrive, so that its client reads t
   // Prepare: a request whose body arrives in two halves, 600 ms apart; a grace of 200 ms.
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const token = await mintDevToken(key, {
+    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+    claimName: 'custom:organizationId',
+  });
   const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 200 });
   const half = new TextEncoder().encode(`${'{"id":"x"}\n'.repeat(40_000)}`);
   let firstSent!: () => void;
@@ -112,7 +139,11 @@ test('close() lets a request still being sent arrive, so that its client reads t
     body,
     duplex: 'half',
   } as RequestInit).then(
-    async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), type: ((await r.json()) as { type: string }).type }),
+    async (r) => ({
+      status: r.status,
+      retryAfter: r.headers.get('retry-after'),
+      type: ((await r.json()) as { type: string }).type,
+    }),
     (e: { cause?: { code?: string } }) => ({ failed: e.cause?.code ?? String(e) }),
   );
   await sentFirst;
@@ -137,13 +168,19 @@ test('close() answers 503 the requests on connections opened just before it bega
   provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
   process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
   const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, { organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', claimName: 'custom:organizationId' });
+  const token = await mintDevToken(key, {
+    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+    claimName: 'custom:organizationId',
+  });
   const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 500 });
   const held = fetch(`${server.url}/reports:query`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
-  }).then((r) => r.status, (e: unknown) => String(e));
+  }).then(
+    (r) => r.status,
+    (e: unknown) => String(e),
+  );
   await running;
   const port = Number(new URL(server.url).port);
   const opened = connect(port, '127.0.0.1');

@@ -12,7 +12,9 @@ test('a round from 11:14:30 to 11:15:30 UTC holds the lot stats of 11:15 and eve
   // Act: 131.5 × 600 events a day is 6,000 an hour at that hour, 100 in the minute
   const docs = documentsBetween({ organizationId: ORG, sites: berlin, eventsPerDay: 131.5 * 600 }, prng(1), from, to);
   // Assess
-  expect(docs.parkingLotStats.map((d) => [d.id, d.timestamp])).toEqual([[`berlin-mall-lot-1:${Date.UTC(2024, 6, 1, 11, 15)}`, '2024-07-01T11:15:00.000Z']]);
+  expect(docs.parkingLotStats.map((d) => [d.id, d.timestamp])).toEqual([
+    [`berlin-mall-lot-1:${Date.UTC(2024, 6, 1, 11, 15)}`, '2024-07-01T11:15:00.000Z'],
+  ]);
   expect([99, 100, 101]).toContain(docs.movementEvents.length);
   const times = [...docs.movementEvents, ...docs.parkingEvents].map((d) => Date.parse(d.timestamp as string));
   expect(times.every((t) => t > from && t <= to)).toBe(true);

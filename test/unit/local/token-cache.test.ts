@@ -15,7 +15,10 @@ const CLAIM = 'custom:organizationId';
 const at = (iso: string) => new Date(iso);
 
 async function detail(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(UnauthorizedError);
   return (error as UnauthorizedError).detail;
 }
@@ -38,12 +41,23 @@ describe('verified development tokens', () => {
   test('a known token is refused once it has expired, and before it was issued, as a new one would be', async () => {
     // Prepare: minted at 12:00:00 for 60 s, verified once at 12:00:30.
     const key = await ephemeralDevKey();
-    const token = await mintDevToken(key, { organizationId: ORG, claimName: CLAIM, ttlSeconds: 60, now: at('2024-01-01T12:00:00Z') });
+    const token = await mintDevToken(key, {
+      organizationId: ORG,
+      claimName: CLAIM,
+      ttlSeconds: 60,
+      now: at('2024-01-01T12:00:00Z'),
+    });
     await verifyDevToken(key, token, { now: at('2024-01-01T12:00:30Z') });
     // Act + Assess
-    expect(await detail(verifyDevToken(key, token, { now: at('2024-01-01T12:01:00Z') }))).toBe('The token has expired.');
-    expect(await detail(verifyDevToken(key, token, { now: at('2024-01-01T11:59:59.999Z') }))).toBe('The token was issued in the future.');
-    await expect(verifyDevToken(key, token, { now: at('2024-01-01T12:00:59.999Z') })).resolves.toMatchObject({ [CLAIM]: ORG });
+    expect(await detail(verifyDevToken(key, token, { now: at('2024-01-01T12:01:00Z') }))).toBe(
+      'The token has expired.',
+    );
+    expect(await detail(verifyDevToken(key, token, { now: at('2024-01-01T11:59:59.999Z') }))).toBe(
+      'The token was issued in the future.',
+    );
+    await expect(verifyDevToken(key, token, { now: at('2024-01-01T12:00:59.999Z') })).resolves.toMatchObject({
+      [CLAIM]: ORG,
+    });
     expect(jwtVerify).toHaveBeenCalledTimes(1);
   });
 
@@ -92,7 +106,9 @@ describe('verified development tokens', () => {
     // Prepare: one more token than the bound, each presented once.
     const key = await ephemeralDevKey();
     const tokens = await Promise.all(
-      Array.from({ length: VERIFIED_TOKENS_PER_KEY + 1 }, (_, i) => mintDevToken(key, { organizationId: ORG, claimName: CLAIM, subject: `user-${i}` })),
+      Array.from({ length: VERIFIED_TOKENS_PER_KEY + 1 }, (_, i) =>
+        mintDevToken(key, { organizationId: ORG, claimName: CLAIM, subject: `user-${i}` }),
+      ),
     );
     for (const token of tokens) await verifyDevToken(key, token);
     jwtVerify.mockClear();

@@ -37,14 +37,23 @@ describe('development tokens', () => {
 
   test('an expired token is 401 saying so', async () => {
     const key = await ephemeralDevKey();
-    const token = await mintDevToken(key, { organizationId: ORG, claimName: CLAIM, ttlSeconds: 60, now: new Date('2024-01-01T00:00:00Z') });
+    const token = await mintDevToken(key, {
+      organizationId: ORG,
+      claimName: CLAIM,
+      ttlSeconds: 60,
+      now: new Date('2024-01-01T00:00:00Z'),
+    });
     expect((await rejection(verifyDevToken(key, token))).detail).toBe('The token has expired.');
   });
 
   test('a token issued after the current time is 401, not a second of clock skew allowed, as API Gateway does', async () => {
     // Prepare: minted at 12:00:01 with a 12-hour lifetime, verified at 12:00:00 and 12:00:01.
     const key = await ephemeralDevKey();
-    const token = await mintDevToken(key, { organizationId: ORG, claimName: CLAIM, now: new Date('2024-01-01T12:00:01Z') });
+    const token = await mintDevToken(key, {
+      organizationId: ORG,
+      claimName: CLAIM,
+      now: new Date('2024-01-01T12:00:01Z'),
+    });
     // Act
     const early = await rejection(verifyDevToken(key, token, { now: new Date('2024-01-01T12:00:00.999Z') }));
     const onTime = await verifyDevToken(key, token, { now: new Date('2024-01-01T12:00:01Z') });
@@ -61,7 +70,9 @@ describe('development tokens', () => {
   test('a tampered or malformed token is 401', async () => {
     const key = await ephemeralDevKey();
     const [header, , signature] = (await mintDevToken(key, { organizationId: ORG, claimName: CLAIM })).split('.');
-    const forged = Buffer.from(JSON.stringify({ [CLAIM]: 'someone-else', sub: 'x', exp: 4102444800, iss: 'lrs-local-dev', aud: 'lrs-local' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ [CLAIM]: 'someone-else', sub: 'x', exp: 4102444800, iss: 'lrs-local-dev', aud: 'lrs-local' }),
+    ).toString('base64url');
     await rejection(verifyDevToken(key, `${header}.${forged}.${signature}`));
     await rejection(verifyDevToken(key, 'not-a-jwt'));
   });

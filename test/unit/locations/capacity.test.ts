@@ -20,7 +20,8 @@ describe('capacity over time', () => {
 
   test('keeps the newest entries only', () => {
     let history = nextCapacityHistory(undefined, 1, new Date(0).toISOString());
-    for (let i = 2; i <= MAX_CAPACITY_HISTORY + 5; i++) history = nextCapacityHistory(history, i, new Date(i).toISOString());
+    for (let i = 2; i <= MAX_CAPACITY_HISTORY + 5; i++)
+      history = nextCapacityHistory(history, i, new Date(i).toISOString());
     expect(history).toHaveLength(MAX_CAPACITY_HISTORY);
     expect(history[0]).toEqual({ since: new Date(6).toISOString(), capacity: 6 });
   });

@@ -20,7 +20,14 @@ const group = (id: number, extra: Record<string, unknown> = {}) => ({
   openingHours: { monday: [{ open: '08:00', close: '20:00' }] },
   ...extra,
 });
-const loc = (extra: Record<string, unknown> = {}) => ({ id: 'L1', organizationId: ORG_A, type: 'store', timezone: 'Europe/Berlin', sensorGroups: [group(1)], ...extra });
+const loc = (extra: Record<string, unknown> = {}) => ({
+  id: 'L1',
+  organizationId: ORG_A,
+  type: 'store',
+  timezone: 'Europe/Berlin',
+  sensorGroups: [group(1)],
+  ...extra,
+});
 
 describe('validateImportFile', () => {
   test('accepts the fixture file and keeps the ids it gives', () => {
@@ -31,7 +38,13 @@ describe('validateImportFile', () => {
     const errors = errorsOf({
       locations: [
         loc({ organizationId: 'not-a-uuid', timezone: 'Mars/Olympus', colour: 'red' }),
-        loc({ id: 'has space', sensorGroups: [group(-1, { lines: [] }), group(2, { openingHours: { monday: [{ open: '8:00', close: '25:00' }] } })] }),
+        loc({
+          id: 'has space',
+          sensorGroups: [
+            group(-1, { lines: [] }),
+            group(2, { openingHours: { monday: [{ open: '8:00', close: '25:00' }] } }),
+          ],
+        }),
       ],
     });
     expect(errors).toEqual(
@@ -42,51 +55,87 @@ describe('validateImportFile', () => {
         { path: '/locations/1/id', message: expect.stringContaining('letters, digits') },
         { path: '/locations/1/sensorGroups/0/id', message: 'must be an integer ≥ 0' },
         { path: '/locations/1/sensorGroups/0/lines', message: 'must have at least 1 line' },
-        { path: '/locations/1/sensorGroups/1/openingHours/monday/0/open', message: 'must be HH:MM from 00:00 to 23:59' },
-        { path: '/locations/1/sensorGroups/1/openingHours/monday/0/close', message: 'must be HH:MM from 00:00 to 24:00' },
+        {
+          path: '/locations/1/sensorGroups/1/openingHours/monday/0/open',
+          message: 'must be HH:MM from 00:00 to 23:59',
+        },
+        {
+          path: '/locations/1/sensorGroups/1/openingHours/monday/0/close',
+          message: 'must be HH:MM from 00:00 to 24:00',
+        },
       ]),
     );
     expect(errors).toHaveLength(8);
   });
 
   test('refuses duplicate location ids within an organization, duplicate group ids and a line listed twice', () => {
-    const twice = group(2, { lines: [{ trackingCameraId: 'c', lineId: 'l', inDirection: 'A' }, { trackingCameraId: 'c', lineId: 'l', inDirection: 'B' }] });
+    const twice = group(2, {
+      lines: [
+        { trackingCameraId: 'c', lineId: 'l', inDirection: 'A' },
+        { trackingCameraId: 'c', lineId: 'l', inDirection: 'B' },
+      ],
+    });
     expect(errorsOf({ locations: [loc(), loc({ sensorGroups: [group(1), group(1), twice] })] })).toEqual([
       { path: '/locations/1/id', message: "duplicate location id 'L1' (also at /locations/0)" },
-      { path: '/locations/1/sensorGroups/1/id', message: 'duplicate sensor group id 1 (also at /locations/1/sensorGroups/0)' },
-      { path: '/locations/1/sensorGroups/2/lines/1', message: "line 'l' of camera 'c' is already at /locations/1/sensorGroups/2/lines/0" },
+      {
+        path: '/locations/1/sensorGroups/1/id',
+        message: 'duplicate sensor group id 1 (also at /locations/1/sensorGroups/0)',
+      },
+      {
+        path: '/locations/1/sensorGroups/2/lines/1',
+        message: "line 'l' of camera 'c' is already at /locations/1/sensorGroups/2/lines/0",
+      },
     ]);
   });
 
   test('reports schema errors and duplicates in one round, at the paths of the file', () => {
     // Location 1 breaks the schema; 0 and 2 share an id, and 2 lists a group twice.
-    const errors = errorsOf({ locations: [loc(), loc({ timezone: 'Mars/Olympus' }), loc({ sensorGroups: [group(1), group(1)] })] });
+    const errors = errorsOf({
+      locations: [loc(), loc({ timezone: 'Mars/Olympus' }), loc({ sensorGroups: [group(1), group(1)] })],
+    });
     expect(errors).toEqual([
       { path: '/locations/1/timezone', message: expect.stringContaining('IANA time zone') },
       { path: '/locations/2/id', message: "duplicate location id 'L1' (also at /locations/0)" },
-      { path: '/locations/2/sensorGroups/1/id', message: 'duplicate sensor group id 1 (also at /locations/2/sensorGroups/0)' },
+      {
+        path: '/locations/2/sensorGroups/1/id',
+        message: 'duplicate sensor group id 1 (also at /locations/2/sensorGroups/0)',
+      },
     ]);
   });
 
   test('allows the same location id in two organizations', () => {
-    expect(validateImportFile({ locations: [loc(), loc({ organizationId: 'b0000000-0000-4000-8000-00000000000b' })] })).toHaveLength(2);
+    expect(
+      validateImportFile({ locations: [loc(), loc({ organizationId: 'b0000000-0000-4000-8000-00000000000b' })] }),
+    ).toHaveLength(2);
   });
 
   test('refuses empty and overlapping opening intervals, Sunday night into Monday included', () => {
     const openingHours = {
-      monday: [{ open: '02:00', close: '09:00' }, { open: '08:00', close: '12:00' }],
+      monday: [
+        { open: '02:00', close: '09:00' },
+        { open: '08:00', close: '12:00' },
+      ],
       tuesday: [{ open: '10:00', close: '10:00' }],
       sunday: [{ open: '22:00', close: '03:00' }],
     };
     expect(errorsOf({ locations: [loc({ sensorGroups: [group(1, { openingHours })] })] })).toEqual([
-      { path: '/locations/0/sensorGroups/0/openingHours/tuesday/0/close', message: 'must differ from open (00:00 to 24:00 is a whole day)' },
+      {
+        path: '/locations/0/sensorGroups/0/openingHours/tuesday/0/close',
+        message: 'must differ from open (00:00 to 24:00 is a whole day)',
+      },
       { path: '/locations/0/sensorGroups/0/openingHours/monday/1', message: 'overlaps monday 02:00-09:00' },
       { path: '/locations/0/sensorGroups/0/openingHours/monday/0', message: 'overlaps sunday 22:00-03:00' },
     ]);
   });
 
   test('accepts an overnight interval followed by a later one on the next day', () => {
-    const openingHours = { friday: [{ open: '20:00', close: '02:00' }], saturday: [{ open: '02:00', close: '04:00' }, { open: '10:00', close: '24:00' }] };
+    const openingHours = {
+      friday: [{ open: '20:00', close: '02:00' }],
+      saturday: [
+        { open: '02:00', close: '04:00' },
+        { open: '10:00', close: '24:00' },
+      ],
+    };
     expect(validateImportFile({ locations: [loc({ sensorGroups: [group(1, { openingHours })] })] })).toHaveLength(1);
   });
 
@@ -102,6 +151,8 @@ describe('validateImportFile', () => {
 
 describe('uuidV5', () => {
   test('matches the RFC 9562 example (www.example.com in the DNS namespace)', () => {
-    expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+    expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe(
+      '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+    );
   });
 });

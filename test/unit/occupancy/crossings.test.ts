@@ -3,7 +3,13 @@ import { compileSearch } from '#shared/stores/opensearch/report/compile';
 import { DEFAULT_LIMITS } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { buildPlan } from '#shared/report/plan/build-plan';
-import { CAMERAS_PER_REPORT, countCrossings, CrossingCounts, crossingsRequest, occupancyOf } from '#shared/occupancy/crossings';
+import {
+  CAMERAS_PER_REPORT,
+  countCrossings,
+  CrossingCounts,
+  crossingsRequest,
+  occupancyOf,
+} from '#shared/occupancy/crossings';
 import type { CountingLine } from '#shared/locations/model';
 import { cameraBuckets } from './fakes';
 
@@ -12,7 +18,11 @@ type Json = Record<string, any>;
 
 const FROM = Date.parse('2024-03-31T04:00:00Z');
 const TO = Date.parse('2024-03-31T10:00:00Z');
-const line = (trackingCameraId: string, lineId: string, inDirection: 'A' | 'B'): CountingLine => ({ trackingCameraId, lineId, inDirection });
+const line = (trackingCameraId: string, lineId: string, inDirection: 'A' | 'B'): CountingLine => ({
+  trackingCameraId,
+  lineId,
+  inDirection,
+});
 
 /** filters(camera) → nested → terms(line) → terms(end), as an engine answers it. */
 function result(perCamera: Record<string, Record<string, Record<string, number>>>): AggResult {
@@ -40,7 +50,10 @@ function result(perCamera: Record<string, Record<string, Record<string, number>>
 class RecordingEngine implements ReportEngine {
   readonly maxBuckets = 65_535;
   readonly plans: ReportPlan[] = [];
-  constructor(private readonly answer: (plan: ReportPlan) => AggResult, private readonly truncated = false) {}
+  constructor(
+    private readonly answer: (plan: ReportPlan) => AggResult,
+    private readonly truncated = false,
+  ) {}
   async run(plan: ReportPlan, _scope: Scope): Promise<EngineResult> {
     this.plans.push(plan);
     return { root: this.answer(plan), truncated: this.truncated };
@@ -60,34 +73,63 @@ describe('the crossings report', () => {
 
   test('compiles to one search scoped to the organization, counting only items on the configured lines', () => {
     const plan = buildPlan(crossingsRequest('berlin-mall', ['cam-1'], ['door-north'], FROM, TO));
-    const body = compileSearch(plan, { organizationId: 'org-a' }, { indexPrefix: '', limits: DEFAULT_LIMITS }).body as Json;
+    const body = compileSearch(plan, { organizationId: 'org-a' }, { indexPrefix: '', limits: DEFAULT_LIMITS })
+      .body as Json;
     expect(body.query.bool.filter).toEqual(
       expect.arrayContaining([
         { term: { organizationId: 'org-a' } },
         { terms: { locationId: ['berlin-mall'] } },
         { terms: { trackingCameraId: ['cam-1'] } },
-        { nested: { path: 'crossedPaths', query: { bool: { filter: [{ terms: { 'crossedPaths.id': ['door-north'] } }] } } } },
+        {
+          nested: {
+            path: 'crossedPaths',
+            query: { bool: { filter: [{ terms: { 'crossedPaths.id': ['door-north'] } }] } },
+          },
+        },
       ]),
     );
     expect(body.aggs.s0.filters.filters).toEqual({ camera0: { terms: { trackingCameraId: ['cam-1'] } } });
-    expect(body.aggs.s0.aggs.s1.aggs.s1i.filter).toEqual({ bool: { filter: [{ terms: { 'crossedPaths.id': ['door-north'] } }] } });
+    expect(body.aggs.s0.aggs.s1.aggs.s1i.filter).toEqual({
+      bool: { filter: [{ terms: { 'crossedPaths.id': ['door-north'] } }] },
+    });
   });
 });
 
 describe('countCrossings', () => {
   test("reads the engine's buckets back per camera, line and direction", async () => {
     // Prepare: camera0 = cam-1, camera1 = cam-2 (sorted).
-    const engine = new RecordingEngine(() => result({ camera0: { 'door-north': { A: 3, B: 1 } }, camera1: { 'door-north': { A: 5 }, 'door-south': { B: 2 } } }));
+    const engine = new RecordingEngine(() =>
+      result({
+        camera0: { 'door-north': { A: 3, B: 1 } },
+        camera1: { 'door-north': { A: 5 }, 'door-south': { B: 2 } },
+      }),
+    );
     // Act
-    const counts = await countCrossings(engine, { organizationId: 'org-a' }, 'L', [line('cam-2', 'door-south', 'B'), line('cam-1', 'door-north', 'A')], FROM, TO);
+    const counts = await countCrossings(
+      engine,
+      { organizationId: 'org-a' },
+      'L',
+      [line('cam-2', 'door-south', 'B'), line('cam-1', 'door-north', 'A')],
+      FROM,
+      TO,
+    );
     // Assess
-    expect([counts.get('cam-1', 'door-north', 'A'), counts.get('cam-1', 'door-north', 'B'), counts.get('cam-2', 'door-north', 'A'), counts.get('cam-2', 'door-south', 'B')]).toEqual([3, 1, 5, 2]);
+    expect([
+      counts.get('cam-1', 'door-north', 'A'),
+      counts.get('cam-1', 'door-north', 'B'),
+      counts.get('cam-2', 'door-north', 'A'),
+      counts.get('cam-2', 'door-south', 'B'),
+    ]).toEqual([3, 1, 5, 2]);
     expect(counts.get('cam-9', 'gate', 'A')).toBe(0);
   });
 
   test('splits more cameras than one filters aggregation allows into several reports', async () => {
-    const engine = new RecordingEngine((plan) => result(Object.fromEntries(cameraBuckets(plan).map((b) => [b.name, { gate: { A: 1 } }]))));
-    const lines = Array.from({ length: CAMERAS_PER_REPORT + 1 }, (_, i) => line(`cam-${String(i).padStart(3, '0')}`, 'gate', 'A'));
+    const engine = new RecordingEngine((plan) =>
+      result(Object.fromEntries(cameraBuckets(plan).map((b) => [b.name, { gate: { A: 1 } }]))),
+    );
+    const lines = Array.from({ length: CAMERAS_PER_REPORT + 1 }, (_, i) =>
+      line(`cam-${String(i).padStart(3, '0')}`, 'gate', 'A'),
+    );
     const counts = await countCrossings(engine, { organizationId: 'o' }, 'L', lines, FROM, TO);
     expect(engine.plans).toHaveLength(2);
     expect(occupancyOf(lines, counts)).toBe(CAMERAS_PER_REPORT + 1);
@@ -101,7 +143,9 @@ describe('countCrossings', () => {
 
   test('fails rather than undercount when the engine cut terms keys', async () => {
     const engine = new RecordingEngine(() => result({}), true);
-    await expect(countCrossings(engine, { organizationId: 'o' }, 'L', [line('c', 'l', 'A')], FROM, TO)).rejects.toThrow(/truncated/);
+    await expect(countCrossings(engine, { organizationId: 'o' }, 'L', [line('c', 'l', 'A')], FROM, TO)).rejects.toThrow(
+      /truncated/,
+    );
   });
 });
 

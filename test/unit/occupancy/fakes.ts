@@ -5,18 +5,37 @@ import type { LiveView, LocationStore, RefreshUnit } from '#shared/locations/sto
 import type { OccupancyEntry } from '#shared/locations/occupancy-entry';
 
 export const everyDay = (open: string, close: string) =>
-  Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]));
+  Object.fromEntries(
+    ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ open, close }]]),
+  );
 
 export function location(id: string, organizationId = 'org-a', timezone = 'UTC'): Location {
-  return { id, name: id, organizationId, type: 'store', timezone, createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' };
+  return {
+    id,
+    name: id,
+    organizationId,
+    type: 'store',
+    timezone,
+    createdBy: null,
+    updatedBy: null,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-01T00:00:00.000Z',
+  };
 }
 
 export function group(id: number, camera: string, hours = everyDay('00:00', '24:00')): SensorGroup {
-  return { id, name: `Group ${id}`, lines: [{ trackingCameraId: camera, lineId: 'door', inDirection: 'A' }], openingHours: hours };
+  return {
+    id,
+    name: `Group ${id}`,
+    lines: [{ trackingCameraId: camera, lineId: 'door', inDirection: 'A' }],
+    openingHours: hours,
+  };
 }
 
 /** An in-memory LocationStore with the same conditional-write rules as the DynamoDB one. */
-export class MemoryStore implements Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy' | 'getLiveView'> {
+export class MemoryStore
+  implements Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy' | 'getLiveView'>
+{
   readonly entries = new Map<string, OccupancyEntry>();
   constructor(readonly units: { location: Location; sensorGroups: SensorGroup[] }[]) {}
 
@@ -25,7 +44,9 @@ export class MemoryStore implements Pick<LocationStore, 'listForRefresh' | 'putO
   async listForRefresh(): Promise<RefreshUnit[]> {
     return this.units.map((u) => ({
       ...u,
-      cachedGroupIds: [...this.entries.values()].filter((e) => e.organizationId === u.location.organizationId && e.locationId === u.location.id).map((e) => e.sensorGroupId),
+      cachedGroupIds: [...this.entries.values()]
+        .filter((e) => e.organizationId === u.location.organizationId && e.locationId === u.location.id)
+        .map((e) => e.sensorGroupId),
     }));
   }
 
@@ -45,7 +66,10 @@ export class MemoryStore implements Pick<LocationStore, 'listForRefresh' | 'putO
   async getLiveView(org: string, loc: string): Promise<LiveView | undefined> {
     const unit = this.units.find((u) => u.location.organizationId === org && u.location.id === loc);
     if (!unit) return undefined;
-    return { ...unit, occupancy: [...this.entries.values()].filter((e) => e.organizationId === org && e.locationId === loc) };
+    return {
+      ...unit,
+      occupancy: [...this.entries.values()].filter((e) => e.organizationId === org && e.locationId === loc),
+    };
   }
 }
 
@@ -63,12 +87,23 @@ export class CountingEngine implements ReportEngine {
     this.calls.push({ plan, scope });
     if (plan.locationIds?.some((id) => this.failFor.includes(id))) throw new Error('engine unavailable');
     const cameras = cameraBuckets(plan);
-    const ends = [{ key: 'A', count: this.ins }, { key: 'B', count: this.outs }];
+    const ends = [
+      { key: 'A', count: this.ins },
+      { key: 'B', count: this.outs },
+    ];
     return {
       truncated: false,
       root: {
         kind: 'filters',
-        buckets: cameras.map((c) => ({ key: c.name, count: 1, sub: { kind: 'single', count: 1, sub: { kind: 'terms', buckets: [{ key: 'door', count: 1, sub: { kind: 'terms', buckets: ends } }] } } })),
+        buckets: cameras.map((c) => ({
+          key: c.name,
+          count: 1,
+          sub: {
+            kind: 'single',
+            count: 1,
+            sub: { kind: 'terms', buckets: [{ key: 'door', count: 1, sub: { kind: 'terms', buckets: ends } }] },
+          },
+        })),
       },
     };
   }

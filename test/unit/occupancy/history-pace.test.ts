@@ -24,19 +24,36 @@ let cached: ReportEngine;
 beforeAll(async () => {
   duckdb = await openDuckDb(':memory:');
   const docs = Array.from({ length: 40 }, (_, i) =>
-    parseDocument('movementEvents', { organizationId: ORG, locationId: 'month', trackingCameraId: `cam-${1 + (i % 3)}`, timestamp: new Date(Date.parse('2025-03-01T09:00:00Z') + i * 18 * 3_600_000).toISOString(), crossedPaths: [{ id: 'door', end: i % 4 === 3 ? 'B' : 'A' }] }),
+    parseDocument('movementEvents', {
+      organizationId: ORG,
+      locationId: 'month',
+      trackingCameraId: `cam-${1 + (i % 3)}`,
+      timestamp: new Date(Date.parse('2025-03-01T09:00:00Z') + i * 18 * 3_600_000).toISOString(),
+      crossedPaths: [{ id: 'door', end: i % 4 === 3 ? 'B' : 'A' }],
+    }),
   );
   await ingestDocuments(duckdb, 'movementEvents', docs);
   const engine = new DuckDbEngine(duckdb);
   const answers = new Map<string, ReturnType<ReportEngine['run']>>();
-  cached = { maxBuckets: engine.maxBuckets, run: (plan, scope, options) => answers.get(JSON.stringify(plan)) ?? answers.set(JSON.stringify(plan), engine.run(plan, scope, options)).get(JSON.stringify(plan))! };
+  cached = {
+    maxBuckets: engine.maxBuckets,
+    run: (plan, scope, options) =>
+      answers.get(JSON.stringify(plan)) ??
+      answers.set(JSON.stringify(plan), engine.run(plan, scope, options)).get(JSON.stringify(plan))!,
+  };
 });
 afterAll(() => duckdb.closeSync());
 
 test('a cached month of history gives the event loop a turn at least every 256 slots and between groups', async () => {
   // Prepare: three groups open 08:00-22:00 in Berlin; the counts asked once, so that the second ask is cached.
-  const sensorGroups = [group(1, 'cam-1', everyDay('08:00', '22:00')), group(2, 'cam-2', everyDay('08:00', '22:00')), group(3, 'cam-3', everyDay('08:00', '22:00'))];
-  const store = { getLocationWithGroups: async () => ({ location: location('month', ORG, 'Europe/Berlin'), sensorGroups }) };
+  const sensorGroups = [
+    group(1, 'cam-1', everyDay('08:00', '22:00')),
+    group(2, 'cam-2', everyDay('08:00', '22:00')),
+    group(3, 'cam-3', everyDay('08:00', '22:00')),
+  ];
+  const store = {
+    getLocationWithGroups: async () => ({ location: location('month', ORG, 'Europe/Berlin'), sensorGroups }),
+  };
   const query = parseHistoryQuery({ filter: 'occupancy', from: '2025-03-01T00:00:00Z', to: '2025-04-01T00:00:00Z' });
   const first = await occupancyHistory({ store, engine: cached }, { organizationId: ORG }, 'month', query);
   let clock = 0;
@@ -50,10 +67,12 @@ test('a cached month of history gives the event loop a turn at least every 256 s
   };
   // Act
   setImmediate(tick);
-  const again = await occupancyHistory({ store, engine: cached }, { organizationId: ORG }, 'month', query).finally(() => {
-    running = false;
-    now.mockRestore();
-  });
+  const again = await occupancyHistory({ store, engine: cached }, { organizationId: ORG }, 'month', query).finally(
+    () => {
+      running = false;
+      now.mockRestore();
+    },
+  );
   // Assess: the same answer, 31 × 96 quarters per group; 31 × 288 = 8,928 five-minute slots are at
   // least 35 chunks of 256, and each group's samples and buckets take at least 2 turns more.
   expect(again).toEqual(first);

@@ -15,7 +15,9 @@ beforeAll(async () => {
 afterAll(() => duckdb.closeSync());
 
 const zones = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/St_Johns'];
-const isoDate = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
+const isoDate = fc
+  .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+  .map((d) => d.toISOString());
 const near = fc.integer({ min: -3 * 86_400_000, max: 40 * 86_400_000 });
 
 test('GET /locations/{id}/insights/history never answers 5xx, whatever the query, id, identity and Accept', async () => {
@@ -36,15 +38,31 @@ test('GET /locations/{id}/insights/history never answers 5xx, whatever the query
       fc.boolean(),
       fc.oneof(fc.constant('L1'), fc.string()),
       fc.option(fc.oneof(fc.constant(ORG_A), fc.uuid(), fc.string())),
-      fc.option(fc.constantFrom('text/csv', 'application/json', 'application/xml', '*/*', 'text/csv;q=0.5, application/json')),
+      fc.option(
+        fc.constantFrom('text/csv', 'application/json', 'application/xml', '*/*', 'text/csv;q=0.5, application/json'),
+      ),
       async (zone, q, spanTo, locationId, org, accept) => {
-        const store = { getLocationWithGroups: async (o: string, id: string) => (o === ORG_A && id === 'L1' ? { location: location('L1', ORG_A, zone), sensorGroups: [group(1, 'cam-1'), group(2, 'cam-2', everyDay('08:03', '02:30'))] } : undefined) };
+        const store = {
+          getLocationWithGroups: async (o: string, id: string) =>
+            o === ORG_A && id === 'L1'
+              ? {
+                  location: location('L1', ORG_A, zone),
+                  sensorGroups: [group(1, 'cam-1'), group(2, 'cam-2', everyDay('08:03', '02:30'))],
+                }
+              : undefined,
+        };
         const handler = createOccupancyHistoryHandler({ store: async () => store, engine: async () => engine });
         const { span, ...rest } = q;
         const query = Object.fromEntries(Object.entries(rest).filter((e): e is [string, string] => e[1] !== undefined));
-        if (spanTo && typeof q.from === 'string' && span !== undefined && !Number.isNaN(Date.parse(q.from))) query.to = new Date(Date.parse(q.from) + span).toISOString();
+        if (spanTo && typeof q.from === 'string' && span !== undefined && !Number.isNaN(Date.parse(q.from)))
+          query.to = new Date(Date.parse(q.from) + span).toISOString();
         const response = await invoke(handler, {
-          method: 'GET', path: `/locations/${encodeURIComponent(locationId)}/insights/history`, pathParameters: { locationId }, query, org, ...(accept === null ? {} : { headers: { accept } }),
+          method: 'GET',
+          path: `/locations/${encodeURIComponent(locationId)}/insights/history`,
+          pathParameters: { locationId },
+          query,
+          org,
+          ...(accept === null ? {} : { headers: { accept } }),
         });
         expect([200, 400, 401, 404, 406]).toContain(response.status);
         if (response.status !== 200) expect(response.headers['content-type']).toBe('application/problem+json');

@@ -17,7 +17,13 @@ test('GET /locations/{id}/insights/live never answers 5xx, whatever the filter, 
       fc.oneof(fc.string(), fc.constant('L1'), fc.string({ minLength: 1000, maxLength: 3000 })),
       fc.option(fc.oneof(fc.constant(ORG_A), fc.uuid(), fc.string())),
       async (filter, locationId, org) => {
-        const response = await invoke(live, { method: 'GET', path: `/locations/${encodeURIComponent(locationId)}/insights/live`, pathParameters: { locationId }, ...(filter === null ? {} : { query: { filter } }), org });
+        const response = await invoke(live, {
+          method: 'GET',
+          path: `/locations/${encodeURIComponent(locationId)}/insights/live`,
+          pathParameters: { locationId },
+          ...(filter === null ? {} : { query: { filter } }),
+          org,
+        });
         expect([200, 400, 401, 404]).toContain(response.status);
         if (response.status !== 200) expect(response.headers['content-type']).toBe('application/problem+json');
       },

@@ -19,8 +19,12 @@ describe('parseInsightKinds', () => {
   });
 
   test('is a 400 naming the query parameter when filter is missing or empty', () => {
-    expect(errorsOf(undefined)).toEqual([{ path: '/query/filter', message: 'is required (comma-separated insight kinds; allowed: occupancy)' }]);
-    expect(errorsOf(' , ')).toEqual([{ path: '/query/filter', message: 'must name at least one insight kind; allowed: occupancy' }]);
+    expect(errorsOf(undefined)).toEqual([
+      { path: '/query/filter', message: 'is required (comma-separated insight kinds; allowed: occupancy)' },
+    ]);
+    expect(errorsOf(' , ')).toEqual([
+      { path: '/query/filter', message: 'must name at least one insight kind; allowed: occupancy' },
+    ]);
   });
 
   test('is a 400 listing every unknown kind, even next to occupancy', () => {
@@ -33,13 +37,27 @@ describe('parseInsightKinds', () => {
 
 describe('liveInsights', () => {
   const NOW = Date.parse('2024-06-03T12:00:00Z'); // Monday
-  const entry = (sensorGroupId: number, occupancy: number, refreshedAt: string, openedAt = '2024-06-03T00:00:00.000Z') => ({
-    organizationId: 'org-a', locationId: 'L1', sensorGroupId, name: `cached ${sensorGroupId}`, occupancy, openedAt, refreshedAt,
+  const entry = (
+    sensorGroupId: number,
+    occupancy: number,
+    refreshedAt: string,
+    openedAt = '2024-06-03T00:00:00.000Z',
+  ) => ({
+    organizationId: 'org-a',
+    locationId: 'L1',
+    sensorGroupId,
+    name: `cached ${sensorGroupId}`,
+    occupancy,
+    openedAt,
+    refreshedAt,
   });
 
   function storeWith(...entries: ReturnType<typeof entry>[]) {
     const store = new MemoryStore([
-      { location: location('L1'), sensorGroups: [group(2, 'c2'), group(1, 'c1'), group(3, 'c3', everyDay('14:00', '20:00')), group(4, 'c4')] },
+      {
+        location: location('L1'),
+        sensorGroups: [group(2, 'c2'), group(1, 'c1'), group(3, 'c3', everyDay('14:00', '20:00')), group(4, 'c4')],
+      },
     ]);
     for (const e of entries) store.entries.set(JSON.stringify([e.organizationId, e.locationId, e.sensorGroupId]), e);
     return store;
@@ -48,7 +66,14 @@ describe('liveInsights', () => {
   test("answers the cached occupancy per open group, ordered by id, named by the group's current name", async () => {
     const store = storeWith(entry(2, 5, '2024-06-03T11:55:00.000Z'), entry(1, 0, '2024-06-03T11:55:00.000Z'));
     const { body } = await liveInsights(store, { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW);
-    expect(body).toEqual({ insights: { occupancy: [{ sensorGroup: { id: 1, name: 'Group 1' }, occupancy: 0 }, { sensorGroup: { id: 2, name: 'Group 2' }, occupancy: 5 }] } });
+    expect(body).toEqual({
+      insights: {
+        occupancy: [
+          { sensorGroup: { id: 1, name: 'Group 1' }, occupancy: 0 },
+          { sensorGroup: { id: 2, name: 'Group 2' }, occupancy: 5 },
+        ],
+      },
+    });
   });
 
   test('leaves out closed groups, entries older than three refresh periods and entries of an earlier open period', async () => {
@@ -63,7 +88,9 @@ describe('liveInsights', () => {
   });
 
   test('answers an empty array when nothing is cached', async () => {
-    expect((await liveInsights(storeWith(), { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW)).body).toEqual({ insights: { occupancy: [] } });
+    expect((await liveInsights(storeWith(), { organizationId: 'org-a' }, 'L1', ['occupancy'], NOW)).body).toEqual({
+      insights: { occupancy: [] },
+    });
   });
 
   test('adds the capacity of now and the utilization, rounded half up to 3 decimals, to groups that have a capacity', async () => {
@@ -74,7 +101,11 @@ describe('liveInsights', () => {
         sensorGroups: [{ ...group(1, 'c1'), capacity: 12 }, { ...group(2, 'c2'), capacity: 2000 }, group(4, 'c4')],
       },
     ]);
-    for (const e of [entry(1, 5, '2024-06-03T11:55:00.000Z'), entry(2, 1, '2024-06-03T11:55:00.000Z'), entry(4, 3, '2024-06-03T11:55:00.000Z')]) {
+    for (const e of [
+      entry(1, 5, '2024-06-03T11:55:00.000Z'),
+      entry(2, 1, '2024-06-03T11:55:00.000Z'),
+      entry(4, 3, '2024-06-03T11:55:00.000Z'),
+    ]) {
       store.entries.set(JSON.stringify([e.organizationId, e.locationId, e.sensorGroupId]), e);
     }
     // Act
@@ -89,14 +120,25 @@ describe('liveInsights', () => {
 
   test('is 404 for a location outside the grant, the answer of an unknown one', async () => {
     const store = storeWith(entry(1, 0, '2024-06-03T11:55:00.000Z'));
-    await expect(liveInsights(store, { organizationId: 'org-a', locationIds: ['L2'] }, 'L1', ['occupancy'], NOW)).rejects.toThrow("There is no location 'L1'.");
-    await expect(liveInsights(store, { organizationId: 'org-a', locationIds: [] }, 'L1', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
-    expect((await liveInsights(store, { organizationId: 'org-a', locationIds: ['L1', 'L2'] }, 'L1', ['occupancy'], NOW)).body.insights.occupancy).toHaveLength(1);
+    await expect(
+      liveInsights(store, { organizationId: 'org-a', locationIds: ['L2'] }, 'L1', ['occupancy'], NOW),
+    ).rejects.toThrow("There is no location 'L1'.");
+    await expect(
+      liveInsights(store, { organizationId: 'org-a', locationIds: [] }, 'L1', ['occupancy'], NOW),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    expect(
+      (await liveInsights(store, { organizationId: 'org-a', locationIds: ['L1', 'L2'] }, 'L1', ['occupancy'], NOW)).body
+        .insights.occupancy,
+    ).toHaveLength(1);
   });
 
   test("is 404 for an unknown location and for another organization's", async () => {
-    await expect(liveInsights(storeWith(), { organizationId: 'org-a' }, 'nope', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(liveInsights(storeWith(), { organizationId: 'org-b' }, 'L1', ['occupancy'], NOW)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      liveInsights(storeWith(), { organizationId: 'org-a' }, 'nope', ['occupancy'], NOW),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      liveInsights(storeWith(), { organizationId: 'org-b' }, 'L1', ['occupancy'], NOW),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 

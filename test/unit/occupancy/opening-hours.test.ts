@@ -1,7 +1,8 @@
 import { currentOpenPeriod, wallClockToInstant } from '#shared/occupancy/opening-hours';
 
 const at = (iso: string) => Date.parse(iso);
-const iso = (p: { start: number; end: number } | undefined) => p && { start: new Date(p.start).toISOString(), end: new Date(p.end).toISOString() };
+const iso = (p: { start: number; end: number } | undefined) =>
+  p && { start: new Date(p.start).toISOString(), end: new Date(p.end).toISOString() };
 const sunday = (open: string, close: string) => ({ sunday: [{ open, close }] });
 
 describe('currentOpenPeriod', () => {
@@ -22,7 +23,9 @@ describe('currentOpenPeriod', () => {
 
   test('uses the offset of that day on the European spring-forward day (08:00 CEST, not CET)', () => {
     // 2024-03-31: clocks go from 02:00 CET to 03:00 CEST; 08:00 CEST = 06:00Z.
-    expect(iso(currentOpenPeriod(sunday('08:00', '20:00'), 'Europe/Berlin', at('2024-03-31T06:00:00Z')))?.start).toBe('2024-03-31T06:00:00.000Z');
+    expect(iso(currentOpenPeriod(sunday('08:00', '20:00'), 'Europe/Berlin', at('2024-03-31T06:00:00Z')))?.start).toBe(
+      '2024-03-31T06:00:00.000Z',
+    );
     expect(currentOpenPeriod(sunday('08:00', '20:00'), 'Europe/Berlin', at('2024-03-31T05:59:00Z'))).toBeUndefined();
   });
 
@@ -55,7 +58,12 @@ describe('currentOpenPeriod', () => {
   });
 
   test('picks the interval that contains now when a day has several', () => {
-    const hours = { sunday: [{ open: '08:00', close: '12:00' }, { open: '14:00', close: '18:00' }] };
+    const hours = {
+      sunday: [
+        { open: '08:00', close: '12:00' },
+        { open: '14:00', close: '18:00' },
+      ],
+    };
     expect(iso(currentOpenPeriod(hours, 'UTC', at('2024-06-02T15:00:00Z')))?.start).toBe('2024-06-02T14:00:00.000Z');
     expect(currentOpenPeriod(hours, 'UTC', at('2024-06-02T13:00:00Z'))).toBeUndefined();
   });
@@ -63,27 +71,39 @@ describe('currentOpenPeriod', () => {
 
 describe('wallClockToInstant', () => {
   test('maps a time skipped by the clocks to the instant they jump (02:30 on 2024-03-31 in Berlin → 03:00 CEST)', () => {
-    expect(new Date(wallClockToInstant({ year: 2024, month: 3, day: 31 }, 150, 'Europe/Berlin')).toISOString()).toBe('2024-03-31T01:00:00.000Z');
+    expect(new Date(wallClockToInstant({ year: 2024, month: 3, day: 31 }, 150, 'Europe/Berlin')).toISOString()).toBe(
+      '2024-03-31T01:00:00.000Z',
+    );
   });
 
   test('maps a time that occurs twice to its first occurrence (01:30 on 2024-11-03 in New York → EDT)', () => {
-    expect(new Date(wallClockToInstant({ year: 2024, month: 11, day: 3 }, 90, 'America/New_York')).toISOString()).toBe('2024-11-03T05:30:00.000Z');
+    expect(new Date(wallClockToInstant({ year: 2024, month: 11, day: 3 }, 90, 'America/New_York')).toISOString()).toBe(
+      '2024-11-03T05:30:00.000Z',
+    );
   });
 
   test('maps 24:00 to the next midnight', () => {
-    expect(new Date(wallClockToInstant({ year: 2024, month: 12, day: 31 }, 1440, 'Europe/Berlin')).toISOString()).toBe('2024-12-31T23:00:00.000Z');
+    expect(new Date(wallClockToInstant({ year: 2024, month: 12, day: 31 }, 1440, 'Europe/Berlin')).toISOString()).toBe(
+      '2024-12-31T23:00:00.000Z',
+    );
   });
 });
 
 describe('wallClockToInstant at the edges of the time zone database', () => {
   test('maps a skipped midnight to the instant the clocks jump (Chile, 2024-09-08 00:00 → 01:00 -03)', () => {
-    expect(new Date(wallClockToInstant({ year: 2024, month: 9, day: 8 }, 0, 'America/Santiago')).toISOString()).toBe('2024-09-08T04:00:00.000Z');
+    expect(new Date(wallClockToInstant({ year: 2024, month: 9, day: 8 }, 0, 'America/Santiago')).toISOString()).toBe(
+      '2024-09-08T04:00:00.000Z',
+    );
   });
 
   test('handles a half-hour DST shift (Lord Howe, 2024-10-06 02:15 does not exist → 02:30 +11)', () => {
-    expect(new Date(wallClockToInstant({ year: 2024, month: 10, day: 6 }, 135, 'Australia/Lord_Howe')).toISOString()).toBe('2024-10-05T15:30:00.000Z');
+    expect(
+      new Date(wallClockToInstant({ year: 2024, month: 10, day: 6 }, 135, 'Australia/Lord_Howe')).toISOString(),
+    ).toBe('2024-10-05T15:30:00.000Z');
     // 03:00 +11 exists once.
-    expect(new Date(wallClockToInstant({ year: 2024, month: 10, day: 6 }, 180, 'Australia/Lord_Howe')).toISOString()).toBe('2024-10-05T16:00:00.000Z');
+    expect(
+      new Date(wallClockToInstant({ year: 2024, month: 10, day: 6 }, 180, 'Australia/Lord_Howe')).toISOString(),
+    ).toBe('2024-10-05T16:00:00.000Z');
   });
 
   test('a day whose midnight is skipped lasts 23 hours', () => {

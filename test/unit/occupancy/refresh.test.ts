@@ -6,13 +6,29 @@ const NOW = Date.parse('2024-06-03T12:00:00Z'); // a Monday
 describe('refreshOccupancy', () => {
   test('writes one entry per open group: ins − outs since the opening, with the period it counted from', async () => {
     // Prepare
-    const store = new MemoryStore([{ location: location('L1'), sensorGroups: [group(1, 'cam-1', everyDay('08:00', '20:00'))] }]);
+    const store = new MemoryStore([
+      { location: location('L1'), sensorGroups: [group(1, 'cam-1', everyDay('08:00', '20:00'))] },
+    ]);
     // Act
     const summary = await refreshOccupancy({ store, engine: new CountingEngine(5, 2) }, NOW);
     // Assess
-    expect(summary).toMatchObject({ locations: 1, refreshedLocations: 1, failedLocations: 0, entriesWritten: 1, entriesDeleted: 0 });
+    expect(summary).toMatchObject({
+      locations: 1,
+      refreshedLocations: 1,
+      failedLocations: 0,
+      entriesWritten: 1,
+      entriesDeleted: 0,
+    });
     expect([...store.entries.values()]).toEqual([
-      { organizationId: 'org-a', locationId: 'L1', sensorGroupId: 1, name: 'Group 1', occupancy: 3, openedAt: '2024-06-03T08:00:00.000Z', refreshedAt: '2024-06-03T12:00:00.000Z' },
+      {
+        organizationId: 'org-a',
+        locationId: 'L1',
+        sensorGroupId: 1,
+        name: 'Group 1',
+        occupancy: 3,
+        openedAt: '2024-06-03T08:00:00.000Z',
+        refreshedAt: '2024-06-03T12:00:00.000Z',
+      },
     ]);
   });
 
@@ -35,9 +51,18 @@ describe('refreshOccupancy', () => {
       { location: location('good'), sensorGroups: [group(1, 'cam-1')] },
     ]);
     const logged: unknown[] = [];
-    const logger = { info: () => undefined, error: (message: string, extra: Record<string, unknown>) => logged.push({ message, locationId: extra.locationId }) };
+    const logger = {
+      info: () => undefined,
+      error: (message: string, extra: Record<string, unknown>) =>
+        logged.push({ message, locationId: extra.locationId }),
+    };
     const summary = await refreshOccupancy({ store, engine: new CountingEngine(2, 0, ['bad']), logger }, NOW);
-    expect(summary).toMatchObject({ locations: 2, refreshedLocations: 1, failedLocations: 1, failures: [{ locationId: 'bad', message: 'engine unavailable' }] });
+    expect(summary).toMatchObject({
+      locations: 2,
+      refreshedLocations: 1,
+      failedLocations: 1,
+      failures: [{ locationId: 'bad', message: 'engine unavailable' }],
+    });
     expect(logged).toEqual([{ message: 'occupancy refresh of a location failed', locationId: 'bad' }]);
     expect([...store.entries.values()].map((e) => e.locationId)).toEqual(['good']);
   });
@@ -46,7 +71,10 @@ describe('refreshOccupancy', () => {
     const hours = everyDay('08:00', '12:00');
     const store = new MemoryStore([{ location: location('L1'), sensorGroups: [group(1, 'cam-1', hours)] }]);
     await refreshOccupancy({ store, engine: new CountingEngine(1) }, Date.parse('2024-06-03T11:55:00Z'));
-    const summary = await refreshOccupancy({ store, engine: new CountingEngine(1) }, Date.parse('2024-06-03T12:00:00Z'));
+    const summary = await refreshOccupancy(
+      { store, engine: new CountingEngine(1) },
+      Date.parse('2024-06-03T12:00:00Z'),
+    );
     expect(summary).toMatchObject({ entriesWritten: 0, entriesDeleted: 1 });
     expect(store.entries.size).toBe(0);
   });
@@ -68,9 +96,21 @@ describe('refreshOccupancy', () => {
   });
 
   test('counts groups that opened at different times with one report each', async () => {
-    const store = new MemoryStore([{ location: location('L1'), sensorGroups: [group(1, 'cam-1', everyDay('08:00', '20:00')), group(2, 'cam-2', everyDay('10:00', '20:00')), group(3, 'cam-3', everyDay('08:00', '18:00'))] }]);
+    const store = new MemoryStore([
+      {
+        location: location('L1'),
+        sensorGroups: [
+          group(1, 'cam-1', everyDay('08:00', '20:00')),
+          group(2, 'cam-2', everyDay('10:00', '20:00')),
+          group(3, 'cam-3', everyDay('08:00', '18:00')),
+        ],
+      },
+    ]);
     const engine = new CountingEngine(1);
     await refreshOccupancy({ store, engine }, NOW);
-    expect(engine.calls.map((c) => c.plan.timeRange?.from)).toEqual([Date.parse('2024-06-03T08:00:00Z'), Date.parse('2024-06-03T10:00:00Z')]);
+    expect(engine.calls.map((c) => c.plan.timeRange?.from)).toEqual([
+      Date.parse('2024-06-03T08:00:00Z'),
+      Date.parse('2024-06-03T10:00:00Z'),
+    ]);
   });
 });

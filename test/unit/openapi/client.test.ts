@@ -23,8 +23,12 @@ const ROOT = join(__dirname, '../../..');
 /** Node on `args`, asynchronously: the program calls the server this process runs. */
 const run = (args: readonly string[], cwd: string, env: Record<string, string> = {}) =>
   new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 240_000 }, (error, stdout, stderr) =>
-      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      args,
+      { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 240_000 },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 
@@ -75,14 +79,29 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   writeFileSync(join(dir, 'report.ts'), REPORT_PROGRAM);
   writeFileSync(join(dir, 'misspelled.ts'), MISSPELLED_PROGRAM);
-  const compilerOptions = { target: 'es2022', module: 'esnext', moduleResolution: 'bundler', strict: true, skipLibCheck: false, types: ['node'], outDir: 'out' };
+  const compilerOptions = {
+    target: 'es2022',
+    module: 'esnext',
+    moduleResolution: 'bundler',
+    strict: true,
+    skipLibCheck: false,
+    types: ['node'],
+    outDir: 'out',
+  };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['report.ts'] }));
-  writeFileSync(join(dir, 'tsconfig.misspelled.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, files: ['misspelled.ts'] }));
-  const generated = await run([join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '--output', 'api.d.ts'], dir);
+  writeFileSync(
+    join(dir, 'tsconfig.misspelled.json'),
+    JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, files: ['misspelled.ts'] }),
+  );
+  const generated = await run(
+    [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '--output', 'api.d.ts'],
+    dir,
+  );
   if (generated.status !== 0) throw new Error(`openapi-typescript failed: ${generated.stderr}`);
 
   db = await openDuckDb(':memory:');
-  for (const c of COLLECTIONS) await ingestDocuments(db, c, FIXTURE_DOCUMENTS[c].map((d) => parseDocument(c, d)) as never);
+  for (const c of COLLECTIONS)
+    await ingestDocuments(db, c, FIXTURE_DOCUMENTS[c].map((d) => parseDocument(c, d)) as never);
   provideStore(duckDbStore(db));
   const key = await ephemeralDevKey();
   token = await mintDevToken(key, { organizationId: ORG_A, claimName: 'custom:organizationId' });
@@ -135,6 +154,8 @@ describe('a TypeScript client generated from the OpenAPI document', () => {
     expect(compiled.status).not.toBe(0);
     const errors = compiled.stdout.split('\n').filter((line) => line.includes('error TS'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^misspelled\.ts\(5,35\): error TS\d+: Type '"lable"' is not assignable to type '[^']*"label"[^']*'\. Did you mean '"label"'\?$/);
+    expect(errors[0]).toMatch(
+      /^misspelled\.ts\(5,35\): error TS\d+: Type '"lable"' is not assignable to type '[^']*"label"[^']*'\. Did you mean '"label"'\?$/,
+    );
   });
 });

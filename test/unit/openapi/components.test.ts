@@ -9,9 +9,16 @@ import { apiSchemas, described, named } from '#shared/openapi/registry';
  */
 describe('the component schemas generated from registered zod schemas', () => {
   const Kind = named(z.enum(['a', 'b']), 'Kind', 'A kind.');
-  const Dot = named(z.strictObject({ type: described(z.literal('dot'), 'The shape.'), at: described(z.number(), 'Where.') }), 'Dot', 'A dot.');
+  const Dot = named(
+    z.strictObject({ type: described(z.literal('dot'), 'The shape.'), at: described(z.number(), 'Where.') }),
+    'Dot',
+    'A dot.',
+  );
   const Line = named(
-    z.strictObject({ type: described(z.literal('line'), 'The shape.'), kind: described(z.string(), 'Any text to zod, a Kind in the document.', Kind) }),
+    z.strictObject({
+      type: described(z.literal('line'), 'The shape.'),
+      kind: described(z.string(), 'Any text to zod, a Kind in the document.', Kind),
+    }),
     'Line',
     'A line.',
   );
@@ -26,10 +33,21 @@ describe('the component schemas generated from registered zod schemas', () => {
     expect(components.Shape).toEqual({
       description: 'A shape, by type.',
       oneOf: [{ $ref: '#/components/schemas/Dot' }, { $ref: '#/components/schemas/Line' }],
-      discriminator: { propertyName: 'type', mapping: { dot: '#/components/schemas/Dot', line: '#/components/schemas/Line' } },
+      discriminator: {
+        propertyName: 'type',
+        mapping: { dot: '#/components/schemas/Dot', line: '#/components/schemas/Line' },
+      },
     });
-    expect(components.Line).toMatchObject({ properties: { kind: { $ref: '#/components/schemas/Kind', description: 'Any text to zod, a Kind in the document.' } } });
-    expect(components.Drawing).toMatchObject({ properties: { shapes: { type: 'array', items: { $ref: '#/components/schemas/Shape' }, description: 'The shapes.' } } });
+    expect(components.Line).toMatchObject({
+      properties: {
+        kind: { $ref: '#/components/schemas/Kind', description: 'Any text to zod, a Kind in the document.' },
+      },
+    });
+    expect(components.Drawing).toMatchObject({
+      properties: {
+        shapes: { type: 'array', items: { $ref: '#/components/schemas/Shape' }, description: 'The shapes.' },
+      },
+    });
   });
 
   test('validates a described copy as the original, with the same issues', () => {
@@ -40,8 +58,13 @@ describe('the component schemas generated from registered zod schemas', () => {
 
   test('refuses a discriminated union whose options are not components', () => {
     const registry = z.registry<{ id?: string; description?: string }>();
-    const loose = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('x') }), z.strictObject({ type: z.literal('y') })]);
+    const loose = z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('x') }),
+      z.strictObject({ type: z.literal('y') }),
+    ]);
     registry.add(loose, { id: 'Loose' });
-    expect(() => generatedComponents(registry)).toThrow('Each option of a union discriminated by "type" must be a named component');
+    expect(() => generatedComponents(registry)).toThrow(
+      'Each option of a union discriminated by "type" must be a named component',
+    );
   });
 });

@@ -8,7 +8,12 @@ const QUARTER = 15 * MIN;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const march = { type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' } as const;
-const plan = (timeZone: string) => buildPlan({ source: 'movementEvents', filters: [march], aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone }] });
+const plan = (timeZone: string) =>
+  buildPlan({
+    source: 'movementEvents',
+    filters: [march],
+    aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone }],
+  });
 
 describe('the grain floor', () => {
   test('floors to the grain, before 1970 too, and keeps Infinity (a watermark with nothing dirty)', () => {
@@ -50,7 +55,11 @@ describe('chooseRollup', () => {
   });
 
   test('a watermark in the third day cuts the day rows at its midnight', () => {
-    expect(chooseRollup(plan('UTC'), QUARTER, from + 2 * DAY + 5 * HOUR + 7 * MIN)).toEqual({ level: DAY, from, to: from + 2 * DAY });
+    expect(chooseRollup(plan('UTC'), QUARTER, from + 2 * DAY + 5 * HOUR + 7 * MIN)).toEqual({
+      level: DAY,
+      from,
+      to: from + 2 * DAY,
+    });
   });
 
   test('Berlin days read hours (a day row is a UTC day); Kolkata days, quarters (+05:30)', () => {
@@ -59,6 +68,8 @@ describe('chooseRollup', () => {
   });
 
   test('a watermark before the range reads raw, saying up to when the rollups are complete', () => {
-    expect(chooseRollup(plan('UTC'), QUARTER, from - DAY)).toBe(`the rollups are complete only up to ${new Date(from - DAY).toISOString()}, before this time range`);
+    expect(chooseRollup(plan('UTC'), QUARTER, from - DAY)).toBe(
+      `the rollups are complete only up to ${new Date(from - DAY).toISOString()}, before this time range`,
+    );
   });
 });

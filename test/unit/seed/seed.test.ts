@@ -41,8 +41,11 @@ describe('seeding', () => {
     const { target, written } = countingTarget();
     const calls: [number, number][] = [];
     // Act
-    const summary = await seed(target, new TableLocationStore(table), { organizationId: ORG, days: 2, locations: 1, now: Date.parse('2024-03-06T15:00:00Z') }, (done, total) =>
-      calls.push([done, total]),
+    const summary = await seed(
+      target,
+      new TableLocationStore(table),
+      { organizationId: ORG, days: 2, locations: 1, now: Date.parse('2024-03-06T15:00:00Z') },
+      (done, total) => calls.push([done, total]),
     );
     // Assess
     const documents = written.movementEvents + written.parkingEvents + written.parkingLotStats;
@@ -54,7 +57,12 @@ describe('seeding', () => {
 
   test('writes the locations only when given no target', async () => {
     const store = new TableLocationStore(table);
-    const summary = await seed(undefined, store, { organizationId: ORG, days: 2, locations: 2, now: Date.parse('2024-03-06T15:00:00Z') });
+    const summary = await seed(undefined, store, {
+      organizationId: ORG,
+      days: 2,
+      locations: 2,
+      now: Date.parse('2024-03-06T15:00:00Z'),
+    });
     const none = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
     expect(summary).toEqual({ locations: 2, documents: none, duplicates: none, failures: [] });
     expect((await store.listLocations(ORG)).map((l) => l.id)).toEqual(['berlin-mall', 'nyc-garage']);
@@ -64,7 +72,13 @@ describe('seeding', () => {
     // Prepare: a DuckDB file; 1 location (Berlin), 2 days up to 15:00Z, then up to 16:00Z (same local date).
     const target = await duckDbTarget(join(dir, 'reports.duckdb'));
     const store = new TableLocationStore(table);
-    const at = (iso: string) => ({ organizationId: ORG, days: 2, locations: 1, eventsPerDay: 200, now: Date.parse(iso) });
+    const at = (iso: string) => ({
+      organizationId: ORG,
+      days: 2,
+      locations: 1,
+      eventsPerDay: 200,
+      now: Date.parse(iso),
+    });
     const total = (r: Record<Collection, number>) => r.movementEvents + r.parkingEvents + r.parkingLotStats;
     const stored = async () => {
       const reader = await target.instance.connect();
@@ -84,7 +98,10 @@ describe('seeding', () => {
       // Assess: the same run again writes nothing; an hour later, everything of the first run comes
       // back as a duplicate and only documents after 15:00Z (the new hour, and stays that ended in it) are written.
       expect(total(first.documents)).toBeGreaterThan(0);
-      expect({ written: total(same.documents), duplicates: total(same.duplicates) }).toEqual({ written: 0, duplicates: total(first.documents) });
+      expect({ written: total(same.documents), duplicates: total(same.duplicates) }).toEqual({
+        written: 0,
+        duplicates: total(first.documents),
+      });
       expect(total(later.duplicates)).toBe(total(first.documents));
       expect(total(later.documents)).toBeGreaterThan(0);
       expect(await stored()).toBe(total(first.documents) + total(later.documents));

@@ -24,15 +24,26 @@ let most: number;
 beforeAll(async () => {
   db = await openDuckDb(':memory:');
   // Two events a day (00:00 and 12:00 UTC) for 30 days.
-  const docs = Array.from({ length: 60 }, (_, i) => ({ organizationId: ORG, locationId: 'loc', timestamp: new Date(T0 + i * 12 * 3_600_000).toISOString(), trackingCameraId: 'cam', label: 'car' }));
-  await ingestDocuments(db, 'movementEvents', docs.map((d) => parseDocument('movementEvents', d)));
+  const docs = Array.from({ length: 60 }, (_, i) => ({
+    organizationId: ORG,
+    locationId: 'loc',
+    timestamp: new Date(T0 + i * 12 * 3_600_000).toISOString(),
+    trackingCameraId: 'cam',
+    label: 'car',
+  }));
+  await ingestDocuments(
+    db,
+    'movementEvents',
+    docs.map((d) => parseDocument('movementEvents', d)),
+  );
 });
 afterAll(() => db.closeSync());
 beforeEach(() => {
   most = 0;
   const add = EventTarget.prototype.addEventListener;
   jest.spyOn(EventTarget.prototype, 'addEventListener').mockImplementation(function (this: EventTarget, type, ...rest) {
-    if (this instanceof AbortSignal && type === 'abort') most = Math.max(most, getEventListeners(this, 'abort').length + 1);
+    if (this instanceof AbortSignal && type === 'abort')
+      most = Math.max(most, getEventListeners(this, 'abort').length + 1);
     return add.call(this, type, ...rest);
   });
 });
@@ -44,7 +55,10 @@ const daily = {
   aggregations: [{ type: 'dateHistogram', interval: '1d' }],
   splitInterval: '1d',
 };
-const days = Array.from({ length: 30 }, (_, i) => ({ timestamp: new Date(T0 + i * 86_400_000).toISOString(), count: 2 }));
+const days = Array.from({ length: 30 }, (_, i) => ({
+  timestamp: new Date(T0 + i * 86_400_000).toISOString(),
+  count: 2,
+}));
 
 test('30 slices running at once under one deadline add one abort listener to it, not 30', async () => {
   // Prepare
@@ -61,7 +75,9 @@ test('30 slices running at once under one deadline add one abort listener to it,
 
 test('12 split reports at once on one engine add one listener to its shutdown signal, not one per slice', async () => {
   const engine = new DuckDbEngine(db);
-  const answers = await Promise.all(Array.from({ length: 12 }, () => answerReport(daily, { organizationId: ORG }, engine, 'application/json')));
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, () => answerReport(daily, { organizationId: ORG }, engine, 'application/json')),
+  );
   expect(answers.map((a) => JSON.parse(a.body))).toEqual(Array.from({ length: 12 }, () => days));
   expect(most).toBe(1);
 });

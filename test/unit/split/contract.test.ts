@@ -2,9 +2,18 @@ import { type AppError, EngineUnavailableError, TooManyBucketsError } from '#sha
 import { decodeSliceError, encodeSliceError, SLICE_ERROR } from '#shared/report/split/contract';
 
 /** What crosses the Step Functions boundary: the Lambda runtime's envelope around the thrown error. */
-const envelope = (e: Error): string => JSON.stringify({ errorType: e.name, errorMessage: e.message, trace: ['at worker'] });
+const envelope = (e: Error): string =>
+  JSON.stringify({ errorType: e.name, errorMessage: e.message, trace: ['at worker'] });
 
-const fields = (e: AppError) => ({ status: e.status, slug: e.slug, title: e.title, detail: e.detail, headers: e.headers, extensions: e.extensions, problem: e.toProblem() });
+const fields = (e: AppError) => ({
+  status: e.status,
+  slug: e.slug,
+  title: e.title,
+  detail: e.detail,
+  headers: e.headers,
+  extensions: e.extensions,
+  problem: e.toProblem(),
+});
 
 describe('the split error codec', () => {
   test.each([

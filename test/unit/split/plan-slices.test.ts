@@ -5,8 +5,14 @@ import { histogramBucketEstimate, planEvenSlices, planSlices } from '#shared/rep
 /** A split plan over [from, to) with a histogram of `interval` in `timeZone`, by terms on label. */
 function plan(from: string, to: string, interval: string, splitInterval: string, timeZone = 'UTC') {
   return buildPlan({
-    filters: [{ type: 'terms', field: 'label', values: ['car'] }, { type: 'range', field: 'timestamp', from, to }],
-    aggregations: [{ type: 'dateHistogram', interval, timeZone }, { type: 'terms', field: 'label' }],
+    filters: [
+      { type: 'terms', field: 'label', values: ['car'] },
+      { type: 'range', field: 'timestamp', from, to },
+    ],
+    aggregations: [
+      { type: 'dateHistogram', interval, timeZone },
+      { type: 'terms', field: 'label' },
+    ],
     splitInterval,
   });
 }
@@ -35,19 +41,35 @@ describe('planSlices: calendar split intervals in the histogram time zone', () =
 
   test('cuts Berlin days at local midnight, so the day of the DST change is a 23-hour slice', () => {
     const cut = edges('2024-03-30T00:00:00Z', '2024-04-01T12:00:00Z', '1h', '1d', 'Europe/Berlin');
-    expect(cut).toEqual(['2024-03-30T00:00:00.000Z', '2024-03-30T23:00:00.000Z', '2024-03-31T22:00:00.000Z', '2024-04-01T12:00:00.000Z']);
+    expect(cut).toEqual([
+      '2024-03-30T00:00:00.000Z',
+      '2024-03-30T23:00:00.000Z',
+      '2024-03-31T22:00:00.000Z',
+      '2024-04-01T12:00:00.000Z',
+    ]);
   });
 
   test('cuts a day whose midnight the clocks skip at the instant they jump (Santiago, 8 September 2024: 00:00 -04 → 01:00 -03)', () => {
     // Local midnights: 7 Sep 04:00Z; 8 Sep does not exist, the day starts at 01:00 -03 = 04:00Z; 9 and 10 Sep 03:00Z.
     const cut = edges('2024-09-07T04:00:00Z', '2024-09-10T03:00:00Z', '1h', '1d', 'America/Santiago');
-    expect(cut).toEqual(['2024-09-07T04:00:00.000Z', '2024-09-08T04:00:00.000Z', '2024-09-09T03:00:00.000Z', '2024-09-10T03:00:00.000Z']);
+    expect(cut).toEqual([
+      '2024-09-07T04:00:00.000Z',
+      '2024-09-08T04:00:00.000Z',
+      '2024-09-09T03:00:00.000Z',
+      '2024-09-10T03:00:00.000Z',
+    ]);
   });
 
   test('steps fixed split units in exact hours from local midnight, also across a DST change (6h on 31 March in Berlin)', () => {
     // Local midnight 30 Mar 23:00Z; +6 h steps: 05:00Z, 11:00Z, 17:00Z (07:00, 13:00, 19:00 CEST after the change).
     const cut = edges('2024-03-30T23:00:00Z', '2024-03-31T22:00:00Z', '1h', '6h', 'Europe/Berlin');
-    expect(cut).toEqual(['2024-03-30T23:00:00.000Z', '2024-03-31T05:00:00.000Z', '2024-03-31T11:00:00.000Z', '2024-03-31T17:00:00.000Z', '2024-03-31T22:00:00.000Z']);
+    expect(cut).toEqual([
+      '2024-03-30T23:00:00.000Z',
+      '2024-03-31T05:00:00.000Z',
+      '2024-03-31T11:00:00.000Z',
+      '2024-03-31T17:00:00.000Z',
+      '2024-03-31T22:00:00.000Z',
+    ]);
   });
 
   test('starts weeks on Monday: from Wednesday 1 May, cuts fall on Mondays 6 and 13 May', () => {
@@ -138,7 +160,10 @@ describe('planSlices: the slice plans', () => {
     const [first, second] = planSlices(plan('2024-01-15T00:00:00Z', '2024-02-10T00:00:00Z', '1d', '1M'));
     const feb = Date.parse('2024-02-01T00:00:00Z');
     expect(second?.plan.timeRange).toEqual({ from: feb, to: Date.parse('2024-02-10T00:00:00Z') });
-    expect(first?.plan.pipeline[0]).toMatchObject({ kind: 'dateHistogram', bounds: { from: Date.parse('2024-01-15T00:00:00Z'), to: feb } });
+    expect(first?.plan.pipeline[0]).toMatchObject({
+      kind: 'dateHistogram',
+      bounds: { from: Date.parse('2024-01-15T00:00:00Z'), to: feb },
+    });
     expect(first?.plan.filters).toEqual([
       { kind: 'terms', field: { name: 'label', kind: 'keyword' }, values: ['car'] },
       { kind: 'range', field: { name: 'timestamp', kind: 'date' }, from: Date.parse('2024-01-15T00:00:00Z'), to: feb },
@@ -191,7 +216,10 @@ describe('planSlices: the slice cap', () => {
 describe('planEvenSlices (splitInterval "auto")', () => {
   /** Edges of `parts` even slices of a daily Berlin histogram over March 2024 (31 local days, 30 days 23 h). */
   const even = (parts: number) => {
-    const slices = planEvenSlices(plan('2024-02-29T23:00:00Z', '2024-03-31T22:00:00Z', '1d', 'auto', 'Europe/Berlin'), parts);
+    const slices = planEvenSlices(
+      plan('2024-02-29T23:00:00Z', '2024-03-31T22:00:00Z', '1d', 'auto', 'Europe/Berlin'),
+      parts,
+    );
     return [...slices.map((s) => s.from), ...slices.slice(-1).map((s) => s.to)].map((t) => new Date(t).toISOString());
   };
 

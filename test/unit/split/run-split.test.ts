@@ -25,7 +25,10 @@ class HourlyLabelEngine implements ReportEngine {
     for (let key = Math.floor(from / H) * H; key < to; key += H) {
       const inBucket = this.docs.filter((d) => d.t >= Math.max(key, from) && d.t < Math.min(key + H, to));
       const labels = [...new Set(inBucket.map((d) => d.label))].sort();
-      const sub: AggResult = { kind: 'terms', buckets: labels.map((l) => ({ key: l, count: inBucket.filter((d) => d.label === l).length })) };
+      const sub: AggResult = {
+        kind: 'terms',
+        buckets: labels.map((l) => ({ key: l, count: inBucket.filter((d) => d.label === l).length })),
+      };
       buckets.push({ key, count: inBucket.length, sub });
     }
     return { root: { kind: 'histogram', buckets }, truncated: false };
@@ -34,7 +37,10 @@ class HourlyLabelEngine implements ReportEngine {
 
 const body = (splitInterval?: string) => ({
   filters: [{ type: 'range', field: 'timestamp', from: '2024-01-01T00:00:00Z', to: '2024-01-01T06:00:00Z' }],
-  aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1h' },
+    { type: 'terms', field: 'label' },
+  ],
   ...(splitInterval ? { splitInterval } : {}),
 });
 const t0 = Date.parse('2024-01-01T00:00:00Z');
@@ -111,16 +117,29 @@ describe('runSplit with the in-process executor', () => {
   });
 
   test('answers 422 naming the split interval when one slice alone is over the bucket limit', async () => {
-    const refusing: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new TooManyBucketsError(2000)) };
+    const refusing: ReportEngine = {
+      maxBuckets: 65_535,
+      run: async () => Promise.reject(new TooManyBucketsError(2000)),
+    };
     const attempt = runSplit(buildPlan(body('1d')), scope, inProcessSliceExecutor(refusing));
     await expect(attempt).rejects.toBeInstanceOf(SliceTooManyBucketsError);
-    await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxBuckets: 2000, splitInterval: '1d' } });
+    await expect(attempt).rejects.toMatchObject({
+      status: 422,
+      slug: 'too-many-buckets',
+      extensions: { maxBuckets: 2000, splitInterval: '1d' },
+    });
     await expect(attempt).rejects.toThrow(/one slice of splitInterval "1d"/);
   });
 
   test('answers 500 without internals when a slice fails with something that is not an AppError', async () => {
-    const broken: ReportEngine = { maxBuckets: 65_535, run: async () => Promise.reject(new TypeError('x is undefined')) };
-    await expect(runSplit(buildPlan(body('1h')), scope, inProcessSliceExecutor(broken))).rejects.toMatchObject({ status: 500, detail: 'An unexpected error occurred.' });
+    const broken: ReportEngine = {
+      maxBuckets: 65_535,
+      run: async () => Promise.reject(new TypeError('x is undefined')),
+    };
+    await expect(runSplit(buildPlan(body('1h')), scope, inProcessSliceExecutor(broken))).rejects.toMatchObject({
+      status: 500,
+      detail: 'An unexpected error occurred.',
+    });
   });
 });
 
@@ -133,12 +152,16 @@ describe('runSplit with splitInterval "auto"', () => {
 
     override async run(plan: ReportPlan): Promise<EngineResult> {
       const result = await super.run(plan);
-      const buckets = result.root.kind === 'histogram' ? result.root.buckets.reduce((n, b) => n + 1 + (b.sub?.kind === 'terms' ? b.sub.buckets.length : 0), 0) : 0;
+      const buckets =
+        result.root.kind === 'histogram'
+          ? result.root.buckets.reduce((n, b) => n + 1 + (b.sub?.kind === 'terms' ? b.sub.buckets.length : 0), 0)
+          : 0;
       if (buckets > this.limit) throw new TooManyBucketsError(this.limit);
       return result;
     }
   }
-  const ranges = (engine: HourlyLabelEngine) => engine.plans.map((p) => [(p.timeRange!.from! - t0) / H, (p.timeRange!.to! - t0) / H]);
+  const ranges = (engine: HourlyLabelEngine) =>
+    engine.plans.map((p) => [(p.timeRange!.from! - t0) / H, (p.timeRange!.to! - t0) / H]);
 
   test('runs a report that fits as one query, unsplit', async () => {
     const engine = new LimitedEngine(100);
@@ -154,7 +177,13 @@ describe('runSplit with splitInterval "auto"', () => {
     // Act
     const answer = await runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(engine, { concurrency: 1 }));
     // Assess
-    expect(ranges(engine)).toEqual([[0, 6], [0, 1], [1, 3], [3, 4], [4, 6]]);
+    expect(ranges(engine)).toEqual([
+      [0, 6],
+      [0, 1],
+      [1, 3],
+      [3, 4],
+      [4, 6],
+    ]);
     expect(answer).toEqual(await new HourlyLabelEngine(docs).run(buildPlan(body())));
   });
 
@@ -162,19 +191,34 @@ describe('runSplit with splitInterval "auto"', () => {
     // Hour 0 alone has 2 buckets (the hour and "car"); 1, 4, then 6 slices (16 parts collapse to 6 hours), then stop.
     const engine = new LimitedEngine(1);
     const attempt = runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(engine, { concurrency: 1 }));
-    await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxBuckets: 1, splitInterval: 'auto' } });
-    await expect(attempt).rejects.toThrow('Even cut into 6 slices (splitInterval "auto"), one slice would create more buckets than the bucket limit of 1.');
+    await expect(attempt).rejects.toMatchObject({
+      status: 422,
+      slug: 'too-many-buckets',
+      extensions: { maxBuckets: 1, splitInterval: 'auto' },
+    });
+    await expect(attempt).rejects.toThrow(
+      'Even cut into 6 slices (splitInterval "auto"), one slice would create more buckets than the bucket limit of 1.',
+    );
   });
 
   test('stops at the slice cap', async () => {
-    const attempt = runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(new LimitedEngine(3), { concurrency: 1, maxSlices: 4 }));
+    const attempt = runSplit(
+      buildPlan(body('auto')),
+      scope,
+      inProcessSliceExecutor(new LimitedEngine(3), { concurrency: 1, maxSlices: 4 }),
+    );
     await expect(attempt).rejects.toThrow(/^Even cut into 4 slices/);
   });
 
   test('passes other failures through unchanged, without retrying', async () => {
     let runs = 0;
-    const busy: ReportEngine = { maxBuckets: 65_535, run: async () => (runs++, Promise.reject(new EngineUnavailableError('busy'))) };
-    await expect(runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(busy))).rejects.toMatchObject({ status: 503 });
+    const busy: ReportEngine = {
+      maxBuckets: 65_535,
+      run: async () => (runs++, Promise.reject(new EngineUnavailableError('busy'))),
+    };
+    await expect(runSplit(buildPlan(body('auto')), scope, inProcessSliceExecutor(busy))).rejects.toMatchObject({
+      status: 503,
+    });
     expect(runs).toBe(1);
   });
 });
@@ -184,7 +228,11 @@ describe('answerReport', () => {
     const split = await answerReport(body('1h'), scope, new HourlyLabelEngine(docs), 'text/csv');
     const whole = await answerReport(body(), scope, new HourlyLabelEngine(docs), 'text/csv');
     expect(split.body).toBe(whole.body);
-    expect(split.body.split('\r\n').slice(0, 3)).toEqual(['timestamp,car,person,truck', '2024-01-01T00:00:00.000Z,1,0,0', '2024-01-01T01:00:00.000Z,1,1,0']);
+    expect(split.body.split('\r\n').slice(0, 3)).toEqual([
+      'timestamp,car,person,truck',
+      '2024-01-01T00:00:00.000Z,1,0,0',
+      '2024-01-01T01:00:00.000Z,1,1,0',
+    ]);
   });
 
   test('answers 422 with advice rather than a truncated body when the body is over the limit', async () => {
@@ -192,12 +240,24 @@ describe('answerReport', () => {
     // the CSV takes 220, 236 as a JSON string (7 CRLFs escaped as \r\n).
     const attempt = answerReport(body(), scope, new HourlyLabelEngine(docs), 'application/json', { maxBodyBytes: 300 });
     await expect(attempt).rejects.toBeInstanceOf(ResponseTooLargeError);
-    await expect(attempt).rejects.toMatchObject({ status: 422, slug: 'response-too-large', extensions: { bytes: 318, maxBytes: 300 } });
-    await expect(attempt).rejects.toThrow('This report would be 318 bytes, more than the 300 bytes a response may carry. Ask for it as CSV (Accept: text/csv, 236 bytes), or narrow');
+    await expect(attempt).rejects.toMatchObject({
+      status: 422,
+      slug: 'response-too-large',
+      extensions: { bytes: 318, maxBytes: 300 },
+    });
+    await expect(attempt).rejects.toThrow(
+      'This report would be 318 bytes, more than the 300 bytes a response may carry. Ask for it as CSV (Accept: text/csv, 236 bytes), or narrow',
+    );
   });
 
   test('passes AppErrors of the executor through unchanged', async () => {
-    const executor = { runSlices: async () => Promise.reject(new AppError(503, 'engine-unavailable', 'Service unavailable', 'busy')) };
-    await expect(answerReport(body('1h'), scope, new HourlyLabelEngine(docs), 'application/json', { sliceExecutor: () => executor })).rejects.toMatchObject({ status: 503, detail: 'busy' });
+    const executor = {
+      runSlices: async () => Promise.reject(new AppError(503, 'engine-unavailable', 'Service unavailable', 'busy')),
+    };
+    await expect(
+      answerReport(body('1h'), scope, new HourlyLabelEngine(docs), 'application/json', {
+        sliceExecutor: () => executor,
+      }),
+    ).rejects.toMatchObject({ status: 503, detail: 'busy' });
   });
 });

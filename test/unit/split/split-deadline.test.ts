@@ -26,14 +26,27 @@ const failingAfter = (deadline: Deadline, error: () => unknown): SliceExecutor =
   },
 });
 
-test.each(['auto', '1d'])('a slice stopped by the deadline in its own way is the deadline 503 (splitInterval %s)', async (splitInterval) => {
-  const deadline = Deadline.after(30);
-  const error = await runSplit(report(splitInterval), scope, failingAfter(deadline, () => new Error('INTERRUPT Error: Interrupted!')), { deadline }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ReportTimeoutError);
-});
+test.each(['auto', '1d'])(
+  'a slice stopped by the deadline in its own way is the deadline 503 (splitInterval %s)',
+  async (splitInterval) => {
+    const deadline = Deadline.after(30);
+    const error = await runSplit(
+      report(splitInterval),
+      scope,
+      failingAfter(deadline, () => new Error('INTERRUPT Error: Interrupted!')),
+      { deadline },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReportTimeoutError);
+  },
+);
 
 test('a client error stands after the deadline', async () => {
   const deadline = Deadline.after(30);
-  const error = await runSplit(report('1d'), scope, failingAfter(deadline, () => new TooManyBucketsError(10)), { deadline }).catch((e: unknown) => e);
+  const error = await runSplit(
+    report('1d'),
+    scope,
+    failingAfter(deadline, () => new TooManyBucketsError(10)),
+    { deadline },
+  ).catch((e: unknown) => e);
   expect(error).toMatchObject({ status: 422 });
 });

@@ -20,8 +20,19 @@ import { localSyncExecution, synthesizeSplit } from '../../integration/split/loc
 const ORG = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const H = 3_600_000;
 const START = Date.parse('2024-03-01T00:00:00Z');
-const car = (t: number): DocumentInput<'movementEvents'> => ({ organizationId: ORG, locationId: 'L1', label: 'car', timestamp: new Date(t).toISOString() });
-const report = (splitInterval?: string, aggregations: unknown[] = [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }]) => ({
+const car = (t: number): DocumentInput<'movementEvents'> => ({
+  organizationId: ORG,
+  locationId: 'L1',
+  label: 'car',
+  timestamp: new Date(t).toISOString(),
+});
+const report = (
+  splitInterval?: string,
+  aggregations: unknown[] = [
+    { type: 'dateHistogram', interval: '1h' },
+    { type: 'terms', field: 'label' },
+  ],
+) => ({
   filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-11T00:00:00Z' }],
   aggregations,
   ...(splitInterval ? { splitInterval } : {}),
@@ -33,7 +44,11 @@ let engine: DuckDbEngine;
 
 beforeAll(async () => {
   db = await openDuckDb(':memory:');
-  await ingestDocuments(db, 'movementEvents', Array.from({ length: 240 }, (_, h) => parseDocument('movementEvents', car(START + h * H))));
+  await ingestDocuments(
+    db,
+    'movementEvents',
+    Array.from({ length: 240 }, (_, h) => parseDocument('movementEvents', car(START + h * H))),
+  );
   await rebuildRollups(db);
   engine = new DuckDbEngine(db, { rollups: true });
 });
@@ -43,7 +58,11 @@ afterAll(() => db?.closeSync());
 function awsPath(payloadBudgetBytes?: number) {
   const store = memorySliceStore();
   const worker = createSliceWorker({ engine: () => engine, store: () => store });
-  const executor = new StepFunctionsSliceExecutor(localSyncExecution(split, worker), store, payloadBudgetBytes ? { payloadBudgetBytes } : {});
+  const executor = new StepFunctionsSliceExecutor(
+    localSyncExecution(split, worker),
+    store,
+    payloadBudgetBytes ? { payloadBudgetBytes } : {},
+  );
   const handler = createQueryReportHandler({ engine: () => engine, slices: () => executor });
   return { query: (body: unknown) => invoke(handler, { body }), store };
 }
@@ -64,15 +83,29 @@ test('a split report every slice of which was answered from rollups says rollup,
 });
 
 test('a split report with reverseNested says raw and the matcher’s reason', async () => {
-  const answer = await awsPath().query(report('1d', [{ type: 'dateHistogram', interval: '1d' }, { type: 'nested', path: 'crossedPaths' }, { type: 'reverseNested' }]));
-  expect([answer.status, timing(answer)]).toEqual([200, 'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"']);
+  const answer = await awsPath().query(
+    report('1d', [
+      { type: 'dateHistogram', interval: '1d' },
+      { type: 'nested', path: 'crossedPaths' },
+      { type: 'reverseNested' },
+    ]),
+  );
+  expect([answer.status, timing(answer)]).toEqual([
+    200,
+    'source;desc="raw", raw-reason;desc="reverseNested counts each document once per bucket its items reach"',
+  ]);
 });
 
 test('a split report whose last days are after the watermark says mixed and why', async () => {
   // Prepare: a late car on 8 March at 06:20 makes its grain dirty; 9 and 10 March lie wholly after it.
-  await ingestDocuments(db, 'movementEvents', [parseDocument('movementEvents', car(Date.parse('2024-03-08T06:20:00Z')))]);
+  await ingestDocuments(db, 'movementEvents', [
+    parseDocument('movementEvents', car(Date.parse('2024-03-08T06:20:00Z'))),
+  ]);
   // Act
   const answer = await awsPath().query(report('1d'));
   // Assess
-  expect([answer.status, timing(answer)]).toEqual([200, 'source;desc="mixed", raw-reason;desc="the rollups are complete only up to 2024-03-08T06:15:00.000Z, before this time range"']);
+  expect([answer.status, timing(answer)]).toEqual([
+    200,
+    'source;desc="mixed", raw-reason;desc="the rollups are complete only up to 2024-03-08T06:15:00.000Z, before this time range"',
+  ]);
 });

@@ -20,12 +20,25 @@ describe('reading a report answer for the chart and the table', () => {
   });
 
   test('leaves a gap where a stat is absent', () => {
-    const answer = readAnswer([{ timestamp: '2026-11-20T00:00:00.000Z', avg: 2.5 }, { timestamp: '2026-11-20T01:00:00.000Z' }], 'gap');
-    expect(answer).toEqual({ kind: 'timeSeries', times: [Date.UTC(2026, 10, 20, 0), Date.UTC(2026, 10, 20, 1)], series: [{ name: 'avg', values: [2.5, null] }] });
+    const answer = readAnswer(
+      [{ timestamp: '2026-11-20T00:00:00.000Z', avg: 2.5 }, { timestamp: '2026-11-20T01:00:00.000Z' }],
+      'gap',
+    );
+    expect(answer).toEqual({
+      kind: 'timeSeries',
+      times: [Date.UTC(2026, 10, 20, 0), Date.UTC(2026, 10, 20, 1)],
+      series: [{ name: 'avg', values: [2.5, null] }],
+    });
   });
 
   test('reads an object of named numbers in its order, zeros kept', () => {
-    expect(readAnswer({ 'z-first': 4, 'a-second': 0 }, 'zero')).toEqual({ kind: 'namedNumbers', entries: [['z-first', 4], ['a-second', 0]] });
+    expect(readAnswer({ 'z-first': 4, 'a-second': 0 }, 'zero')).toEqual({
+      kind: 'namedNumbers',
+      entries: [
+        ['z-first', 4],
+        ['a-second', 0],
+      ],
+    });
   });
 
   test('refuses anything else', () => {
@@ -35,7 +48,9 @@ describe('reading a report answer for the chart and the table', () => {
 
 describe('one series order from the order of each bucket', () => {
   test('keeps every bucket’s order and puts a name seen later after its predecessor', () => {
-    expect(seriesOrder([['car', 'person'], ['car'], ['bicycle', 'person'], ['bicycle', 'car', 'person', 'truck']])).toEqual(['bicycle', 'car', 'person', 'truck']);
+    expect(
+      seriesOrder([['car', 'person'], ['car'], ['bicycle', 'person'], ['bicycle', 'car', 'person', 'truck']]),
+    ).toEqual(['bicycle', 'car', 'person', 'truck']);
   });
 
   test('orders names no bucket puts side by side in code-unit order, as terms keys come', () => {
@@ -43,7 +58,13 @@ describe('one series order from the order of each bucket', () => {
   });
 
   test('keeps an order that is not alphabetical (filters buckets come in request order)', () => {
-    expect(seriesOrder([['north', 'east'], ['east', 'west'], ['north', 'middle', 'east']])).toEqual(['north', 'middle', 'east', 'west']);
+    expect(
+      seriesOrder([
+        ['north', 'east'],
+        ['east', 'west'],
+        ['north', 'middle', 'east'],
+      ]),
+    ).toEqual(['north', 'middle', 'east', 'west']);
   });
 });
 
@@ -66,7 +87,10 @@ describe('stacking series for stacked bars', () => {
 describe('a comparison answer', () => {
   test('pairs become current series then “previous” ones on the current times; an unpaired earlier bucket is left out', () => {
     const body = [
-      { current: { timestamp: '2026-03-02T00:00:00.000Z', car: 2 }, previous: { timestamp: '2026-02-23T00:00:00.000Z', car: 1, bus: 4 } },
+      {
+        current: { timestamp: '2026-03-02T00:00:00.000Z', car: 2 },
+        previous: { timestamp: '2026-02-23T00:00:00.000Z', car: 1, bus: 4 },
+      },
       { previous: { timestamp: '2026-02-23T01:00:00.000Z', car: 9 } },
       { current: { timestamp: '2026-03-02T01:00:00.000Z' } },
     ];
@@ -82,6 +106,12 @@ describe('a comparison answer', () => {
     });
   });
   test('without a histogram: the current numbers, then the earlier ones', () => {
-    expect(readAnswer({ current: { car: 2 }, previous: { car: 1 } }, 'zero')).toEqual({ kind: 'namedNumbers', entries: [['car', 2], ['previous car', 1]] });
+    expect(readAnswer({ current: { car: 2 }, previous: { car: 1 } }, 'zero')).toEqual({
+      kind: 'namedNumbers',
+      entries: [
+        ['car', 2],
+        ['previous car', 1],
+      ],
+    });
   });
 });

@@ -10,7 +10,13 @@ describe('what the explorer offers to pick', () => {
           if (stage.type === 'nested') inside = stage.path;
           if (stage.type !== 'terms') continue;
           const field = CATALOG[collection].get(stage.field);
-          expect({ collection, field: stage.field, kind: field?.kind, nestedPath: field?.nestedPath, deprecated: field?.deprecated }).toEqual({
+          expect({
+            collection,
+            field: stage.field,
+            kind: field?.kind,
+            nestedPath: field?.nestedPath,
+            deprecated: field?.deprecated,
+          }).toEqual({
             collection,
             field: stage.field,
             kind: 'keyword',

@@ -7,7 +7,13 @@ const at = (iso: string) => Date.parse(iso);
 describe('the steps a time axis ticks at', () => {
   test('days: whole days only, whatever a DST change did to one of them', () => {
     // 2026-03-27 to 2026-04-01 in Berlin: the night of the 29th has 23 hours.
-    const days = ['2026-03-27T00:00+01:00', '2026-03-28T00:00+01:00', '2026-03-29T00:00+01:00', '2026-03-30T00:00+02:00', '2026-03-31T00:00+02:00'].map(at);
+    const days = [
+      '2026-03-27T00:00+01:00',
+      '2026-03-28T00:00+01:00',
+      '2026-03-29T00:00+01:00',
+      '2026-03-30T00:00+02:00',
+      '2026-03-31T00:00+02:00',
+    ].map(at);
     expect(tickSteps(days).filter((s) => s < 30 * D)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15].map((d) => d * D));
   });
 

@@ -9,7 +9,9 @@ describe('the request as a curl command', () => {
   });
 
   test('posts the body to the page’s origin with $TOKEN, never the token itself', () => {
-    expect(curlCommand('http://localhost:3000', { aggregations: [{ type: 'terms', field: "o'clock" }] }, 'text/csv')).toBe(
+    expect(
+      curlCommand('http://localhost:3000', { aggregations: [{ type: 'terms', field: "o'clock" }] }, 'text/csv'),
+    ).toBe(
       `curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -H 'Accept: text/csv' 'http://localhost:3000/reports:query' -d '{"aggregations":[{"type":"terms","field":"o'\\''clock"}]}'`,
     );
   });

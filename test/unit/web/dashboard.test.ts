@@ -10,7 +10,16 @@ describe('the days the dashboard compares', () => {
   test('are today up to now and the same day a week before up to the same wall-clock time, across a DST change', () => {
     // Sunday 2024-03-31 12:00 CEST (10:00Z), Europe's spring-forward day; the Sunday before was on CET.
     const w = dayWindows('Europe/Berlin', Date.parse('2024-03-31T10:00:00Z'));
-    expect([w.today, iso(w.todayStart), iso(w.todayEnd), iso(w.lastWeekDayStart), iso(w.lastWeekDayEnd), iso(w.lastWeekUntil), iso(w.weekStart), iso(w.lastWeekStart)]).toEqual([
+    expect([
+      w.today,
+      iso(w.todayStart),
+      iso(w.todayEnd),
+      iso(w.lastWeekDayStart),
+      iso(w.lastWeekDayEnd),
+      iso(w.lastWeekUntil),
+      iso(w.weekStart),
+      iso(w.lastWeekStart),
+    ]).toEqual([
       '2024-03-31',
       '2024-03-30T23:00:00.000Z',
       '2024-03-31T22:00:00.000Z',
@@ -25,15 +34,32 @@ describe('the days the dashboard compares', () => {
   test('are asked in one report of four counts, each a half-open range', () => {
     const w = dayWindows('Asia/Tokyo', Date.parse('2024-06-12T03:00:00Z')); // Wednesday 12:00 JST
     const request = soFarRequest('tokyo-station', w);
-    expect(request.filters).toEqual([{ type: 'range', field: 'timestamp', from: '2024-06-02T15:00:00.000Z', to: '2024-06-12T03:00:00.000Z' }]);
+    expect(request.filters).toEqual([
+      { type: 'range', field: 'timestamp', from: '2024-06-02T15:00:00.000Z', to: '2024-06-12T03:00:00.000Z' },
+    ]);
     expect(request.aggregations).toEqual([
       {
         type: 'filters',
         filters: {
-          today: { type: 'range', field: 'timestamp', from: '2024-06-11T15:00:00.000Z', to: '2024-06-12T03:00:00.000Z' },
-          todayLastWeek: { type: 'range', field: 'timestamp', from: '2024-06-04T15:00:00.000Z', to: '2024-06-05T03:00:00.000Z' },
+          today: {
+            type: 'range',
+            field: 'timestamp',
+            from: '2024-06-11T15:00:00.000Z',
+            to: '2024-06-12T03:00:00.000Z',
+          },
+          todayLastWeek: {
+            type: 'range',
+            field: 'timestamp',
+            from: '2024-06-04T15:00:00.000Z',
+            to: '2024-06-05T03:00:00.000Z',
+          },
           week: { type: 'range', field: 'timestamp', from: '2024-06-09T15:00:00.000Z', to: '2024-06-12T03:00:00.000Z' },
-          lastWeek: { type: 'range', field: 'timestamp', from: '2024-06-02T15:00:00.000Z', to: '2024-06-05T03:00:00.000Z' },
+          lastWeek: {
+            type: 'range',
+            field: 'timestamp',
+            from: '2024-06-02T15:00:00.000Z',
+            to: '2024-06-05T03:00:00.000Z',
+          },
         },
       },
     ]);
@@ -41,25 +67,47 @@ describe('the days the dashboard compares', () => {
 });
 
 describe('this week against last week', () => {
-  const days = (values: number[]): TimeSeriesAnswer => ({ kind: 'timeSeries', times: values.map((_, i) => i), series: [{ name: 'count', values }] });
+  const days = (values: number[]): TimeSeriesAnswer => ({
+    kind: 'timeSeries',
+    times: values.map((_, i) => i),
+    series: [{ name: 'count', values }],
+  });
 
   test('compares today so far with last week’s same day up to the same time, never with the whole day', () => {
     // Wednesday: Monday and Tuesday whole, today 40 so far; last Wednesday 30 by now, 100 all day.
-    const c = compareWeeks(days([10, 20, 45, 0, 0, 0, 0]), days([8, 25, 100, 50, 50, 50, 50]), 3, { today: 40, todayLastWeek: 30, week: 70, lastWeek: 63 }, 0);
+    const c = compareWeeks(
+      days([10, 20, 45, 0, 0, 0, 0]),
+      days([8, 25, 100, 50, 50, 50, 50]),
+      3,
+      { today: 40, todayLastWeek: 30, week: 70, lastWeek: 63 },
+      0,
+    );
     expect(c.rows.slice(0, 4).map((r) => [r.weekday, r.thisWeek, r.lastWeek, r.lastWeekWhole, r.change])).toEqual([
       ['monday', 10, 8, 8, { delta: 2, share: 0.25 }],
       ['tuesday', 20, 25, 25, { delta: -5, share: -0.2 }],
       ['wednesday', 40, 30, 100, { delta: 10, share: 10 / 30 }],
       ['thursday', null, 50, 50, null],
     ]);
-    expect([c.thisWeekTotal, c.lastWeekSameTime, c.lastWeekTotal, c.total]).toEqual([70, 63, 333, { delta: 7, share: 7 / 63 }]);
+    expect([c.thisWeekTotal, c.lastWeekSameTime, c.lastWeekTotal, c.total]).toEqual([
+      70,
+      63,
+      333,
+      { delta: 7, share: 7 / 63 },
+    ]);
   });
 });
 
 describe('in and out from the counting lines', () => {
   const groups = [
     { id: 1, name: 'Hall', lines: [{ trackingCameraId: 'cam-1', lineId: 'door', inDirection: 'B' as const }] },
-    { id: 2, name: 'Deck', lines: [{ trackingCameraId: 'cam-2', lineId: 'ramp', inDirection: 'A' as const }, { trackingCameraId: 'cam-3', lineId: 'gate', inDirection: 'A' as const }] },
+    {
+      id: 2,
+      name: 'Deck',
+      lines: [
+        { trackingCameraId: 'cam-2', lineId: 'ramp', inDirection: 'A' as const },
+        { trackingCameraId: 'cam-3', lineId: 'gate', inDirection: 'A' as const },
+      ],
+    },
   ];
   const answer: TimeSeriesAnswer = {
     kind: 'timeSeries',
@@ -91,33 +139,76 @@ describe('in and out from the counting lines', () => {
 
 describe('the headline numbers', () => {
   test('add the people of the open areas, and take the share of capacity of the areas that have one', () => {
-    const g = (occupancy: number, capacity?: number) => ({ sensorGroup: { id: 1, name: 'x' }, occupancy, ...(capacity ? { capacity } : {}) });
-    expect(nowNumbers([g(30, 100), g(10, 300), g(5)])).toEqual({ people: 45, groups: 3, capacity: 400, utilization: 40 / 400, partialCapacity: true });
+    const g = (occupancy: number, capacity?: number) => ({
+      sensorGroup: { id: 1, name: 'x' },
+      occupancy,
+      ...(capacity ? { capacity } : {}),
+    });
+    expect(nowNumbers([g(30, 100), g(10, 300), g(5)])).toEqual({
+      people: 45,
+      groups: 3,
+      capacity: 400,
+      utilization: 40 / 400,
+      partialCapacity: true,
+    });
     expect(nowNumbers([g(30)])).toEqual({ people: 30, groups: 1, partialCapacity: false });
   });
 
   test('find today’s peak of the areas together at one 5-minute mark, the earliest when it repeats, nothing after now', () => {
-    const bucket = (t: string, occupancy?: number) => (occupancy === undefined ? { timestamp: t } : { timestamp: t, occupancy, peak: occupancy });
+    const bucket = (t: string, occupancy?: number) =>
+      occupancy === undefined ? { timestamp: t } : { timestamp: t, occupancy, peak: occupancy };
     const history = {
-      timeZone: 'UTC', interval: '5m', from: '', to: '',
+      timeZone: 'UTC',
+      interval: '5m',
+      from: '',
+      to: '',
       insights: {
         occupancy: [
-          { sensorGroup: { id: 1, name: 'a' }, buckets: [bucket('2024-06-01T09:00:00.000Z', 4), bucket('2024-06-01T09:05:00.000Z', 6), bucket('2024-06-01T09:10:00.000Z', 2), bucket('2024-06-01T09:15:00.000Z', 9)] },
-          { sensorGroup: { id: 2, name: 'b' }, buckets: [bucket('2024-06-01T09:00:00.000Z', 5), bucket('2024-06-01T09:05:00.000Z'), bucket('2024-06-01T09:10:00.000Z', 4), bucket('2024-06-01T09:15:00.000Z', 9)] },
+          {
+            sensorGroup: { id: 1, name: 'a' },
+            buckets: [
+              bucket('2024-06-01T09:00:00.000Z', 4),
+              bucket('2024-06-01T09:05:00.000Z', 6),
+              bucket('2024-06-01T09:10:00.000Z', 2),
+              bucket('2024-06-01T09:15:00.000Z', 9),
+            ],
+          },
+          {
+            sensorGroup: { id: 2, name: 'b' },
+            buckets: [
+              bucket('2024-06-01T09:00:00.000Z', 5),
+              bucket('2024-06-01T09:05:00.000Z'),
+              bucket('2024-06-01T09:10:00.000Z', 4),
+              bucket('2024-06-01T09:15:00.000Z', 9),
+            ],
+          },
         ],
       },
     };
     // 9 at 09:05 (4+5 at the 09:05 mark), 6 at 09:10, 6 at 09:15; the 09:15 bucket starts after now.
-    expect(peakOf(history, Date.parse('2024-06-01T09:12:00Z'))).toEqual({ people: 9, at: Date.parse('2024-06-01T09:05:00Z') });
+    expect(peakOf(history, Date.parse('2024-06-01T09:12:00Z'))).toEqual({
+      people: 9,
+      at: Date.parse('2024-06-01T09:05:00Z'),
+    });
   });
 });
 
 describe('every site', () => {
   const location = (id: string, people: number, groups: number, today: number, lastWeek: number) => ({
-    id, timezone: 'UTC', occupancy: { people, groups },
-    today: { from: '', to: '', count: today, hourly: [] }, lastWeek: { from: '', to: '', count: lastWeek, hourly: [] },
+    id,
+    timezone: 'UTC',
+    occupancy: { people, groups },
+    today: { from: '', to: '', count: today, hourly: [] },
+    lastWeek: { from: '', to: '', count: lastWeek, hourly: [] },
   });
-  const rows = siteRows({ at: '', locations: [location('b', 5, 1, 10, 20), location('a', 0, 0, 30, 0), location('c', 9, 2, 12, 10)] }, new Map([['a', 'Zoo'], ['b', 'Mall'], ['c', 'Arena']]));
+  const rows = siteRows(
+    { at: '', locations: [location('b', 5, 1, 10, 20), location('a', 0, 0, 30, 0), location('c', 9, 2, 12, 10)] },
+    new Map([
+      ['a', 'Zoo'],
+      ['b', 'Mall'],
+      ['c', 'Arena'],
+    ]),
+  );
 
   test('reads names, people (none when closed) and the change against last week (no share of nothing)', () => {
     expect(rows.map((r) => [r.id, r.name, r.people, r.change])).toEqual([

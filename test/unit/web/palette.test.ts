@@ -2,7 +2,9 @@ import { EARLIER_DASH, PALETTE, REPEAT_DASH, seriesStyles } from '../../../web/s
 
 /** WCAG 2 relative luminance and contrast ratio (https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio). */
 const luminance = (hex: string): number => {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+  const [r, g, b] = [1, 3, 5]
+    .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 };
 const contrast = (a: string, b: string): number => {
@@ -25,7 +27,12 @@ describe('the series colours', () => {
 describe('the style of each series', () => {
   test('draws an earlier period in the colour of the series it is paired with, dashed; the others take the palette in order', () => {
     const styles = seriesStyles([{}, {}, { earlier: true, pairOf: 0 }, { earlier: true, pairOf: 1 }]);
-    expect(styles).toEqual([{ color: PALETTE[0] }, { color: PALETTE[1] }, { color: PALETTE[0], dash: EARLIER_DASH }, { color: PALETTE[1], dash: EARLIER_DASH }]);
+    expect(styles).toEqual([
+      { color: PALETTE[0] },
+      { color: PALETTE[1] },
+      { color: PALETTE[0], dash: EARLIER_DASH },
+      { color: PALETTE[1], dash: EARLIER_DASH },
+    ]);
   });
 
   test('gives an earlier series without a partner a colour of its own, and dots the colours that come round again', () => {

@@ -36,11 +36,16 @@ describe('the URL state', () => {
   };
   test('a report round-trips through its query string', () => {
     const query = toQuery({ view: 'report', report: { form, kind: 'stacked', preset: 'thisMonth' } });
-    expect(query).toBe('?view=report&locations=berlin-mall%2Ctokyo-station&source=parkingEvents&preset=thisMonth&from=2026-03-01&to=2026-03-04&tz=Asia%2FTokyo&overTime=1&interval=15m&by=spotId&measure=duration&stats=min%2Cmax&split=1&kind=stacked');
+    expect(query).toBe(
+      '?view=report&locations=berlin-mall%2Ctokyo-station&source=parkingEvents&preset=thisMonth&from=2026-03-01&to=2026-03-04&tz=Asia%2FTokyo&overTime=1&interval=15m&by=spotId&measure=duration&stats=min%2Cmax&split=1&kind=stacked',
+    );
     expect(fromQuery(query)).toEqual({ view: 'report', report: { form, kind: 'stacked', preset: 'thisMonth' } });
   });
   test('unknown values are left to the page’s defaults; no view is the home page, a location alone its dashboard', () => {
-    expect(fromQuery('?view=report&source=nope&stats=min,mode&preset=someday')).toEqual({ view: 'report', report: { form: { stats: ['min'] }, kind: 'lines' } });
+    expect(fromQuery('?view=report&source=nope&stats=min,mode&preset=someday')).toEqual({
+      view: 'report',
+      report: { form: { stats: ['min'] }, kind: 'lines' },
+    });
     expect(fromQuery('')).toEqual({ view: 'home' });
     expect(fromQuery('?view=dashboard')).toEqual({ view: 'dashboard' });
     expect(fromQuery('?view=sites')).toEqual({ view: 'sites' });

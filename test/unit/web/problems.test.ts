@@ -40,18 +40,51 @@ describe('placing a problem+json answer on the form', () => {
   });
 
   test('puts a 401 at the token and a 422 for too many buckets at the split option', () => {
-    expect([...placeProblem({ type: '/problems#unauthorized', title: 'Unauthorized', status: 401, detail: 'A valid bearer token is required.' }, pointers).atControls]).toEqual([
-      ['token', ['A valid bearer token is required.']],
-    ]);
-    expect([...placeProblem({ type: '/problems#too-many-buckets', title: 'Too many buckets', status: 422, detail: 'Add "splitInterval".' }, pointers).atControls]).toEqual([
-      ['split', ['Add "splitInterval".']],
-    ]);
+    expect([
+      ...placeProblem(
+        {
+          type: '/problems#unauthorized',
+          title: 'Unauthorized',
+          status: 401,
+          detail: 'A valid bearer token is required.',
+        },
+        pointers,
+      ).atControls,
+    ]).toEqual([['token', ['A valid bearer token is required.']]]);
+    expect([
+      ...placeProblem(
+        { type: '/problems#too-many-buckets', title: 'Too many buckets', status: 422, detail: 'Add "splitInterval".' },
+        pointers,
+      ).atControls,
+    ]).toEqual([['split', ['Add "splitInterval".']]]);
   });
 
   test('makes a problem of an answer that is not problem+json', () => {
-    expect(toProblem(502, 'Bad Gateway', 'text/html', '<h1>Bad gateway</h1>')).toEqual({ type: 'about:blank', title: 'Bad Gateway', status: 502, detail: '<h1>Bad gateway</h1>' });
-    expect(toProblem(401, 'Unauthorized', 'application/json', '{"message":"Unauthorized"}')).toEqual({ type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'Unauthorized' });
-    expect(toProblem(504, '', null, '')).toEqual({ type: 'about:blank', title: 'HTTP 504', status: 504, detail: 'The service answered 504.' });
-    expect(toProblem(400, 'Bad Request', 'application/problem+json', '{"type":"t","title":"Invalid","status":400,"detail":"d"}')).toEqual({ type: 't', title: 'Invalid', status: 400, detail: 'd' });
+    expect(toProblem(502, 'Bad Gateway', 'text/html', '<h1>Bad gateway</h1>')).toEqual({
+      type: 'about:blank',
+      title: 'Bad Gateway',
+      status: 502,
+      detail: '<h1>Bad gateway</h1>',
+    });
+    expect(toProblem(401, 'Unauthorized', 'application/json', '{"message":"Unauthorized"}')).toEqual({
+      type: 'about:blank',
+      title: 'Unauthorized',
+      status: 401,
+      detail: 'Unauthorized',
+    });
+    expect(toProblem(504, '', null, '')).toEqual({
+      type: 'about:blank',
+      title: 'HTTP 504',
+      status: 504,
+      detail: 'The service answered 504.',
+    });
+    expect(
+      toProblem(
+        400,
+        'Bad Request',
+        'application/problem+json',
+        '{"type":"t","title":"Invalid","status":400,"detail":"d"}',
+      ),
+    ).toEqual({ type: 't', title: 'Invalid', status: 400, detail: 'd' });
   });
 });

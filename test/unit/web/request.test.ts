@@ -1,4 +1,10 @@
-import { buildRequest, controlFor, estimateBuckets, type ReportForm, SPLIT_OFFER_BUCKETS } from '../../../web/src/model/request';
+import {
+  buildRequest,
+  controlFor,
+  estimateBuckets,
+  type ReportForm,
+  SPLIT_OFFER_BUCKETS,
+} from '../../../web/src/model/request';
 
 const base: ReportForm = {
   locationIds: ['berlin-mall'],
@@ -23,7 +29,9 @@ describe('the report request the explorer builds from its form', () => {
     expect(request).toEqual({
       source: 'movementEvents',
       locationIds: ['berlin-mall'],
-      filters: [{ type: 'range', field: 'timestamp', from: '2026-03-28T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' }],
+      filters: [
+        { type: 'range', field: 'timestamp', from: '2026-03-28T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' },
+      ],
       aggregations: [
         { type: 'dateHistogram', interval: '1h', timeZone: 'Europe/Berlin' },
         { type: 'terms', field: 'label' },
@@ -34,18 +42,37 @@ describe('the report request the explorer builds from its form', () => {
 
   test('starts a day at its own midnight when the offset at that hour of UTC is another one', () => {
     // Auckland leaves summer time (+13:00 → +12:00) at 03:00 on Sunday 2026-04-05; midnight is still +13:00.
-    const { request } = buildRequest({ ...base, firstDay: '2026-04-05', lastDay: '2026-04-05', timeZone: 'Pacific/Auckland' });
-    expect(request.filters).toEqual([{ type: 'range', field: 'timestamp', from: '2026-04-05T00:00:00+13:00', to: '2026-04-06T00:00:00+12:00' }]);
+    const { request } = buildRequest({
+      ...base,
+      firstDay: '2026-04-05',
+      lastDay: '2026-04-05',
+      timeZone: 'Pacific/Auckland',
+    });
+    expect(request.filters).toEqual([
+      { type: 'range', field: 'timestamp', from: '2026-04-05T00:00:00+13:00', to: '2026-04-06T00:00:00+12:00' },
+    ]);
   });
 
   test('starts a day whose midnight is skipped at the instant the clocks jump', () => {
     // São Paulo went from -03:00 to -02:00 at midnight on 2018-11-04: that day began at 01:00 local, 03:00 UTC.
-    const { request } = buildRequest({ ...base, firstDay: '2018-11-04', lastDay: '2018-11-04', timeZone: 'America/Sao_Paulo' });
-    expect(request.filters).toEqual([{ type: 'range', field: 'timestamp', from: '2018-11-04T01:00:00-02:00', to: '2018-11-05T00:00:00-02:00' }]);
+    const { request } = buildRequest({
+      ...base,
+      firstDay: '2018-11-04',
+      lastDay: '2018-11-04',
+      timeZone: 'America/Sao_Paulo',
+    });
+    expect(request.filters).toEqual([
+      { type: 'range', field: 'timestamp', from: '2018-11-04T01:00:00-02:00', to: '2018-11-05T00:00:00-02:00' },
+    ]);
   });
 
   test('steps out of the breakdown’s nested items into the stats field’s, and names only the stats asked for', () => {
-    const { request, pointers, stats } = buildRequest({ ...base, breakdown: 'crossedPaths', statsField: 'polygons.value', stats: ['max', 'avg'] });
+    const { request, pointers, stats } = buildRequest({
+      ...base,
+      breakdown: 'crossedPaths',
+      statsField: 'polygons.value',
+      stats: ['max', 'avg'],
+    });
     expect(request.aggregations).toEqual([
       { type: 'dateHistogram', interval: '1h', timeZone: 'Europe/Berlin' },
       { type: 'nested', path: 'crossedPaths' },
@@ -62,16 +89,43 @@ describe('the report request the explorer builds from its form', () => {
   });
 
   test('asks for the average when no stat is ticked, without a nested step for a field of the document', () => {
-    const { request } = buildRequest({ ...base, source: 'parkingLotStats', overTime: false, breakdown: '', statsField: 'occupied', stats: [] });
-    expect(request.aggregations).toEqual([{ type: 'stats', field: 'occupied', min: false, max: false, avg: true, sum: false, count: false }]);
+    const { request } = buildRequest({
+      ...base,
+      source: 'parkingLotStats',
+      overTime: false,
+      breakdown: '',
+      statsField: 'occupied',
+      stats: [],
+    });
+    expect(request.aggregations).toEqual([
+      { type: 'stats', field: 'occupied', min: false, max: false, avg: true, sum: false, count: false },
+    ]);
   });
 
   test('counts the whole range with one filter stage when there is neither a time axis nor a breakdown, and never splits it', () => {
-    const { request, pointers } = buildRequest({ ...base, locationIds: [], overTime: false, breakdown: '', split: true });
+    const { request, pointers } = buildRequest({
+      ...base,
+      locationIds: [],
+      overTime: false,
+      breakdown: '',
+      split: true,
+    });
     expect(request).toEqual({
       source: 'movementEvents',
-      filters: [{ type: 'range', field: 'timestamp', from: '2026-03-28T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' }],
-      aggregations: [{ type: 'filter', filter: { type: 'range', field: 'timestamp', from: '2026-03-28T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' } }],
+      filters: [
+        { type: 'range', field: 'timestamp', from: '2026-03-28T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' },
+      ],
+      aggregations: [
+        {
+          type: 'filter',
+          filter: {
+            type: 'range',
+            field: 'timestamp',
+            from: '2026-03-28T00:00:00+01:00',
+            to: '2026-03-30T00:00:00+02:00',
+          },
+        },
+      ],
     });
     expect(controlFor(pointers, '/aggregations/0/filter/from')).toBe('breakdown');
   });
@@ -83,10 +137,32 @@ describe('the report request the explorer builds from its form', () => {
   test('sends each JSON Pointer of a problem to the control that made that part, the longest prefix winning', () => {
     const { pointers } = buildRequest(base);
     expect(
-      ['/locationIds/0', '/source', '/filters/0', '/filters/0/from', '/filters/0/to', '/aggregations/0/interval', '/aggregations/0/timeZone', '/aggregations/1/field', '/splitInterval', '/nestedFilters/0', ''].map((p) =>
-        controlFor(pointers, p),
-      ),
-    ).toEqual(['locations', 'source', 'firstDay', 'firstDay', 'lastDay', 'interval', 'timeZone', 'breakdown', 'split', undefined, undefined]);
+      [
+        '/locationIds/0',
+        '/source',
+        '/filters/0',
+        '/filters/0/from',
+        '/filters/0/to',
+        '/aggregations/0/interval',
+        '/aggregations/0/timeZone',
+        '/aggregations/1/field',
+        '/splitInterval',
+        '/nestedFilters/0',
+        '',
+      ].map((p) => controlFor(pointers, p)),
+    ).toEqual([
+      'locations',
+      'source',
+      'firstDay',
+      'firstDay',
+      'lastDay',
+      'interval',
+      'timeZone',
+      'breakdown',
+      'split',
+      undefined,
+      undefined,
+    ]);
     // A prefix matches whole pointer tokens only.
     expect(controlFor(pointers, '/sourceX')).toBeUndefined();
   });

@@ -4,7 +4,19 @@ import { WEEKDAYS } from '#shared/locations/model';
 import { readAnswer, type NamedNumbersAnswer, type TimeSeriesAnswer } from '../model/answer';
 import { type ExplorerApi, type LocationDetail, ProblemError } from '../model/api';
 import { clockTime, clockTimeIn, longDate } from '../model/clock';
-import { change, compareWeeks, dashboardReports, dayWindows, type DayWindows, HOURS, heatGrid, occupancySeries, type SoFar, soFarRequest, weeksAsSeries } from '../model/dashboard';
+import {
+  change,
+  compareWeeks,
+  dashboardReports,
+  dayWindows,
+  type DayWindows,
+  HOURS,
+  heatGrid,
+  occupancySeries,
+  type SoFar,
+  soFarRequest,
+  weeksAsSeries,
+} from '../model/dashboard';
 import { emptyReason, withoutFuture } from '../model/honest';
 import { crossingsByLine, crossingsInOut, entriesAndExits, type GroupLines } from '../model/lines';
 import { buildRequest, type ReportForm } from '../model/request';
@@ -23,8 +35,12 @@ const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFrac
 /** Why a panel has nothing: no access reads differently from a failure. */
 function failed(panel: Panel, e: unknown): void {
   const status = e instanceof ProblemError ? e.problem.status : undefined;
-  if (status === 401 || status === 403 || status === 404) panel.empty(`No access: ${e instanceof ProblemError ? e.problem.detail : ''}`);
-  else panel.empty(`Could not be loaded: ${e instanceof ProblemError ? `${e.problem.title}: ${e.problem.detail}` : 'the service could not be reached.'}`);
+  if (status === 401 || status === 403 || status === 404)
+    panel.empty(`No access: ${e instanceof ProblemError ? e.problem.detail : ''}`);
+  else
+    panel.empty(
+      `Could not be loaded: ${e instanceof ProblemError ? `${e.problem.title}: ${e.problem.detail}` : 'the service could not be reached.'}`,
+    );
 }
 
 /** What people call a location: its name, else its id. */
@@ -43,7 +59,11 @@ const HEAT_MAP_TURNS_BELOW_PX = 640;
  */
 export function startDashboard(api: ExplorerApi, locations: readonly Location[]): void {
   const select = byId('dash-location') as HTMLSelectElement;
-  select.replaceChildren(...locations.map((l) => el('option', { value: l.id, textContent: `${nameOf(l as Location & { name?: string })} (${l.timezone})` })));
+  select.replaceChildren(
+    ...locations.map((l) =>
+      el('option', { value: l.id, textContent: `${nameOf(l as Location & { name?: string })} (${l.timezone})` }),
+    ),
+  );
   const tiles = new Tiles(byId('dash-tiles'));
   const panels = {
     live: new Panel(byId('dash-live'), 'occupancy-now'),
@@ -55,11 +75,17 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
   // A location chosen while the previous one's panels still load: their late answers are dropped.
   let generation = 0;
   class Stale extends Error {}
-  const fresh = <T>(mine: number) => (value: T): T => {
-    if (mine !== generation) throw new Stale();
-    return value;
-  };
-  const report = async (state: ReportState, mine: number) => readAnswer(fresh<{ body: unknown }>(mine)(await api.report(buildRequest(state.form as ReportForm).request)).body, 'zero');
+  const fresh =
+    <T>(mine: number) =>
+    (value: T): T => {
+      if (mine !== generation) throw new Stale();
+      return value;
+    };
+  const report = async (state: ReportState, mine: number) =>
+    readAnswer(
+      fresh<{ body: unknown }>(mine)(await api.report(buildRequest(state.form as ReportForm).request)).body,
+      'zero',
+    );
   const builder = (state: ReportState) => toQuery({ view: 'report', report: state });
 
   let location: Location | undefined;
@@ -76,16 +102,33 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     fresh(mine)(body);
     const groups = (body.insights.occupancy ?? []) as readonly LiveGroup[];
     const now = nowNumbers(groups);
-    const share = now.utilization === undefined ? '' : `${percent.format(now.utilization)} of capacity (${count(now.capacity!)}${now.partialCapacity ? ', areas with a capacity' : ''})`;
-    if (groups.length === 0) tiles.unknown('now', 'No area is open with current data (closed, or no data yet).', '#dash-live');
-    else tiles.show('now', { value: count(now.people), note: share || `${now.groups} ${now.groups === 1 ? 'area' : 'areas'} open; no capacity set`, href: '#dash-live' });
+    const share =
+      now.utilization === undefined
+        ? ''
+        : `${percent.format(now.utilization)} of capacity (${count(now.capacity!)}${now.partialCapacity ? ', areas with a capacity' : ''})`;
+    if (groups.length === 0)
+      tiles.unknown('now', 'No area is open with current data (closed, or no data yet).', '#dash-live');
+    else
+      tiles.show('now', {
+        value: count(now.people),
+        note: share || `${now.groups} ${now.groups === 1 ? 'area' : 'areas'} open; no capacity set`,
+        href: '#dash-live',
+      });
     panel.clear();
     if (groups.length === 0) panel.empty('No area is open with current data (closed, or no data yet).');
     else {
       const list = el('ul', { className: 'occupancy' });
       for (const g of groups) {
         const note = g.utilization === undefined ? '' : `${percent.format(g.utilization)} of ${count(g.capacity!)}`;
-        list.append(el('li', {}, el('span', { className: 'name', textContent: g.sensorGroup.name }), el('span', { className: 'count', textContent: count(g.occupancy) }), el('span', { className: 'share', textContent: note })));
+        list.append(
+          el(
+            'li',
+            {},
+            el('span', { className: 'name', textContent: g.sensorGroup.name }),
+            el('span', { className: 'count', textContent: count(g.occupancy) }),
+            el('span', { className: 'share', textContent: note }),
+          ),
+        );
       }
       panel.body.append(list);
       panel.done(`As of ${clockTimeIn(w.now, w.zone)}; the service counts every 5 minutes.`);
@@ -96,7 +139,12 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
   async function soFar(w: DayWindows, mine: number): Promise<SoFar> {
     const { body } = await api.report(soFarRequest(location!.id, w));
     const n = fresh<Record<string, number>>(mine)(body as Record<string, number>);
-    const result: SoFar = { today: n.today ?? 0, todayLastWeek: n.todayLastWeek ?? 0, week: n.week ?? 0, lastWeek: n.lastWeek ?? 0 };
+    const result: SoFar = {
+      today: n.today ?? 0,
+      todayLastWeek: n.todayLastWeek ?? 0,
+      week: n.week ?? 0,
+      lastWeek: n.lastWeek ?? 0,
+    };
     const c = change(result.today, result.todayLastWeek);
     tiles.show('today', {
       value: count(result.today),
@@ -109,20 +157,36 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
 
   async function occupancy(w: DayWindows, mine: number): Promise<void> {
     const panel = panels.occupancy;
-    const day = (from: number, to: number) => api.occupancyHistory(location!.id, from, to, PEAK_INTERVAL).then((r) => r.json() as Promise<OccupancyHistory>);
+    const day = (from: number, to: number) =>
+      api.occupancyHistory(location!.id, from, to, PEAK_INTERVAL).then((r) => r.json() as Promise<OccupancyHistory>);
     // Last week's day is over: asked once per location and day, not at every refresh.
     const key = `${location!.id} ${w.lastWeekDayStart}`;
     if (lastWeekHistory?.key !== key) lastWeekHistory = { key, answer: day(w.lastWeekDayStart, w.lastWeekDayEnd) };
     lastWeekHistory.answer.catch(() => (lastWeekHistory = undefined));
-    const [t, before] = fresh<OccupancyHistory[]>(mine)(await Promise.all([day(w.todayStart, w.todayEnd), lastWeekHistory.answer]));
+    const [t, before] = fresh<OccupancyHistory[]>(mine)(
+      await Promise.all([day(w.todayStart, w.todayEnd), lastWeekHistory.answer]),
+    );
     const peak = peakOf(t as OccupancyHistory, w.now);
-    if (peak) tiles.show('peak', { value: count(peak.people), note: `at ${clockTimeIn(peak.at, w.zone)}`, href: '#dash-occupancy' });
+    if (peak)
+      tiles.show('peak', {
+        value: count(peak.people),
+        note: `at ${clockTimeIn(peak.at, w.zone)}`,
+        href: '#dash-occupancy',
+      });
     else tiles.unknown('peak', 'No area was open today up to now.', '#dash-occupancy');
     const answer = occupancySeries(t as OccupancyHistory, before, w.now);
     if (answer.series.length === 0) return panel.empty('No data: this location has no sensor groups.');
-    if (answer.series.every((s) => s.values.every((v) => v === null))) return panel.empty('Closed: no sensor group was open today up to now, nor on the same day last week.');
-    panel.drawChart(answer, w.zone, `Occupancy per area today, every 5 minutes, beside the same day last week (dashed), in ${w.zone}`, { formatTime: clockTime });
-    panel.done(`People at each 5-minute mark up to ${clockTimeIn(w.now, w.zone)}; last week’s same day dashed. A gap is a closed area or a time after now.`);
+    if (answer.series.every((s) => s.values.every((v) => v === null)))
+      return panel.empty('Closed: no sensor group was open today up to now, nor on the same day last week.');
+    panel.drawChart(
+      answer,
+      w.zone,
+      `Occupancy per area today, every 5 minutes, beside the same day last week (dashed), in ${w.zone}`,
+      { formatTime: clockTime },
+    );
+    panel.done(
+      `People at each 5-minute mark up to ${clockTimeIn(w.now, w.zone)}; last week’s same day dashed. A gap is a closed area or a time after now.`,
+    );
   }
 
   async function entries(w: DayWindows, mine: number): Promise<void> {
@@ -134,14 +198,26 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     const answer = groups.length > 0 ? crossingsInOut(raw, groups) : crossingsByLine(raw);
     if (groups.length > 0) {
       const { entries: ins, exits } = entriesAndExits(raw, groups);
-      tiles.show('entries', { value: count(ins), note: `${count(exits)} exits, over the counting lines of ${groups.length} ${groups.length === 1 ? 'area' : 'areas'}`, href: builder(state) });
-    } else tiles.unknown('entries', 'The service does not say which way is in for this location’s lines.', builder(state));
+      tiles.show('entries', {
+        value: count(ins),
+        note: `${count(exits)} exits, over the counting lines of ${groups.length} ${groups.length === 1 ? 'area' : 'areas'}`,
+        href: builder(state),
+      });
+    } else
+      tiles.unknown('entries', 'The service does not say which way is in for this location’s lines.', builder(state));
     const why = emptyReason(answer, range, w.now);
     if (why) panel.empty(why);
     else {
-      panel.drawChart(answer, w.zone, `Line crossings per hour today, ${groups.length > 0 ? 'in and out per area' : 'by camera, line and direction'} (${w.zone})`, { formatTime: clockTime });
+      panel.drawChart(
+        answer,
+        w.zone,
+        `Line crossings per hour today, ${groups.length > 0 ? 'in and out per area' : 'by camera, line and direction'} (${w.zone})`,
+        { formatTime: clockTime },
+      );
       const total = raw.series.reduce((sum, s) => sum + s.values.reduce<number>((a, v) => a + (v ?? 0), 0), 0);
-      panel.done(`${formatNumber(total)} crossings today up to ${clockTimeIn(w.now, w.zone)}. Hours after now are left empty.`);
+      panel.done(
+        `${formatNumber(total)} crossings today up to ${clockTimeIn(w.now, w.zone)}. Hours after now are left empty.`,
+      );
     }
     panel.openInBuilder(state);
   }
@@ -155,7 +231,12 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     const before: TimeSeriesAnswer = { ...both, series: both.series.filter((s) => s.earlier) };
     const daysSoFar = Math.round((w.todayStart - w.weekStart) / 86_400_000) + 1;
     const comparison = compareWeeks(current, before, daysSoFar, sameTime, w.now);
-    panel.drawChart(withoutFuture(weeksAsSeries(current, comparison), w.now).answer, w.zone, 'Movement events per day, this week and last week (dashed)', { table: false });
+    panel.drawChart(
+      withoutFuture(weeksAsSeries(current, comparison), w.now).answer,
+      w.zone,
+      'Movement events per day, this week and last week (dashed)',
+      { table: false },
+    );
     panel.appendTable((table) => drawWeekTable(table, comparison, w.zone), 'This week against last week', true);
     panel.done(weekSummary(comparison));
     panel.openInBuilder(state);
@@ -171,7 +252,11 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     if (grid.flat().every((n) => n === 0)) panel.empty('No data: nothing was recorded in the four weeks before today.');
     else {
       const caption = `Movement events by day of week and hour, ${firstDay} to ${lastDay} (${timeZone}), four of each weekday.`;
-      const table = panel.appendTable((t) => drawHeatmap(t, grid, caption, panel.section.clientWidth < HEAT_MAP_TURNS_BELOW_PX), 'Busiest hours', true);
+      const table = panel.appendTable(
+        (t) => drawHeatmap(t, grid, caption, panel.section.clientWidth < HEAT_MAP_TURNS_BELOW_PX),
+        'Busiest hours',
+        true,
+      );
       turnWithWidth(panel.section, (narrow) => drawHeatmap(table, grid, caption, narrow));
       panel.csv(toCsv([['day', ...HOURS], ...grid.map((row, d) => [WEEKDAYS[d] as string, ...row])]));
       panel.done(`Darker is busier; the busiest hour is ${busiestHour(grid)}.`);
@@ -206,7 +291,11 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     const maxAge = await live(w, mine).catch((e) => void settle(panels.live, 'now')(e));
     await Promise.all(done);
     // The instant every number of the page counts up to, in a <time> (the browser tests ask the API for the same).
-    if (mine === generation) byId('dash-updated').replaceChildren('Updated ', el('time', { dateTime: new Date(w.now).toISOString(), textContent: clockTimeIn(w.now, w.zone) }));
+    if (mine === generation)
+      byId('dash-updated').replaceChildren(
+        'Updated ',
+        el('time', { dateTime: new Date(w.now).toISOString(), textContent: clockTimeIn(w.now, w.zone) }),
+      );
     return maxAge;
   }
 

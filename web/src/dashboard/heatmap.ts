@@ -7,7 +7,9 @@ const DARK = [8, 48, 107];
 
 /** Relative luminance (WCAG) of an sRGB colour. */
 const luminance = (rgb: readonly number[]) =>
-  rgb.map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4)).reduce((sum, c, i) => sum + c * ([0.2126, 0.7152, 0.0722][i] as number), 0);
+  rgb
+    .map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, c, i) => sum + c * ([0.2126, 0.7152, 0.0722][i] as number), 0);
 
 /**
  * The cell colour for a share of the largest count (0..1), between a light and a dark blue, and the
@@ -26,7 +28,12 @@ export function heatColors(share: number): { background: string; color: string }
  * per weekday and a column per hour, or (`byHour`, on a narrow screen, where 24 columns cannot fit)
  * a row per hour and a column per weekday. The same cells either way.
  */
-export function drawHeatmap(table: HTMLTableElement, grid: readonly (readonly number[])[], caption: string, byHour = false): void {
+export function drawHeatmap(
+  table: HTMLTableElement,
+  grid: readonly (readonly number[])[],
+  caption: string,
+  byHour = false,
+): void {
   table.classList.add('heat');
   const max = Math.max(1, ...grid.flat());
   (table.querySelector('caption') as HTMLElement).textContent = caption;
@@ -47,7 +54,9 @@ export function drawHeatmap(table: HTMLTableElement, grid: readonly (readonly nu
     return td;
   };
   if (byHour) {
-    head.replaceChildren(el('tr', {}, th('Hour', 'col'), ...WEEKDAYS.map((_, d) => th(day(d).slice(0, 2), 'col', WEEKDAYS[d]))));
+    head.replaceChildren(
+      el('tr', {}, th('Hour', 'col'), ...WEEKDAYS.map((_, d) => th(day(d).slice(0, 2), 'col', WEEKDAYS[d]))),
+    );
     body.replaceChildren(...HOURS.map((h, k) => el('tr', {}, th(h, 'row'), ...WEEKDAYS.map((_, d) => cell(d, k)))));
     return;
   }

@@ -8,7 +8,11 @@ import { drawTable } from '../table';
 const numberFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 export const formatNumber = (n: number): string => numberFormat.format(n);
 
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] => {
+const el = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] => {
   const e = Object.assign(document.createElement(tag), props);
   e.append(...children);
   return e;
@@ -46,7 +50,10 @@ export class Panel {
 
   /** The panel shows an answer (drawn, or said why not). */
   get answered(): boolean {
-    return !this.section.hasAttribute('aria-busy') && (this.status.textContent !== '' || this.body.querySelector('.empty') !== null);
+    return (
+      !this.section.hasAttribute('aria-busy') &&
+      (this.status.textContent !== '' || this.body.querySelector('.empty') !== null)
+    );
   }
 
   clear(): void {
@@ -73,7 +80,12 @@ export class Panel {
    * Draws a time series or named numbers with the builder's chart and, unless the panel has a table of
    * its own (`table: false`), the same numbers as a table below it: one table, one toggle.
    */
-  drawChart(answer: Answer, timeZone: string, label: string, options: { readonly table?: boolean; readonly formatTime?: (instant: number, zone: string) => string } = {}): void {
+  drawChart(
+    answer: Answer,
+    timeZone: string,
+    label: string,
+    options: { readonly table?: boolean; readonly formatTime?: (instant: number, zone: string) => string } = {},
+  ): void {
     this.clear();
     const chart = el('div', { className: 'chart', tabIndex: 0 });
     chart.setAttribute('role', 'group');
@@ -85,10 +97,12 @@ export class Panel {
     legend.setAttribute('aria-label', `Series of ${label}`);
     this.body.append(chart, cursor, legend);
     this.chart = drawChart({ chart, legend, cursor }, answer, { kind: 'lines', timeZone, formatNumber });
-    if (options.table !== false) this.appendTable((table) => drawTable(table, answer, timeZone, formatNumber, options.formatTime), label);
+    if (options.table !== false)
+      this.appendTable((table) => drawTable(table, answer, timeZone, formatNumber, options.formatTime), label);
     const drawn = this.chart;
-    this.action(el('button', { type: 'button', className: 'secondary', textContent: 'Download PNG' }), () =>
-      void chartPng(chart, drawn.legend, label).then((png) => downloadBlob(png, `${this.name}.png`)),
+    this.action(
+      el('button', { type: 'button', className: 'secondary', textContent: 'Download PNG' }),
+      () => void chartPng(chart, drawn.legend, label).then((png) => downloadBlob(png, `${this.name}.png`)),
     );
     this.csv(answerCsv(answer, timeZone));
   }
@@ -105,7 +119,9 @@ export class Panel {
   }
 
   csv(text: string): void {
-    this.action(el('button', { type: 'button', className: 'secondary', textContent: 'Download CSV' }), () => downloadBlob(new Blob([text], { type: 'text/csv' }), `${this.name}.csv`));
+    this.action(el('button', { type: 'button', className: 'secondary', textContent: 'Download CSV' }), () =>
+      downloadBlob(new Blob([text], { type: 'text/csv' }), `${this.name}.csv`),
+    );
   }
 
   /** The link that opens the panel's report in the builder (first among the actions). */

@@ -19,13 +19,30 @@ interface Column {
 }
 
 const COLUMNS: readonly Column[] = [
-  { key: 'name', label: 'Site', cell: (r) => el('a', { href: toQuery({ view: 'dashboard', location: r.id }), textContent: r.name }) },
-  { key: 'people', label: 'People now', cell: (r) => (r.people === undefined ? el('span', { className: 'muted', textContent: 'closed' }) : formatNumber(r.people)) },
-  { key: 'utilization', label: '% of capacity', cell: (r) => (r.utilization === undefined ? '' : percent.format(r.utilization)) },
+  {
+    key: 'name',
+    label: 'Site',
+    cell: (r) => el('a', { href: toQuery({ view: 'dashboard', location: r.id }), textContent: r.name }),
+  },
+  {
+    key: 'people',
+    label: 'People now',
+    cell: (r) =>
+      r.people === undefined ? el('span', { className: 'muted', textContent: 'closed' }) : formatNumber(r.people),
+  },
+  {
+    key: 'utilization',
+    label: '% of capacity',
+    cell: (r) => (r.utilization === undefined ? '' : percent.format(r.utilization)),
+  },
   { key: 'today', label: 'Today so far', cell: (r) => formatNumber(r.today) },
   { key: 'change', label: 'vs. last week', cell: (r) => changeContent(r.change) },
   { key: 'hourly', label: 'By hour (last week dashed)', cell: (r) => sparkline(r.hourly, r.hourlyLastWeek) },
-  { key: 'silentSensors', label: 'Silent sensors', cell: (r) => (r.silentSensors === undefined ? '' : formatNumber(r.silentSensors)) },
+  {
+    key: 'silentSensors',
+    label: 'Silent sensors',
+    cell: (r) => (r.silentSensors === undefined ? '' : formatNumber(r.silentSensors)),
+  },
 ];
 
 /**
@@ -43,7 +60,11 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
 
   const draw = () => {
     // A column no site has a value for says nothing: shown only when some site has a capacity, or silent sensors.
-    const shown = COLUMNS.filter((c) => (c.key !== 'silentSensors' || rows.some((r) => r.silentSensors !== undefined)) && (c.key !== 'utilization' || rows.some((r) => r.utilization !== undefined)));
+    const shown = COLUMNS.filter(
+      (c) =>
+        (c.key !== 'silentSensors' || rows.some((r) => r.silentSensors !== undefined)) &&
+        (c.key !== 'utilization' || rows.some((r) => r.utilization !== undefined)),
+    );
     (table.tHead as HTMLTableSectionElement).replaceChildren(el('tr', {}, ...shown.map((c) => header(c))));
     const body = table.tBodies[0] as HTMLTableSectionElement;
     body.replaceChildren(
@@ -52,7 +73,10 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
         tr.dataset.location = r.id;
         shown.forEach((c, i) => {
           const content = [c.cell(r)].flat();
-          const cell = i === 0 ? el('th', {}, ...content, el('span', { className: 'sub', textContent: r.timezone })) : el('td', { className: c.key === 'hourly' ? 'spark-cell' : '' }, ...content);
+          const cell =
+            i === 0
+              ? el('th', {}, ...content, el('span', { className: 'sub', textContent: r.timezone }))
+              : el('td', { className: c.key === 'hourly' ? 'spark-cell' : '' }, ...content);
           if (i === 0) (cell as HTMLTableCellElement).scope = 'row';
           if (c.key === 'change' && r.change.delta !== 0) cell.dataset.tone = r.change.delta > 0 ? 'up' : 'down';
           tr.append(cell);
@@ -60,7 +84,8 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
         return tr;
       }),
     );
-    (table.caption as HTMLElement).textContent = `${rows.length} ${rows.length === 1 ? 'site' : 'sites'}, sorted by ${shown.find((c) => c.key === sort.key)?.label.toLowerCase()} (${sort.order}). Today is each site's own day, in its time zone: movement events up to now, against the same weekday last week up to the same time of day.`;
+    (table.caption as HTMLElement).textContent =
+      `${rows.length} ${rows.length === 1 ? 'site' : 'sites'}, sorted by ${shown.find((c) => c.key === sort.key)?.label.toLowerCase()} (${sort.order}). Today is each site's own day, in its time zone: movement events up to now, against the same weekday last week up to the same time of day.`;
   };
 
   const header = (c: Column): HTMLTableCellElement => {
@@ -75,7 +100,10 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
     if (sort.key === key) th.setAttribute('aria-sort', sort.order);
     const button = el('button', { type: 'button', className: 'sort', textContent: c.label });
     button.addEventListener('click', () => {
-      sort = { key, order: sort.key === key ? (sort.order === 'ascending' ? 'descending' : 'ascending') : firstOrder(key) };
+      sort = {
+        key,
+        order: sort.key === key ? (sort.order === 'ascending' ? 'descending' : 'ascending') : firstOrder(key),
+      };
       draw();
       (table.querySelector(`th[aria-sort] button`) as HTMLElement | null)?.focus();
     });
@@ -91,10 +119,17 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
       draw();
       // From the answer's arrival to the frame after the table was laid out and painted (npm run bench -- explorer reads it).
       requestAnimationFrame(() => setTimeout(() => (table.dataset.drawnMs = (performance.now() - arrived).toFixed(1))));
-      status.replaceChildren('Updated ', el('time', { dateTime: body.at, textContent: clockTimeIn(Date.parse(body.at), here) }), '.');
+      status.replaceChildren(
+        'Updated ',
+        el('time', { dateTime: body.at, textContent: clockTimeIn(Date.parse(body.at), here) }),
+        '.',
+      );
       return maxAgeSeconds;
     } catch (e) {
-      status.textContent = e instanceof ProblemError ? `Could not be loaded: ${e.problem.title}: ${e.problem.detail}` : 'Could not be loaded: the service could not be reached.';
+      status.textContent =
+        e instanceof ProblemError
+          ? `Could not be loaded: ${e.problem.title}: ${e.problem.detail}`
+          : 'Could not be loaded: the service could not be reached.';
       throw e;
     }
   });
@@ -110,7 +145,10 @@ function sparkline(today: readonly number[], lastWeek: readonly number[]): SVGSV
   const height = 28;
   const hours = Math.max(24, today.length, lastWeek.length);
   const max = Math.max(1, ...today, ...lastWeek);
-  const points = (values: readonly number[]) => values.map((v, i) => `${((i + 0.5) * width) / hours},${(height - 2 - (v / max) * (height - 4)).toFixed(1)}`).join(' ');
+  const points = (values: readonly number[]) =>
+    values
+      .map((v, i) => `${((i + 0.5) * width) / hours},${(height - 2 - (v / max) * (height - 4)).toFixed(1)}`)
+      .join(' ');
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('width', String(width));
@@ -118,9 +156,19 @@ function sparkline(today: readonly number[], lastWeek: readonly number[]): SVGSV
   svg.setAttribute('class', 'spark');
   svg.setAttribute('aria-hidden', 'true');
   const base = document.createElementNS(SVG, 'line');
-  for (const [k, v] of [['x1', '0'], ['x2', String(width)], ['y1', String(height - 2)], ['y2', String(height - 2)], ['class', 'spark-zero']]) base.setAttribute(k as string, v as string);
+  for (const [k, v] of [
+    ['x1', '0'],
+    ['x2', String(width)],
+    ['y1', String(height - 2)],
+    ['y2', String(height - 2)],
+    ['class', 'spark-zero'],
+  ])
+    base.setAttribute(k as string, v as string);
   svg.append(base);
-  for (const [values, cls] of [[lastWeek, 'spark-before'], [today, 'spark-today']] as const) {
+  for (const [values, cls] of [
+    [lastWeek, 'spark-before'],
+    [today, 'spark-today'],
+  ] as const) {
     if (values.length === 0) continue;
     const line = document.createElementNS(SVG, 'polyline');
     line.setAttribute('points', points(values));

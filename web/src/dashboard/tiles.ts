@@ -31,7 +31,13 @@ export class Tiles {
       ...(Object.keys(LABELS) as TileId[]).map((id) => {
         const value = el('span', { className: 'tile-value', textContent: '…' });
         const note = el('span', { className: 'tile-note', textContent: 'Loading…' });
-        const link = el('a', { className: 'tile', id: `tile-${id}`, href: '#' }, el('span', { className: 'tile-label', textContent: LABELS[id] }), value, note);
+        const link = el(
+          'a',
+          { className: 'tile', id: `tile-${id}`, href: '#' },
+          el('span', { className: 'tile-label', textContent: LABELS[id] }),
+          value,
+          note,
+        );
         this.tiles.set(id, { link, value, note });
         return el('li', {}, link);
       }),

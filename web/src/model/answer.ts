@@ -44,11 +44,17 @@ export function readAnswer(body: unknown, absent: 'zero' | 'gap'): Answer {
     return {
       kind: 'timeSeries',
       times: rows.map((row) => Date.parse(String(row.timestamp))),
-      series: names.map((name) => ({ name, values: rows.map((row) => (typeof row[name] === 'number' ? (row[name] as number) : fill)) })),
+      series: names.map((name) => ({
+        name,
+        values: rows.map((row) => (typeof row[name] === 'number' ? (row[name] as number) : fill)),
+      })),
     };
   }
   if (body !== null && typeof body === 'object') {
-    return { kind: 'namedNumbers', entries: Object.entries(body).filter((e): e is [string, number] => typeof e[1] === 'number') };
+    return {
+      kind: 'namedNumbers',
+      entries: Object.entries(body).filter((e): e is [string, number] => typeof e[1] === 'number'),
+    };
   }
   throw new TypeError('a report answer is an array of buckets or an object of numbers');
 }
@@ -66,10 +72,11 @@ export function seriesOrder(lists: readonly (readonly string[])[]): string[] {
       if (known.has(name)) return;
       known.add(name);
       const low = i > 0 ? order.indexOf(list[i - 1] as string) + 1 : 0;
-      const high = list
-        .slice(i + 1)
-        .map((n) => order.indexOf(n))
-        .find((j) => j >= 0) ?? order.length;
+      const high =
+        list
+          .slice(i + 1)
+          .map((n) => order.indexOf(n))
+          .find((j) => j >= 0) ?? order.length;
       let at = low;
       while (at < high && (order[at] as string) < name) at++;
       order.splice(at, 0, name);
@@ -88,8 +95,16 @@ export function stack(series: readonly Series[]): number[][] {
 type Bucket = Record<string, unknown>;
 type Pair = { readonly current?: Bucket; readonly previous?: Bucket };
 
-const isPair = (v: unknown): v is Pair => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'current' || k === 'previous') && Object.keys(v).length > 0;
-const isComparison = (body: unknown): boolean => (Array.isArray(body) ? body.length > 0 && body.every(isPair) : isPair(body) && 'current' in (body as object) && 'previous' in (body as object));
+const isPair = (v: unknown): v is Pair =>
+  v !== null &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  Object.keys(v).every((k) => k === 'current' || k === 'previous') &&
+  Object.keys(v).length > 0;
+const isComparison = (body: unknown): boolean =>
+  Array.isArray(body)
+    ? body.length > 0 && body.every(isPair)
+    : isPair(body) && 'current' in (body as object) && 'previous' in (body as object);
 
 /**
  * A comparison (`compare`): the current period's series, then the earlier period's named `previous
@@ -100,21 +115,39 @@ const isComparison = (body: unknown): boolean => (Array.isArray(body) ? body.len
 function readComparison(body: unknown, absent: 'zero' | 'gap'): Answer {
   if (!Array.isArray(body)) {
     const { current = {}, previous = {} } = body as Pair;
-    const entries = (o: Bucket, prefix: string) => Object.entries(o).filter((e): e is [string, number] => typeof e[1] === 'number').map(([k, v]) => [`${prefix}${k}`, v] as const);
+    const entries = (o: Bucket, prefix: string) =>
+      Object.entries(o)
+        .filter((e): e is [string, number] => typeof e[1] === 'number')
+        .map(([k, v]) => [`${prefix}${k}`, v] as const);
     return { kind: 'namedNumbers', entries: [...entries(current, ''), ...entries(previous, 'previous ')] };
   }
   const pairs = (body as Pair[]).filter((p) => p.current);
-  const now = readAnswer(pairs.map((p) => p.current as Bucket), absent) as TimeSeriesAnswer;
-  const before = readAnswer(pairs.map((p) => ({ timestamp: p.current?.timestamp, ...Object.fromEntries(Object.entries(p.previous ?? {}).filter(([k]) => k !== 'timestamp')) })), absent) as TimeSeriesAnswer;
+  const now = readAnswer(
+    pairs.map((p) => p.current as Bucket),
+    absent,
+  ) as TimeSeriesAnswer;
+  const before = readAnswer(
+    pairs.map((p) => ({
+      timestamp: p.current?.timestamp,
+      ...Object.fromEntries(Object.entries(p.previous ?? {}).filter(([k]) => k !== 'timestamp')),
+    })),
+    absent,
+  ) as TimeSeriesAnswer;
   const names = seriesOrder([now.series.map((s) => s.name), before.series.map((s) => s.name)]);
   const fill = absent === 'zero' ? 0 : null;
-  const pick = (a: TimeSeriesAnswer, name: string) => a.series.find((s) => s.name === name)?.values ?? a.times.map(() => fill);
+  const pick = (a: TimeSeriesAnswer, name: string) =>
+    a.series.find((s) => s.name === name)?.values ?? a.times.map(() => fill);
   return {
     kind: 'timeSeries',
     times: now.times,
     series: [
       ...names.map((name) => ({ name, values: pick(now, name) })),
-      ...names.map((name, k) => ({ name: `previous ${name}`, values: pairs.map((p, i) => (p.previous ? (pick(before, name)[i] ?? fill) : null)), earlier: true, pairOf: k })),
+      ...names.map((name, k) => ({
+        name: `previous ${name}`,
+        values: pairs.map((p, i) => (p.previous ? (pick(before, name)[i] ?? fill) : null)),
+        earlier: true,
+        pairOf: k,
+      })),
     ],
   };
 }

@@ -65,7 +65,9 @@ export class ExplorerApi {
    */
   async location(locationId: string): Promise<LocationDetail | undefined> {
     try {
-      return (await (await this.call(`/locations/${encodeURIComponent(locationId)}`, { headers: { accept: 'application/json' } })).json()) as LocationDetail;
+      return (await (
+        await this.call(`/locations/${encodeURIComponent(locationId)}`, { headers: { accept: 'application/json' } })
+      ).json()) as LocationDetail;
     } catch (e) {
       if (e instanceof ProblemError && (e.problem.status === 404 || e.problem.status === 405)) return undefined;
       throw e;
@@ -75,24 +77,47 @@ export class ExplorerApi {
   /** Every site at a glance (`GET /insights/overview`), and how long the answer stays current. */
   async overview(): Promise<{ readonly body: SitesOverview; readonly maxAgeSeconds: number | undefined }> {
     const response = await this.call('/insights/overview', { headers: { accept: 'application/json' } });
-    return { body: (await response.json()) as SitesOverview, maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')) };
+    return {
+      body: (await response.json()) as SitesOverview,
+      maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')),
+    };
   }
 
   async liveOccupancy(locationId: string): Promise<LiveResult> {
-    const response = await this.call(`/locations/${encodeURIComponent(locationId)}/insights/live?filter=occupancy`, { headers: { accept: 'application/json' } });
-    return { body: (await response.json()) as LiveInsights, maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')) };
+    const response = await this.call(`/locations/${encodeURIComponent(locationId)}/insights/live?filter=occupancy`, {
+      headers: { accept: 'application/json' },
+    });
+    return {
+      body: (await response.json()) as LiveInsights,
+      maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')),
+    };
   }
 
   /** Occupancy per sensor group over [from, to) (epoch ms) in buckets of `interval`. */
-  async occupancyHistory(locationId: string, from: number, to: number, interval: string, accept: 'application/json' | 'text/csv' = 'application/json'): Promise<Response> {
-    const query = new URLSearchParams({ filter: 'occupancy', from: new Date(from).toISOString(), to: new Date(to).toISOString(), interval });
+  async occupancyHistory(
+    locationId: string,
+    from: number,
+    to: number,
+    interval: string,
+    accept: 'application/json' | 'text/csv' = 'application/json',
+  ): Promise<Response> {
+    const query = new URLSearchParams({
+      filter: 'occupancy',
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      interval,
+    });
     return this.call(`/locations/${encodeURIComponent(locationId)}/insights/history?${query}`, { headers: { accept } });
   }
 
   async report(request: ReportRequest): Promise<ReportResult<unknown>> {
     const response = await this.post(request, 'application/json');
     const source = answerSourceOf(response.headers.get('server-timing'));
-    return { body: await response.json(), truncated: response.headers.get('x-report-truncated') === 'true', ...(source ? { source } : {}) };
+    return {
+      body: await response.json(),
+      truncated: response.headers.get('x-report-truncated') === 'true',
+      ...(source ? { source } : {}),
+    };
   }
 
   async reportCsv(request: ReportRequest): Promise<ReportResult<string>> {
@@ -101,7 +126,11 @@ export class ExplorerApi {
   }
 
   private post(request: ReportRequest, accept: string): Promise<Response> {
-    return this.call('/reports:query', { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(request) });
+    return this.call('/reports:query', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify(request),
+    });
   }
 
   private async call(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
@@ -109,7 +138,9 @@ export class ExplorerApi {
     const headers = { ...init.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) };
     const response = await this.fetchFn(`${this.base}${path}`, { ...init, headers });
     if (!response.ok) {
-      throw new ProblemError(toProblem(response.status, response.statusText, response.headers.get('content-type'), await response.text()));
+      throw new ProblemError(
+        toProblem(response.status, response.statusText, response.headers.get('content-type'), await response.text()),
+      );
     }
     return response;
   }

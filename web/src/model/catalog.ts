@@ -56,7 +56,11 @@ export const BREAKDOWNS: Readonly<Record<Collection, readonly Breakdown[]>> = {
     byLocation,
     ...profiles,
   ],
-  parkingLotStats: [{ id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] }, byLocation, ...profiles],
+  parkingLotStats: [
+    { id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] },
+    byLocation,
+    ...profiles,
+  ],
   parkingEvents: [
     { id: 'parkingLotId', label: 'Parking lot', stages: [terms('parkingLotId')] },
     { id: 'cameraId', label: 'Camera', stages: [terms('cameraId')] },
@@ -82,4 +86,5 @@ export function statsFields(collection: Collection): StatsField[] {
     .map((f) => (f.nestedPath ? { name: f.name, nestedPath: f.nestedPath } : { name: f.name }));
 }
 
-export const findBreakdown = (collection: Collection, id: string): Breakdown | undefined => BREAKDOWNS[collection].find((b) => b.id === id);
+export const findBreakdown = (collection: Collection, id: string): Breakdown | undefined =>
+  BREAKDOWNS[collection].find((b) => b.id === id);

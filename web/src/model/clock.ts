@@ -18,19 +18,24 @@ function format(locale: string | undefined, zone: string, options: Intl.DateTime
 }
 
 /** Hours and minutes on the zone's clock: `21:32`, `9:32 PM`. */
-export const clockTime = (instant: number, zone: string, locale?: string): string => format(locale, zone, { hour: 'numeric', minute: '2-digit' }).format(instant);
+export const clockTime = (instant: number, zone: string, locale?: string): string =>
+  format(locale, zone, { hour: 'numeric', minute: '2-digit' }).format(instant);
 
 /** The time with its zone named: `21:32 (Europe/Berlin)`. */
-export const clockTimeIn = (instant: number, zone: string, locale?: string): string => `${clockTime(instant, zone, locale)} (${zone})`;
+export const clockTimeIn = (instant: number, zone: string, locale?: string): string =>
+  `${clockTime(instant, zone, locale)} (${zone})`;
 
 /** A day on the zone's calendar: `Mon, Jun 3` / `Mo., 3. Juni`. */
-const shortDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { weekday: 'short', month: 'short', day: 'numeric' }).format(instant);
+const shortDate = (instant: number, zone: string, locale?: string): string =>
+  format(locale, zone, { weekday: 'short', month: 'short', day: 'numeric' }).format(instant);
 
 /** A day in full: `Monday, June 3, 2026`. */
-export const longDate = (instant: number, zone: string, locale?: string): string => format(locale, zone, { dateStyle: 'full' }).format(instant);
+export const longDate = (instant: number, zone: string, locale?: string): string =>
+  format(locale, zone, { dateStyle: 'full' }).format(instant);
 
 /** A day and time: `Jun 3, 2026, 21:30`. */
-export const dateTime = (instant: number, zone: string, locale?: string): string => format(locale, zone, { dateStyle: 'medium', timeStyle: 'short' }).format(instant);
+export const dateTime = (instant: number, zone: string, locale?: string): string =>
+  format(locale, zone, { dateStyle: 'medium', timeStyle: 'short' }).format(instant);
 
 /**
  * A chart axis label for a tick (epoch ms): the date at ticks a day or more apart, the time within a
@@ -40,7 +45,8 @@ export const dateTime = (instant: number, zone: string, locale?: string): string
 export function axisLabel(instant: number, stepSeconds: number, first: boolean, zone: string, locale?: string): string {
   if (stepSeconds >= 86_400) return shortDate(instant, zone, locale);
   const time = clockTime(instant, zone, locale);
-  const midnight = format('en-GB', zone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(instant) === '00:00';
+  const midnight =
+    format('en-GB', zone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(instant) === '00:00';
   return first || midnight ? `${time}\n${shortDate(instant, zone, locale)}` : time;
 }
 
@@ -64,11 +70,16 @@ const TICK_STEPS = [
  * days or more.
  */
 export function tickSteps(times: readonly number[]): number[] {
-  const gaps = times.slice(1).map((t, i) => (t - (times[i] as number)) / 1000).sort((a, b) => a - b);
+  const gaps = times
+    .slice(1)
+    .map((t, i) => (t - (times[i] as number)) / 1000)
+    .sort((a, b) => a - b);
   const median = gaps[Math.floor(gaps.length / 2)];
   if (median === undefined || median <= 0) return TICK_STEPS;
   if (median >= 28 * DAY) return TICK_STEPS.filter((s) => s >= MONTH);
   const step = median >= 20 * HOUR ? Math.round(median / DAY) * DAY : median;
-  const multiples = [...TICK_STEPS.filter((s) => s < MONTH && s >= step && s % step === 0), 2 * step, 4 * step].filter((s) => s < MONTH);
+  const multiples = [...TICK_STEPS.filter((s) => s < MONTH && s >= step && s % step === 0), 2 * step, 4 * step].filter(
+    (s) => s < MONTH,
+  );
   return [...new Set(multiples)].sort((a, b) => a - b).concat(TICK_STEPS.filter((s) => s >= MONTH));
 }

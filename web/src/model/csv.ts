@@ -10,7 +10,8 @@ export function cell(value: string | number | null | undefined): string {
 }
 
 /** Rows as CSV text with CRLF line ends. */
-export const toCsv = (rows: readonly (readonly (string | number | null | undefined)[])[]): string => `${rows.map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
+export const toCsv = (rows: readonly (readonly (string | number | null | undefined)[])[]): string =>
+  `${rows.map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
 
 /**
  * What a chart shows, as CSV: `timestamp` (ISO UTC, as the API writes it), `localTime` (the same
@@ -22,6 +23,10 @@ export function answerCsv(answer: Answer, timeZone: string): string {
   if (answer.kind === 'namedNumbers') return toCsv([['name', 'value'], ...answer.entries.map(([n, v]) => [n, v])]);
   return toCsv([
     ['timestamp', 'localTime', ...answer.series.map((s) => s.name)],
-    ...answer.times.map((t, i) => [new Date(t).toISOString(), isoInZone(t, timeZone), ...answer.series.map((s) => s.values[i])]),
+    ...answer.times.map((t, i) => [
+      new Date(t).toISOString(),
+      isoInZone(t, timeZone),
+      ...answer.series.map((s) => s.values[i]),
+    ]),
   ]);
 }

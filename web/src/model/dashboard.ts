@@ -14,7 +14,10 @@ import type { ReportState } from './url-state';
  * link and the builder runs exactly the request the panel ran.
  */
 
-const base = (locationId: string, timeZone: string): Omit<ReportForm, 'firstDay' | 'lastDay' | 'interval' | 'breakdown' | 'overTime'> => ({
+const base = (
+  locationId: string,
+  timeZone: string,
+): Omit<ReportForm, 'firstDay' | 'lastDay' | 'interval' | 'breakdown' | 'overTime'> => ({
   locationIds: [locationId],
   source: 'movementEvents',
   timeZone,
@@ -38,10 +41,43 @@ export function dashboardReports(locationId: string, timeZone: string, today: st
   const common = base(locationId, timeZone);
   const thisWeek = presetRange('thisWeek', today);
   return {
-    entries: { preset: 'today', form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: 'cameraLine' } },
-    today: { preset: 'today', form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: '', compare: '1w' } },
-    thisWeek: { form: { ...common, firstDay: thisWeek.firstDay, lastDay: shiftDay(thisWeek.firstDay, 6), overTime: true, interval: '1d', breakdown: '', compare: '1w' } },
-    busiest: { form: { ...common, firstDay: shiftDay(today, -28), lastDay: shiftDay(today, -1), overTime: false, interval: '1h', breakdown: 'weekdayHour' } },
+    entries: {
+      preset: 'today',
+      form: { ...common, firstDay: today, lastDay: today, overTime: true, interval: '1h', breakdown: 'cameraLine' },
+    },
+    today: {
+      preset: 'today',
+      form: {
+        ...common,
+        firstDay: today,
+        lastDay: today,
+        overTime: true,
+        interval: '1h',
+        breakdown: '',
+        compare: '1w',
+      },
+    },
+    thisWeek: {
+      form: {
+        ...common,
+        firstDay: thisWeek.firstDay,
+        lastDay: shiftDay(thisWeek.firstDay, 6),
+        overTime: true,
+        interval: '1d',
+        breakdown: '',
+        compare: '1w',
+      },
+    },
+    busiest: {
+      form: {
+        ...common,
+        firstDay: shiftDay(today, -28),
+        lastDay: shiftDay(today, -1),
+        overTime: false,
+        interval: '1h',
+        breakdown: 'weekdayHour',
+      },
+    },
   };
 }
 
@@ -97,7 +133,12 @@ export interface SoFar {
 
 /** One report of four counts: today and this week up to now, and the same spans a week before. */
 export function soFarRequest(locationId: string, w: DayWindows): ReportRequest {
-  const range = (from: number, to: number) => ({ type: 'range' as const, field: 'timestamp', from: new Date(from).toISOString(), to: new Date(to).toISOString() });
+  const range = (from: number, to: number) => ({
+    type: 'range' as const,
+    field: 'timestamp',
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+  });
   return {
     source: 'movementEvents',
     locationIds: [locationId],
@@ -122,7 +163,10 @@ export interface Change {
   readonly share: number | undefined;
 }
 
-export const change = (now: number, before: number): Change => ({ delta: now - before, share: before === 0 ? undefined : (now - before) / before });
+export const change = (now: number, before: number): Change => ({
+  delta: now - before,
+  share: before === 0 ? undefined : (now - before) / before,
+});
 
 export interface WeekRow {
   readonly weekday: string;
@@ -154,7 +198,13 @@ export interface WeekComparison {
  * with last week's same day up to the same time, and the totals are this week up to now against last
  * week up to the same time, never a part of a day beside a whole one.
  */
-export function compareWeeks(thisWeek: TimeSeriesAnswer, lastWeek: TimeSeriesAnswer, daysSoFar: number, soFar: SoFar, now: number): WeekComparison {
+export function compareWeeks(
+  thisWeek: TimeSeriesAnswer,
+  lastWeek: TimeSeriesAnswer,
+  daysSoFar: number,
+  soFar: SoFar,
+  now: number,
+): WeekComparison {
   const mine = thisWeek.series[0]?.values ?? [];
   const theirs = lastWeek.series[0]?.values ?? [];
   const rows = WEEKDAYS.map((weekday, i): WeekRow => {
@@ -162,7 +212,14 @@ export function compareWeeks(thisWeek: TimeSeriesAnswer, lastWeek: TimeSeriesAns
     const whole = theirs[i] ?? 0;
     const count = today ? soFar.today : i < daysSoFar ? (mine[i] ?? 0) : null;
     const before = today ? soFar.todayLastWeek : whole;
-    return { weekday, thisWeek: count, lastWeek: before, lastWeekWhole: whole, change: count === null ? null : change(count, before), today };
+    return {
+      weekday,
+      thisWeek: count,
+      lastWeek: before,
+      lastWeekWhole: whole,
+      change: count === null ? null : change(count, before),
+      today,
+    };
   });
   return {
     rows,
@@ -201,7 +258,11 @@ export function heatGrid(answer: NamedNumbersAnswer): number[][] {
  * buckets in order, so a DST change between the two days shifts last week's by an hour). A closed
  * bucket, and a bucket of today after now, has no value (a gap).
  */
-export function occupancySeries(today: OccupancyHistory, lastWeek: OccupancyHistory | undefined, now: number): TimeSeriesAnswer {
+export function occupancySeries(
+  today: OccupancyHistory,
+  lastWeek: OccupancyHistory | undefined,
+  now: number,
+): TimeSeriesAnswer {
   const groups = today.insights.occupancy ?? [];
   const times = (groups[0]?.buckets ?? []).map((b) => Date.parse(b.timestamp));
   const series: Series[] = [];
@@ -209,9 +270,20 @@ export function occupancySeries(today: OccupancyHistory, lastWeek: OccupancyHist
     // Today's buckets after now are not known yet: a gap, never a value.
     const at = series.length;
     const name = group.sensorGroup.name;
-    series.push({ name, values: group.buckets.map((b, i) => ((times[i] as number) > now ? null : (b.occupancy ?? null))), heading: { group: name, label: 'today' } });
+    series.push({
+      name,
+      values: group.buckets.map((b, i) => ((times[i] as number) > now ? null : (b.occupancy ?? null))),
+      heading: { group: name, label: 'today' },
+    });
     const before = lastWeek?.insights.occupancy?.find((g) => g.sensorGroup.id === group.sensorGroup.id);
-    if (before) series.push({ name: `${name}, a week before`, values: times.map((_, i) => before.buckets[i]?.occupancy ?? null), earlier: true, pairOf: at, heading: { group: name, label: 'a week before' } });
+    if (before)
+      series.push({
+        name: `${name}, a week before`,
+        values: times.map((_, i) => before.buckets[i]?.occupancy ?? null),
+        earlier: true,
+        pairOf: at,
+        heading: { group: name, label: 'a week before' },
+      });
   }
   return { kind: 'timeSeries', times, series };
 }

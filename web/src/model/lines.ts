@@ -59,8 +59,15 @@ export function crossingsInOut(answer: TimeSeriesAnswer, groups: readonly GroupL
   const named: Series[] = [];
   const used = new Set<string>();
   for (const role of lineRoles(groups)) {
-    for (const [name, word] of [[role.in, 'in'], [role.out, 'out']] as const) {
-      named.push({ name: `${role.label} ${word}`, values: known.get(name)?.values ?? zeros, heading: { group: role.label, label: word } });
+    for (const [name, word] of [
+      [role.in, 'in'],
+      [role.out, 'out'],
+    ] as const) {
+      named.push({
+        name: `${role.label} ${word}`,
+        values: known.get(name)?.values ?? zeros,
+        heading: { group: role.label, label: word },
+      });
       used.add(name);
     }
   }
@@ -68,7 +75,10 @@ export function crossingsInOut(answer: TimeSeriesAnswer, groups: readonly GroupL
 }
 
 /** Entries and exits over an answer (up to its last value): the sums of every counting line's in and out series. */
-export function entriesAndExits(answer: TimeSeriesAnswer, groups: readonly GroupLines[]): { entries: number; exits: number } {
+export function entriesAndExits(
+  answer: TimeSeriesAnswer,
+  groups: readonly GroupLines[],
+): { entries: number; exits: number } {
   const totals = new Map(answer.series.map((s) => [s.name, s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0)]));
   let entries = 0;
   let exits = 0;

@@ -73,7 +73,8 @@ export function sortRows(rows: readonly SiteRow[], key: SortKey, order: SortOrde
   const sign = order === 'ascending' ? 1 : -1;
   return [...rows].sort((a, b) => {
     const [x, y] = [keyOf(a, key), keyOf(b, key)];
-    if (x === undefined || y === undefined) return x === y ? collator.compare(a.name, b.name) : x === undefined ? 1 : -1;
+    if (x === undefined || y === undefined)
+      return x === y ? collator.compare(a.name, b.name) : x === undefined ? 1 : -1;
     const c = typeof x === 'string' ? collator.compare(x, y as string) : x - (y as number);
     return c !== 0 ? sign * c : collator.compare(a.name, b.name);
   });

@@ -3,7 +3,16 @@
  * least 3:1 against the white background, as WCAG 1.4.11 asks of graphics (a unit test checks).
  * Past the eighth series the colours repeat with dashed lines.
  */
-export const PALETTE = ['#0072b2', '#d55e00', '#007a5e', '#b8327f', '#6a3d9a', '#a16800', '#8c564b', '#4d4d4d'] as const;
+export const PALETTE = [
+  '#0072b2',
+  '#d55e00',
+  '#007a5e',
+  '#b8327f',
+  '#6a3d9a',
+  '#a16800',
+  '#8c564b',
+  '#4d4d4d',
+] as const;
 
 export const colorOf = (i: number): string => PALETTE[i % PALETTE.length] as string;
 
@@ -24,7 +33,9 @@ export interface SeriesStyle {
  * index) and a dashed line, so "the same thing a week before" reads as one colour in two strokes; one
  * without a partner takes the next colour, dashed.
  */
-export function seriesStyles(series: readonly { readonly earlier?: boolean; readonly pairOf?: number }[]): SeriesStyle[] {
+export function seriesStyles(
+  series: readonly { readonly earlier?: boolean; readonly pairOf?: number }[],
+): SeriesStyle[] {
   const rank: number[] = [];
   let next = 0;
   series.forEach((s, i) => {
@@ -33,6 +44,10 @@ export function seriesStyles(series: readonly { readonly earlier?: boolean; read
   return series.map((s, i) => {
     const k = s.earlier && s.pairOf !== undefined ? (rank[s.pairOf] ?? 0) : (rank[i] as number);
     const repeat = k >= PALETTE.length;
-    return s.earlier ? { color: colorOf(k), dash: EARLIER_DASH } : repeat ? { color: colorOf(k), dash: REPEAT_DASH } : { color: colorOf(k) };
+    return s.earlier
+      ? { color: colorOf(k), dash: EARLIER_DASH }
+      : repeat
+        ? { color: colorOf(k), dash: REPEAT_DASH }
+        : { color: colorOf(k) };
   });
 }

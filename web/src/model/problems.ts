@@ -19,7 +19,8 @@ const TOO_MANY_BUCKETS = /[/#]too-many-buckets$/;
  */
 export function placeProblem(problem: Problem, pointers: PointerMap): PlacedProblem {
   const atControls = new Map<Control | 'token', string[]>();
-  const put = (control: Control | 'token', message: string) => atControls.set(control, [...(atControls.get(control) ?? []), message]);
+  const put = (control: Control | 'token', message: string) =>
+    atControls.set(control, [...(atControls.get(control) ?? []), message]);
   for (const error of problem.errors ?? []) {
     const control = controlFor(pointers, error.path);
     if (control) put(control, error.message);
@@ -41,7 +42,8 @@ export function toProblem(status: number, statusText: string, contentType: strin
   } catch {
     // not JSON after all
   }
-  if (contentType?.startsWith('application/problem+json') && typeof body?.detail === 'string') return { type: 'about:blank', title, status, ...body } as Problem;
+  if (contentType?.startsWith('application/problem+json') && typeof body?.detail === 'string')
+    return { type: 'about:blank', title, status, ...body } as Problem;
   if (typeof body?.message === 'string') return { type: 'about:blank', title, status, detail: body.message };
   return { type: 'about:blank', title, status, detail: text.slice(0, 500) || `The service answered ${status}.` };
 }

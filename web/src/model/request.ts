@@ -31,7 +31,18 @@ export interface ReportForm {
 }
 
 /** The controls a problem's JSON Pointer can land on. */
-export type Control = 'locations' | 'source' | 'firstDay' | 'lastDay' | 'interval' | 'timeZone' | 'breakdown' | 'statsField' | 'percentiles' | 'compare' | 'split';
+export type Control =
+  | 'locations'
+  | 'source'
+  | 'firstDay'
+  | 'lastDay'
+  | 'interval'
+  | 'timeZone'
+  | 'breakdown'
+  | 'statsField'
+  | 'percentiles'
+  | 'compare'
+  | 'split';
 
 /** Which control made which part of the request: JSON Pointer prefix → control, longest prefix wins. */
 export type PointerMap = readonly (readonly [pointer: string, control: Control])[];
@@ -78,7 +89,10 @@ export function buildRequest(form: ReportForm): BuiltRequest {
   let inside: NestedPath | undefined;
   if (breakdown) {
     add('breakdown', ...breakdown.stages.map((s) => (s.type === 'profile' ? { ...s, timeZone: form.timeZone } : s)));
-    inside = breakdown.stages.reduce<NestedPath | undefined>((path, s) => (s.type === 'nested' ? (s.path as NestedPath) : path), undefined);
+    inside = breakdown.stages.reduce<NestedPath | undefined>(
+      (path, s) => (s.type === 'nested' ? (s.path as NestedPath) : path),
+      undefined,
+    );
   }
   const field = form.statsField ? statsFields(form.source).find((f) => f.name === form.statsField) : undefined;
   if (form.statsField && field) {
@@ -106,7 +120,9 @@ export function buildRequest(form: ReportForm): BuiltRequest {
     aggregations,
     ...(form.split && form.overTime ? { splitInterval: 'auto' } : {}),
     // Without a histogram the offset follows the form's calendar too (the service's default is UTC).
-    ...(form.compare ? { compare: { offset: form.compare, ...(form.overTime ? {} : { timeZone: form.timeZone }) } } : {}),
+    ...(form.compare
+      ? { compare: { offset: form.compare, ...(form.overTime ? {} : { timeZone: form.timeZone }) } }
+      : {}),
   };
   return { request, pointers, stats: Boolean(field) };
 }

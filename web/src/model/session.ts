@@ -28,19 +28,29 @@ const PENDING_KEY = 'lrs-sign-in';
 function read<T>(storage: Storage, key: string, valid: (v: Record<string, unknown>) => boolean): T | undefined {
   try {
     const value = JSON.parse(storage.getItem(key) ?? 'null') as unknown;
-    return typeof value === 'object' && value !== null && valid(value as Record<string, unknown>) ? (value as T) : undefined;
+    return typeof value === 'object' && value !== null && valid(value as Record<string, unknown>)
+      ? (value as T)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 export const readSession = (storage: Storage): Session | undefined =>
-  read<Session>(storage, SESSION_KEY, (v) => typeof v.idToken === 'string' && typeof v.expiresAt === 'number' && typeof v.name === 'string');
-export const writeSession = (storage: Storage, session: Session): void => storage.setItem(SESSION_KEY, JSON.stringify(session));
+  read<Session>(
+    storage,
+    SESSION_KEY,
+    (v) => typeof v.idToken === 'string' && typeof v.expiresAt === 'number' && typeof v.name === 'string',
+  );
+export const writeSession = (storage: Storage, session: Session): void =>
+  storage.setItem(SESSION_KEY, JSON.stringify(session));
 
 export const readPending = (storage: Storage): PendingSignIn | undefined =>
-  read<PendingSignIn>(storage, PENDING_KEY, (v) => ['state', 'nonce', 'codeVerifier', 'returnTo'].every((k) => typeof v[k] === 'string'));
-export const writePending = (storage: Storage, pending: PendingSignIn): void => storage.setItem(PENDING_KEY, JSON.stringify(pending));
+  read<PendingSignIn>(storage, PENDING_KEY, (v) =>
+    ['state', 'nonce', 'codeVerifier', 'returnTo'].every((k) => typeof v[k] === 'string'),
+  );
+export const writePending = (storage: Storage, pending: PendingSignIn): void =>
+  storage.setItem(PENDING_KEY, JSON.stringify(pending));
 
 /** Forgets the session and any sign-in in progress. */
 export function forget(storage: Storage): void {
@@ -53,10 +63,12 @@ export const forgetPending = (storage: Storage): void => storage.removeItem(PEND
 export const RENEW_BEFORE_MS = 60_000;
 
 /** When to renew a session: a minute before it expires, at once if that has passed. */
-export const renewDelayMs = (session: Pick<Session, 'expiresAt'>, now: number): number => Math.max(0, session.expiresAt - RENEW_BEFORE_MS - now);
+export const renewDelayMs = (session: Pick<Session, 'expiresAt'>, now: number): number =>
+  Math.max(0, session.expiresAt - RENEW_BEFORE_MS - now);
 
 /** The name the page shows for the signed-in person. */
 export function displayName(claims: Readonly<Record<string, unknown>>): string {
-  for (const key of ['email', 'preferred_username', 'sub']) if (typeof claims[key] === 'string' && claims[key]) return claims[key] as string;
+  for (const key of ['email', 'preferred_username', 'sub'])
+    if (typeof claims[key] === 'string' && claims[key]) return claims[key] as string;
   return 'signed in';
 }

@@ -24,8 +24,10 @@ export const SIGN_IN_CONFIG_PATH = '/sign-in.json';
 export function readSignInConfig(value: unknown): SignInConfig | string {
   if (typeof value !== 'object' || value === null) return 'is not a JSON object';
   const v = value as Record<string, unknown>;
-  for (const key of ['issuer', 'clientId', 'scope'] as const) if (typeof v[key] !== 'string' || v[key] === '') return `needs a string ${key}`;
-  if (v.logoutEndpoint !== undefined && typeof v.logoutEndpoint !== 'string') return 'has a logoutEndpoint that is not a string';
+  for (const key of ['issuer', 'clientId', 'scope'] as const)
+    if (typeof v[key] !== 'string' || v[key] === '') return `needs a string ${key}`;
+  if (v.logoutEndpoint !== undefined && typeof v.logoutEndpoint !== 'string')
+    return 'has a logoutEndpoint that is not a string';
   if (!String(v.scope).split(' ').includes('openid')) return 'needs the scope openid';
   return {
     issuer: v.issuer as string,

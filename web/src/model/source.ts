@@ -71,10 +71,19 @@ export function answerSourceOf(serverTiming: string | null): AnswerSource | unde
 export function describeSource(s: AnswerSource): { label: string; text: string } {
   switch (s.source) {
     case 'rollup':
-      return { label: 'Accelerated:', text: 'answered from the rollups (pre-aggregated rows that give exactly the documents’ answer).' };
+      return {
+        label: 'Accelerated:',
+        text: 'answered from the rollups (pre-aggregated rows that give exactly the documents’ answer).',
+      };
     case 'raw':
-      return { label: 'Not accelerated:', text: `read from the documents, because ${s.reason ?? 'the rollups cannot answer it'}.` };
+      return {
+        label: 'Not accelerated:',
+        text: `read from the documents, because ${s.reason ?? 'the rollups cannot answer it'}.`,
+      };
     case 'mixed':
-      return { label: 'Partly accelerated:', text: `some slices were read from the documents, because ${s.reason ?? 'the rollups cannot answer them'}.` };
+      return {
+        label: 'Partly accelerated:',
+        text: `some slices were read from the documents, because ${s.reason ?? 'the rollups cannot answer them'}.`,
+      };
   }
 }

@@ -37,7 +37,13 @@ export function nowNumbers(groups: readonly LiveGroup[]): NowNumbers {
   if (withCapacity.length === 0) return { people, groups: groups.length, partialCapacity: false };
   const capacity = withCapacity.reduce((sum, g) => sum + (g.capacity as number), 0);
   const counted = withCapacity.reduce((sum, g) => sum + g.occupancy, 0);
-  return { people, groups: groups.length, capacity, utilization: counted / capacity, partialCapacity: withCapacity.length < groups.length };
+  return {
+    people,
+    groups: groups.length,
+    capacity,
+    utilization: counted / capacity,
+    partialCapacity: withCapacity.length < groups.length,
+  };
 }
 
 /** The interval the history is asked in for the peak: the live refresh's own cadence, so its marks are the live values. */
@@ -49,7 +55,10 @@ const PEAK_INTERVAL_MS = 300_000;
  * 5-minute mark up to now (each 5-minute bucket's `occupancy` is the value at its end mark, the live
  * value there), the earliest such mark when it repeats. Undefined when no group was open.
  */
-export function peakOf(history: OccupancyHistory, now: number): { readonly people: number; readonly at: number } | undefined {
+export function peakOf(
+  history: OccupancyHistory,
+  now: number,
+): { readonly people: number; readonly at: number } | undefined {
   const groups = history.insights.occupancy ?? [];
   const buckets = groups[0]?.buckets ?? [];
   let best: { people: number; at: number } | undefined;

@@ -80,8 +80,15 @@ export function fromQuery(search: string): PageState {
   if (text('interval')) form.interval = text('interval');
   if (q.has('by')) form.breakdown = q.get('by') ?? '';
   if (q.has('measure')) form.statsField = q.get('measure') ?? '';
-  if (text('stats')) form.stats = (text('stats') as string).split(',').filter((s): s is StatName => (STAT_NAMES as readonly string[]).includes(s));
-  if (text('percentiles')) form.percentiles = (text('percentiles') as string).split(',').map(Number).filter((n) => Number.isFinite(n));
+  if (text('stats'))
+    form.stats = (text('stats') as string)
+      .split(',')
+      .filter((s): s is StatName => (STAT_NAMES as readonly string[]).includes(s));
+  if (text('percentiles'))
+    form.percentiles = (text('percentiles') as string)
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isFinite(n));
   if (text('compare')) form.compare = text('compare');
   if (q.has('split')) form.split = q.get('split') === '1';
   const preset = text('preset');

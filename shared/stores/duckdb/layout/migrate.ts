@@ -16,9 +16,14 @@ export async function prepareTables(connection: DuckDBConnection, path: string):
  * place, in one transaction; any other difference is refused, once, clearly.
  */
 async function checkLayout(connection: DuckDBConnection, path: string): Promise<void> {
-  const reader = await connection.runAndReadAll("SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name");
-  const actual = new Map((reader.getRowsJS() as [string, string[]][]).map(([table, columns]) => [table, columns.join(',')]));
-  const matches = (tables: readonly TableLayout[]) => tables.every(({ table, columns }) => actual.get(table) === columns.join(','));
+  const reader = await connection.runAndReadAll(
+    "SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name",
+  );
+  const actual = new Map(
+    (reader.getRowsJS() as [string, string[]][]).map(([table, columns]) => [table, columns.join(',')]),
+  );
+  const matches = (tables: readonly TableLayout[]) =>
+    tables.every(({ table, columns }) => actual.get(table) === columns.join(','));
   const migrations: string[] = [];
   for (const { tables, legacy } of expectedLayout()) {
     if (matches(tables)) continue;
@@ -28,7 +33,9 @@ async function checkLayout(connection: DuckDBConnection, path: string): Promise<
       continue;
     }
     const { table, columns } = tables.find((t) => actual.get(t.table) !== t.columns.join(',')) as TableLayout;
-    throw new Error(`${path}: table ${table} has columns (${actual.get(table)}), expected (${columns.join(',')}); it was written by an older version, delete the file and seed again`);
+    throw new Error(
+      `${path}: table ${table} has columns (${actual.get(table)}), expected (${columns.join(',')}); it was written by an older version, delete the file and seed again`,
+    );
   }
   if (migrations.length === 0) return;
   await connection.run('BEGIN TRANSACTION');

@@ -1,4 +1,11 @@
-import { CATALOG, COLLECTIONS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../documents/fields';
+import {
+  CATALOG,
+  COLLECTIONS,
+  nestedPathsOf,
+  type Collection,
+  type FieldDef,
+  type NestedPath,
+} from '../../../documents/fields';
 import { isDimension, rollupLevels } from '../../../rollups/match';
 import { EXACT_LIMIT } from '../../../rollups/read';
 import { columnOf, ident, ITEM, itemsColumn, nestedTable, PARENT_ID, ROW_ID, SHARD, TABLES } from './schema';
@@ -38,7 +45,8 @@ export const COUNT = '_n';
 export const FIRSTS = '_np';
 
 /** Stats measure columns of a number field: count, min, max, sum, values that are not exact integers, sum of magnitudes. */
-export const statColumn = (f: FieldDef, what: 'n' | 'min' | 'max' | 'sum' | 'odd' | 'abs'): string => `${columnOf(f)}__${what}`;
+export const statColumn = (f: FieldDef, what: 'n' | 'min' | 'max' | 'sum' | 'odd' | 'abs'): string =>
+  `${columnOf(f)}__${what}`;
 
 const col = (name: string, build: string, row: string = build): RollupColumn => ({ name, build, row });
 
@@ -56,7 +64,8 @@ function statMeasures(f: FieldDef, alias: string): RollupColumn[] {
 }
 
 /** The grain's start of a time column, in SQL (floored, for times before 1970 too; shared/rollups/match.ts `grainOf` in TypeScript). */
-export const grainOfSql = (time: string, grain: string): string => `(${time} - ((${time} % ${grain}) + ${grain}) % ${grain})`;
+export const grainOfSql = (time: string, grain: string): string =>
+  `(${time} - ((${time} % ${grain}) + ${grain}) % ${grain})`;
 
 const fieldsOf = (c: Collection, path: NestedPath | undefined, test: (f: FieldDef) => boolean) =>
   [...CATALOG[c].values()].filter((f) => f.nestedPath === path && test(f));
@@ -65,7 +74,12 @@ const fieldsOf = (c: Collection, path: NestedPath | undefined, test: (f: FieldDe
 function rootDimensions(c: Collection, alias: string, grain: string): RollupColumn[] {
   const time = `${alias}.${ident('timestamp')}`;
   const keywords = fieldsOf(c, undefined, isDimension).map((f) => col(columnOf(f), `d.${ident(columnOf(f))}`));
-  return [col('organizationId', `d.${ident('organizationId')}`), ...keywords, col(SHARD, `${alias}.${ident(SHARD)}`), col('timestamp', grainOfSql(time, grain), time)];
+  return [
+    col('organizationId', `d.${ident('organizationId')}`),
+    ...keywords,
+    col(SHARD, `${alias}.${ident(SHARD)}`),
+    col('timestamp', grainOfSql(time, grain), time),
+  ];
 }
 
 // Both engines keep the same levels (shared/rollups/match.ts).
@@ -84,7 +98,10 @@ export function rollupTables(grainMs: number): RollupTable[] {
       name: `${TABLES[c].root}${suffix}`,
       collection: c,
       dimensions: [...rootDimensions(c, 'd', grain), ...hasItems],
-      measures: [col(COUNT, 'count(*)', '1::BIGINT'), ...fieldsOf(c, undefined, (f) => f.kind === 'number').flatMap((f) => statMeasures(f, 'd'))],
+      measures: [
+        col(COUNT, 'count(*)', '1::BIGINT'),
+        ...fieldsOf(c, undefined, (f) => f.kind === 'number').flatMap((f) => statMeasures(f, 'd')),
+      ],
       from: `${root} d`,
       time: `d.${ident('timestamp')}`,
     };
@@ -126,9 +143,18 @@ export const GRAIN_TABLE = 'rollup_layout';
 
 /** The rollup tables' layout of a grain, as stored in GRAIN_TABLE. */
 export const rollupLayout = (grainMs: number): string =>
-  JSON.stringify(rollupLevels(grainMs).flatMap(rollupTables).map((t) => [t.name, ...[...t.dimensions, ...t.measures].map((c) => c.name)]));
+  JSON.stringify(
+    rollupLevels(grainMs)
+      .flatMap(rollupTables)
+      .map((t) => [t.name, ...[...t.dimensions, ...t.measures].map((c) => c.name)]),
+  );
 
-const TYPES: Readonly<Record<string, string>> = { [COUNT]: 'BIGINT', [FIRSTS]: 'BIGINT', [SHARD]: 'INTEGER', timestamp: 'BIGINT' };
+const TYPES: Readonly<Record<string, string>> = {
+  [COUNT]: 'BIGINT',
+  [FIRSTS]: 'BIGINT',
+  [SHARD]: 'INTEGER',
+  timestamp: 'BIGINT',
+};
 
 /** The SQL type of a rollup column: keywords VARCHAR, stats measures by what they hold. */
 function typeOf(name: string): string {
@@ -150,7 +176,13 @@ export function coarserColumns(table: RollupTable, grainMs: number): string[] {
     if (name === 'timestamp') return grainOfSql(c, String(grainMs));
     if (table.dimensions.some((d) => d.name === name)) return c;
     const what = name.split('__')[1];
-    return what === 'min' ? `min(${c})` : what === 'max' ? `max(${c})` : what === 'sum' || what === 'abs' ? `fsum(${c})` : `sum(${c})::BIGINT`;
+    return what === 'min'
+      ? `min(${c})`
+      : what === 'max'
+        ? `max(${c})`
+        : what === 'sum' || what === 'abs'
+          ? `fsum(${c})`
+          : `sum(${c})::BIGINT`;
   };
   return [...table.dimensions, ...table.measures].map((c) => `${read(c.name)} AS ${ident(c.name)}`);
 }

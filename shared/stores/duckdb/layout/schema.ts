@@ -1,4 +1,12 @@
-import { CATALOG, COLLECTIONS, NESTED_PATHS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../documents/fields';
+import {
+  CATALOG,
+  COLLECTIONS,
+  NESTED_PATHS,
+  nestedPathsOf,
+  type Collection,
+  type FieldDef,
+  type NestedPath,
+} from '../../../documents/fields';
 
 /**
  * DuckDB table layout, derived from the field catalog. One table per collection holds the root
@@ -49,7 +57,11 @@ export interface CollectionTables {
 }
 
 export const TABLES: Readonly<Record<Collection, CollectionTables>> = {
-  movementEvents: { root: 'movement_events', nested: { crossedPaths: 'movement_crossed_paths', polygons: 'movement_polygons' }, scopes: 'movement_scopes' },
+  movementEvents: {
+    root: 'movement_events',
+    nested: { crossedPaths: 'movement_crossed_paths', polygons: 'movement_polygons' },
+    scopes: 'movement_scopes',
+  },
   parkingLotStats: { root: 'parking_lot_stats', nested: {} },
   parkingEvents: { root: 'parking_events', nested: {} },
 };
@@ -102,7 +114,10 @@ export function rootColumns(c: Collection): ColumnDef[] {
 
 /** Root columns as versions before identities wrote them: with the item counts. */
 function countedRootColumns(c: Collection): ColumnDef[] {
-  return [...legacyRootColumns(c), ...nestedPathsOf(c).map((path): ColumnDef => ({ name: itemsColumn(path), type: 'INTEGER' }))];
+  return [
+    ...legacyRootColumns(c),
+    ...nestedPathsOf(c).map((path): ColumnDef => ({ name: itemsColumn(path), type: 'INTEGER' })),
+  ];
 }
 
 /**
@@ -140,7 +155,8 @@ export function nestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
   const copies = [{ name: SCOPE, type: 'INTEGER' } as const, ...parentCopyColumns(c)];
   const [parentId, ...fields] = legacyNestedColumns(c, path);
   const clash = fields.find((f) => f.name === ITEM || copies.some((col) => col.name === f.name));
-  if (clash) throw new Error(`${TABLES[c].nested[path]}: the item field ${clash.name} has the name of a generated column`);
+  if (clash)
+    throw new Error(`${TABLES[c].nested[path]}: the item field ${clash.name} has the name of a generated column`);
   return [parentId as ColumnDef, { name: ITEM, type: 'INTEGER' }, ...copies, ...fields];
 }
 
@@ -166,10 +182,23 @@ function legacyRootColumns(c: Collection): ColumnDef[] {
 /** Child columns as versions before the item positions and parent copies wrote them. */
 function legacyNestedColumns(c: Collection, path: NestedPath): ColumnDef[] {
   const fields = [...CATALOG[c].values()].filter((f) => f.nestedPath === path);
-  return [{ name: PARENT_ID, type: 'BIGINT' }, ...fields.map((f) => ({ name: columnOf(f), type: sqlTypeOf(f), field: f }))];
+  return [
+    { name: PARENT_ID, type: 'BIGINT' },
+    ...fields.map((f) => ({ name: columnOf(f), type: sqlTypeOf(f), field: f })),
+  ];
 }
 
-const NOT_NULL = new Set([ROW_ID, PARENT_ID, SHARD, 'organizationId', 'locationId', 'timestamp', ITEM, SCOPE, ...NESTED_PATHS.map(itemsColumn)]);
+const NOT_NULL = new Set([
+  ROW_ID,
+  PARENT_ID,
+  SHARD,
+  'organizationId',
+  'locationId',
+  'timestamp',
+  ITEM,
+  SCOPE,
+  ...NESTED_PATHS.map(itemsColumn),
+]);
 
 function createTable(table: string, columns: readonly ColumnDef[], ifNotExists = true): string {
   const cols = columns.map((col) => `${ident(col.name)} ${col.type}${NOT_NULL.has(col.name) ? ' NOT NULL' : ''}`);
@@ -211,16 +240,24 @@ export function expectedLayout(): CollectionLayout[] {
     const scopes = paths.length > 0 ? [{ table: scopesTable(c), columns: names(scopeColumns()) }] : [];
     const tables = [{ table: TABLES[c].root, columns: names(rootColumns(c)) }, ...children, ...scopes];
     // Before identities: the same tables, without the identity columns.
-    const counted = { tables: [{ table: TABLES[c].root, columns: names(countedRootColumns(c)) }, ...children, ...scopes], migration: identityMigration(c) };
+    const counted = {
+      tables: [{ table: TABLES[c].root, columns: names(countedRootColumns(c)) }, ...children, ...scopes],
+      migration: identityMigration(c),
+    };
     if (paths.length === 0) return { tables, legacy: [counted] };
-    const first = [{ table: TABLES[c].root, columns: names(legacyRootColumns(c)) }, ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(legacyNestedColumns(c, path)) }))];
+    const first = [
+      { table: TABLES[c].root, columns: names(legacyRootColumns(c)) },
+      ...paths.map((path) => ({ table: nestedTable(c, path), columns: names(legacyNestedColumns(c, path)) })),
+    ];
     return { tables, legacy: [counted, { tables: first, migration: migrationStatements(c) }] };
   });
 }
 
 /** Adds the identity columns (NULL in every row there is) to a root table of the layout before them. */
 function identityMigration(c: Collection): string[] {
-  return identityColumns().map((col) => `ALTER TABLE ${ident(TABLES[c].root)} ADD COLUMN ${ident(col.name)} ${col.type}`);
+  return identityColumns().map(
+    (col) => `ALTER TABLE ${ident(TABLES[c].root)} ADD COLUMN ${ident(col.name)} ${col.type}`,
+  );
 }
 
 /**
@@ -268,6 +305,7 @@ function migrationStatements(c: Collection): string[] {
     `INSERT INTO ${scratch(root)} SELECT d.*, ${[...counts, ...identityColumns().map(() => 'NULL')].join(', ')} FROM ${ident(root)} d ${joins.join(' ')} ORDER BY d.rowid`,
   );
   renames.push(root);
-  for (const table of renames) statements.push(`DROP TABLE ${ident(table)}`, `ALTER TABLE ${scratch(table)} RENAME TO ${ident(table)}`);
+  for (const table of renames)
+    statements.push(`DROP TABLE ${ident(table)}`, `ALTER TABLE ${scratch(table)} RENAME TO ${ident(table)}`);
   return statements;
 }

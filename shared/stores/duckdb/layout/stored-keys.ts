@@ -57,7 +57,11 @@ const loaded = new WeakMap<DuckDBInstance, Map<Collection, StoredKeys>>();
  * the instance's root tables must go through ../write.ts (which adds them after its commit), in the
  * instance's write turn (`serialized`).
  */
-export async function storedKeys(instance: DuckDBInstance, connection: DuckDBConnection, collection: Collection): Promise<StoredKeys> {
+export async function storedKeys(
+  instance: DuckDBInstance,
+  connection: DuckDBConnection,
+  collection: Collection,
+): Promise<StoredKeys> {
   const byCollection = loaded.get(instance) ?? loaded.set(instance, new Map()).get(instance)!;
   let keys = byCollection.get(collection);
   if (!keys) {

@@ -1,5 +1,13 @@
 import duckdb from '@duckdb/node-bindings';
-import { BIGINT, DOUBLE, DuckDBDataChunk, INTEGER, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
+import {
+  BIGINT,
+  DOUBLE,
+  DuckDBDataChunk,
+  INTEGER,
+  VARCHAR,
+  type DuckDBAppender,
+  type DuckDBType,
+} from '@duckdb/node-api';
 import type { ColumnDef } from './schema';
 
 /**
@@ -137,7 +145,6 @@ class NumericColumn extends Column {
     this.mark(row);
   }
 
-
   protected writeData(vector: duckdb.Vector, rows: number): void {
     duckdb.copy_data_to_vector(vector, 0, this.data.buffer, 0, rows * this.data.BYTES_PER_ELEMENT);
   }
@@ -162,14 +169,14 @@ class BigIntColumn extends Column {
       if (BigInt.asIntN(64, value) !== value) throw new RangeError(`${value} is out of the BIGINT range`);
       this.big[row] = value;
     } else {
-      if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not an integer DuckDB can store exactly as BIGINT`);
+      if (!Number.isSafeInteger(value))
+        throw new RangeError(`${value} is not an integer DuckDB can store exactly as BIGINT`);
       const high = Math.floor(value / TWO_32);
       this.halves[2 * row] = value - high * TWO_32; // 0 ≤ low < 2³², stored modulo 2³²
       this.halves[2 * row + 1] = high;
     }
     this.mark(row);
   }
-
 
   protected writeData(vector: duckdb.Vector, rows: number): void {
     duckdb.copy_data_to_vector(vector, 0, this.big.buffer, 0, rows * 8);
@@ -232,7 +239,6 @@ class VarcharColumn extends Column {
     }
     this.mark(row);
   }
-
 
   /**
    * Inline strings go over with the array. A long string is given to DuckDB once per chunk (it

@@ -1,5 +1,20 @@
 import { nestedPathsOf, type Collection, type NestedPath } from '../../../documents/fields';
-import { CONTENT, DOC_ID, ITEM, itemsColumn, KEY, nestedColumns, parentCopyColumns, PARENT_ID, ROW_ID, rootColumns, SCOPE, SHARD, TABLES, type ColumnDef } from './schema';
+import {
+  CONTENT,
+  DOC_ID,
+  ITEM,
+  itemsColumn,
+  KEY,
+  nestedColumns,
+  parentCopyColumns,
+  PARENT_ID,
+  ROW_ID,
+  rootColumns,
+  SCOPE,
+  SHARD,
+  TABLES,
+  type ColumnDef,
+} from './schema';
 
 /** Column layout of a collection's tables, computed once. */
 export interface TablePlan {
@@ -28,7 +43,9 @@ export interface ChildPlan {
 function childPlan(collection: Collection, path: NestedPath, table: string): ChildPlan {
   const columns = nestedColumns(collection, path);
   const copied = new Set(parentCopyColumns(collection).map((c) => c.name));
-  const indexed = columns.map((c, index) => ({ index, name: c.name })).filter((c) => c.name !== PARENT_ID && c.name !== ITEM && c.name !== SCOPE);
+  const indexed = columns
+    .map((c, index) => ({ index, name: c.name }))
+    .filter((c) => c.name !== PARENT_ID && c.name !== ITEM && c.name !== SCOPE);
   return {
     path,
     table,
@@ -51,7 +68,9 @@ export function tablePlan(collection: Collection): TablePlan {
     plan = {
       root,
       rootFields: root.flatMap((c, index) => (generated.has(c.name) ? [] : [{ index, name: c.name }])),
-      children: (Object.entries(TABLES[collection].nested) as [NestedPath, string][]).map(([path, table]) => childPlan(collection, path, table)),
+      children: (Object.entries(TABLES[collection].nested) as [NestedPath, string][]).map(([path, table]) =>
+        childPlan(collection, path, table),
+      ),
     };
     plans.set(collection, plan);
   }

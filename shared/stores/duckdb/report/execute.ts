@@ -1,7 +1,14 @@
 import { BIGINT, DOUBLE, VARCHAR, type DuckDBConnection, type DuckDBInstance, type DuckDBType } from '@duckdb/node-api';
 import { onAbort } from '../../../abort';
 import { AppError, EngineUnavailableError, TooManyBucketsError } from '../../../errors';
-import { DEFAULT_LIMITS, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../../store';
+import {
+  DEFAULT_LIMITS,
+  type EngineLimits,
+  type EngineResult,
+  type ReportEngine,
+  type RunOptions,
+  type Scope,
+} from '../../store';
 import type { DateHistogramAggNode, ReportPlan, TimeRange } from '../../../report/plan/plan';
 import { countBuckets, DEFAULT_MAX_BUCKETS, refuseBeyondBucketFloor } from '../../../report/bucket-limit';
 import { histogramKeys } from '../../../report/histogram/keys';
@@ -87,7 +94,10 @@ export class DuckDbEngine implements ReportEngine {
     } catch (e) {
       // Our own refusals (a 422) stand; what an interrupt cut short is a shutdown or the deadline.
       if (e instanceof AppError) throw e;
-      if (this.closing.signal.aborted) throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, { cause: e });
+      if (this.closing.signal.aborted)
+        throw new EngineUnavailableError('The local report engine is shutting down; try again shortly.', 5, {
+          cause: e,
+        });
       if (deadline?.expired) throw deadline.error(e);
       throw mapDuckDbError(e, 'report');
     }
@@ -125,18 +135,35 @@ export class DuckDbEngine implements ReportEngine {
    * otherwise be read in part). It ends with the connection, closed right after (`work`): DuckDB
    * rolls back a closed connection's transaction, without one more round trip to its thread.
    */
-  private async report(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void): Promise<EngineResult> {
+  private async report(
+    connection: DuckDBConnection,
+    plan: ReportPlan,
+    scope: Scope,
+    check: () => void,
+  ): Promise<EngineResult> {
     if (!this.rollups) return this.answer(connection, plan, scope, check);
     await connection.run('BEGIN TRANSACTION');
     const rollup = await rollupReadFor(connection, plan, scope);
     check();
-    if (typeof rollup === 'string') return { ...(await this.answer(connection, plan, scope, check)), source: 'raw', rawReason: rollup };
-    return { ...(await this.answer(connection, plan, scope, check, rollup)), source: 'rollup', rollupWindow: { from: rollup.from, to: rollup.to } };
+    if (typeof rollup === 'string')
+      return { ...(await this.answer(connection, plan, scope, check)), source: 'raw', rawReason: rollup };
+    return {
+      ...(await this.answer(connection, plan, scope, check, rollup)),
+      source: 'rollup',
+      rollupWindow: { from: rollup.from, to: rollup.to },
+    };
   }
 
-  private async answer(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, check: () => void, rollup?: RollupRead): Promise<EngineResult> {
+  private async answer(
+    connection: DuckDBConnection,
+    plan: ReportPlan,
+    scope: Scope,
+    check: () => void,
+    rollup?: RollupRead,
+  ): Promise<EngineResult> {
     const first = plan.pipeline[0];
-    const histogram = first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
+    const histogram =
+      first?.kind === 'dateHistogram' ? await this.histogram(connection, plan, scope, first) : undefined;
     // Before any work on the documents: refuse what must exceed the limit whatever the data. Even a
     // histogram without buckets counts its empty-bucket template, as OpenSearch's final reduce does.
     refuseBeyondBucketFloor(plan.pipeline, histogram?.keys.length ?? 0, this.maxBuckets);
@@ -150,7 +177,10 @@ export class DuckDbEngine implements ReportEngine {
       ...(profileOffsets ? { profileOffsets } : {}),
       ...(rollup ? { rollup } : {}),
     };
-    const scopeNumbers = !rollup && readsItemsAlone(plan, options) ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0])) : undefined;
+    const scopeNumbers =
+      !rollup && readsItemsAlone(plan, options)
+        ? (await select(connection, compileScopeNumbers(plan, scope))).map((row) => Number(row[0]))
+        : undefined;
     check();
     const query = compileReport(plan, scope, { ...options, ...(scopeNumbers ? { scopeNumbers } : {}) });
     const withPercentiles = hasPercentiles(plan.pipeline);
@@ -161,7 +191,11 @@ export class DuckDbEngine implements ReportEngine {
   }
 
   /** The offset periods of each profile stage's zone over the report's range (or its documents' extent). */
-  private async profileOffsets(connection: DuckDBConnection, plan: ReportPlan, scope: Scope): Promise<Map<string, readonly OffsetPeriod[]> | undefined> {
+  private async profileOffsets(
+    connection: DuckDBConnection,
+    plan: ReportPlan,
+    scope: Scope,
+  ): Promise<Map<string, readonly OffsetPeriod[]> | undefined> {
     const zones = new Set(plan.pipeline.flatMap((n) => (n.kind === 'terms' && n.profile ? [n.profile.timeZone] : [])));
     if (zones.size === 0) return undefined;
     const { lo, hi } = await spanOf(connection, plan, scope, plan.timeRange);
@@ -185,7 +219,12 @@ export class DuckDbEngine implements ReportEngine {
 }
 
 /** [lo, hi] (UTC ms, both inclusive) of a half-open range, each missing end read from the documents' extent. */
-async function spanOf(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, range?: TimeRange): Promise<{ lo?: number; hi?: number }> {
+async function spanOf(
+  connection: DuckDBConnection,
+  plan: ReportPlan,
+  scope: Scope,
+  range?: TimeRange,
+): Promise<{ lo?: number; hi?: number }> {
   let lo = range?.from;
   let hi = range?.to === undefined ? undefined : range.to - 1;
   if (lo === undefined || hi === undefined) {
@@ -204,7 +243,11 @@ const TYPES: Readonly<Record<SqlType, DuckDBType>> = { VARCHAR, DOUBLE, BIGINT }
  * an integer (EXACT_LIMIT). To call in the report's transaction, so that the watermark and the rows
  * the report reads are of one moment.
  */
-async function rollupReadFor(connection: DuckDBConnection, plan: ReportPlan, scope: Scope): Promise<RollupRead | string> {
+async function rollupReadFor(
+  connection: DuckDBConnection,
+  plan: ReportPlan,
+  scope: Scope,
+): Promise<RollupRead | string> {
   const { grainMs, watermark } = await readWatermark(connection, plan.source);
   const read = chooseRollup(plan, grainMs, watermark);
   if (typeof read === 'string') return read;
@@ -212,7 +255,12 @@ async function rollupReadFor(connection: DuckDBConnection, plan: ReportPlan, sco
 }
 
 /** Whether the report has no stats or every value they add is an integer (else it reads raw). */
-async function exactStats(connection: DuckDBConnection, plan: ReportPlan, scope: Scope, read: RollupRead): Promise<boolean> {
+async function exactStats(
+  connection: DuckDBConnection,
+  plan: ReportPlan,
+  scope: Scope,
+  read: RollupRead,
+): Promise<boolean> {
   const stats = plan.pipeline.at(-1);
   if (stats?.kind !== 'stats') return true;
   const params = new SqlParams();
@@ -248,7 +296,10 @@ function untilStopped<T>(work: Promise<T>, signals: readonly AbortSignal[], grac
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const stopping = (): void => {
-      timer ??= setTimeout(() => reject(new Error(`stopped; the query had not noticed its interrupt within ${graceMs} ms`)), graceMs);
+      timer ??= setTimeout(
+        () => reject(new Error(`stopped; the query had not noticed its interrupt within ${graceMs} ms`)),
+        graceMs,
+      );
     };
     const forget = signals.map((signal) => onAbort(signal, stopping));
     work.then(resolve, reject).finally(() => {

@@ -54,11 +54,23 @@ const as = (sql: string, name: string): string => (sql === name ? name : `${sql}
 export function resultColumns(row: ResultColumnsSql, keyColumns: number, withPercentiles = false): string {
   const { mn, mx, sm } = row.stats ?? NO_STATS;
   const pv = withPercentiles ? [as(row.pv ?? 'NULL::DOUBLE[]', 'pv')] : [];
-  return [as(row.what, 'what'), as(String(row.lvl), 'lvl'), keyList(row.keys, keyColumns), as(row.n, 'n'), as(mn, 'mn'), as(mx, 'mx'), as(sm, 'sm'), as(row.shard, 'shard'), ...pv].join(', ');
+  return [
+    as(row.what, 'what'),
+    as(String(row.lvl), 'lvl'),
+    keyList(row.keys, keyColumns),
+    as(row.n, 'n'),
+    as(mn, 'mn'),
+    as(mx, 'mx'),
+    as(sm, 'sm'),
+    as(row.shard, 'shard'),
+    ...pv,
+  ].join(', ');
 }
 
 function keyList(keys: readonly string[], keyColumns: number): string {
-  const cols = Array.from({ length: keyColumns }, (_, j) => as(j < keys.length ? `CAST(${keys[j]} AS VARCHAR)` : 'NULL::VARCHAR', `k${j}`));
+  const cols = Array.from({ length: keyColumns }, (_, j) =>
+    as(j < keys.length ? `CAST(${keys[j]} AS VARCHAR)` : 'NULL::VARCHAR', `k${j}`),
+  );
   return cols.length > 0 ? cols.join(', ') : 'NULL::VARCHAR AS k';
 }
 
@@ -82,7 +94,8 @@ export function toResultRow(row: readonly unknown[], withPercentiles = false): R
 }
 
 /** Whether a plan's statement has the `pv` column: some stats stage asks for percentiles. */
-export const hasPercentiles = (pipeline: readonly { readonly kind: string; readonly percentiles?: readonly unknown[] }[]): boolean =>
-  pipeline.some((n) => n.kind === 'stats' && (n.percentiles?.length ?? 0) > 0);
+export const hasPercentiles = (
+  pipeline: readonly { readonly kind: string; readonly percentiles?: readonly unknown[] }[],
+): boolean => pipeline.some((n) => n.kind === 'stats' && (n.percentiles?.length ?? 0) > 0);
 
 const numberOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

@@ -26,7 +26,10 @@ export const indexPattern = (prefix: string, c: Collection): string => `${prefix
  * others, as `allow_partial_search_results: true` (the cluster's default) does, even with
  * `_shards.failed` 0. See docs/errors-and-decisions.md, "A report never answers with part of its data".
  */
-export const EVERY_INDEX: Pick<API.Search_Request, 'expand_wildcards' | 'ignore_unavailable' | 'allow_no_indices' | 'allow_partial_search_results'> = {
+export const EVERY_INDEX: Pick<
+  API.Search_Request,
+  'expand_wildcards' | 'ignore_unavailable' | 'allow_no_indices' | 'allow_partial_search_results'
+> = {
   expand_wildcards: ['open', 'closed'],
   ignore_unavailable: false,
   allow_no_indices: true,
@@ -104,18 +107,24 @@ export const SLOW_LOG_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 /** The monthly indices' templates, one per collection (all of the service's: ./templates.ts). */
-export function monthlyIndexTemplates(prefix: string, settings: IndexSettings): { name: string; body: Record<string, unknown> }[] {
+export function monthlyIndexTemplates(
+  prefix: string,
+  settings: IndexSettings,
+): { name: string; body: Record<string, unknown> }[] {
   const monthly = COLLECTIONS.map((c) => ({
     name: `${prefix}${INDEX_BASE[c]}`,
     body: {
       index_patterns: [indexPattern(prefix, c)],
       priority: 100,
       template: {
-        settings: { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas, ...SLOW_LOG_SETTINGS },
+        settings: {
+          number_of_shards: settings.shards ?? 1,
+          number_of_replicas: settings.replicas,
+          ...SLOW_LOG_SETTINGS,
+        },
         mappings: mappingsFor(c),
       },
     },
   }));
   return monthly;
 }
-

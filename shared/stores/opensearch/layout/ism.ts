@@ -20,7 +20,11 @@ export function ismPolicy(prefix: string, months: number): Record<string, unknow
   const body = {
     default_state: 'kept',
     states: [
-      { name: 'kept', actions: [], transitions: [{ state_name: 'expired', conditions: { min_index_age: `${safetyNetDays(months)}d` } }] },
+      {
+        name: 'kept',
+        actions: [],
+        transitions: [{ state_name: 'expired', conditions: { min_index_age: `${safetyNetDays(months)}d` } }],
+      },
       { name: 'expired', actions: [{ delete: {} }], transitions: [] },
     ],
     ism_template: [{ index_patterns: COLLECTIONS.map((c) => indexPattern(prefix, c)), priority: 100 }],
@@ -28,7 +32,10 @@ export function ismPolicy(prefix: string, months: number): Record<string, unknow
   // ISM returns a policy with fields of its own added (ids, times, retry defaults of each action), so
   // the policy is compared by a digest of what we send, kept in its description.
   const digest = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
-  return { description: `Deletes monthly report indices ${safetyNetDays(months)} days after their creation: the safety net of the retention function (${months} months). lrs:${digest}`, ...body };
+  return {
+    description: `Deletes monthly report indices ${safetyNetDays(months)} days after their creation: the safety net of the retention function (${months} months). lrs:${digest}`,
+    ...body,
+  };
 }
 
 export interface IsmInstallation {
@@ -57,7 +64,8 @@ export async function ensureIsmPolicy(client: Client, prefix: string, months: nu
   const stored = await getPolicy(client, id);
   if (months === 0) {
     if (!stored) return { outcome: 'absent' };
-    for (const c of COLLECTIONS) await client.transport.request({ method: 'POST', path: `/_plugins/_ism/remove/${indexPattern(prefix, c)}` });
+    for (const c of COLLECTIONS)
+      await client.transport.request({ method: 'POST', path: `/_plugins/_ism/remove/${indexPattern(prefix, c)}` });
     await client.transport.request({ method: 'DELETE', path: `${POLICIES}/${id}` });
     return { outcome: 'removed' };
   }
@@ -66,7 +74,12 @@ export async function ensureIsmPolicy(client: Client, prefix: string, months: nu
   let outcome: IsmInstallation['outcome'] = 'unchanged';
   if (stored?.policy.description !== policy.description) {
     const querystring = stored ? { if_seq_no: stored._seq_no, if_primary_term: stored._primary_term } : {};
-    const { body } = await client.transport.request({ method: 'PUT', path: `${POLICIES}/${id}`, querystring, body: { policy } });
+    const { body } = await client.transport.request({
+      method: 'PUT',
+      path: `${POLICIES}/${id}`,
+      querystring,
+      body: { policy },
+    });
     seqNo = (body as { _seq_no: number })._seq_no;
     outcome = stored ? 'updated' : 'created';
   }
@@ -91,16 +104,28 @@ interface ManagedIndexAnswer {
  * gets the policy from the ism_template; so is `add` meeting an index that already has a policy.
  * Any other failed index is an error: ISM reports it in a 200 body, not in the status.
  */
-async function managedIndexCall(client: Client, call: 'add' | 'change_policy', pattern: string, prefix: string): Promise<void> {
+async function managedIndexCall(
+  client: Client,
+  call: 'add' | 'change_policy',
+  pattern: string,
+  prefix: string,
+): Promise<void> {
   let answer: ManagedIndexAnswer;
   try {
-    answer = (await client.transport.request({ method: 'POST', path: `/_plugins/_ism/${call}/${pattern}`, body: { policy_id: ismPolicyId(prefix) } })).body as ManagedIndexAnswer;
+    answer = (
+      await client.transport.request({
+        method: 'POST',
+        path: `/_plugins/_ism/${call}/${pattern}`,
+        body: { policy_id: ismPolicyId(prefix) },
+      })
+    ).body as ManagedIndexAnswer;
   } catch (e) {
     if (statusOf(e) === 404) return;
     throw e;
   }
   const failed = (answer.failed_indices ?? []).filter((f) => !(call === 'add' && ALREADY_MANAGED.test(f.reason)));
-  if (failed.length > 0) throw new Error(`ISM ${call} failed for ${failed.map((f) => `${f.index_name} (${f.reason})`).join(', ')}`);
+  if (failed.length > 0)
+    throw new Error(`ISM ${call} failed for ${failed.map((f) => `${f.index_name} (${f.reason})`).join(', ')}`);
 }
 
 /** The reason ISM gives for an index that has a policy already (index-management 2.19). */

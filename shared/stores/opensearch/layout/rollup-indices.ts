@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { CATALOG, COLLECTIONS, nestedPathsOf, type Collection, type FieldDef, type NestedPath } from '../../../documents/fields';
+import {
+  CATALOG,
+  COLLECTIONS,
+  nestedPathsOf,
+  type Collection,
+  type FieldDef,
+  type NestedPath,
+} from '../../../documents/fields';
 import { isDimension, ROLLUP_GRAIN_MS, rollupLevels } from '../../../rollups/match';
 import { INDEX_BASE, SLOW_LOG_SETTINGS, type IndexSettings } from './indices';
 
@@ -15,17 +22,25 @@ import { INDEX_BASE, SLOW_LOG_SETTINGS, type IndexSettings } from './indices';
  * are the groups of their items by the item dimensions, each with `_n` items (`_doc_count` cannot be
  * set on nested objects; item stages sum `_n`, missing 1 for raw items).
  */
-export const rollupIndexName = (prefix: string, c: Collection, level: number = ROLLUP_GRAIN_MS): string => `${prefix}rollup-${INDEX_BASE[c]}${levelSuffix(level)}`;
+export const rollupIndexName = (prefix: string, c: Collection, level: number = ROLLUP_GRAIN_MS): string =>
+  `${prefix}rollup-${INDEX_BASE[c]}${levelSuffix(level)}`;
 
 /**
  * The rollup indices of a collection, one per level (rollupLevels: 15 minutes, hours, UTC days), the
  * finest first: `rollup-movement-events`, `…-1h`, `…-1d`. A report reads the coarsest level the
  * matcher accepts, so that a 30-day daily report reads 30 rows per series, not 2,880.
  */
-export const rollupIndexNames = (prefix: string, c: Collection): string[] => rollupLevels().map((level) => rollupIndexName(prefix, c, level));
+export const rollupIndexNames = (prefix: string, c: Collection): string[] =>
+  rollupLevels().map((level) => rollupIndexName(prefix, c, level));
 
 const levelSuffix = (level: number): string =>
-  level === ROLLUP_GRAIN_MS ? '' : level % 86_400_000 === 0 ? `-${level / 86_400_000}d` : level % 3_600_000 === 0 ? `-${level / 3_600_000}h` : `-${level / 60_000}m`;
+  level === ROLLUP_GRAIN_MS
+    ? ''
+    : level % 86_400_000 === 0
+      ? `-${level / 86_400_000}d`
+      : level % 3_600_000 === 0
+        ? `-${level / 3_600_000}h`
+        : `-${level / 60_000}m`;
 
 /** The bookkeeping index: dirty grains (`<collection>:<grain>`) and readiness (`ready:<collection>`). */
 export const dirtyIndexName = (prefix: string): string => `${prefix}rollup-dirty`;
@@ -95,14 +110,19 @@ const DIRTY_MAPPINGS: Mapping = {
 };
 
 /** The index templates of the rollup indices and of the bookkeeping index (created on first write). */
-export function rollupIndexTemplates(prefix: string, settings: IndexSettings): { name: string; body: Record<string, unknown> }[] {
+export function rollupIndexTemplates(
+  prefix: string,
+  settings: IndexSettings,
+): { name: string; body: Record<string, unknown> }[] {
   const indexSettings = { number_of_shards: settings.shards ?? 1, number_of_replicas: settings.replicas };
   const template = (name: string, mappings: Mapping, extra: Record<string, string> = {}) => ({
     name,
     body: { index_patterns: [name], priority: 100, template: { settings: { ...indexSettings, ...extra }, mappings } },
   });
   return [
-    ...COLLECTIONS.flatMap((c) => rollupIndexNames(prefix, c).map((name) => template(name, rollupMappings(c), SLOW_LOG_SETTINGS))),
+    ...COLLECTIONS.flatMap((c) =>
+      rollupIndexNames(prefix, c).map((name) => template(name, rollupMappings(c), SLOW_LOG_SETTINGS)),
+    ),
     template(dirtyIndexName(prefix), DIRTY_MAPPINGS),
   ];
 }

@@ -6,7 +6,10 @@ import { rollupIndexTemplates } from './rollup-indices';
  * Every index template of the service: the monthly indices' (./indices.ts), then the rollups'
  * (./rollup-indices.ts). Apart from both, since the rollups' are built from the monthly ones' names.
  */
-export function indexTemplates(prefix: string, settings: IndexSettings): { name: string; body: Record<string, unknown> }[] {
+export function indexTemplates(
+  prefix: string,
+  settings: IndexSettings,
+): { name: string; body: Record<string, unknown> }[] {
   return [...monthlyIndexTemplates(prefix, settings), ...rollupIndexTemplates(prefix, settings)];
 }
 
@@ -43,13 +46,27 @@ export async function settingsForCluster(client: Client): Promise<IndexSettings>
  */
 export async function raiseReplicas(client: Client, prefix: string, replicas: number): Promise<string[]> {
   const patterns = servicePatterns(prefix).join(',');
-  const { body } = await client.indices.getSettings({ index: patterns, name: 'index.number_of_replicas', expand_wildcards: ['open', 'closed'], ignore_unavailable: true, allow_no_indices: true, flat_settings: true });
+  const { body } = await client.indices.getSettings({
+    index: patterns,
+    name: 'index.number_of_replicas',
+    expand_wildcards: ['open', 'closed'],
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    flat_settings: true,
+  });
   const fewer = Object.entries(body)
-    .filter(([, value]) => Number((value as { settings?: Record<string, string> }).settings?.['index.number_of_replicas'] ?? 0) < replicas)
+    .filter(
+      ([, value]) =>
+        Number((value as { settings?: Record<string, string> }).settings?.['index.number_of_replicas'] ?? 0) < replicas,
+    )
     .map(([index]) => index)
     .sort();
   if (fewer.length > 0) {
-    await client.indices.putSettings({ index: fewer.join(','), expand_wildcards: ['open', 'closed'], body: { 'index.number_of_replicas': replicas } });
+    await client.indices.putSettings({
+      index: fewer.join(','),
+      expand_wildcards: ['open', 'closed'],
+      body: { 'index.number_of_replicas': replicas },
+    });
   }
   return fewer;
 }

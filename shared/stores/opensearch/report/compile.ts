@@ -1,7 +1,14 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { EngineLimits, Scope } from '../../store';
 import type { NestedPath } from '../../../documents/fields';
-import { PROFILE_KEYS, type AggNode, type FilterNode, type Profile, type ReportPlan, type StatsAggNode } from '../../../report/plan/plan';
+import {
+  PROFILE_KEYS,
+  type AggNode,
+  type FilterNode,
+  type Profile,
+  type ReportPlan,
+  type StatsAggNode,
+} from '../../../report/plan/plan';
 import { PERCENTILES_COMPRESSION } from '../../../report/percentiles/hazen';
 import { EVERY_INDEX, indexPattern } from '../layout/indices';
 import type { RollupRead } from '../../../rollups/read';
@@ -35,7 +42,12 @@ export const percentilesName = (i: number): string => `s${i}p`;
 
 /** Plan → one `_search` request. Pure. */
 export function compileSearch(plan: ReportPlan, scope: Scope, options: CompileOptions): API.Search_Request {
-  return searchOver(plan, scope, options, compileStages(plan.pipeline, 0, options.limits, options.rollup !== undefined));
+  return searchOver(
+    plan,
+    scope,
+    options,
+    compileStages(plan.pipeline, 0, options.limits, options.rollup !== undefined),
+  );
 }
 
 /** The first and the last `timestamp` of the documents the report reads: aggregation `extent`, its min and max. */
@@ -43,8 +55,16 @@ export function compileTimeExtent(plan: ReportPlan, scope: Scope, options: Compi
   return searchOver(plan, scope, options, { extent: { stats: { field: 'timestamp' } } });
 }
 
-function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, aggs: Record<string, Agg>): API.Search_Request {
-  const rollups = options.rollup && { index: rollupIndexName(options.indexPrefix, plan.source, options.rollup.level), read: options.rollup };
+function searchOver(
+  plan: ReportPlan,
+  scope: Scope,
+  options: CompileOptions,
+  aggs: Record<string, Agg>,
+): API.Search_Request {
+  const rollups = options.rollup && {
+    index: rollupIndexName(options.indexPrefix, plan.source, options.rollup.level),
+    read: options.rollup,
+  };
   return {
     index: indexPattern(options.indexPrefix, plan.source) + (rollups ? `,${rollups.index}` : ''),
     // Every index and shard of the range answers, or the report fails (503), never shrinks silently.
@@ -54,7 +74,11 @@ function searchOver(plan: ReportPlan, scope: Scope, options: CompileOptions, agg
       size: 0,
       track_total_hits: false,
       ...(options.timeoutMs === undefined ? {} : { timeout: `${Math.max(1, Math.floor(options.timeoutMs))}ms` }),
-      query: { bool: { filter: [...compileScope(plan, scope), ...(rollups ? [rollupSplit(rollups.index, rollups.read)] : [])] } },
+      query: {
+        bool: {
+          filter: [...compileScope(plan, scope), ...(rollups ? [rollupSplit(rollups.index, rollups.read)] : [])],
+        },
+      },
       aggs,
     },
   };
@@ -85,7 +109,13 @@ export function compileFilter(f: FilterNode): Query {
  * every bucket at or below a nested stage (a root bucket counts a row as its `_doc_count`), a stats
  * stage's measures beside it (matchRollup leaves percentiles to raw).
  */
-function compileStages(pipeline: readonly AggNode[], i: number, limits: EngineLimits, rollup: boolean, path?: NestedPath): Record<string, Agg> {
+function compileStages(
+  pipeline: readonly AggNode[],
+  i: number,
+  limits: EngineLimits,
+  rollup: boolean,
+  path?: NestedPath,
+): Record<string, Agg> {
   const node = pipeline[i] as AggNode;
   if (rollup && node.kind === 'stats') return rollupStatsAggs(stageName(i), node.field);
   const itemsPath = node.kind === 'nested' ? node.path : path;
@@ -100,11 +130,22 @@ function compileStages(pipeline: readonly AggNode[], i: number, limits: EngineLi
  */
 function compilePercentiles(node: StatsAggNode): Agg {
   return {
-    percentiles: { field: node.field.name, percents: (node.percentiles ?? []).map((p) => p.percent), keyed: false, tdigest: { compression: PERCENTILES_COMPRESSION } },
+    percentiles: {
+      field: node.field.name,
+      percents: (node.percentiles ?? []).map((p) => p.percent),
+      keyed: false,
+      tdigest: { compression: PERCENTILES_COMPRESSION },
+    },
   } as Agg;
 }
 
-function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLimits, rollup: boolean, path: NestedPath | undefined): Agg {
+function compileStage(
+  pipeline: readonly AggNode[],
+  i: number,
+  limits: EngineLimits,
+  rollup: boolean,
+  path: NestedPath | undefined,
+): Agg {
   const node = pipeline[i] as AggNode;
   const children = {
     ...(i + 1 < pipeline.length ? compileStages(pipeline, i + 1, limits, rollup, path) : {}),
@@ -150,7 +191,11 @@ function compileStage(pipeline: readonly AggNode[], i: number, limits: EngineLim
 function profileScript(profile: Profile): Types.Common.Script {
   const local = "ZonedDateTime t = doc['timestamp'].value.withZoneSameInstant(ZoneId.of(params.tz));";
   const key = profile.unit === 'hour' ? 'params.keys[t.getHour()]' : 'params.keys[t.getDayOfWeek().getValue() - 1]';
-  return { lang: 'painless', source: `${local} return ${key};`, params: { tz: profile.timeZone, keys: [...PROFILE_KEYS[profile.unit]] } };
+  return {
+    lang: 'painless',
+    source: `${local} return ${key};`,
+    params: { tz: profile.timeZone, keys: [...PROFILE_KEYS[profile.unit]] },
+  };
 }
 
 type DateHistogram = Types.Common_Aggregations.DateHistogramAggregationFields;

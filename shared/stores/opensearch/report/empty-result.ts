@@ -15,13 +15,23 @@ export function emptyResult(pipeline: readonly AggNode[], i: number, maxBuckets:
   const withSub = <T extends object>(o: T) => (sub ? { ...o, sub } : o);
   switch (node.kind) {
     case 'dateHistogram':
-      return { kind: 'histogram', buckets: boundedHistogramKeys(node, maxBuckets).map((key) => withSub({ key, count: 0 })) };
+      return {
+        kind: 'histogram',
+        buckets: boundedHistogramKeys(node, maxBuckets).map((key) => withSub({ key, count: 0 })),
+      };
     case 'terms':
       return { kind: 'terms', buckets: [] };
     case 'filters':
       return { kind: 'filters', buckets: node.buckets.map((b) => withSub({ key: b.name, count: 0 })) };
     case 'stats':
-      return { kind: 'stats', count: 0, min: null, max: null, sum: 0, ...(node.percentiles ? { percentiles: node.percentiles.map(() => null) } : {}) };
+      return {
+        kind: 'stats',
+        count: 0,
+        min: null,
+        max: null,
+        sum: 0,
+        ...(node.percentiles ? { percentiles: node.percentiles.map(() => null) } : {}),
+      };
     case 'nested':
     case 'filter':
     case 'reverseNested':
@@ -38,7 +48,12 @@ export function boundedHistogramKeys(node: DateHistogramAggNode, maxBuckets: num
 }
 
 /** The bucket keys of a histogram from the instant `first` to the instant `last`, both included. */
-export function histogramKeysOver(node: DateHistogramAggNode, first: number, last: number, maxBuckets: number): number[] {
+export function histogramKeysOver(
+  node: DateHistogramAggNode,
+  first: number,
+  last: number,
+  maxBuckets: number,
+): number[] {
   if (first > last) return [];
   return histogramKeys(createRounding(node.interval, node.timeZone, first, last), first, last, maxBuckets);
 }

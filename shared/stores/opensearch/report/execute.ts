@@ -3,9 +3,24 @@ import { onAbort } from '../../../abort';
 import { EngineUnavailableError } from '../../../errors';
 import { refuseBeyondBucketFloor } from '../../../report/bucket-limit';
 import type { Deadline } from '../../../report/deadline';
-import { DEFAULT_LIMITS, type AggResult, type EngineLimits, type EngineResult, type ReportEngine, type RunOptions, type Scope } from '../../store';
+import {
+  DEFAULT_LIMITS,
+  type AggResult,
+  type EngineLimits,
+  type EngineResult,
+  type ReportEngine,
+  type RunOptions,
+  type Scope,
+} from '../../store';
 import type { AggNode, DateHistogramAggNode, ReportPlan } from '../../../report/plan/plan';
-import { compileSearch, compileTimeExtent, itemFilterName, percentilesName, stageName, type CompileOptions } from './compile';
+import {
+  compileSearch,
+  compileTimeExtent,
+  itemFilterName,
+  percentilesName,
+  stageName,
+  type CompileOptions,
+} from './compile';
 import { assertEveryShard, isSearchTimeout, mapOpenSearchError } from '../errors';
 import { boundedHistogramKeys, emptyResult, histogramKeysOver } from './empty-result';
 import { DEFAULT_MAX_BUCKETS } from '../../../report/histogram/keys';
@@ -95,21 +110,34 @@ export class OpenSearchEngine implements ReportEngine {
     // A coarser level is accepted only where the grain is: no state to read when the grain is not.
     const finest = matchRollup(plan, this.grainMs);
     if (finest.use === 'raw') return finest.reason;
-    const state = await cachedRollupState(this.client, this.options.indexPrefix, plan.source, this.stateTtlMs).catch((e: unknown) => {
-      throw mapOpenSearchError(e);
-    });
+    const state = await cachedRollupState(this.client, this.options.indexPrefix, plan.source, this.stateTtlMs).catch(
+      (e: unknown) => {
+        throw mapOpenSearchError(e);
+      },
+    );
     if (!state.ready) return ENGINE_RAW_REASONS.notReady(plan.source);
     return chooseRollup(plan, this.grainMs, state.watermark);
   }
 
   /** One report's search; undefined when rollup rows were read and a stats sum they add is not exact. */
-  private async answer(plan: ReportPlan, scope: Scope, deadline: Deadline | undefined, options: CompileOptions): Promise<EngineResult | undefined> {
+  private async answer(
+    plan: ReportPlan,
+    scope: Scope,
+    deadline: Deadline | undefined,
+    options: CompileOptions,
+  ): Promise<EngineResult | undefined> {
     const first = plan.pipeline[0];
     // What must exceed the limit whatever the data is refused before the cluster collects anything.
     const keys = first?.kind === 'dateHistogram' ? await this.histogramKeys(plan, scope, first, deadline, options) : [];
     refuseBeyondBucketFloor(plan.pipeline, keys.length, this.maxBuckets);
     const remaining = deadline?.remainingMs();
-    const body = await this.search(compileSearch(plan, scope, { ...options, ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }) }), deadline);
+    const body = await this.search(
+      compileSearch(plan, scope, {
+        ...options,
+        ...(remaining === undefined ? {} : { timeoutMs: nodeTimeout(remaining) }),
+      }),
+      deadline,
+    );
     // No index of the collection exists yet: answer as OpenSearch does once one exists.
     if (!body) return { root: emptyResult(plan.pipeline, 0, this.maxBuckets), truncated: false };
     const reader = new ResultReader(plan.pipeline, options.rollup !== undefined);
@@ -125,12 +153,20 @@ export class OpenSearchEngine implements ReportEngine {
    * deadline instead of the 422 it is. A histogram alone is left to the node, which refuses it as
    * cheaply as this would.
    */
-  private async histogramKeys(plan: ReportPlan, scope: Scope, node: DateHistogramAggNode, deadline: Deadline | undefined, options: CompileOptions): Promise<number[]> {
+  private async histogramKeys(
+    plan: ReportPlan,
+    scope: Scope,
+    node: DateHistogramAggNode,
+    deadline: Deadline | undefined,
+    options: CompileOptions,
+  ): Promise<number[]> {
     const from = node.bounds?.from;
     const to = node.bounds?.to;
     if (from !== undefined && to !== undefined) return boundedHistogramKeys(node, this.maxBuckets);
     if (plan.pipeline.length === 1) return [];
-    const extent = (await this.search(compileTimeExtent(plan, scope, options), deadline))?.extent as { min?: number | null; max?: number | null } | undefined;
+    const extent = (await this.search(compileTimeExtent(plan, scope, options), deadline))?.extent as
+      | { min?: number | null; max?: number | null }
+      | undefined;
     const first = from ?? extent?.min;
     const last = to === undefined ? extent?.max : to - 1;
     if (first === undefined || first === null || last === undefined || last === null) return [];
@@ -140,7 +176,10 @@ export class OpenSearchEngine implements ReportEngine {
   /** The aggregations of one `_search`, aborted at the deadline (ReportTimeoutError). */
   private async search(request: API.Search_Request, deadline: Deadline | undefined): Promise<RawAggs | undefined> {
     const remaining = deadline?.remainingMs();
-    const pending = this.client.search(request, remaining === undefined ? {} : { requestTimeout: remaining + ABORT_GRACE_MS, maxRetries: 0 });
+    const pending = this.client.search(
+      request,
+      remaining === undefined ? {} : { requestTimeout: remaining + ABORT_GRACE_MS, maxRetries: 0 },
+    );
     // opensearch-js aborts through the promise it returns (TransportRequestPromise.abort); closing the
     // connection also cancels the search task on the node (rest request cancellation). The listener
     // returns nothing: Node rethrows the rejection of a thenable an event listener returns, and
@@ -151,12 +190,16 @@ export class OpenSearchEngine implements ReportEngine {
       assertEveryShard(response.body);
       // Partial results are refused, so a timeout should fail the search; should a node answer timed_out anyway, it is no answer.
       if ((response.body as { timed_out?: boolean }).timed_out) {
-        throw deadline?.error() ?? new EngineUnavailableError('The search engine did not answer in time; try again shortly.');
+        throw (
+          deadline?.error() ??
+          new EngineUnavailableError('The search engine did not answer in time; try again shortly.')
+        );
       }
       return (response.body as { aggregations?: RawAggs }).aggregations;
     } catch (e) {
       const mapped = mapOpenSearchError(e, 'report');
-      if (deadline && mapped.slug !== 'too-many-buckets' && (deadline.expired || isSearchTimeout(e))) throw deadline.error(e);
+      if (deadline && mapped.slug !== 'too-many-buckets' && (deadline.expired || isSearchTimeout(e)))
+        throw deadline.error(e);
       throw mapped;
     } finally {
       forget?.();
@@ -194,9 +237,11 @@ class ResultReader {
   read(i: number, parent: RawAggs): AggResult {
     const node = this.pipeline[i] as AggNode;
     const raw = (parent[stageName(i)] ?? {}) as RawAggs & { doc_count?: number };
-    const sub = (bucket: RawAggs): AggResult | undefined => (i + 1 < this.pipeline.length ? this.read(i + 1, bucket) : undefined);
+    const sub = (bucket: RawAggs): AggResult | undefined =>
+      i + 1 < this.pipeline.length ? this.read(i + 1, bucket) : undefined;
     // A bucket at or below a nested stage counts the items rollup rows stand for (ITEMS), a root bucket `_doc_count` did.
-    const count = (b: RawAggs & { doc_count?: number }): number => (this.rollup ? (b[ITEMS] as { value?: number } | undefined)?.value : undefined) ?? b.doc_count ?? 0;
+    const count = (b: RawAggs & { doc_count?: number }): number =>
+      (this.rollup ? (b[ITEMS] as { value?: number } | undefined)?.value : undefined) ?? b.doc_count ?? 0;
     switch (node.kind) {
       case 'dateHistogram': {
         const buckets = (raw.buckets ?? []) as RawBucket[];
@@ -225,11 +270,20 @@ class ResultReader {
         }
         const s = raw as { count?: number; min?: number | null; max?: number | null; sum?: number };
         const n = s.count ?? 0;
-        const stats = { kind: 'stats', count: n, min: n > 0 ? (s.min ?? null) : null, max: n > 0 ? (s.max ?? null) : null, sum: s.sum ?? 0 } as const;
+        const stats = {
+          kind: 'stats',
+          count: n,
+          min: n > 0 ? (s.min ?? null) : null,
+          max: n > 0 ? (s.max ?? null) : null,
+          sum: s.sum ?? 0,
+        } as const;
         if (!node.percentiles) return stats;
         // `keyed: false`: one {key, value} per percent, in ascending order (not the order asked); value null (NaN) over no values.
-        const values = (parent[percentilesName(i)] as { values?: { key?: number; value?: number | string | null }[] } | undefined)?.values ?? [];
-        const percentileValue = (percent: number) => (n > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null);
+        const values =
+          (parent[percentilesName(i)] as { values?: { key?: number; value?: number | string | null }[] } | undefined)
+            ?.values ?? [];
+        const percentileValue = (percent: number) =>
+          n > 0 ? toNumber(values.find((v) => Number(v.key) === percent)?.value) : null;
         return { ...stats, percentiles: node.percentiles.map((p) => percentileValue(p.percent)) };
       }
       case 'nested':

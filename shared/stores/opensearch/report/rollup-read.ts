@@ -16,7 +16,9 @@ type Agg = Types.Common_Aggregations.AggregationContainer;
  */
 export function rollupSplit(index: string, read: RollupRead): Query {
   const rollupRows: Query = { term: { _index: index } };
-  const time = (bounds: { gte?: number; lt?: number }): Query => ({ range: { timestamp: { ...bounds, format: 'epoch_millis' } } });
+  const time = (bounds: { gte?: number; lt?: number }): Query => ({
+    range: { timestamp: { ...bounds, format: 'epoch_millis' } },
+  });
   return {
     bool: {
       should: [
@@ -24,7 +26,13 @@ export function rollupSplit(index: string, read: RollupRead): Query {
         // Outside the window as two ranges, not the window negated (every document has a timestamp):
         // a monthly index wholly inside the window then matches nothing without visiting a document,
         // where a negation walks all of them to exclude each.
-        { bool: { must_not: [rollupRows], should: [time({ lt: read.from }), time({ gte: read.to })], minimum_should_match: 1 } },
+        {
+          bool: {
+            must_not: [rollupRows],
+            should: [time({ lt: read.from }), time({ gte: read.to })],
+            minimum_should_match: 1,
+          },
+        },
       ],
       minimum_should_match: 1,
     },
@@ -38,7 +46,9 @@ export const ITEMS = 'n';
  * The item count of a bucket at or below a nested stage: a rollup item stands for `_n` items, a raw
  * item for one (`missing`, also where the raw indices do not map `_n`).
  */
-export const itemCount = (path: NestedPath): Record<string, Agg> => ({ [ITEMS]: { sum: { field: `${path}.${ITEM_COUNT}`, missing: 1 } } });
+export const itemCount = (path: NestedPath): Record<string, Agg> => ({
+  [ITEMS]: { sum: { field: `${path}.${ITEM_COUNT}`, missing: 1 } },
+});
 
 /** Per raw document (or item): a value's magnitude, or 2^53 when it is not an exact integer below 2^53. */
 const CHECK_SCRIPT = `if (doc[params.f].size() == 0) { return 0; } double v = doc[params.f].value; return (v != Math.floor(v) || Math.abs(v) >= ${EXACT_LIMIT}.0) ? ${EXACT_LIMIT}.0 : Math.abs(v);`;
@@ -71,7 +81,8 @@ type RawAggs = Record<string, unknown>;
 /** The stats of raw documents and rollup rows together, and whether their sum is exact (else the report reads raw). */
 export function readRollupStats(parent: RawAggs, name: string): { stats: StatsResult; exact: boolean } {
   const raw = (parent[name] ?? {}) as { count?: number; min?: number | null; max?: number | null; sum?: number };
-  const value = (what: (typeof SUFFIXES)[number]) => (parent[sibling(name, what)] as { value?: number | null } | undefined)?.value ?? null;
+  const value = (what: (typeof SUFFIXES)[number]) =>
+    (parent[sibling(name, what)] as { value?: number | null } | undefined)?.value ?? null;
   const count = (raw.count ?? 0) + (value('n') ?? 0);
   const pick = (a: number | null | undefined, b: number | null, f: (x: number, y: number) => number) =>
     a === null || a === undefined || (raw.count ?? 0) === 0 ? b : b === null ? a : f(a, b);

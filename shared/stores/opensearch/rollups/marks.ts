@@ -18,7 +18,10 @@ export const markId = (c: Collection, grain: number): string => `${c}:${grain}`;
  * were made ready with other levels backfills again (every grain marked, every level rebuilt) and
  * reads raw until then, never a level index that was never built.
  */
-export const readyId = (c: Collection): string => `ready:${c}:${rollupLevels().map((l) => `${l / 60_000}m`).join(',')}`;
+export const readyId = (c: Collection): string =>
+  `ready:${c}:${rollupLevels()
+    .map((l) => `${l / 60_000}m`)
+    .join(',')}`;
 
 /**
  * Marks grains dirty: one `_bulk` to the bookkeeping index (path only: the domain refuses indices in
@@ -26,17 +29,38 @@ export const readyId = (c: Collection): string => `ready:${c}:${rollupLevels().m
  * fixed `_id`, which never conflicts. Throws when a mark was not written, so that the caller's
  * batch fails and is sent again (its documents are then duplicates, whose grains are marked again).
  */
-export async function markGrains(client: Client, prefix: string, c: Collection, grains: readonly number[], refresh = false): Promise<void> {
+export async function markGrains(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  grains: readonly number[],
+  refresh = false,
+): Promise<void> {
   if (grains.length === 0) return;
-  const body = grains.flatMap((grain) => [{ index: { _id: markId(c, grain) } }, { kind: 'dirty', collection: c, grain }]);
-  const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, timeout: WRITE_WAIT, ...(refresh ? { refresh: true } : {}) });
+  const body = grains.flatMap((grain) => [
+    { index: { _id: markId(c, grain) } },
+    { kind: 'dirty', collection: c, grain },
+  ]);
+  const { body: response } = await client.bulk({
+    index: dirtyIndexName(prefix),
+    body,
+    timeout: WRITE_WAIT,
+    ...(refresh ? { refresh: true } : {}),
+  });
   forgetRollupState(client, prefix, c);
   if ((response as { errors?: boolean }).errors) {
-    const failed = (response as { items: Record<string, { status?: number; error?: unknown }>[] }).items.map((i) => Object.values(i)[0]).find((item) => item?.error);
+    const failed = (response as { items: Record<string, { status?: number; error?: unknown }>[] }).items
+      .map((i) => Object.values(i)[0])
+      .find((item) => item?.error);
     const cause = new Error(`rollup marks were not written: ${JSON.stringify(failed?.error).slice(0, 300)}`);
     // The bookkeeping index's shard unavailable or the node pushing back: the batch is sent again (503), not a bug (500).
     const status = failed?.status ?? 0;
-    if (status === 429 || status >= 500) throw new EngineUnavailableError('The search engine could not record the batch for the rollups; send the same batch again shortly.', 5, { cause });
+    if (status === 429 || status >= 500)
+      throw new EngineUnavailableError(
+        'The search engine could not record the batch for the rollups; send the same batch again shortly.',
+        5,
+        { cause },
+      );
     throw cause;
   }
 }
@@ -55,10 +79,16 @@ export async function readMarks(client: Client, prefix: string, c: Collection, s
     ignore_unavailable: true,
     allow_no_indices: true,
     allow_partial_search_results: false,
-    body: { size, seq_no_primary_term: true, query: { bool: { filter: [{ term: { kind: 'dirty' } }, { term: { collection: c } }] } }, sort: [{ grain: 'asc' }] },
+    body: {
+      size,
+      seq_no_primary_term: true,
+      query: { bool: { filter: [{ term: { kind: 'dirty' } }, { term: { collection: c } }] } },
+      sort: [{ grain: 'asc' }],
+    },
   });
   assertEveryShard(body);
-  const hits = (body as { hits: { hits: { _source: { grain: number }; _seq_no: number; _primary_term: number }[] } }).hits.hits;
+  const hits = (body as { hits: { hits: { _source: { grain: number }; _seq_no: number; _primary_term: number }[] } })
+    .hits.hits;
   return hits.map((h) => ({ grain: h._source.grain, seqNo: h._seq_no, primaryTerm: h._primary_term }));
 }
 
@@ -67,9 +97,16 @@ export async function readMarks(client: Client, prefix: string, c: Collection, s
  * marked again meanwhile (a write after the rebuild read it) keeps its mark, and is rebuilt next
  * time. Returns how many were cleared.
  */
-export async function clearMarks(client: Client, prefix: string, c: Collection, marks: readonly Mark[]): Promise<number> {
+export async function clearMarks(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  marks: readonly Mark[],
+): Promise<number> {
   if (marks.length === 0) return 0;
-  const body = marks.map((m) => ({ delete: { _id: markId(c, m.grain), if_seq_no: m.seqNo, if_primary_term: m.primaryTerm } }));
+  const body = marks.map((m) => ({
+    delete: { _id: markId(c, m.grain), if_seq_no: m.seqNo, if_primary_term: m.primaryTerm },
+  }));
   const { body: response } = await client.bulk({ index: dirtyIndexName(prefix), body, refresh: true });
   forgetRollupState(client, prefix, c);
   const items = (response as { items: { delete: { status: number } }[] }).items;
@@ -104,14 +141,23 @@ export async function readRollupState(client: Client, prefix: string, c: Collect
     } as never,
   });
   assertEveryShard(body);
-  const aggs = (body as { aggregations?: { ready: { doc_count: number }; dirty: { first: { value: number | null } } } }).aggregations;
+  const aggs = (body as { aggregations?: { ready: { doc_count: number }; dirty: { first: { value: number | null } } } })
+    .aggregations;
   const first = aggs?.dirty.first.value;
-  return { ready: (aggs?.ready.doc_count ?? 0) > 0, watermark: first === null || first === undefined ? Infinity : first };
+  return {
+    ready: (aggs?.ready.doc_count ?? 0) > 0,
+    watermark: first === null || first === undefined ? Infinity : first,
+  };
 }
 
 /** Says the collection's rollups may be read (their past grains are all marked). */
 export async function markReady(client: Client, prefix: string, c: Collection): Promise<void> {
-  await client.index({ index: dirtyIndexName(prefix), id: readyId(c), body: { kind: 'ready', collection: c }, refresh: true });
+  await client.index({
+    index: dirtyIndexName(prefix),
+    id: readyId(c),
+    body: { kind: 'ready', collection: c },
+    refresh: true,
+  });
   forgetRollupState(client, prefix, c);
 }
 
@@ -137,7 +183,13 @@ const stateKey = (prefix: string, c: Collection): string => `${prefix}\0${c}`;
  * rebuild here reads the state afresh; a write by another process (ingest is another function in
  * AWS) is seen within `ttlMs` plus the bookkeeping index's refresh. A failed read is not kept.
  */
-export function cachedRollupState(client: Client, prefix: string, c: Collection, ttlMs: number = ROLLUP_STATE_TTL_MS, now: number = Date.now()): Promise<RollupState> {
+export function cachedRollupState(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  ttlMs: number = ROLLUP_STATE_TTL_MS,
+  now: number = Date.now(),
+): Promise<RollupState> {
   let states = remembered.get(client);
   if (!states) remembered.set(client, (states = new Map()));
   const key = stateKey(prefix, c);

@@ -45,7 +45,11 @@ const SLICE_DOCS = 10_000;
  * One rebuild at a time (two at once could delete each other's rows of one range): a run that finds
  * another's lease (./lease.ts) does nothing and says so (`busy`).
  */
-export async function rebuildRollups(client: Client, prefix: string, options: RebuildOptions = {}): Promise<RebuildOutcome> {
+export async function rebuildRollups(
+  client: Client,
+  prefix: string,
+  options: RebuildOptions = {},
+): Promise<RebuildOutcome> {
   const lease = await takeLease(client, prefix, LEASE_MS);
   if (!lease) return { rebuilt: none(), backfilled: none(), more: false, busy: true };
   try {
@@ -75,7 +79,14 @@ async function rebuildAll(client: Client, prefix: string, options: RebuildOption
   return { rebuilt, backfilled, more };
 }
 
-async function rebuildMarked(client: Client, prefix: string, c: Collection, marks: readonly Mark[], grainMs: number, options: RebuildOptions): Promise<number> {
+async function rebuildMarked(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  marks: readonly Mark[],
+  grainMs: number,
+  options: RebuildOptions,
+): Promise<number> {
   const pageSize = options.pageSize ?? 500;
   const run = randomUUID();
   await client.indices.refresh({ index: indexPattern(prefix, c), ignore_unavailable: true, allow_no_indices: true });
@@ -83,7 +94,13 @@ async function rebuildMarked(client: Client, prefix: string, c: Collection, mark
   // recomputed whole when one of its quarters is dirty).
   for (const level of rollupLevels(grainMs)) {
     const index = rollupIndexName(prefix, c, level);
-    for (const range of dirtyRanges(marks.map((m) => m.grain), grainMs, level, options.mergeGapMs ?? MERGE_GAP_MS.opensearch)) await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
+    for (const range of dirtyRanges(
+      marks.map((m) => m.grain),
+      grainMs,
+      level,
+      options.mergeGapMs ?? MERGE_GAP_MS.opensearch,
+    ))
+      await rebuildRange(client, prefix, c, index, range, level, pageSize, run);
     await client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true });
   }
   await clearMarks(client, prefix, c, marks);
@@ -91,14 +108,24 @@ async function rebuildMarked(client: Client, prefix: string, c: Collection, mark
 }
 
 /** One range of one level: its rows computed and overwritten, then the range's rows this run did not write deleted. */
-async function rebuildRange(client: Client, prefix: string, c: Collection, index: string, range: { from: number; to: number }, level: number, pageSize: number, run: string): Promise<void> {
+async function rebuildRange(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  index: string,
+  range: { from: number; to: number },
+  level: number,
+  pageSize: number,
+  run: string,
+): Promise<void> {
   let rows: { id: string; source: Record<string, unknown> }[] = [];
   const write = async () => {
     if (rows.length === 0) return;
     const body = rows.flatMap(({ id, source }) => [{ index: { _id: id } }, { ...source, [BUILT]: run }]);
     rows = [];
     const { body: response } = await client.bulk({ index, body });
-    if ((response as { errors?: boolean }).errors) throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
+    if ((response as { errors?: boolean }).errors)
+      throw new Error(`rollup rows of ${c} were not written: ${JSON.stringify(response).slice(0, 500)}`);
   };
   // Slices of about a page of rows per composite search: every page of a composite reads all the
   // documents of its query again (the nested documents keep OpenSearch from starting at the page's

@@ -51,7 +51,10 @@ export function rowsRequest(c: Collection, grainMs: number, size: number, after?
     { g: { date_histogram: { field: 'timestamp', fixed_interval: `${grainMs}ms` } } },
     ...dimensionsOf(c).map((d, i) => ({ [`d${i}`]: { terms: { field: d, missing_bucket: i > 0 } } })),
   ];
-  const aggs = { ...measureAggs(numbersOf(c)), ...Object.fromEntries(nestedPathsOf(c).map((p) => [p, itemAggs(c, p)])) };
+  const aggs = {
+    ...measureAggs(numbersOf(c)),
+    ...Object.fromEntries(nestedPathsOf(c).map((p) => [p, itemAggs(c, p)])),
+  };
   return { composite: { size, sources, ...(after ? { after } : {}) }, aggs };
 }
 
@@ -93,7 +96,8 @@ function items(c: Collection, path: NestedPath, nested: Record<string, unknown>)
   const out: Row[] = [];
   const walk = (level: Record<string, unknown>, depth: number, keys: Row) => {
     const terms = level[`k${depth}`] as { buckets: RawBucket[]; sum_other_doc_count: number };
-    if (terms.sum_other_doc_count > 0) throw new Error(`more than ${ITEM_GROUPS} ${path} groups in one rollup row: not rolled up`);
+    if (terms.sum_other_doc_count > 0)
+      throw new Error(`more than ${ITEM_GROUPS} ${path} groups in one rollup row: not rolled up`);
     for (const b of terms.buckets) {
       const here = { ...keys, [leafName(dims[depth] as string)]: b.key };
       if (depth + 1 < dims.length) walk(b, depth + 1, here);
@@ -113,7 +117,10 @@ export function rowOf(c: Collection, bucket: RawBucket): { id: string; source: R
   dims.forEach((d, i) => {
     if (values[i] !== null) source[d] = values[i];
   });
-  Object.assign(source, measures(numbersOf(c), bucket, (n) => n));
+  Object.assign(
+    source,
+    measures(numbersOf(c), bucket, (n) => n),
+  );
   for (const path of nestedPathsOf(c)) {
     const list = items(c, path, bucket[path] as Record<string, unknown>);
     if (list.length > 0) source[path] = list;
@@ -122,13 +129,21 @@ export function rowOf(c: Collection, bucket: RawBucket): { id: string; source: R
 }
 
 /** OpenSearch refused a page for its bucket count: a smaller page is tried. */
-const tooManyBuckets = (e: unknown): boolean => /too_many_buckets/.test(JSON.stringify((e as { meta?: { body?: unknown } }).meta?.body ?? String(e)));
+const tooManyBuckets = (e: unknown): boolean =>
+  /too_many_buckets/.test(JSON.stringify((e as { meta?: { body?: unknown } }).meta?.body ?? String(e)));
 
 /**
  * The rows of the grains in [from, to), a page at a time (at most `pageSize` rows; a page refused for
  * its bucket count is asked again with half as many). The raw indices must be refreshed before.
  */
-export async function* computeRows(client: Client, prefix: string, c: Collection, range: { from: number; to: number }, grainMs: number, pageSize: number): AsyncGenerator<{ id: string; source: Row }[]> {
+export async function* computeRows(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  range: { from: number; to: number },
+  grainMs: number,
+  pageSize: number,
+): AsyncGenerator<{ id: string; source: Row }[]> {
   let after: Record<string, unknown> | undefined;
   let size = pageSize;
   for (;;) {
@@ -150,7 +165,9 @@ export async function* computeRows(client: Client, prefix: string, c: Collection
       }
       throw e;
     }
-    const rows = (response.body as { aggregations?: { rows: { buckets: RawBucket[]; after_key?: Record<string, unknown> } } }).aggregations?.rows;
+    const rows = (
+      response.body as { aggregations?: { rows: { buckets: RawBucket[]; after_key?: Record<string, unknown> } } }
+    ).aggregations?.rows;
     if (!rows || rows.buckets.length === 0) return;
     yield rows.buckets.map((b) => rowOf(c, b));
     if (!rows.after_key) return;
@@ -163,7 +180,14 @@ export async function* computeRows(client: Client, prefix: string, c: Collection
  * `sliceMs` of them (a multiple of the rows' grain), empty stretches skipped: the documents' slices
  * are counted first (timeBuckets), a pass over their times alone.
  */
-export async function* slicesOf(client: Client, prefix: string, c: Collection, range: { from: number; to: number }, sliceMs: number, maxDocs: number): AsyncGenerator<{ from: number; to: number }> {
+export async function* slicesOf(
+  client: Client,
+  prefix: string,
+  c: Collection,
+  range: { from: number; to: number },
+  sliceMs: number,
+  maxDocs: number,
+): AsyncGenerator<{ from: number; to: number }> {
   let current: { from: number; to: number; docs: number } | undefined;
   const query = { range: { timestamp: { gte: range.from, lt: range.to, format: 'epoch_millis' } } };
   for await (const page of timeBuckets(client, indexPattern(prefix, c), query, sliceMs)) {

@@ -20,7 +20,12 @@ export const NO_HITS = { size: 0, track_total_hits: false } as const;
  * `query`, earliest first, a page at a time: one composite of the times alone, which reads the keys
  * and nothing else (what the dirty grains of a deletion and the slices of a rebuild are made of).
  */
-export async function* timeBuckets(client: Client, index: string, query: object, intervalMs: number): AsyncGenerator<TimeBucket[]> {
+export async function* timeBuckets(
+  client: Client,
+  index: string,
+  query: object,
+  intervalMs: number,
+): AsyncGenerator<TimeBucket[]> {
   let after: Record<string, unknown> | undefined;
   for (;;) {
     const { body } = await client.search({
@@ -31,7 +36,11 @@ export async function* timeBuckets(client: Client, index: string, query: object,
         query,
         aggs: {
           times: {
-            composite: { size: 1000, sources: [{ t: { date_histogram: { field: 'timestamp', fixed_interval: `${intervalMs}ms` } } }], ...(after ? { after } : {}) },
+            composite: {
+              size: 1000,
+              sources: [{ t: { date_histogram: { field: 'timestamp', fixed_interval: `${intervalMs}ms` } } }],
+              ...(after ? { after } : {}),
+            },
             // A sub-aggregation keeps OpenSearch 2.19 from its filter-rewrite shortcut for a lone date
             // source, which fails on some segments (ArrayIndexOutOfBoundsException in filterrewrite.Ranges).
             aggs: { last: { max: { field: 'timestamp' } } },
@@ -39,7 +48,13 @@ export async function* timeBuckets(client: Client, index: string, query: object,
         },
       } as never,
     });
-    const times = (body as { aggregations?: { times: { buckets: { key: { t: number }; doc_count: number }[]; after_key?: Record<string, unknown> } } }).aggregations?.times;
+    const times = (
+      body as {
+        aggregations?: {
+          times: { buckets: { key: { t: number }; doc_count: number }[]; after_key?: Record<string, unknown> };
+        };
+      }
+    ).aggregations?.times;
     const page = (times?.buckets ?? []).map((b) => ({ start: b.key.t, docs: b.doc_count }));
     if (page.length > 0) yield page;
     if (!times?.after_key || page.length === 0) return;

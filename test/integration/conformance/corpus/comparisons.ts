@@ -15,16 +15,30 @@ const berlinDays = { type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Be
 export const COMPARISON_CASES: readonly ConformanceCase[] = [
   {
     name: 'compares the hours of a Sunday with the spring DST Sunday a week before: 03:00 with 03:00, and 02:00 alone',
-    body: { ...movements, filters: [ts('2024-04-07T00:00:00+02:00', '2024-04-07T05:00:00+02:00')], aggregations: [hourly], compare: { offset: '1w' } },
+    body: {
+      ...movements,
+      filters: [ts('2024-04-07T00:00:00+02:00', '2024-04-07T05:00:00+02:00')],
+      aggregations: [hourly],
+      compare: { offset: '1w' },
+    },
     // Previous period: Mar 31 00:00+01 (23:00Z) to 05:00+02 (03:00Z), whose local hours are 00, 01, 03, 04:
     // me-03 23:30Z → 00:00, me-04 00:59:59.999Z → 01:00, me-05 01:00Z → 03:00. April 7 has no document.
     expected: {
       status: 200,
       body: [
-        { current: { timestamp: '2024-04-06T22:00:00.000Z' }, previous: { timestamp: '2024-03-30T23:00:00.000Z', count: 1 } },
-        { current: { timestamp: '2024-04-06T23:00:00.000Z' }, previous: { timestamp: '2024-03-31T00:00:00.000Z', count: 1 } },
+        {
+          current: { timestamp: '2024-04-06T22:00:00.000Z' },
+          previous: { timestamp: '2024-03-30T23:00:00.000Z', count: 1 },
+        },
+        {
+          current: { timestamp: '2024-04-06T23:00:00.000Z' },
+          previous: { timestamp: '2024-03-31T00:00:00.000Z', count: 1 },
+        },
         { current: { timestamp: '2024-04-07T00:00:00.000Z' } },
-        { current: { timestamp: '2024-04-07T01:00:00.000Z' }, previous: { timestamp: '2024-03-31T01:00:00.000Z', count: 1 } },
+        {
+          current: { timestamp: '2024-04-07T01:00:00.000Z' },
+          previous: { timestamp: '2024-03-31T01:00:00.000Z', count: 1 },
+        },
         { current: { timestamp: '2024-04-07T02:00:00.000Z' }, previous: { timestamp: '2024-03-31T02:00:00.000Z' } },
       ],
     },
@@ -87,19 +101,37 @@ export const COMPARISON_CASES: readonly ConformanceCase[] = [
     expected: {
       status: 200,
       body: [
-        { current: { timestamp: '2024-11-02T18:30:00.000Z', count: 2 }, previous: { timestamp: '2024-11-01T18:30:00.000Z' } },
-        { current: { timestamp: '2024-11-03T18:30:00.000Z', count: 1 }, previous: { timestamp: '2024-11-02T18:30:00.000Z', count: 2 } },
+        {
+          current: { timestamp: '2024-11-02T18:30:00.000Z', count: 2 },
+          previous: { timestamp: '2024-11-01T18:30:00.000Z' },
+        },
+        {
+          current: { timestamp: '2024-11-03T18:30:00.000Z', count: 1 },
+          previous: { timestamp: '2024-11-02T18:30:00.000Z', count: 2 },
+        },
       ],
     },
   },
   {
     name: 'compares April 30 with a month before: March 30 to April 1, whose 31st stands alone',
-    body: { ...movements, locationIds: [LOC_BERLIN], filters: [ts('2024-04-30T00:00:00+02:00', '2024-05-01T00:00:00+02:00')], aggregations: [berlinDays], compare: { offset: '1M' } },
+    body: {
+      ...movements,
+      locationIds: [LOC_BERLIN],
+      filters: [ts('2024-04-30T00:00:00+02:00', '2024-05-01T00:00:00+02:00')],
+      aggregations: [berlinDays],
+      compare: { offset: '1M' },
+    },
     // Both ends move a month: [Apr 30, May 1) → [Mar 30, Apr 1). Mar 30 (Berlin): me-02 at 23:30+01;
     // Mar 31: me-03, me-04, me-05, me-06 (me-07 at 22:00Z is April 1).
     expected: {
       status: 200,
-      body: [{ current: { timestamp: '2024-04-29T22:00:00.000Z' }, previous: { timestamp: '2024-03-29T23:00:00.000Z', count: 1 } }, { previous: { timestamp: '2024-03-30T23:00:00.000Z', count: 4 } }],
+      body: [
+        {
+          current: { timestamp: '2024-04-29T22:00:00.000Z' },
+          previous: { timestamp: '2024-03-29T23:00:00.000Z', count: 1 },
+        },
+        { previous: { timestamp: '2024-03-30T23:00:00.000Z', count: 4 } },
+      ],
     },
   },
   {
@@ -116,8 +148,14 @@ export const COMPARISON_CASES: readonly ConformanceCase[] = [
     expected: {
       status: 200,
       body: [
-        { current: { timestamp: '2024-03-31T22:00:00.000Z', count: 3 }, previous: { timestamp: '2024-02-29T23:00:00.000Z', count: 6 } },
-        { current: { timestamp: '2024-04-30T22:00:00.000Z' }, previous: { timestamp: '2024-03-31T22:00:00.000Z', count: 3 } },
+        {
+          current: { timestamp: '2024-03-31T22:00:00.000Z', count: 3 },
+          previous: { timestamp: '2024-02-29T23:00:00.000Z', count: 6 },
+        },
+        {
+          current: { timestamp: '2024-04-30T22:00:00.000Z' },
+          previous: { timestamp: '2024-03-31T22:00:00.000Z', count: 3 },
+        },
       ],
     },
   },
@@ -135,9 +173,18 @@ export const COMPARISON_CASES: readonly ConformanceCase[] = [
     expected: {
       status: 200,
       body: [
-        { current: { timestamp: '2024-03-29T23:00:00.000Z', count: 1 }, previous: { timestamp: '2024-03-28T23:00:00.000Z', count: 1 } },
-        { current: { timestamp: '2024-03-30T23:00:00.000Z', count: 4 }, previous: { timestamp: '2024-03-29T23:00:00.000Z', count: 1 } },
-        { current: { timestamp: '2024-03-31T22:00:00.000Z', count: 1 }, previous: { timestamp: '2024-03-30T23:00:00.000Z', count: 4 } },
+        {
+          current: { timestamp: '2024-03-29T23:00:00.000Z', count: 1 },
+          previous: { timestamp: '2024-03-28T23:00:00.000Z', count: 1 },
+        },
+        {
+          current: { timestamp: '2024-03-30T23:00:00.000Z', count: 4 },
+          previous: { timestamp: '2024-03-29T23:00:00.000Z', count: 1 },
+        },
+        {
+          current: { timestamp: '2024-03-31T22:00:00.000Z', count: 1 },
+          previous: { timestamp: '2024-03-30T23:00:00.000Z', count: 4 },
+        },
       ],
     },
   },
@@ -148,12 +195,22 @@ export const COMPARISON_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'refuses a compare offset in hours',
-    body: { ...movements, filters: [ts('2024-03-30T00:00:00Z', '2024-03-31T00:00:00Z')], aggregations: [{ type: 'terms', field: 'label' }], compare: { offset: '6h' } },
+    body: {
+      ...movements,
+      filters: [ts('2024-03-30T00:00:00Z', '2024-03-31T00:00:00Z')],
+      aggregations: [{ type: 'terms', field: 'label' }],
+      compare: { offset: '6h' },
+    },
     expected: { status: 400, type: '/problems#validation' },
   },
   {
     name: "refuses a compare time zone other than the histogram's",
-    body: { ...movements, filters: [ts('2024-03-30T00:00:00Z', '2024-04-01T00:00:00Z')], aggregations: [berlinDays], compare: { offset: '1w', timeZone: 'UTC' } },
+    body: {
+      ...movements,
+      filters: [ts('2024-03-30T00:00:00Z', '2024-04-01T00:00:00Z')],
+      aggregations: [berlinDays],
+      compare: { offset: '1w', timeZone: 'UTC' },
+    },
     expected: { status: 400, type: '/problems#validation' },
   },
   {

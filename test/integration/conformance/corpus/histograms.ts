@@ -7,7 +7,11 @@ import { range, terms, type ConformanceCase } from './case';
  * with search.max_buckets = TEST_MAX_BUCKETS = 2000; the DuckDB engine is given the same limit).
  */
 const ts = (from?: string, to?: string) => range('timestamp', from, to);
-const hist = (interval: string, timeZone?: string) => ({ type: 'dateHistogram', interval, ...(timeZone ? { timeZone } : {}) });
+const hist = (interval: string, timeZone?: string) => ({
+  type: 'dateHistogram',
+  interval,
+  ...(timeZone ? { timeZone } : {}),
+});
 const label = { type: 'terms', field: 'label' };
 const spring = ts('2024-03-29T00:00:00+01:00', '2024-04-03T00:00:00+02:00');
 
@@ -46,7 +50,11 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'aligns 90-minute buckets to local time in Berlin, the bucket over the autumn overlap 2.5 hours long',
-    body: { source: 'movementEvents', filters: [ts('2024-10-26T22:00:00Z', '2024-10-27T04:00:00Z')], aggregations: [hist('90m', 'Europe/Berlin')] },
+    body: {
+      source: 'movementEvents',
+      filters: [ts('2024-10-26T22:00:00Z', '2024-10-27T04:00:00Z')],
+      aggregations: [hist('90m', 'Europe/Berlin')],
+    },
     // Local grid 00:00, 01:30, 03:00, 04:30. me-10 (02:30+02) and me-11 (02:30+01) both round to 01:30+02.
     expected: {
       status: 200,
@@ -60,12 +68,20 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'counts me-04 at 00:59:59.999 in a range that ends at 00:59:59.9991, the end rounded up to the millisecond',
-    body: { source: 'movementEvents', filters: [ts('2024-03-31T00:00:00Z', '2024-03-31T00:59:59.9991Z')], aggregations: [hist('1h')] },
+    body: {
+      source: 'movementEvents',
+      filters: [ts('2024-03-31T00:00:00Z', '2024-03-31T00:59:59.9991Z')],
+      aggregations: [hist('1h')],
+    },
     expected: { status: 200, body: [{ timestamp: '2024-03-31T00:00:00.000Z', count: 1 }] },
   },
   {
     name: 'answers no bucket for a range whose bounds lie within one millisecond',
-    body: { source: 'movementEvents', filters: [ts('2024-03-31T00:59:59.9982Z', '2024-03-31T00:59:59.9989Z')], aggregations: [hist('1h')] },
+    body: {
+      source: 'movementEvents',
+      filters: [ts('2024-03-31T00:59:59.9982Z', '2024-03-31T00:59:59.9989Z')],
+      aggregations: [hist('1h')],
+    },
     // Both bounds round up to 00:59:59.999: [.999, .999) holds nothing, not even me-04 at .999.
     expected: { status: 200, body: [] },
   },
@@ -90,7 +106,11 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'spans 7-day Berlin buckets over bounds in March and April',
-    body: { source: 'movementEvents', filters: [ts('2024-03-01T00:00:00Z', '2024-05-01T00:00:00Z')], aggregations: [hist('7d', 'Europe/Berlin')] },
+    body: {
+      source: 'movementEvents',
+      filters: [ts('2024-03-01T00:00:00Z', '2024-05-01T00:00:00Z')],
+      aggregations: [hist('7d', 'Europe/Berlin')],
+    },
     // Thursdays in Berlin from Feb 29 (holding Mar 1 01:00 local) to Apr 25 (holding May 1 01:59 local);
     // me-14 15 on Mar 10, me-01 to me-08 from Mar 29 to Apr 2, me-13 on Apr 8.
     expected: {
@@ -110,7 +130,10 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'starts calendar weeks on Monday in Berlin',
-    body: { filters: [ts('2024-03-25T00:00:00+01:00', '2024-04-15T00:00:00+02:00')], aggregations: [hist('1w', 'Europe/Berlin'), label] },
+    body: {
+      filters: [ts('2024-03-25T00:00:00+01:00', '2024-04-15T00:00:00+02:00')],
+      aggregations: [hist('1w', 'Europe/Berlin'), label],
+    },
     // Week of Mar 25: me-01 to me-06 (me-06 is Sunday 23:59 local); of Apr 1: me-07 (no label), me-08; of Apr 8: me-13.
     expected: {
       status: 200,
@@ -123,7 +146,10 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'counts calendar months in New York from the first to the last non-empty month',
-    body: { source: 'movementEvents', aggregations: [hist('1M', 'America/New_York'), { type: 'terms', field: 'locationId' }] },
+    body: {
+      source: 'movementEvents',
+      aggregations: [hist('1M', 'America/New_York'), { type: 'terms', field: 'locationId' }],
+    },
     // New York months: March holds me-01 to me-07 (me-07 is Mar 31 18:00 local) and me-14 15; April me-08 13;
     // October me-09 to 12; November me-16 17 and the last.
     expected: {
@@ -143,15 +169,32 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'names quarter series by location and label joined by a slash',
-    body: { source: 'movementEvents', aggregations: [hist('1q', 'Europe/Berlin'), { type: 'terms', field: 'locationId', keyJoiner: '/' }, label] },
+    body: {
+      source: 'movementEvents',
+      aggregations: [hist('1q', 'Europe/Berlin'), { type: 'terms', field: 'locationId', keyJoiner: '/' }, label],
+    },
     // Berlin quarters: Q1 me-01 to me-06 and me-14 15; Q2 me-07 (no label) 08 13; Q4 me-09 to 12 and me-16 17 18.
     expected: {
       status: 200,
       body: [
-        { timestamp: '2023-12-31T23:00:00.000Z', 'loc-berlin/car': 3, 'loc-berlin/person': 2, 'loc-berlin/truck': 1, 'loc-nyc/car': 1, 'loc-nyc/truck': 1 },
+        {
+          timestamp: '2023-12-31T23:00:00.000Z',
+          'loc-berlin/car': 3,
+          'loc-berlin/person': 2,
+          'loc-berlin/truck': 1,
+          'loc-nyc/car': 1,
+          'loc-nyc/truck': 1,
+        },
         { timestamp: '2024-03-31T22:00:00.000Z', 'loc-berlin/person': 1, 'loc-berlin/truck': 1 },
         { timestamp: '2024-06-30T22:00:00.000Z' },
-        { timestamp: '2024-09-30T22:00:00.000Z', 'loc-berlin/car': 2, 'loc-berlin/person': 1, 'loc-berlin/truck': 1, 'loc-nyc/car': 2, 'loc-nyc/person': 1 },
+        {
+          timestamp: '2024-09-30T22:00:00.000Z',
+          'loc-berlin/car': 2,
+          'loc-berlin/person': 1,
+          'loc-berlin/truck': 1,
+          'loc-nyc/car': 2,
+          'loc-nyc/person': 1,
+        },
       ],
     },
   },
@@ -162,7 +205,11 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'rounds 2-hour buckets in New York across the autumn overlap',
-    body: { source: 'movementEvents', filters: [ts('2024-11-03T00:00:00Z', '2024-11-03T12:00:00Z')], aggregations: [hist('2h', 'America/New_York')] },
+    body: {
+      source: 'movementEvents',
+      filters: [ts('2024-11-03T00:00:00Z', '2024-11-03T12:00:00Z')],
+      aggregations: [hist('2h', 'America/New_York')],
+    },
     // Local grid 20:00 and 22:00 EDT, then 00:00 EDT to 02:00 EST (three hours, over the repeated 01:00 hour),
     // 02:00, 04:00 and 06:00 EST. me-16 (01:30 EDT) and me-17 (01:30 EST) share the long bucket.
     expected: {
@@ -179,7 +226,10 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'aligns 30-minute buckets in Kolkata (UTC+05:30)',
-    body: { filters: [ts('2024-03-30T20:00:00Z', '2024-03-31T03:00:00Z')], aggregations: [hist('30m', 'Asia/Kolkata'), label] },
+    body: {
+      filters: [ts('2024-03-30T20:00:00Z', '2024-03-31T03:00:00Z')],
+      aggregations: [hist('30m', 'Asia/Kolkata'), label],
+    },
     // Half hours of UTC too (the offset is a multiple of 30 minutes): 20:00 to 02:30, 14 buckets.
     expected: {
       status: 200,
@@ -195,7 +245,10 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'makes a 23-hour day of the spring gap in New York',
-    body: { filters: [ts('2024-03-09T00:00:00-05:00', '2024-03-12T00:00:00-04:00')], aggregations: [hist('1d', 'America/New_York'), label] },
+    body: {
+      filters: [ts('2024-03-09T00:00:00-05:00', '2024-03-12T00:00:00-04:00')],
+      aggregations: [hist('1d', 'America/New_York'), label],
+    },
     // Mar 10 starts at 05:00Z (EST) and Mar 11 at 04:00Z (EDT): 23 hours holding me-14 and me-15.
     expected: {
       status: 200,
@@ -245,7 +298,10 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'answers an empty series for two timestamp ranges that do not overlap',
-    body: { filters: [ts('2024-03-01T00:00:00Z', '2024-03-05T00:00:00Z'), ts('2024-04-01T00:00:00Z', '2024-04-05T00:00:00Z')], aggregations: [hist('1d'), label] },
+    body: {
+      filters: [ts('2024-03-01T00:00:00Z', '2024-03-05T00:00:00Z'), ts('2024-04-01T00:00:00Z', '2024-04-05T00:00:00Z')],
+      aggregations: [hist('1d'), label],
+    },
     expected: { status: 200, body: [] },
   },
   {
@@ -253,7 +309,12 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
     body: {
       locationIds: [LOC_BERLIN],
       filters: [spring],
-      aggregations: [hist('1d', 'Europe/Berlin'), { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }, { type: 'terms', field: 'crossedPaths.id' }],
+      aggregations: [
+        hist('1d', 'Europe/Berlin'),
+        { type: 'nested', path: 'crossedPaths' },
+        { type: 'terms', field: 'crossedPaths.end' },
+        { type: 'terms', field: 'crossedPaths.id' },
+      ],
     },
     // Berlin days: Mar 29 me-01; Mar 30 me-02; Mar 31 me-03 (two) 05 06; Apr 1 me-07; Apr 2 me-08.
     expected: {
@@ -271,7 +332,15 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
     name: 'splits days into named filters buckets joined by a colon',
     body: {
       filters: [ts('2024-03-30T00:00:00Z', '2024-04-02T00:00:00Z')],
-      aggregations: [hist('1d'), { type: 'filters', keyJoiner: ':', filters: { cars: terms('label', ['car']), people: terms('label', ['person']) } }, { type: 'terms', field: 'trackingCameraId' }],
+      aggregations: [
+        hist('1d'),
+        {
+          type: 'filters',
+          keyJoiner: ':',
+          filters: { cars: terms('label', ['car']), people: terms('label', ['person']) },
+        },
+        { type: 'terms', field: 'trackingCameraId' },
+      ],
     },
     // Mar 30: me-02 car, me-03 person; Mar 31: me-05 car, me-06 person (me-04 is a truck, me-07 unlabelled); Apr 1: none.
     expected: {
@@ -285,7 +354,14 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'sums and counts polygon dwell times per month',
-    body: { source: 'movementEvents', aggregations: [hist('1M'), { type: 'nested', path: 'polygons' }, { type: 'stats', field: 'polygons.value', sum: true, count: true, avg: false }] },
+    body: {
+      source: 'movementEvents',
+      aggregations: [
+        hist('1M'),
+        { type: 'nested', path: 'polygons' },
+        { type: 'stats', field: 'polygons.value', sum: true, count: true, avg: false },
+      ],
+    },
     // March: 1.5 0.1 0.2 0.7 2.25 0.15; April: 0.3 0.6; October: 0.25 1.1 2.2. November has events but
     // no polygon, May to September nothing: the sum and the count of no values are 0, and are written.
     expected: {
@@ -306,12 +382,24 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   {
     name: 'takes an hourly histogram with named filters exactly up to the bucket limit',
     // 1976 hours, 11 of them with documents × 2 filters buckets, + 2 for the empty-bucket template = 2000.
-    body: { filters: [ts('2024-03-01T00:00:00Z', '2024-05-22T08:00:00Z')], aggregations: [hist('1h'), { type: 'filters', filters: { cars: terms('label', ['car']), people: terms('label', ['person']) } }] },
+    body: {
+      filters: [ts('2024-03-01T00:00:00Z', '2024-05-22T08:00:00Z')],
+      aggregations: [
+        hist('1h'),
+        { type: 'filters', filters: { cars: terms('label', ['car']), people: terms('label', ['person']) } },
+      ],
+    },
     expected: { status: 200, rows: 1976 },
   },
   {
     name: 'refuses the same histogram one hour longer: 2001 buckets',
-    body: { filters: [ts('2024-03-01T00:00:00Z', '2024-05-22T09:00:00Z')], aggregations: [hist('1h'), { type: 'filters', filters: { cars: terms('label', ['car']), people: terms('label', ['person']) } }] },
+    body: {
+      filters: [ts('2024-03-01T00:00:00Z', '2024-05-22T09:00:00Z')],
+      aggregations: [
+        hist('1h'),
+        { type: 'filters', filters: { cars: terms('label', ['car']), people: terms('label', ['person']) } },
+      ],
+    },
     expected: { status: 422, type: '/problems#too-many-buckets' },
   },
   {
@@ -327,7 +415,13 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
     body: {
       splitInterval: '1M',
       filters: [ts('2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z')],
-      aggregations: [hist('1d'), { type: 'filters', filters: Object.fromEntries(Array.from({ length: 40 }, (_, j) => [`b${j}`, terms('label', ['car'])])) }],
+      aggregations: [
+        hist('1d'),
+        {
+          type: 'filters',
+          filters: Object.fromEntries(Array.from({ length: 40 }, (_, j) => [`b${j}`, terms('label', ['car'])])),
+        },
+      ],
     },
     expected: {
       status: 422,
@@ -344,7 +438,11 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'merges monthly slices of a splitInterval report into the unsplit answer',
-    body: { splitInterval: '1M', filters: [ts('2024-03-01T00:00:00+01:00', '2024-05-01T00:00:00+02:00')], aggregations: [hist('1d', 'Europe/Berlin'), label] },
+    body: {
+      splitInterval: '1M',
+      filters: [ts('2024-03-01T00:00:00+01:00', '2024-05-01T00:00:00+02:00')],
+      aggregations: [hist('1d', 'Europe/Berlin'), label],
+    },
     // The 61 Berlin days of March and April; me-07 (Apr 1) has no label, so its day is timestamp-only.
     expected: {
       status: 200,

@@ -26,15 +26,30 @@ export const PERCENTILE_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'answers percentiles per lot, a lot with one duration answering it for every percentile',
-    body: { ...parking, aggregations: [{ type: 'terms', field: 'parkingLotId' }, stats('duration', { count: true, median: true, percentiles: [25, 90] })] },
+    body: {
+      ...parking,
+      aggregations: [
+        { type: 'terms', field: 'parkingLotId' },
+        stats('duration', { count: true, median: true, percentiles: [25, 90] }),
+      ],
+    },
     // lot-1: 33.3 600.5 1200; median index 1.5 → x_1; p25 index 0.75 → 33.3·0.75 + 600.5·0.25 = 175.1;
     // p90 index 2.7 ≥ 2.5 → x_2. lot-2: 0.1 alone (pe-06 has no duration). lot-9: 0.2 alone.
     expected: {
       status: 200,
       body: {
-        'lot-1 count': 3, 'lot-1 median': 600.5, 'lot-1 p25': 175.1, 'lot-1 p90': 1200,
-        'lot-2 count': 1, 'lot-2 median': 0.1, 'lot-2 p25': 0.1, 'lot-2 p90': 0.1,
-        'lot-9 count': 1, 'lot-9 median': 0.2, 'lot-9 p25': 0.2, 'lot-9 p90': 0.2,
+        'lot-1 count': 3,
+        'lot-1 median': 600.5,
+        'lot-1 p25': 175.1,
+        'lot-1 p90': 1200,
+        'lot-2 count': 1,
+        'lot-2 median': 0.1,
+        'lot-2 p25': 0.1,
+        'lot-2 p90': 0.1,
+        'lot-9 count': 1,
+        'lot-9 median': 0.2,
+        'lot-9 p25': 0.2,
+        'lot-9 p90': 0.2,
       },
     },
   },
@@ -69,7 +84,10 @@ export const PERCENTILE_CASES: readonly ConformanceCase[] = [
     body: {
       ...parking,
       filters: [range('timestamp', '2024-03-29T23:00:00Z', '2024-04-02T22:00:00Z')],
-      aggregations: [{ type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' }, stats('duration', { median: true, percentiles: [90] })],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d', timeZone: 'Europe/Berlin' },
+        stats('duration', { median: true, percentiles: [90] }),
+      ],
     },
     // Berlin days: 03-30 from 03-29T23:00Z (UTC+1), 03-31 from 03-30T23:00Z (23 hours: clocks go to
     // UTC+2 at 01:00Z), 04-01 and 04-02 from 22:00Z. pe-01 11:00 and pe-02 13:00 local on 03-30: median
@@ -90,7 +108,10 @@ export const PERCENTILE_CASES: readonly ConformanceCase[] = [
     body: {
       ...parking,
       filters: [range('timestamp', '2024-03-30T06:30:00Z', '2024-03-31T18:30:00Z')],
-      aggregations: [{ type: 'dateHistogram', interval: '12h', timeZone: 'Asia/Kolkata' }, stats('duration', { median: true })],
+      aggregations: [
+        { type: 'dateHistogram', interval: '12h', timeZone: 'Asia/Kolkata' },
+        stats('duration', { median: true }),
+      ],
     },
     // Local halves of 03-30 12:00, 03-31 00:00 and 03-31 12:00 (06:30Z, 18:30Z, 06:30Z). pe-01 15:30:00.5
     // and pe-02 17:30 local: 900.25; nothing from 18:30Z to 06:30Z; pe-03 13:30 and pe-04 14:30 local: 16.7.
@@ -105,19 +126,41 @@ export const PERCENTILE_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'answers percentiles of nested polygon values per zone',
-    body: { aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, stats('polygons.value', { median: true, percentiles: [90] })] },
+    body: {
+      aggregations: [
+        { type: 'nested', path: 'polygons' },
+        { type: 'terms', field: 'polygons.id' },
+        stats('polygons.value', { median: true, percentiles: [90] }),
+      ],
+    },
     // zone-1: 0.1 0.15 0.25 0.3 1.5 2.25; median index 3 → 0.25·0.5 + 0.3·0.5 = 0.275; p90 index 5.4 →
     // 1.5·0.1 + 2.25·0.9 = 2.1750000000000003. zone-2: 0.2 0.6 0.7 1.1 2.2; median x_2 = 0.7; p90 index 4.5 → 2.2.
-    expected: { status: 200, body: { 'zone-1 median': 0.275, 'zone-1 p90': 2.1750000000000003, 'zone-2 median': 0.7, 'zone-2 p90': 2.2 } },
+    expected: {
+      status: 200,
+      body: { 'zone-1 median': 0.275, 'zone-1 p90': 2.1750000000000003, 'zone-2 median': 0.7, 'zone-2 p90': 2.2 },
+    },
   },
   {
     name: 'answers the 10th, 50th and 90th percentile of lot occupancy, the 10th below the first middle',
-    body: { source: 'parkingLotStats', aggregations: [{ type: 'terms', field: 'parkingLotId' }, stats('occupied', { percentiles: [10, 50, 90] })] },
+    body: {
+      source: 'parkingLotStats',
+      aggregations: [{ type: 'terms', field: 'parkingLotId' }, stats('occupied', { percentiles: [10, 50, 90] })],
+    },
     // lot-1: 10 12 30; p10 index 0.3 < 0.5 → x_0; median x_1; p90 index 2.7 → x_2. lot-2: 5 7; p10 index
     // 0.2 → 5; median index 1 → 6; p90 index 1.8 ≥ 1.5 → 7. lot-9: 0.1 2.5; p10 → 0.1; median 1.3; p90 2.5.
     expected: {
       status: 200,
-      body: { 'lot-1 p10': 10, 'lot-1 p50': 12, 'lot-1 p90': 30, 'lot-2 p10': 5, 'lot-2 p50': 6, 'lot-2 p90': 7, 'lot-9 p10': 0.1, 'lot-9 p50': 1.3, 'lot-9 p90': 2.5 },
+      body: {
+        'lot-1 p10': 10,
+        'lot-1 p50': 12,
+        'lot-1 p90': 30,
+        'lot-2 p10': 5,
+        'lot-2 p50': 6,
+        'lot-2 p90': 7,
+        'lot-9 p10': 0.1,
+        'lot-9 p50': 1.3,
+        'lot-9 p90': 2.5,
+      },
     },
   },
   ...(

@@ -14,7 +14,11 @@ const movements = { source: 'movementEvents' };
 export const PROFILE_CASES: readonly ConformanceCase[] = [
   {
     name: 'profiles the Berlin spring DST day by local hour: no 02:00, me-05 at 01:00Z is 03:00',
-    body: { ...movements, filters: [ts('2024-03-31T00:00:00+01:00', '2024-04-01T00:00:00+02:00')], aggregations: [profile('hour', 'Europe/Berlin')] },
+    body: {
+      ...movements,
+      filters: [ts('2024-03-31T00:00:00+01:00', '2024-04-01T00:00:00+02:00')],
+      aggregations: [profile('hour', 'Europe/Berlin')],
+    },
     // me-03 23:30Z → 00:30+01; me-04 00:59:59.999Z → 01:59+01; me-05 01:00Z → 03:00+02; me-06 21:59Z → 23:59+02; me-07 at 22:00Z is the next day.
     expected: { status: 200, body: { '00:00': 1, '01:00': 1, '03:00': 1, '23:00': 1 } },
   },
@@ -47,7 +51,10 @@ export const PROFILE_CASES: readonly ConformanceCase[] = [
       ...movements,
       locationIds: [LOC_BERLIN],
       filters: [ts('2024-03-25T00:00:00+01:00', '2024-04-08T00:00:00+02:00')],
-      aggregations: [{ type: 'dateHistogram', interval: '1w', timeZone: 'Europe/Berlin' }, profile('weekday', 'Europe/Berlin')],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1w', timeZone: 'Europe/Berlin' },
+        profile('weekday', 'Europe/Berlin'),
+      ],
     },
     accept: 'text/csv',
     // Week of Mar 25: me-01 Fri, me-02 Sat 23:30+01, me-03..me-06 Sun. Week of Apr 1: me-07 Mon 00:00+02, me-08 Tue.
@@ -61,7 +68,13 @@ export const PROFILE_CASES: readonly ConformanceCase[] = [
   },
   {
     name: 'answers the longest parking and the number of durations per Berlin hour of arrival',
-    body: { source: 'parkingEvents', aggregations: [profile('hour', 'Europe/Berlin'), { type: 'stats', field: 'duration', avg: false, max: true, count: true }] },
+    body: {
+      source: 'parkingEvents',
+      aggregations: [
+        profile('hour', 'Europe/Berlin'),
+        { type: 'stats', field: 'duration', avg: false, max: true, count: true },
+      ],
+    },
     // pe-01 10:00Z → 11:00+01 (600.5), pe-02 → 13:00 (1200), pe-03 08:00Z → 10:00+02 (33.3), pe-04 → 11:00 (0.1),
     // pe-05 → 17:00 (0.2), pe-06 → 18:00 without a duration.
     expected: {
@@ -88,8 +101,16 @@ export const PROFILE_CASES: readonly ConformanceCase[] = [
     // me-14..me-17 crossed a line, all on Sunday in UTC; the fifth New York event crossed none.
     expected: { status: 200, body: { sunday: 4 } },
   },
-  { name: 'refuses a profile unit it does not know', body: { ...movements, aggregations: [profile('minute')] }, expected: { status: 400, type: '/problems#validation' } },
-  { name: 'refuses a profile in an unknown time zone', body: { ...movements, aggregations: [profile('hour', 'Mars/Olympus')] }, expected: { status: 400, type: '/problems#validation' } },
+  {
+    name: 'refuses a profile unit it does not know',
+    body: { ...movements, aggregations: [profile('minute')] },
+    expected: { status: 400, type: '/problems#validation' },
+  },
+  {
+    name: 'refuses a profile in an unknown time zone',
+    body: { ...movements, aggregations: [profile('hour', 'Mars/Olympus')] },
+    expected: { status: 400, type: '/problems#validation' },
+  },
   {
     name: 'refuses a profile of nested items',
     body: { aggregations: [{ type: 'nested', path: 'polygons' }, profile('hour')] },

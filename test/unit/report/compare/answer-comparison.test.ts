@@ -45,8 +45,13 @@ function engineOf(byFrom: ReadonlyMap<number, AggResult>): ReportEngine & { read
 
 const threeHours = (from: number, extra: object = {}) => ({
   source: 'movementEvents',
-  filters: [{ type: 'range', field: 'timestamp', from: new Date(from).toISOString(), to: new Date(from + 3 * H).toISOString() }],
-  aggregations: [{ type: 'dateHistogram', interval: '1h' }, { type: 'terms', field: 'label' }],
+  filters: [
+    { type: 'range', field: 'timestamp', from: new Date(from).toISOString(), to: new Date(from + 3 * H).toISOString() },
+  ],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1h' },
+    { type: 'terms', field: 'label' },
+  ],
   compare: { offset: '1w' },
   ...extra,
 });
@@ -65,9 +70,18 @@ describe('a compare report', () => {
     // Assess
     expect(engine.plans.map((p) => p.timeRange?.from)).toEqual([MAR_14, MAR_7]);
     expect(JSON.parse(answer.body)).toEqual([
-      { current: { timestamp: '2024-03-14T00:00:00.000Z', car: 2 }, previous: { timestamp: '2024-03-07T00:00:00.000Z', car: 1 } },
-      { current: { timestamp: '2024-03-14T01:00:00.000Z' }, previous: { timestamp: '2024-03-07T01:00:00.000Z', truck: 3 } },
-      { current: { timestamp: '2024-03-14T02:00:00.000Z', person: 1 }, previous: { timestamp: '2024-03-07T02:00:00.000Z' } },
+      {
+        current: { timestamp: '2024-03-14T00:00:00.000Z', car: 2 },
+        previous: { timestamp: '2024-03-07T00:00:00.000Z', car: 1 },
+      },
+      {
+        current: { timestamp: '2024-03-14T01:00:00.000Z' },
+        previous: { timestamp: '2024-03-07T01:00:00.000Z', truck: 3 },
+      },
+      {
+        current: { timestamp: '2024-03-14T02:00:00.000Z', person: 1 },
+        previous: { timestamp: '2024-03-07T02:00:00.000Z' },
+      },
     ]);
   });
 
@@ -87,8 +101,22 @@ describe('a compare report', () => {
     const periods = periodsOf(plan);
     const previous = hours(MAR_7, [{ car: 1 }, {}, {}, { '=x': 1 }]);
     // Act
-    const model = await shapeComparison(periods, { root: weeks.get(MAR_14) as AggResult, truncated: false }, { root: previous, truncated: false });
-    const csv = await answerReport(threeHours(MAR_14), scope, engineOf(new Map([[MAR_14, weeks.get(MAR_14) as AggResult], [MAR_7, previous]])), 'text/csv');
+    const model = await shapeComparison(
+      periods,
+      { root: weeks.get(MAR_14) as AggResult, truncated: false },
+      { root: previous, truncated: false },
+    );
+    const csv = await answerReport(
+      threeHours(MAR_14),
+      scope,
+      engineOf(
+        new Map([
+          [MAR_14, weeks.get(MAR_14) as AggResult],
+          [MAR_7, previous],
+        ]),
+      ),
+      'text/csv',
+    );
     // Assess
     expect(csv.body.split('\r\n')).toEqual([
       // '=x' sorts first (code units); escaped where it starts a cell, not after `previous `
@@ -99,24 +127,40 @@ describe('a compare report', () => {
       ',,,,2024-03-07T03:00:00.000Z,1,0,0',
       '',
     ]);
-    expect(csvSize(model)).toEqual({ bytes: Buffer.byteLength(csv.body), jsonStringBytes: Buffer.byteLength(JSON.stringify(csv.body)) });
+    expect(csvSize(model)).toEqual({
+      bytes: Buffer.byteLength(csv.body),
+      jsonStringBytes: Buffer.byteLength(JSON.stringify(csv.body)),
+    });
   });
 
   test('counts both periods toward the buckets one answer may hold: each fits alone, not together', async () => {
     // Prepare: each period holds 3 hours and 2 terms buckets, 5; the answer may hold 8
     const options = { maxAnswerBuckets: 8 };
     // Act / Assess
-    await expect(answerReport({ ...threeHours(MAR_14), compare: undefined }, scope, engineOf(weeks), 'application/json', options)).resolves.toBeDefined();
-    await expect(answerReport(threeHours(MAR_14), scope, engineOf(weeks), 'application/json', options)).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxAnswerBuckets: 8 } });
+    await expect(
+      answerReport({ ...threeHours(MAR_14), compare: undefined }, scope, engineOf(weeks), 'application/json', options),
+    ).resolves.toBeDefined();
+    await expect(
+      answerReport(threeHours(MAR_14), scope, engineOf(weeks), 'application/json', options),
+    ).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', extensions: { maxAnswerBuckets: 8 } });
   });
 
   test("counts the report's own period toward the slices of the earlier one when split", async () => {
     // Prepare: hourly slices, the same hours as above: 5 buckets in each period, 8 allowed
-    const slices = (start: number, counts: readonly Record<string, number>[]) => counts.map((c, i) => [start + i * H, hours(start + i * H, [c])] as const);
-    const engine = engineOf(new Map([...slices(MAR_14, [{ car: 2 }, {}, { person: 1 }]), ...slices(MAR_7, [{ car: 1 }, { truck: 3 }, {}])]));
+    const slices = (start: number, counts: readonly Record<string, number>[]) =>
+      counts.map((c, i) => [start + i * H, hours(start + i * H, [c])] as const);
+    const engine = engineOf(
+      new Map([...slices(MAR_14, [{ car: 2 }, {}, { person: 1 }]), ...slices(MAR_7, [{ car: 1 }, { truck: 3 }, {}])]),
+    );
     // Act
-    const answer = answerReport(threeHours(MAR_14, { splitInterval: '1h' }), scope, engine, 'application/json', { maxAnswerBuckets: 8 });
+    const answer = answerReport(threeHours(MAR_14, { splitInterval: '1h' }), scope, engine, 'application/json', {
+      maxAnswerBuckets: 8,
+    });
     // Assess
-    await expect(answer).rejects.toMatchObject({ status: 422, slug: 'too-many-buckets', detail: expect.stringContaining('with the period it is compared with') });
+    await expect(answer).rejects.toMatchObject({
+      status: 422,
+      slug: 'too-many-buckets',
+      detail: expect.stringContaining('with the period it is compared with'),
+    });
   });
 });

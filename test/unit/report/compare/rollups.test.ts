@@ -21,8 +21,15 @@ let db: DuckDBInstance;
 beforeAll(async () => {
   db = await openDuckDb(':memory:');
   for (const collection of COLLECTIONS) {
-    const docs = collection === 'movementEvents' ? [...FIXTURE_DOCUMENTS.movementEvents, ...EXTRA_EVENTS] : FIXTURE_DOCUMENTS[collection];
-    await ingestDocuments(db, collection, docs.map((d, i) => parseDocument(collection, d as never, `/${i}`)));
+    const docs =
+      collection === 'movementEvents'
+        ? [...FIXTURE_DOCUMENTS.movementEvents, ...EXTRA_EVENTS]
+        : FIXTURE_DOCUMENTS[collection];
+    await ingestDocuments(
+      db,
+      collection,
+      docs.map((d, i) => parseDocument(collection, d as never, `/${i}`)),
+    );
   }
   await rebuildRollups(db);
 });
@@ -47,11 +54,19 @@ test('rollups answer both periods of a comparison, with the bytes the documents 
   // Prepare: the week of March 25 (spring DST Sunday) and the week before, by hour and label in Berlin
   const body = {
     source: 'movementEvents',
-    filters: [{ type: 'range', field: 'timestamp', from: '2024-03-25T00:00:00+01:00', to: '2024-04-01T00:00:00+02:00' }],
-    aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: 'Europe/Berlin' }, { type: 'terms', field: 'label' }],
+    filters: [
+      { type: 'range', field: 'timestamp', from: '2024-03-25T00:00:00+01:00', to: '2024-04-01T00:00:00+02:00' },
+    ],
+    aggregations: [
+      { type: 'dateHistogram', interval: '1h', timeZone: 'Europe/Berlin' },
+      { type: 'terms', field: 'label' },
+    ],
     compare: { offset: '1w' },
   };
-  const [fromRollups, fromDocuments] = [watched(new DuckDbEngine(db, { rollups: true })), watched(new DuckDbEngine(db))];
+  const [fromRollups, fromDocuments] = [
+    watched(new DuckDbEngine(db, { rollups: true })),
+    watched(new DuckDbEngine(db)),
+  ];
   // Act
   const rolled = await answerReport(body, { organizationId: ORG_A }, fromRollups, 'text/csv');
   const raw = await answerReport(body, { organizationId: ORG_A }, fromDocuments, 'text/csv');

@@ -11,7 +11,12 @@ const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function rounding(interval: string, zone: string, around: string) {
-  return createRounding(parseHistogramInterval(interval), zone, at(around) - 30 * 86_400_000, at(around) + 30 * 86_400_000);
+  return createRounding(
+    parseHistogramInterval(interval),
+    zone,
+    at(around) - 30 * 86_400_000,
+    at(around) + 30 * 86_400_000,
+  );
 }
 
 describe('zone offsets', () => {
@@ -55,13 +60,19 @@ describe('calendar intervals follow the local calendar', () => {
   });
 
   test('quarters and years start on local January, April, July, October firsts', () => {
-    expect(iso(rounding('1q', 'Europe/Berlin', '2024-05-20T00:00:00Z').round(at('2024-05-20T00:00:00Z')))).toBe('2024-03-31T22:00:00.000Z');
-    expect(iso(rounding('1y', 'Europe/Berlin', '2024-05-20T00:00:00Z').round(at('2024-05-20T00:00:00Z')))).toBe('2023-12-31T23:00:00.000Z');
+    expect(iso(rounding('1q', 'Europe/Berlin', '2024-05-20T00:00:00Z').round(at('2024-05-20T00:00:00Z')))).toBe(
+      '2024-03-31T22:00:00.000Z',
+    );
+    expect(iso(rounding('1y', 'Europe/Berlin', '2024-05-20T00:00:00Z').round(at('2024-05-20T00:00:00Z')))).toBe(
+      '2023-12-31T23:00:00.000Z',
+    );
   });
 
   test('a day whose midnight does not exist starts at the transition', () => {
     // Santiago skips from 00:00 to 01:00 local on 2024-09-08: the day starts at 01:00-03 = 04:00Z.
-    expect(iso(rounding('1d', 'America/Santiago', '2024-09-08T12:00:00Z').round(at('2024-09-08T12:00:00Z')))).toBe('2024-09-08T04:00:00.000Z');
+    expect(iso(rounding('1d', 'America/Santiago', '2024-09-08T12:00:00Z').round(at('2024-09-08T12:00:00Z')))).toBe(
+      '2024-09-08T04:00:00.000Z',
+    );
   });
 });
 

@@ -2,7 +2,12 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { EngineUnavailableError, ReportTimeoutError, ReportTooExpensiveError, TooManyBucketsError } from '#shared/errors';
+import {
+  EngineUnavailableError,
+  ReportTimeoutError,
+  ReportTooExpensiveError,
+  TooManyBucketsError,
+} from '#shared/errors';
 import { Deadline } from '#shared/report/deadline';
 import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
 import { openDuckDb } from '#shared/stores/duckdb/store';
@@ -28,13 +33,16 @@ const scope = { organizationId: HEAVY_ORG };
  * interrupt (INTERRUPT Error), the grace for noticing it ran out, or the run stopped between its
  * statements. Each means the report was stopped, none that it finished and was refused afterwards.
  */
-const STOPPED = /INTERRUPT Error|had not noticed its interrupt|stopped (between statements|while connecting|before it started)/;
+const STOPPED =
+  /INTERRUPT Error|had not noticed its interrupt|stopped (between statements|while connecting|before it started)/;
 const heavy = buildPlan({ aggregations: HEAVY_AGGREGATIONS });
 
 describe('the deadline', () => {
   test('interrupts the running query and answers 503 report-timeout with Retry-After', async () => {
     // Act
-    const error = await new DuckDbEngine(db).run(heavy, scope, { deadline: Deadline.after(300) }).catch((e: unknown) => e);
+    const error = await new DuckDbEngine(db)
+      .run(heavy, scope, { deadline: Deadline.after(300) })
+      .catch((e: unknown) => e);
     // Assess: stopped by the interrupt, not finished and then refused
     expect(error).toBeInstanceOf(ReportTimeoutError);
     expect(error).toMatchObject({ status: 503, headers: { 'Retry-After': '10' }, extensions: { timeoutMs: 300 } });
@@ -43,8 +51,18 @@ describe('the deadline', () => {
 
   test('leaves the database free for the next report', async () => {
     await new DuckDbEngine(db).run(heavy, scope, { deadline: Deadline.after(100) }).catch(() => undefined);
-    const next = await new DuckDbEngine(db).run(buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }), scope);
-    expect(next.root).toEqual({ kind: 'terms', buckets: [{ key: 'car', count: 333_334 }, { key: 'person', count: 333_333 }, { key: 'truck', count: 333_333 }] });
+    const next = await new DuckDbEngine(db).run(
+      buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }),
+      scope,
+    );
+    expect(next.root).toEqual({
+      kind: 'terms',
+      buckets: [
+        { key: 'car', count: 333_334 },
+        { key: 'person', count: 333_333 },
+        { key: 'truck', count: 333_333 },
+      ],
+    });
   });
 
   test('is answered at the deadline although the query has not stopped yet, and close() waits until it has', async () => {
@@ -56,7 +74,9 @@ describe('the deadline', () => {
     expect(error).toBeInstanceOf(ReportTimeoutError);
     expect(String((error as Error).cause)).toMatch(/had not noticed its interrupt/);
     await engine.close();
-    await expect(new DuckDbEngine(db).run(buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }), scope)).resolves.toMatchObject({ root: { kind: 'terms' } });
+    await expect(
+      new DuckDbEngine(db).run(buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }), scope),
+    ).resolves.toMatchObject({ root: { kind: 'terms' } });
   });
 
   test('refuses a report whose deadline has passed before any work', async () => {
@@ -72,12 +92,22 @@ describe('memory', () => {
     try {
       // Act
       const error = await new DuckDbEngine(small).run(heavy, scope).catch((e: unknown) => e);
-      const cheap = await new DuckDbEngine(small).run(buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }), scope);
+      const cheap = await new DuckDbEngine(small).run(
+        buildPlan({ aggregations: [{ type: 'terms', field: 'label' }] }),
+        scope,
+      );
       // Assess
       expect(error).toBeInstanceOf(ReportTooExpensiveError);
       expect(error).toMatchObject({ status: 503, slug: 'report-too-expensive', headers: { 'Retry-After': '10' } });
       expect(String((error as Error).cause)).toMatch(/Out of Memory Error/);
-      expect(cheap.root).toEqual({ kind: 'terms', buckets: [{ key: 'car', count: 3334 }, { key: 'person', count: 3333 }, { key: 'truck', count: 3333 }] });
+      expect(cheap.root).toEqual({
+        kind: 'terms',
+        buckets: [
+          { key: 'car', count: 3334 },
+          { key: 'person', count: 3333 },
+          { key: 'truck', count: 3333 },
+        ],
+      });
     } finally {
       small.closeSync();
     }
@@ -107,15 +137,40 @@ describe('the bucket floor', () => {
     const c = await empty.connect();
     await c.run('DROP TABLE movement_events');
     c.closeSync();
-    const stage = (s: number) => ({ type: 'filters', filters: Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`s${s}b${j}`, { type: 'terms', field: 'label', values: ['car'] }])) });
+    const stage = (s: number) => ({
+      type: 'filters',
+      filters: Object.fromEntries(
+        Array.from({ length: 100 }, (_, j) => [`s${s}b${j}`, { type: 'terms', field: 'label', values: ['car'] }]),
+      ),
+    });
     // Act / Assess
-    await expect(new DuckDbEngine(empty).run(buildPlan({ aggregations: [stage(0), stage(1), stage(2)] }), scope)).rejects.toMatchObject({ status: 422, limit: 65_535 });
+    await expect(
+      new DuckDbEngine(empty).run(buildPlan({ aggregations: [stage(0), stage(1), stage(2)] }), scope),
+    ).rejects.toMatchObject({ status: 422, limit: 65_535 });
     // a histogram's buckets and its empty template count too: 3 days + 3 × 2 = 9 > 8
     const daily = buildPlan({
       filters: [{ type: 'range', field: 'timestamp', from: '2024-03-01T00:00:00Z', to: '2024-03-04T00:00:00Z' }],
-      aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['car'] }, b: { type: 'terms', field: 'label', values: ['bus'] } } }, { type: 'filters', filters: { c: { type: 'terms', field: 'label', values: ['car'] }, d: { type: 'terms', field: 'label', values: ['bus'] } } }],
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        {
+          type: 'filters',
+          filters: {
+            a: { type: 'terms', field: 'label', values: ['car'] },
+            b: { type: 'terms', field: 'label', values: ['bus'] },
+          },
+        },
+        {
+          type: 'filters',
+          filters: {
+            c: { type: 'terms', field: 'label', values: ['car'] },
+            d: { type: 'terms', field: 'label', values: ['bus'] },
+          },
+        },
+      ],
     });
-    await expect(new DuckDbEngine(empty, { maxBuckets: 8 }).run(daily, scope)).rejects.toBeInstanceOf(TooManyBucketsError);
+    await expect(new DuckDbEngine(empty, { maxBuckets: 8 }).run(daily, scope)).rejects.toBeInstanceOf(
+      TooManyBucketsError,
+    );
     empty.closeSync();
   });
 });
@@ -124,7 +179,11 @@ describe('openDuckDb resources', () => {
   test('sets the memory limit, threads and checkpoint threshold, and no spilling in memory', async () => {
     const fresh = await openDuckDb(':memory:');
     const c = await fresh.connect();
-    const [row] = (await c.runAndReadAll("SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), current_setting('checkpoint_threshold')")).getRowsJS();
+    const [row] = (
+      await c.runAndReadAll(
+        "SELECT current_setting('memory_limit'), current_setting('threads'), current_setting('temp_directory'), current_setting('checkpoint_threshold')",
+      )
+    ).getRowsJS();
     c.closeSync();
     fresh.closeSync();
     // 64MB: 64 × 10⁶ bytes, as DuckDB reads the unit
@@ -147,7 +206,11 @@ describe('openDuckDb resources', () => {
     // Assess
     expect(readdirSync(spill)).toEqual(['notes.txt']);
     const c = await reopened.connect();
-    const [row] = (await c.runAndReadAll("SELECT current_setting('temp_directory'), current_setting('memory_limit'), current_setting('threads')")).getRowsJS();
+    const [row] = (
+      await c.runAndReadAll(
+        "SELECT current_setting('temp_directory'), current_setting('memory_limit'), current_setting('threads')",
+      )
+    ).getRowsJS();
     c.closeSync();
     expect(row).toEqual([spill, '244.1 MiB', 1n]);
     reopened.closeSync();

@@ -11,7 +11,12 @@ import { documentIdentity } from '#shared/documents/identity';
 import { ingestDocuments, writeDocuments } from '#shared/stores/duckdb/write';
 import { buildPlan } from '#shared/report/plan/build-plan';
 
-const event = (id: string | undefined, timestamp: string, label: string, lines: string[] = []): ReportDocument<'movementEvents'> =>
+const event = (
+  id: string | undefined,
+  timestamp: string,
+  label: string,
+  lines: string[] = [],
+): ReportDocument<'movementEvents'> =>
   parseDocument('movementEvents', {
     ...(id ? { id } : {}),
     organizationId: 'org',
@@ -21,7 +26,10 @@ const event = (id: string | undefined, timestamp: string, label: string, lines: 
     crossedPaths: lines.map((l) => ({ id: l, end: 'A' })),
   });
 
-const toWrite = (document: ReportDocument<'movementEvents'>) => ({ document, identity: documentIdentity('movementEvents', document) });
+const toWrite = (document: ReportDocument<'movementEvents'>) => ({
+  document,
+  identity: documentIdentity('movementEvents', document),
+});
 
 async function rows(db: DuckDBInstance, sql: string): Promise<unknown[][]> {
   const connection = await db.connect();
@@ -37,15 +45,28 @@ describe('ingestDocuments', () => {
     // Prepare
     const db = await openDuckDb(':memory:');
     // Act
-    const written = await ingestDocuments(db, 'movementEvents', [event('a', '2024-03-31T23:30:00+02:00', 'car', ['n', 's']), event(undefined, '2024-04-01T00:00:00Z', 'bus')]);
+    const written = await ingestDocuments(db, 'movementEvents', [
+      event('a', '2024-03-31T23:30:00+02:00', 'car', ['n', 's']),
+      event(undefined, '2024-04-01T00:00:00Z', 'bus'),
+    ]);
     // Assess
     expect(written).toBe(2);
     const march = BigInt(Date.parse('2024-03-31T21:30:00Z'));
-    expect(await rows(db, 'SELECT row_id, doc_id, _shard, "timestamp", label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY row_id')).toEqual([
+    expect(
+      await rows(
+        db,
+        'SELECT row_id, doc_id, _shard, "timestamp", label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY row_id',
+      ),
+    ).toEqual([
       [1n, 'a', 202403, march, 'car', 2, 0],
       [2n, null, 202404, BigInt(Date.parse('2024-04-01T00:00:00Z')), 'bus', 0, 0],
     ]);
-    expect(await rows(db, 'SELECT event_id, _item, _scope, _shard, "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY id')).toEqual([
+    expect(
+      await rows(
+        db,
+        'SELECT event_id, _item, _scope, _shard, "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY id',
+      ),
+    ).toEqual([
       [1n, 0, 1, 202403, march, 'n', 'A', 'B'],
       [1n, 1, 1, 202403, march, 's', 'A', 'B'],
     ]);
@@ -61,8 +82,16 @@ describe('ingestDocuments', () => {
     const first = await writeDocuments(db, 'movementEvents', [a, u].map(toWrite));
     // Act: both again (u's instant written with another offset), a new "b"; then "a" as a truck in April;
     // then "a" of another organization, which is another document
-    const again = await writeDocuments(db, 'movementEvents', [a, event(undefined, '2024-04-01T02:00:00+02:00', 'bus'), event('b', '2024-03-02T00:00:00Z', 'car')].map(toWrite));
-    const changed = await writeDocuments(db, 'movementEvents', [event('a', '2024-04-15T00:00:00Z', 'truck', ['x'])].map(toWrite));
+    const again = await writeDocuments(
+      db,
+      'movementEvents',
+      [a, event(undefined, '2024-04-01T02:00:00+02:00', 'bus'), event('b', '2024-03-02T00:00:00Z', 'car')].map(toWrite),
+    );
+    const changed = await writeDocuments(
+      db,
+      'movementEvents',
+      [event('a', '2024-04-15T00:00:00Z', 'truck', ['x'])].map(toWrite),
+    );
     const otherOrg = await writeDocuments(db, 'movementEvents', [{ ...a, organizationId: 'org2' }].map(toWrite));
     // Assess
     expect(first.map((o) => o.kind)).toEqual(['written', 'written']);
@@ -97,8 +126,19 @@ describe('ingestDocuments', () => {
 
   test('stores every value as given over several data chunks: short, long and multi-byte strings, NULLs, dates across months', async () => {
     // Prepare: strings around the 12-byte inline limit of DuckDB's string_t, repeated and not
-    const strings = ['o', 'twelve bytes', 'thirteen byte', '日本語', '日本語日本', '🚗', 'a-long-organization-id-0000-4000-8000', 'ü'.repeat(6), 'ü'.repeat(7)];
-    const pick = (i: number, salt: number) => strings[(i * 7 + salt * 3 + Math.floor(i / 5)) % strings.length] as string;
+    const strings = [
+      'o',
+      'twelve bytes',
+      'thirteen byte',
+      '日本語',
+      '日本語日本',
+      '🚗',
+      'a-long-organization-id-0000-4000-8000',
+      'ü'.repeat(6),
+      'ü'.repeat(7),
+    ];
+    const pick = (i: number, salt: number) =>
+      strings[(i * 7 + salt * 3 + Math.floor(i / 5)) % strings.length] as string;
     const docs = Array.from({ length: 5000 }, (_, i) =>
       parseDocument('movementEvents', {
         ...(i % 3 === 0 ? { id: `${pick(i, 1)}-${i}` } : {}),
@@ -118,7 +158,12 @@ describe('ingestDocuments', () => {
     await ingestDocuments(db, 'movementEvents', docs.slice(4100));
     // Assess
     const shard = (t: number) => new Date(t).getUTCFullYear() * 100 + new Date(t).getUTCMonth() + 1;
-    expect(await rows(db, 'SELECT row_id, doc_id, "organizationId", _shard, "locationId", "timestamp", "trackingCameraId", label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY row_id')).toEqual(
+    expect(
+      await rows(
+        db,
+        'SELECT row_id, doc_id, "organizationId", _shard, "locationId", "timestamp", "trackingCameraId", label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY row_id',
+      ),
+    ).toEqual(
       docs.map((d, i) => [
         BigInt(i + 1),
         d.id ?? null,
@@ -132,26 +177,53 @@ describe('ingestDocuments', () => {
         d.polygons?.length ?? 0,
       ]),
     );
-    const scope = (d: (typeof docs)[number]) => [d.organizationId, d.locationId, shard(d.timestamp), BigInt(d.timestamp)];
+    const scope = (d: (typeof docs)[number]) => [
+      d.organizationId,
+      d.locationId,
+      shard(d.timestamp),
+      BigInt(d.timestamp),
+    ];
     const items = (table: string, fields: string) =>
-      rows(db, `SELECT event_id, _item, s."organizationId", s."locationId", _shard, "timestamp", ${fields} FROM ${table} c JOIN movement_scopes s USING (_scope) ORDER BY c.rowid`);
-    expect(await items('movement_crossed_paths', 'id, "end", start')).toEqual(docs.flatMap((d, i) => (d.crossedPaths ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.end, p.start])));
-    expect(await items('movement_polygons', 'id, value')).toEqual(docs.flatMap((d, i) => (d.polygons ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.value])));
+      rows(
+        db,
+        `SELECT event_id, _item, s."organizationId", s."locationId", _shard, "timestamp", ${fields} FROM ${table} c JOIN movement_scopes s USING (_scope) ORDER BY c.rowid`,
+      );
+    expect(await items('movement_crossed_paths', 'id, "end", start')).toEqual(
+      docs.flatMap((d, i) =>
+        (d.crossedPaths ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.end, p.start]),
+      ),
+    );
+    expect(await items('movement_polygons', 'id, value')).toEqual(
+      docs.flatMap((d, i) => (d.polygons ?? []).map((p, j) => [BigInt(i + 1), j, ...scope(d), p.id, p.value])),
+    );
     // one number per pair, over both calls
     const pairs = new Set(docs.map((d) => `${d.organizationId}\u0000${d.locationId}`));
-    expect(await rows(db, 'SELECT count(*), count(DISTINCT _scope), count(DISTINCT ("organizationId", "locationId")) FROM movement_scopes')).toEqual([[BigInt(pairs.size), BigInt(pairs.size), BigInt(pairs.size)]]);
-    expect(await rows(db, "SELECT count(*) FROM movement_events WHERE \"organizationId\" = 'thirteen byte' AND label = '日本語日本'")).toEqual([
-      [BigInt(docs.filter((d) => d.organizationId === 'thirteen byte' && d.label === '日本語日本').length)],
-    ]);
+    expect(
+      await rows(
+        db,
+        'SELECT count(*), count(DISTINCT _scope), count(DISTINCT ("organizationId", "locationId")) FROM movement_scopes',
+      ),
+    ).toEqual([[BigInt(pairs.size), BigInt(pairs.size), BigInt(pairs.size)]]);
+    expect(
+      await rows(
+        db,
+        "SELECT count(*) FROM movement_events WHERE \"organizationId\" = 'thirteen byte' AND label = '日本語日本'",
+      ),
+    ).toEqual([[BigInt(docs.filter((d) => d.organizationId === 'thirteen byte' && d.label === '日本語日本').length)]]);
     db.closeSync();
   });
 
   test('writes a batch whole or not at all', async () => {
     // Prepare: the second document lacks organizationId (NOT NULL), as a bypassed validation would
     const db = await openDuckDb(':memory:');
-    const broken = { ...event('b', '2024-03-02T00:00:00Z', 'bus'), organizationId: undefined } as unknown as ReportDocument<'movementEvents'>;
+    const broken = {
+      ...event('b', '2024-03-02T00:00:00Z', 'bus'),
+      organizationId: undefined,
+    } as unknown as ReportDocument<'movementEvents'>;
     // Act / Assess
-    await expect(ingestDocuments(db, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n']), broken])).rejects.toBeInstanceOf(InternalError);
+    await expect(
+      ingestDocuments(db, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n']), broken]),
+    ).rejects.toBeInstanceOf(InternalError);
     expect(await rows(db, 'SELECT count(*) FROM movement_events')).toEqual([[0n]]);
     expect(await rows(db, 'SELECT count(*) FROM movement_crossed_paths')).toEqual([[0n]]);
     db.closeSync();
@@ -179,7 +251,14 @@ describe('opening a database file', () => {
     const path = join(dir, 'previous.duckdb');
     const previous = await openDuckDb(path);
     await ingestDocuments(previous, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n'])]);
-    await ingestDocuments(previous, 'parkingEvents', [parseDocument('parkingEvents', { organizationId: 'org', locationId: 'loc', timestamp: '2024-03-01T00:00:00Z', duration: 60 })]);
+    await ingestDocuments(previous, 'parkingEvents', [
+      parseDocument('parkingEvents', {
+        organizationId: 'org',
+        locationId: 'loc',
+        timestamp: '2024-03-01T00:00:00Z',
+        duration: 60,
+      }),
+    ]);
     for (const table of ['movement_events', 'parking_lot_stats', 'parking_events']) {
       const connection = await previous.connect();
       await connection.run(`ALTER TABLE ${table} DROP COLUMN _key`);
@@ -189,7 +268,11 @@ describe('opening a database file', () => {
     previous.closeSync();
     // Act
     const db = await openDuckDb(path);
-    const outcomes = await writeDocuments(db, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'car', ['n']), event('b', '2024-03-01T00:00:00Z', 'car')].map(toWrite));
+    const outcomes = await writeDocuments(
+      db,
+      'movementEvents',
+      [event('a', '2024-03-01T00:00:00Z', 'car', ['n']), event('b', '2024-03-01T00:00:00Z', 'car')].map(toWrite),
+    );
     const again = await writeDocuments(db, 'movementEvents', [event('b', '2024-03-01T00:00:00Z', 'car')].map(toWrite));
     // Assess: the old "a" has no identity, so the new "a" is written beside it; "b" is then known
     expect(await rows(db, 'SELECT doc_id, _key IS NULL FROM movement_events ORDER BY row_id')).toEqual([
@@ -226,7 +309,9 @@ describe('opening a database file', () => {
     // Act
     const db = await openDuckDb(path);
     // Assess
-    expect(await rows(db, 'SELECT row_id, label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY rowid')).toEqual([
+    expect(
+      await rows(db, 'SELECT row_id, label, "_crossedPaths", "_polygons" FROM movement_events ORDER BY rowid'),
+    ).toEqual([
       [1n, 'car', 2, 0],
       [2n, 'bus', 0, 1],
       [3n, null, 3, 0],
@@ -235,24 +320,65 @@ describe('opening a database file', () => {
       [1, 'org', 'loc'],
       [2, 'org', 'loc2'],
     ]);
-    expect(await rows(db, 'SELECT event_id, _item, _scope, _shard, "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid')).toEqual([
+    expect(
+      await rows(
+        db,
+        'SELECT event_id, _item, _scope, _shard, "timestamp", id, "end", start FROM movement_crossed_paths ORDER BY rowid',
+      ),
+    ).toEqual([
       [1n, 0, 1, 202403, BigInt(march), 'n', 'A', 'B'],
       [3n, 0, 2, 202403, BigInt(march + 2000), 'x', 'B', 'A'],
       [1n, 1, 1, 202403, BigInt(march), 's', 'B', 'A'],
       [3n, 1, 2, 202403, BigInt(march + 2000), 'y', 'A', 'B'],
       [3n, 2, 2, 202403, BigInt(march + 2000), 'z', 'A', 'B'],
     ]);
-    expect(await rows(db, 'SELECT event_id, _item, _scope, id, value FROM movement_polygons')).toEqual([[2n, 0, 1, 'q', 1.5]]);
+    expect(await rows(db, 'SELECT event_id, _item, _scope, id, value FROM movement_polygons')).toEqual([
+      [2n, 0, 1, 'q', 1.5],
+    ]);
     // a nested report over the migrated tables: 3 documents (2 with lines), 5 lines, A: n y z, B: s x
     const report = await new DuckDbEngine(db).run(
-      buildPlan({ aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }] }),
+      buildPlan({
+        aggregations: [
+          { type: 'terms', field: 'locationId' },
+          { type: 'nested', path: 'crossedPaths' },
+          { type: 'terms', field: 'crossedPaths.end' },
+        ],
+      }),
       { organizationId: 'org' },
     );
     expect(report.root).toEqual({
       kind: 'terms',
       buckets: [
-        { key: 'loc', count: 2, sub: { kind: 'single', count: 2, sub: { kind: 'terms', buckets: [{ key: 'A', count: 1 }, { key: 'B', count: 1 }] } } },
-        { key: 'loc2', count: 1, sub: { kind: 'single', count: 3, sub: { kind: 'terms', buckets: [{ key: 'A', count: 2 }, { key: 'B', count: 1 }] } } },
+        {
+          key: 'loc',
+          count: 2,
+          sub: {
+            kind: 'single',
+            count: 2,
+            sub: {
+              kind: 'terms',
+              buckets: [
+                { key: 'A', count: 1 },
+                { key: 'B', count: 1 },
+              ],
+            },
+          },
+        },
+        {
+          key: 'loc2',
+          count: 1,
+          sub: {
+            kind: 'single',
+            count: 3,
+            sub: {
+              kind: 'terms',
+              buckets: [
+                { key: 'A', count: 2 },
+                { key: 'B', count: 1 },
+              ],
+            },
+          },
+        },
       ],
     });
     db.closeSync();
@@ -271,7 +397,9 @@ describe('opening a database file', () => {
 
 describe('DuckDB errors', () => {
   test('are 503 for I/O and lock problems, which a retry may outlive', () => {
-    const lock = mapDuckDbError(new Error('IO Error: Could not set lock on file "x.duckdb": Conflicting lock is held in node (PID 7)'));
+    const lock = mapDuckDbError(
+      new Error('IO Error: Could not set lock on file "x.duckdb": Conflicting lock is held in node (PID 7)'),
+    );
     expect(lock).toBeInstanceOf(EngineUnavailableError);
     expect(lock.headers).toEqual({ 'Retry-After': '5' });
     expect(mapDuckDbError(new Error('IO Error: No space left on device'))).toBeInstanceOf(EngineUnavailableError);

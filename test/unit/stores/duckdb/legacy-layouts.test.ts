@@ -50,18 +50,68 @@ const LAYOUTS: Record<string, string[]> = {
 const at = (ms: number) => new Date(ms).toISOString();
 const DOCUMENTS = {
   movementEvents: [
-    { id: 'a', locationId: 'loc', timestamp: at(M), trackingCameraId: 'cam', label: 'car', crossedPaths: [{ id: 'n', end: 'A', start: 'B' }] },
-    { locationId: 'loc', timestamp: at(M + 1000), trackingCameraId: 'cam', label: 'bus', polygons: [{ id: 'q', value: 1.5 }] },
-    { locationId: 'loc2', timestamp: at(M + 2000), crossedPaths: [{ id: 'x', end: 'B', start: 'A' }, { id: 'y', end: 'A', start: 'B' }] },
+    {
+      id: 'a',
+      locationId: 'loc',
+      timestamp: at(M),
+      trackingCameraId: 'cam',
+      label: 'car',
+      crossedPaths: [{ id: 'n', end: 'A', start: 'B' }],
+    },
+    {
+      locationId: 'loc',
+      timestamp: at(M + 1000),
+      trackingCameraId: 'cam',
+      label: 'bus',
+      polygons: [{ id: 'q', value: 1.5 }],
+    },
+    {
+      locationId: 'loc2',
+      timestamp: at(M + 2000),
+      crossedPaths: [
+        { id: 'x', end: 'B', start: 'A' },
+        { id: 'y', end: 'A', start: 'B' },
+      ],
+    },
   ],
-  parkingLotStats: [{ id: 'ls', locationId: 'loc', timestamp: at(M), parkingLotId: 'lot-1', occupied: 10, free: 40, total: 50 }],
-  parkingEvents: [{ id: 'pe', locationId: 'loc', timestamp: at(M), parkingLotId: 'lot-1', cameraId: 'cam-p1', duration: 60, spotId: 's1', startingTimestamp: at(M - 60_000) }],
+  parkingLotStats: [
+    { id: 'ls', locationId: 'loc', timestamp: at(M), parkingLotId: 'lot-1', occupied: 10, free: 40, total: 50 },
+  ],
+  parkingEvents: [
+    {
+      id: 'pe',
+      locationId: 'loc',
+      timestamp: at(M),
+      parkingLotId: 'lot-1',
+      cameraId: 'cam-p1',
+      duration: 60,
+      spotId: 's1',
+      startingTimestamp: at(M - 60_000),
+    },
+  ],
 };
 
 const REPORTS = [
-  { aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }] },
-  { aggregations: [{ type: 'terms', field: 'locationId' }, { type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }] },
-  { aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] },
+  {
+    aggregations: [
+      { type: 'terms', field: 'locationId' },
+      { type: 'nested', path: 'crossedPaths' },
+      { type: 'terms', field: 'crossedPaths.end' },
+    ],
+  },
+  {
+    aggregations: [
+      { type: 'terms', field: 'locationId' },
+      { type: 'nested', path: 'polygons' },
+      { type: 'terms', field: 'polygons.id' },
+    ],
+  },
+  {
+    aggregations: [
+      { type: 'dateHistogram', interval: '1d' },
+      { type: 'terms', field: 'label' },
+    ],
+  },
   { source: 'parkingLotStats', aggregations: [{ type: 'terms', field: 'parkingLotId' }] },
   { source: 'parkingEvents', aggregations: [{ type: 'terms', field: 'spotId' }] },
 ];
@@ -76,7 +126,9 @@ const answers = async (db: DuckDBInstance) => {
 async function columnsOf(db: DuckDBInstance): Promise<Map<string, string>> {
   const connection = await db.connect();
   try {
-    const reader = await connection.runAndReadAll("SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name");
+    const reader = await connection.runAndReadAll(
+      "SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() WHERE schema_name = 'main' GROUP BY table_name",
+    );
     return new Map((reader.getRowsJS() as [string, string[]][]).map(([t, c]) => [t, c.join(',')]));
   } finally {
     connection.closeSync();
@@ -91,7 +143,11 @@ const covered = new Set<string>();
 beforeAll(async () => {
   const db = await openDuckDb(':memory:');
   for (const [collection, docs] of Object.entries(DOCUMENTS)) {
-    await ingestDocuments(db, collection as never, docs.map((d) => parseDocument(collection as never, { organizationId: 'org', ...d })));
+    await ingestDocuments(
+      db,
+      collection as never,
+      docs.map((d) => parseDocument(collection as never, { organizationId: 'org', ...d })),
+    );
   }
   fresh = await answers(db);
   db.closeSync();
@@ -115,7 +171,8 @@ describe.each(Object.entries(LAYOUTS))('a data folder of the layout %s', (name, 
     const db = await openDuckDb(path);
     // Brought to today's layout (a write needs the identity columns even where reports do not).
     const migrated = await columnsOf(db);
-    for (const { tables } of expectedLayout()) for (const t of tables) expect([t.table, migrated.get(t.table)]).toEqual([t.table, t.columns.join(',')]);
+    for (const { tables } of expectedLayout())
+      for (const t of tables) expect([t.table, migrated.get(t.table)]).toEqual([t.table, t.columns.join(',')]);
     expect(await answers(db)).toEqual(fresh);
     db.closeSync();
     // A second start finds the current layout and changes nothing.

@@ -20,7 +20,14 @@ describe('merging shard buckets as OpenSearch does', () => {
   });
 
   test('leaves out shards without buckets and merges keys in order', () => {
-    const merged = mergeShardKeys([{ shard: 1, keys: ['b', 'd'] }, { shard: 2, keys: [] }, { shard: 3, keys: ['a', 'd'] }], byKey);
+    const merged = mergeShardKeys(
+      [
+        { shard: 1, keys: ['b', 'd'] },
+        { shard: 2, keys: [] },
+        { shard: 3, keys: ['a', 'd'] },
+      ],
+      byKey,
+    );
     expect(merged.map((m) => m.key)).toEqual(['a', 'b', 'd']);
     expect(merged.find((m) => m.key === 'd')?.shards).toHaveLength(2);
   });
@@ -33,7 +40,16 @@ describe('merging shard buckets as OpenSearch does', () => {
 });
 
 describe('reading per-shard rows into one result', () => {
-  const n = (lvl: number, keys: string[], shard: number, count: number): ResultRow => ({ what: 'n', lvl, keys, n: count, mn: null, mx: null, sm: null, shard });
+  const n = (lvl: number, keys: string[], shard: number, count: number): ResultRow => ({
+    what: 'n',
+    lvl,
+    keys,
+    n: count,
+    mn: null,
+    mx: null,
+    sm: null,
+    shard,
+  });
   const stats = (keys: string[], shard: number, values: number[]): ResultRow => ({
     what: 'stats',
     lvl: 2,
@@ -47,7 +63,13 @@ describe('reading per-shard rows into one result', () => {
 
   test('adds shard sums in the merge order, so that the last bit matches OpenSearch', () => {
     // Prepare: nested polygons → terms id → stats; zone-2 sums per month 0.2+0.7, 0.6, 1.1+2.2.
-    const plan = buildPlan({ aggregations: [{ type: 'nested', path: 'polygons' }, { type: 'terms', field: 'polygons.id' }, { type: 'stats', field: 'polygons.value', sum: true }] });
+    const plan = buildPlan({
+      aggregations: [
+        { type: 'nested', path: 'polygons' },
+        { type: 'terms', field: 'polygons.id' },
+        { type: 'stats', field: 'polygons.value', sum: true },
+      ],
+    });
     const shards = [202403, 202404, 202410];
     const rows = [
       ...shards.map((s) => n(0, [], s, 2)),
@@ -61,13 +83,26 @@ describe('reading per-shard rows into one result', () => {
     const { root } = readResult(plan.pipeline, rows);
     // Assess: in shard order the sum would be 4.800000000000001; OpenSearch answers 4.8.
     expect(root).toMatchObject({ kind: 'single', count: 6, sub: { kind: 'terms' } });
-    const zone2 = root.kind === 'single' && root.sub?.kind === 'terms' ? root.sub.buckets.find((b) => b.key === 'zone-2') : undefined;
+    const zone2 =
+      root.kind === 'single' && root.sub?.kind === 'terms'
+        ? root.sub.buckets.find((b) => b.key === 'zone-2')
+        : undefined;
     expect(zone2?.sub).toEqual({ kind: 'stats', count: 5, min: 0.2, max: 2.2, sum: 4.8 });
   });
 
   test('fills the histogram keys without documents, every filters bucket and the truncation flag', () => {
-    const plan = buildPlan({ source: 'movementEvents', aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['car'] } } }] });
-    const rows: ResultRow[] = [n(0, ['100'], 1, 2), n(1, ['100', '0'], 1, 1), { what: 'cut', lvl: 1, keys: [], n: 0, mn: null, mx: null, sm: null, shard: 0 }];
+    const plan = buildPlan({
+      source: 'movementEvents',
+      aggregations: [
+        { type: 'dateHistogram', interval: '1d' },
+        { type: 'filters', filters: { a: { type: 'terms', field: 'label', values: ['car'] } } },
+      ],
+    });
+    const rows: ResultRow[] = [
+      n(0, ['100'], 1, 2),
+      n(1, ['100', '0'], 1, 1),
+      { what: 'cut', lvl: 1, keys: [], n: 0, mn: null, mx: null, sm: null, shard: 0 },
+    ];
     const result = readResult(plan.pipeline, rows, [100, 200]);
     expect(result).toEqual({
       truncated: false,

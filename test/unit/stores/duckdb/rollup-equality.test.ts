@@ -14,7 +14,12 @@ describeRollupEquality(
   async (grainMs) => {
     const db = await openDuckDb(':memory:', { rollupGrainMs: grainMs });
     return {
-      ingest: (collection, docs) => ingestDocuments(db, collection, docs.map((d, i) => parseDocument(collection, d, `/${i}`))).then(() => undefined),
+      ingest: (collection, docs) =>
+        ingestDocuments(
+          db,
+          collection,
+          docs.map((d, i) => parseDocument(collection, d, `/${i}`)),
+        ).then(() => undefined),
       rebuild: () => rebuildRollups(db).then(() => undefined),
       rollups: new DuckDbEngine(db, { rollups: true }),
       raw: new DuckDbEngine(db),

@@ -33,8 +33,22 @@ const EVENTS = [
   event(2, 1, 2, 'truck', 'A'),
 ];
 const range = { type: 'range', field: 'timestamp', from: '2024-02-29T00:00:00Z', to: '2024-03-02T00:00:00Z' };
-const byLabel = { source: 'movementEvents', filters: [range], aggregations: [{ type: 'dateHistogram', interval: '1d' }, { type: 'terms', field: 'label' }] };
-const byLabelAndEnd = { ...byLabel, aggregations: [...byLabel.aggregations, { type: 'nested', path: 'crossedPaths' }, { type: 'terms', field: 'crossedPaths.end' }] };
+const byLabel = {
+  source: 'movementEvents',
+  filters: [range],
+  aggregations: [
+    { type: 'dateHistogram', interval: '1d' },
+    { type: 'terms', field: 'label' },
+  ],
+};
+const byLabelAndEnd = {
+  ...byLabel,
+  aggregations: [
+    ...byLabel.aggregations,
+    { type: 'nested', path: 'crossedPaths' },
+    { type: 'terms', field: 'crossedPaths.end' },
+  ],
+};
 const byLabelAlone = { ...byLabel, aggregations: [{ type: 'terms', field: 'label' }] };
 const [FEB_29, MAR_1] = ['2024-02-29T00:00:00.000Z', '2024-03-01T00:00:00.000Z'];
 
@@ -42,7 +56,11 @@ let db: DuckDBInstance;
 
 beforeAll(async () => {
   db = await openDuckDb(':memory:');
-  await ingestDocuments(db, 'movementEvents', EVENTS.map((e, i) => parseDocument('movementEvents', e, `/${i}`)));
+  await ingestDocuments(
+    db,
+    'movementEvents',
+    EVENTS.map((e, i) => parseDocument('movementEvents', e, `/${i}`)),
+  );
   await rebuildRollups(db);
 });
 
@@ -53,7 +71,10 @@ async function answers(body: unknown, termsCap: number): Promise<{ rollup: strin
   const limits = { ...DEFAULT_LIMITS, termsCap };
   const sources: (string | undefined)[] = [];
   const rollups = new DuckDbEngine(db, { rollups: true, limits });
-  const watched: ReportEngine = { maxBuckets: rollups.maxBuckets, run: async (...a) => ((r: EngineResult) => (sources.push(r.source), r))(await rollups.run(...a)) };
+  const watched: ReportEngine = {
+    maxBuckets: rollups.maxBuckets,
+    run: async (...a) => ((r: EngineResult) => (sources.push(r.source), r))(await rollups.run(...a)),
+  };
   const rollup = await answerReport(body, { organizationId: ORG_A }, watched, 'application/json');
   const raw = await answerReport(body, { organizationId: ORG_A }, new DuckDbEngine(db, { limits }), 'application/json');
   expect(sources).toEqual(['rollup']);
@@ -63,15 +84,50 @@ async function answers(body: unknown, termsCap: number): Promise<{ rollup: strin
 
 test.each([
   // Keys in binary order per day: February 29 bike, car, person, truck; March 1 car, truck
-  [1, 'daily × label', byLabel, [{ timestamp: FEB_29, bike: 1 }, { timestamp: MAR_1, car: 1 }]],
-  [2, 'daily × label', byLabel, [{ timestamp: FEB_29, bike: 1, car: 2 }, { timestamp: MAR_1, car: 1, truck: 2 }]],
-  [1, 'daily × label × end', byLabelAndEnd, [{ timestamp: FEB_29, 'bike B': 1 }, { timestamp: MAR_1, 'car B': 1 }]],
-  [2, 'daily × label × end', byLabelAndEnd, [{ timestamp: FEB_29, 'bike B': 1, 'car A': 1, 'car B': 1 }, { timestamp: MAR_1, 'car B': 1, 'truck A': 2 }]],
+  [
+    1,
+    'daily × label',
+    byLabel,
+    [
+      { timestamp: FEB_29, bike: 1 },
+      { timestamp: MAR_1, car: 1 },
+    ],
+  ],
+  [
+    2,
+    'daily × label',
+    byLabel,
+    [
+      { timestamp: FEB_29, bike: 1, car: 2 },
+      { timestamp: MAR_1, car: 1, truck: 2 },
+    ],
+  ],
+  [
+    1,
+    'daily × label × end',
+    byLabelAndEnd,
+    [
+      { timestamp: FEB_29, 'bike B': 1 },
+      { timestamp: MAR_1, 'car B': 1 },
+    ],
+  ],
+  [
+    2,
+    'daily × label × end',
+    byLabelAndEnd,
+    [
+      { timestamp: FEB_29, 'bike B': 1, 'car A': 1, 'car B': 1 },
+      { timestamp: MAR_1, 'car B': 1, 'truck A': 2 },
+    ],
+  ],
   [1, 'label', byLabelAlone, { bike: 1 }],
   [2, 'label', byLabelAlone, { bike: 1, car: 3 }],
-])('with %i keys kept per bucket, %s from rollups keeps and cuts the keys the documents do', async (termsCap, _, body, expected) => {
-  const { rollup, raw, truncated } = await answers(body, termsCap);
-  expect(rollup).toBe(raw);
-  expect(JSON.parse(rollup)).toEqual(expected);
-  expect(truncated).toBe(true);
-});
+])(
+  'with %i keys kept per bucket, %s from rollups keeps and cuts the keys the documents do',
+  async (termsCap, _, body, expected) => {
+    const { rollup, raw, truncated } = await answers(body, termsCap);
+    expect(rollup).toBe(raw);
+    expect(JSON.parse(rollup)).toEqual(expected);
+    expect(truncated).toBe(true);
+  },
+);

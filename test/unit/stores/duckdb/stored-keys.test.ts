@@ -9,9 +9,18 @@ import { writeDocuments } from '#shared/stores/duckdb/write';
 import { StoredKeys } from '#shared/stores/duckdb/layout/stored-keys';
 
 const event = (id: string | undefined, timestamp: string, label: string): ReportDocument<'movementEvents'> =>
-  parseDocument('movementEvents', { ...(id ? { id } : {}), organizationId: 'org', locationId: 'loc', timestamp, label });
+  parseDocument('movementEvents', {
+    ...(id ? { id } : {}),
+    organizationId: 'org',
+    locationId: 'loc',
+    timestamp,
+    label,
+  });
 
-const toWrite = (document: ReportDocument<'movementEvents'>) => ({ document, identity: documentIdentity('movementEvents', document) });
+const toWrite = (document: ReportDocument<'movementEvents'>) => ({
+  document,
+  identity: documentIdentity('movementEvents', document),
+});
 
 describe('the stored keys a write looks a batch up in', () => {
   test('are read from the file a former process wrote: its documents again are duplicates, its id with other content a conflict', async () => {
@@ -25,8 +34,16 @@ describe('the stored keys a write looks a batch up in', () => {
       before.closeSync();
       // Act: reopened, both again, "a" as a truck, a new "b"
       const db = await openDuckDb(path);
-      const again = await writeDocuments(db, 'movementEvents', [a, u, event('b', '2024-03-02T00:00:00Z', 'car')].map(toWrite));
-      const changed = await writeDocuments(db, 'movementEvents', [event('a', '2024-03-01T00:00:00Z', 'truck')].map(toWrite));
+      const again = await writeDocuments(
+        db,
+        'movementEvents',
+        [a, u, event('b', '2024-03-02T00:00:00Z', 'car')].map(toWrite),
+      );
+      const changed = await writeDocuments(
+        db,
+        'movementEvents',
+        [event('a', '2024-03-01T00:00:00Z', 'truck')].map(toWrite),
+      );
       db.closeSync();
       // Assess
       expect(again.map((o) => o.kind)).toEqual(['duplicate', 'duplicate', 'written']);
@@ -60,6 +77,12 @@ describe('the stored keys a write looks a batch up in', () => {
     // Assess
     expect(apart).toBe(true);
     expect([-5n, 0n, 7n, ...added].every((k) => keys.has(k))).toBe(true);
-    expect([1n, -6n, 8n, -9_000_000_001n, 9_223_372_036_854_775_807n].map((k) => keys.has(k))).toEqual([false, false, false, false, false]);
+    expect([1n, -6n, 8n, -9_000_000_001n, 9_223_372_036_854_775_807n].map((k) => keys.has(k))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

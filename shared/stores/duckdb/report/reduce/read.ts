@@ -19,7 +19,9 @@ export function readResult(
   histogramKeys: readonly number[] = [],
 ): { root: AggResult; truncated: boolean } {
   const reducer = new ShardReducer(pipeline, rows, histogramKeys);
-  const shards = [...new Set(rows.filter((r) => r.what !== 'cut' && r.what !== 'pct').map((r) => r.shard))].sort((a, b) => a - b);
+  const shards = [...new Set(rows.filter((r) => r.what !== 'cut' && r.what !== 'pct').map((r) => r.shard))].sort(
+    (a, b) => a - b,
+  );
   return { root: reducer.reduce(0, [], shards), truncated: rows.some((r) => r.what === 'cut' && r.n > 0) };
 }
 
@@ -70,22 +72,37 @@ class ShardReducer {
     };
     switch (node.kind) {
       case 'dateHistogram': {
-        const merged = new Map(this.merge(i, path, order, (a, b) => Number(a) - Number(b)).map((m) => [Number(m.key), m.shards]));
-        return { kind: 'histogram', buckets: this.histogramKeys.map((k) => bucket(k, [...path, String(k)], merged.get(k) ?? [])) };
+        const merged = new Map(
+          this.merge(i, path, order, (a, b) => Number(a) - Number(b)).map((m) => [Number(m.key), m.shards]),
+        );
+        return {
+          kind: 'histogram',
+          buckets: this.histogramKeys.map((k) => bucket(k, [...path, String(k)], merged.get(k) ?? [])),
+        };
       }
       case 'terms': {
-        const kept = this.merge(i, path, order, compareUtf8).filter((m) => this.counts.has(pathKey(i, [...path, m.key])));
+        const kept = this.merge(i, path, order, compareUtf8).filter((m) =>
+          this.counts.has(pathKey(i, [...path, m.key])),
+        );
         return { kind: 'terms', buckets: kept.map((m) => bucket(m.key, [...path, m.key], m.shards)) };
       }
       case 'filters':
-        return { kind: 'filters', buckets: node.buckets.map((b, index) => bucket(b.name, [...path, String(index)], order)) };
+        return {
+          kind: 'filters',
+          buckets: node.buckets.map((b, index) => bucket(b.name, [...path, String(index)], order)),
+        };
       case 'stats': {
         const stats = reduceStats(order.map((shard) => this.stats.get(pathKey(i, path))?.get(shard)));
         if (!node.percentiles) return stats;
         const row = this.percentiles.get(pathKey(i, path));
         const n = row?.n ?? 0;
         const pv = row?.pv ?? [];
-        return { ...stats, percentiles: node.percentiles.map((p, k) => hazenPercentile(p.percent, n, pv[2 * k] ?? null, pv[2 * k + 1] ?? null)) };
+        return {
+          ...stats,
+          percentiles: node.percentiles.map((p, k) =>
+            hazenPercentile(p.percent, n, pv[2 * k] ?? null, pv[2 * k + 1] ?? null),
+          ),
+        };
       }
       case 'filter':
       case 'nested':
@@ -96,7 +113,12 @@ class ShardReducer {
     }
   }
 
-  private merge(i: number, path: readonly string[], order: readonly number[], compare: (a: string, b: string) => number) {
+  private merge(
+    i: number,
+    path: readonly string[],
+    order: readonly number[],
+    compare: (a: string, b: string) => number,
+  ) {
     const perShard = this.lists.get(pathKey(i, path));
     const lists = order.map((shard) => ({ shard, keys: [...(perShard?.get(shard) ?? [])].sort(compare) }));
     return mergeShardKeys(lists, compare);
@@ -135,5 +157,11 @@ function reduceStats(shards: readonly (ResultRow | undefined)[]): StatsResult {
     total = updated;
   }
   if (count === 0) return EMPTY_STATS;
-  return { kind: 'stats', count, min: Number.isFinite(min) ? min : null, max: Number.isFinite(max) ? max : null, sum: total };
+  return {
+    kind: 'stats',
+    count,
+    min: Number.isFinite(min) ? min : null,
+    max: Number.isFinite(max) ? max : null,
+    sum: total,
+  };
 }

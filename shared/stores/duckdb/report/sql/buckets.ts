@@ -51,9 +51,12 @@ function push(segments: KeySegment[], s: KeySegment): void {
 }
 
 /** Evaluates segments in JS (tests; the engine does the same in SQL). */
-export function evaluateSegments(segments: readonly KeySegment[], truncLocal: (local: number) => number, t: number): number {
+export function evaluateSegments(
+  segments: readonly KeySegment[],
+  truncLocal: (local: number) => number,
+  t: number,
+): number {
   let s = segments[0] as KeySegment;
   for (const candidate of segments) if (candidate.start <= t) s = candidate;
   return s.kind === 'constant' ? s.key : truncLocal(t + s.offset) - s.offset;
 }
-

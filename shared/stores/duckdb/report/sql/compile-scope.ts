@@ -1,6 +1,17 @@
 import type { Scope } from '../../../store';
 import type { FilterNode, ReportPlan } from '../../../../report/plan/plan';
-import { columnOf, ident, nestedTable, PARENT_COPIES, PARENT_ID, ROW_ID, SCOPE, scopesTable, sqlTypeOf, TABLES } from '../../layout/schema';
+import {
+  columnOf,
+  ident,
+  nestedTable,
+  PARENT_COPIES,
+  PARENT_ID,
+  ROW_ID,
+  SCOPE,
+  scopesTable,
+  sqlTypeOf,
+  TABLES,
+} from '../../layout/schema';
 import { SqlParams, type SqlQuery } from './sql-params';
 
 /** `alias."column" IN (...)` or a half-open range `>= from AND < to`, values bound as parameters. */
@@ -38,14 +49,27 @@ export function compileScope(plan: ReportPlan, scope: Scope, params: SqlParams):
  * numbers (`scopeNumbers`: those of the organization and locations, from compileScopeNumbers) and
  * copies of the parent's columns (only for root filters on copied fields, see schema.ts).
  */
-export function compileScopeCondition(plan: ReportPlan, scope: Scope, params: SqlParams, alias: string, rowId: string, scopeNumbers?: readonly number[]): string {
+export function compileScopeCondition(
+  plan: ReportPlan,
+  scope: Scope,
+  params: SqlParams,
+  alias: string,
+  rowId: string,
+  scopeNumbers?: readonly number[],
+): string {
   const where: string[] = [];
   if (scopeNumbers) {
-    where.push(scopeNumbers.length === 0 ? 'FALSE' : `${alias}.${ident(SCOPE)} IN (${scopeNumbers.map((n) => params.add(n, 'BIGINT')).join(', ')})`);
+    where.push(
+      scopeNumbers.length === 0
+        ? 'FALSE'
+        : `${alias}.${ident(SCOPE)} IN (${scopeNumbers.map((n) => params.add(n, 'BIGINT')).join(', ')})`,
+    );
   } else {
     where.push(`${alias}.${ident('organizationId')} = ${params.add(scope.organizationId, 'VARCHAR')}`);
     if (plan.locationIds) {
-      where.push(`${alias}.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
+      where.push(
+        `${alias}.${ident('locationId')} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`,
+      );
     }
   }
   for (const f of plan.filters) where.push(`(${compileFilter(f, alias, params)})`);
@@ -73,7 +97,10 @@ export function compileScopeNumbers(plan: ReportPlan, scope: Scope): SqlQuery {
   const [org, loc] = [ident('organizationId'), ident('locationId')];
   const where = [`${org} = ${params.add(scope.organizationId, 'VARCHAR')}`];
   if (plan.locationIds) where.push(`${loc} IN (${plan.locationIds.map((l) => params.add(l, 'VARCHAR')).join(', ')})`);
-  return { sql: `SELECT ${ident(SCOPE)} FROM ${ident(scopesTable(plan.source))} WHERE ${where.join(' AND ')} ORDER BY 1`, params: params.values };
+  return {
+    sql: `SELECT ${ident(SCOPE)} FROM ${ident(scopesTable(plan.source))} WHERE ${where.join(' AND ')} ORDER BY 1`,
+    params: params.values,
+  };
 }
 
 /** First and last timestamp (epoch ms) of the report's documents: the extent of a histogram without bounds. */

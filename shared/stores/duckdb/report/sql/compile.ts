@@ -44,4 +44,3 @@ export function compileReport(plan: ReportPlan, scope: Scope, options: CompileOp
       : new PipelineCompiler(plan, params, options).compile(compileScope(plan, scope, params));
   return { sql, params: params.values };
 }
-

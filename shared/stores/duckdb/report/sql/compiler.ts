@@ -25,7 +25,8 @@ export interface CompileOptions {
 }
 
 /** Stages that add a key column: dateHistogram, terms, filters. */
-export const addsKey = (n: AggNode): boolean => n.kind === 'dateHistogram' || n.kind === 'terms' || n.kind === 'filters';
+export const addsKey = (n: AggNode): boolean =>
+  n.kind === 'dateHistogram' || n.kind === 'terms' || n.kind === 'filters';
 
 /** What both compilations share: the output rows (result-row.ts), the terms ranking and cap. */
 export abstract class Compiler {
@@ -62,7 +63,12 @@ export abstract class Compiler {
   protected histogramKey(column: string): string {
     const segments = this.options.histogramSegments;
     if (!segments) throw new Error('dateHistogram needs key segments');
-    return histogramKeySql((this.plan.pipeline[0] as AggNode & { kind: 'dateHistogram' }).interval, segments, column, this.params);
+    return histogramKeySql(
+      (this.plan.pipeline[0] as AggNode & { kind: 'dateHistogram' }).interval,
+      segments,
+      column,
+      this.params,
+    );
   }
 
   /** The key of a profile stage (a terms stage with `profile`) over a timestamp column. */
@@ -89,10 +95,15 @@ export abstract class Compiler {
   protected rankTerms(i: number, parentKeys: readonly string[], k: string): string {
     const all = [...parentKeys, k];
     const cap = this.params.add(this.options.limits.termsCap, 'BIGINT');
-    this.ctes.push(`r${i} AS (SELECT ${all.join(', ')}, ${this.rowNumber(parentKeys, k)} AS rn FROM (SELECT DISTINCT ${all.join(', ')} FROM g${i}))`);
+    this.ctes.push(
+      `r${i} AS (SELECT ${all.join(', ')}, ${this.rowNumber(parentKeys, k)} AS rn FROM (SELECT DISTINCT ${all.join(', ')} FROM g${i}))`,
+    );
     const on = all.map((key) => `g.${key} = r.${key}`).join(' AND ');
     const ranked = `SELECT g.*, r.rn, ${this.rowNumber([...parentKeys.map((key) => `g.${key}`), 'g._shard'], `g.${k}`)} AS srn FROM g${i} g JOIN r${i} r ON ${on}`;
-    this.part({ what: `CASE WHEN rn <= ${cap} THEN 'n' ELSE 'x' END`, lvl: i, keys: all, n: 'n', shard: '_shard' }, `(${ranked}) WHERE srn <= ${cap}`);
+    this.part(
+      { what: `CASE WHEN rn <= ${cap} THEN 'n' ELSE 'x' END`, lvl: i, keys: all, n: 'n', shard: '_shard' },
+      `(${ranked}) WHERE srn <= ${cap}`,
+    );
     this.part({ what: "'cut'", lvl: i, keys: [], n: 'count(*)', shard: 'NULL' }, `r${i} WHERE rn > ${cap}`);
     return cap;
   }

@@ -15,7 +15,15 @@ export { groupable, readsItemsAlone } from './groupable';
  * once per bucket their items reached (`c`; `c1` those with one item), the one grouped pass over
  * the items that `b` and `c` come from (`bc_1`), and the rows themselves (`s`).
  */
-const REL = { documents: 'a', documentsWithoutItems: 'a0', items: 'b', reached: 'c', reachedOnce: 'c1', itemPass: 'bc_1', rows: 's' } as const;
+const REL = {
+  documents: 'a',
+  documentsWithoutItems: 'a0',
+  items: 'b',
+  reached: 'c',
+  reachedOnce: 'c1',
+  itemPass: 'bc_1',
+  rows: 's',
+} as const;
 
 /** The aliases of the tables read: the root table (the documents), the child table (the items). */
 const ROOT = 'd';
@@ -68,10 +76,12 @@ export class GroupedCompiler extends Compiler {
     this.keyOf = pipeline.map((n) => (addsKey(n) ? key++ : -1));
     const last = pipeline.at(-1);
     // Percentiles need every value of a bucket across shards: the rows themselves, as under filters.
-    this.rowStats = last?.kind === 'stats' && (pipeline.some((n) => n.kind === 'filters') || last.percentiles !== undefined);
+    this.rowStats =
+      last?.kind === 'stats' && (pipeline.some((n) => n.kind === 'filters') || last.percentiles !== undefined);
     if (!groupable(this.plan)) throw new Error('not groupable: compile it stage by stage');
     // The rollup relations have no row per document: what needs one (rowStats, reverseNested) reads raw (matchRollup).
-    if (this.options.rollup && (this.rowStats || this.r >= 0)) throw new Error('rollups cannot serve stats under filters nor reverseNested');
+    if (this.options.rollup && (this.rowStats || this.r >= 0))
+      throw new Error('rollups cannot serve stats under filters nor reverseNested');
   }
 
   compile(scope: Scope): string {
@@ -81,7 +91,9 @@ export class GroupedCompiler extends Compiler {
     const root = `${ident(TABLES[source].root)} ${ROOT}`;
     // A function: every compiled condition adds its parameters, and DuckDB refuses parameters the SQL does not use.
     const rootRows = () =>
-      rollup ? `${rollupRelation(rollup, this.plan, scope, this.params, ROOT)} WHERE TRUE` : `${root} WHERE ${compileScopeCondition(this.plan, scope, this.params, ROOT, ROW_ID)}`;
+      rollup
+        ? `${rollupRelation(rollup, this.plan, scope, this.params, ROOT)} WHERE TRUE`
+        : `${root} WHERE ${compileScopeCondition(this.plan, scope, this.params, ROOT, ROW_ID)}`;
     const rootOrder = `${ROOT}.${ident(ROW_ID)}`;
     const nested = pipeline[this.m];
     if (nested?.kind !== 'nested') {
@@ -120,14 +132,28 @@ export class GroupedCompiler extends Compiler {
       const several = alone
         ? `${CHILD}.${ident(PARENT_ID)} IN (SELECT ${ident(PARENT_ID)} FROM ${ident(nestedTable(source, nested.path))} WHERE ${ident(ITEM)} = 1)`
         : `${ROOT}.${ident(itemsColumn(nested.path))} > 1`;
-      this.reverse(toItems, parent, itemRows, flag, column('_doc', `CASE WHEN ${several} THEN ${CHILD}.${ident(PARENT_ID)} END`), firsts);
+      this.reverse(
+        toItems,
+        parent,
+        itemRows,
+        flag,
+        column('_doc', `CASE WHEN ${several} THEN ${CHILD}.${ident(PARENT_ID)} END`),
+        firsts,
+      );
     } else {
       this.grouped(REL.items, toItems, parent, CHILD, `${CHILD}.rowid`, itemRows, flag, firsts);
     }
     if (this.m > 0) {
       // Documents without items, from the root table; those with items through their first item (np).
       const withoutItems = `${rootRows()} AND ${ROOT}.${ident(itemsColumn(nested.path))} = 0`;
-      const documents = this.grouped(REL.documentsWithoutItems, all.slice(0, this.m), ROOT, ROOT, rootOrder, withoutItems);
+      const documents = this.grouped(
+        REL.documentsWithoutItems,
+        all.slice(0, this.m),
+        ROOT,
+        ROOT,
+        rootOrder,
+        withoutItems,
+      );
       const cols = [...documents.names, '_shard'].join(', ');
       const both = `SELECT ${cols}, n FROM ${REL.documentsWithoutItems} UNION ALL SELECT ${cols}, np FROM ${REL.items}`;
       this.ctes.push(`${REL.documents} AS (SELECT ${cols}, sum(n)::BIGINT AS n FROM (${both}) GROUP BY ALL)`);
@@ -143,7 +169,14 @@ export class GroupedCompiler extends Compiler {
    * item is that item's group (its lists unnest into its buckets later); one with several keeps its
    * id (`_doc`), and its items are unnested into single buckets and made distinct per document.
    */
-  private reverse(toItems: readonly number[], parent: string, itemRows: string, flag: readonly Column[], doc: Column, firsts: readonly Column[]): void {
+  private reverse(
+    toItems: readonly number[],
+    parent: string,
+    itemRows: string,
+    flag: readonly Column[],
+    doc: Column,
+    firsts: readonly Column[],
+  ): void {
     const stages = this.plan.pipeline.map((_, i) => i);
     const columns = this.columnsOf(stages, parent, CHILD);
     const fi = namesOf(flag);
@@ -159,9 +192,13 @@ export class GroupedCompiler extends Compiler {
     const once = `SELECT ${[...namesOf(columns.raw), ...fi, '_shard'].join(', ')}, sum(n)::BIGINT AS n FROM ${REL.itemPass} WHERE _doc IS NULL GROUP BY ALL`;
     this.level2(REL.reachedOnce, columns, once, fi);
     // Item-level filters stages: their lists, unnested for the documents with several items.
-    const lists = stages.filter((i) => i > this.m && i < this.r && this.plan.pipeline[i]?.kind === 'filters').map((i) => `k${this.keyOf[i]}`);
+    const lists = stages
+      .filter((i) => i > this.m && i < this.r && this.plan.pipeline[i]?.kind === 'filters')
+      .map((i) => `k${this.keyOf[i]}`);
     const unnest = lists.map((k) => `, unnest(${columns.derivedOf(k)}) AS u_${k}(v)`).join('');
-    const inner = columns.names.map((n) => (lists.includes(n) ? `u_${n}.v AS ${n}` : `${columns.derivedOf(n)} AS ${n}`));
+    const inner = columns.names.map((n) =>
+      lists.includes(n) ? `u_${n}.v AS ${n}` : `${columns.derivedOf(n)} AS ${n}`,
+    );
     const outer = columns.names.map((n) => (lists.includes(n) ? `[${n}] AS ${n}` : n));
     this.ctes.push(
       `${REL.reached} AS (SELECT ${[...columns.names, ...fi, '_shard'].join(', ')}, n FROM ${REL.reachedOnce}` +
@@ -174,14 +211,27 @@ export class GroupedCompiler extends Compiler {
    * The CTE `name`: the rows of `source` grouped by the columns of `stages` (and `extra`), with
    * `sums` summed; stats summed in `order` where the groups carry them.
    */
-  private grouped(name: string, stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly Column[] = [], sums: readonly Column[] = []): StageColumns {
+  private grouped(
+    name: string,
+    stages: readonly number[],
+    parent: string,
+    item: string,
+    order: string,
+    source: string,
+    extra: readonly Column[] = [],
+    sums: readonly Column[] = [],
+  ): StageColumns {
     const stats = stages.map((i) => this.plan.pipeline[i] as AggNode).find((n) => n.kind === 'stats');
     const aggregates: string[] = sums.map(selectItem);
     const { rollup } = this.options;
     if (stats?.kind === 'stats' && !this.rowStats) {
       const alias = stats.field.nestedPath ? item : parent;
       const col = `${alias}.${ident(columnOf(stats.field))}`;
-      aggregates.push(rollup ? statsOf(stats.field, alias) : `count(${col}) AS sn, min(${col}) AS mn, max(${col}) AS mx, fsum(${col} ORDER BY ${order}) AS sm`);
+      aggregates.push(
+        rollup
+          ? statsOf(stats.field, alias)
+          : `count(${col}) AS sn, min(${col}) AS mn, max(${col}) AS mx, fsum(${col} ORDER BY ${order}) AS sm`,
+      );
     }
     const columns = this.columnsOf(stages, parent, item);
     const count = rollup ? `${countOf(item)} AS n` : 'count(*) AS n';
@@ -195,31 +245,56 @@ export class GroupedCompiler extends Compiler {
    * were grouped by, grouped again (`extra` kept, `n` and `sums` added up). Where the columns are
    * the keys and conditions already (stats summed per group), `level1` is the relation.
    */
-  private level2(name: string, columns: StageColumns, level1: string, extra: readonly string[] = [], sums: readonly string[] = []): void {
+  private level2(
+    name: string,
+    columns: StageColumns,
+    level1: string,
+    extra: readonly string[] = [],
+    sums: readonly string[] = [],
+  ): void {
     if (!columns.twoLevel) {
       this.ctes.push(`${name} AS (${level1})`);
       return;
     }
     this.ctes.push(`${name}_1 AS (${level1})`);
     const added = ['n', ...sums].map((c) => `sum(${c})::BIGINT AS ${c}`);
-    this.ctes.push(`${name} AS (SELECT ${[...columns.derived.map(selectItem), ...extra, '_shard', ...added].join(', ')} FROM ${name}_1 GROUP BY ALL)`);
+    this.ctes.push(
+      `${name} AS (SELECT ${[...columns.derived.map(selectItem), ...extra, '_shard', ...added].join(', ')} FROM ${name}_1 GROUP BY ALL)`,
+    );
   }
 
   /** `s`: the rows themselves with the columns of `stages`, the stats field `_x` and the order `_ord`. */
-  private rows(stages: readonly number[], parent: string, item: string, order: string, source: string, extra: readonly Column[] = []): void {
+  private rows(
+    stages: readonly number[],
+    parent: string,
+    item: string,
+    order: string,
+    source: string,
+    extra: readonly Column[] = [],
+  ): void {
     const stats = this.plan.pipeline.at(-1) as AggNode & { kind: 'stats' };
     const x = column('_x', `${stats.field.nestedPath ? item : parent}.${ident(columnOf(stats.field))}`);
     const columns = this.columnsOf(stages, parent, item);
     const raw = `SELECT ${[...columns.raw, x, column('_ord', order), ...extra].map(selectItem).join(', ')}, ${item}._shard FROM ${source}`;
     // Where the columns are not twoLevel, each derived column is its level-1 column by name.
-    this.ctes.push(`${REL.rows} AS (SELECT ${[...columns.derived.map(selectItem), '_x', '_ord', ...namesOf(extra), '_shard'].join(', ')} FROM (${raw}))`);
+    this.ctes.push(
+      `${REL.rows} AS (SELECT ${[...columns.derived.map(selectItem), '_x', '_ord', ...namesOf(extra), '_shard'].join(', ')} FROM (${raw}))`,
+    );
   }
 
   /** The key and condition columns of `stages` (stage-columns.ts): root fields from `parent`, item fields from `item`. */
   private columnsOf(stages: readonly number[], parent: string, item: string): StageColumns {
     const { pipeline } = this.plan;
     const twoLevel = !(pipeline.at(-1)?.kind === 'stats' && !this.rowStats);
-    const context = { pipeline, params: this.params, twoLevel, keyOf: this.keyOf, histogramKey: (c: string) => this.histogramKey(c), profileKey: (p: Profile, c: string) => this.profileKey(p, c), valuesOf: (f: string) => this.valuesOf(f) };
+    const context = {
+      pipeline,
+      params: this.params,
+      twoLevel,
+      keyOf: this.keyOf,
+      histogramKey: (c: string) => this.histogramKey(c),
+      profileKey: (p: Profile, c: string) => this.profileKey(p, c),
+      valuesOf: (f: string) => this.valuesOf(f),
+    };
     return stageColumns(context, stages, parent, item);
   }
 
@@ -257,7 +332,9 @@ export class GroupedCompiler extends Compiler {
           return this.counts(i, rel, keys, 'sum(n)::BIGINT');
         case 'terms': {
           const parentKeys = [...keys];
-          this.ctes.push(`g${i} AS (SELECT ${[...parentKeys, k].join(', ')}, _shard, sum(n)::BIGINT AS n FROM ${rel} WHERE ${k} IS NOT NULL GROUP BY ALL)`);
+          this.ctes.push(
+            `g${i} AS (SELECT ${[...parentKeys, k].join(', ')}, _shard, sum(n)::BIGINT AS n FROM ${rel} WHERE ${k} IS NOT NULL GROUP BY ALL)`,
+          );
           const cap = this.rankTerms(i, parentKeys, k);
           keys.push(k);
           if (i < last) {
@@ -276,10 +353,16 @@ export class GroupedCompiler extends Compiler {
           if (this.rowStats) {
             switchTo(REL.rows);
             const stats = { mn: 'min(_x)', mx: 'max(_x)', sm: 'fsum(_x ORDER BY _ord)' };
-            this.part({ what: "'stats'", lvl: i, keys, n: 'count(_x)', stats, shard: '_shard' }, `${rel}${this.groupBy([...keys, '_shard'])}`);
+            this.part(
+              { what: "'stats'", lvl: i, keys, n: 'count(_x)', stats, shard: '_shard' },
+              `${rel}${this.groupBy([...keys, '_shard'])}`,
+            );
             this.percentiles(i, node, '_x', rel, keys);
           } else {
-            this.part({ what: "'stats'", lvl: i, keys, n: 'sn', stats: { mn: 'mn', mx: 'mx', sm: 'sm' }, shard: '_shard' }, rel);
+            this.part(
+              { what: "'stats'", lvl: i, keys, n: 'sn', stats: { mn: 'mn', mx: 'mx', sm: 'sm' }, shard: '_shard' },
+              rel,
+            );
           }
           return;
       }

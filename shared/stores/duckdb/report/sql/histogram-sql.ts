@@ -11,7 +11,12 @@ const DATE_TRUNC_PART = { M: 'month', q: 'quarter', y: 'year' } as const;
  * leaf either a constant key or `trunc(t + offset) - offset`. Plain integer arithmetic, no time zone
  * function: DuckDB's ICU conversions cost ~35× more per row, and the zone rules stay in one place.
  */
-export function histogramKeySql(interval: HistogramInterval, segments: readonly KeySegment[], column: string, params: SqlParams): string {
+export function histogramKeySql(
+  interval: HistogramInterval,
+  segments: readonly KeySegment[],
+  column: string,
+  params: SqlParams,
+): string {
   if (segments.length === 0) throw new Error('a histogram needs at least one key segment');
   const trunc = truncSql(interval, params);
   const leaf = (s: KeySegment): string => {

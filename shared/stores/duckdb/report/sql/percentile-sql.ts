@@ -10,10 +10,22 @@ import type { SqlParams } from './sql-params';
  * The values of a bucket are held in one list, as any exact quantile holds them: DuckDB's memory
  * limit bounds it (a report past it answers 503).
  */
-export function percentilePart(percentiles: readonly PercentileStat[], x: string, rel: string, keys: readonly string[], params: SqlParams): { row: Omit<ResultColumnsSql, 'lvl'>; from: string } {
+export function percentilePart(
+  percentiles: readonly PercentileStat[],
+  x: string,
+  rel: string,
+  keys: readonly string[],
+  params: SqlParams,
+): { row: Omit<ResultColumnsSql, 'lvl'>; from: string } {
   const groupBy = keys.length > 0 ? ` GROUP BY ${keys.join(', ')}` : '';
   const values = `(SELECT ${[...keys, `count(${x}) AS n`, `list(${x}::DOUBLE ORDER BY ${x}) FILTER (WHERE ${x} IS NOT NULL) AS l`].join(', ')} FROM ${rel}${groupBy})`;
-  const positions = percentiles.map((p, k) => `greatest(least(floor(${params.add(p.percent / 100, 'DOUBLE')} * n::DOUBLE - 1.5::DOUBLE)::BIGINT + 1, n - 2), 0) AS _p${k}`);
+  const positions = percentiles.map(
+    (p, k) =>
+      `greatest(least(floor(${params.add(p.percent / 100, 'DOUBLE')} * n::DOUBLE - 1.5::DOUBLE)::BIGINT + 1, n - 2), 0) AS _p${k}`,
+  );
   const pv = `[${percentiles.map((_, k) => `l[_p${k} + 1], l[_p${k} + 2]`).join(', ')}]`;
-  return { row: { what: "'pct'", keys, n: 'n', shard: 'NULL', pv }, from: `(SELECT *, ${positions.join(', ')} FROM ${values})` };
+  return {
+    row: { what: "'pct'", keys, n: 'n', shard: 'NULL', pv },
+    from: `(SELECT *, ${positions.join(', ')} FROM ${values})`,
+  };
 }

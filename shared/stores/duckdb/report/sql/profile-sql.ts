@@ -14,7 +14,12 @@ const EPOCH_WEEKDAY = 3;
  * reasons histogram-sql.ts gives; the periods come from ZoneOffsets over the report's time range, so
  * a DST day has 23 or 25 local hours exactly as OpenSearch's java.time sees them.
  */
-export function profileKeySql(profile: Profile, periods: readonly OffsetPeriod[], column: string, params: SqlParams): string {
+export function profileKeySql(
+  profile: Profile,
+  periods: readonly OffsetPeriod[],
+  column: string,
+  params: SqlParams,
+): string {
   if (periods.length === 0) throw new Error('a profile needs at least one offset period');
   const tree = (lo: number, hi: number): string => {
     if (hi - lo === 1) return params.ms((periods[lo] as OffsetPeriod).offset);

@@ -15,14 +15,22 @@ import { COUNT, FIRSTS, rollupTable, rollupTables, statColumn } from '../../layo
  * The stages then group these rows as they group documents: every key is a function of a row's
  * dimensions and time, and a raw row's time lies in the grain the rollup row stands for.
  */
-export function rollupRelation(read: RollupRead, plan: ReportPlan, scope: Scope, params: SqlParams, alias: string, path?: NestedPath): string {
+export function rollupRelation(
+  read: RollupRead,
+  plan: ReportPlan,
+  scope: Scope,
+  params: SqlParams,
+  alias: string,
+  path?: NestedPath,
+): string {
   const table = rollupTable(rollupTables(read.level), plan.source, path);
   const names = [...table.dimensions, ...table.measures].map((c) => ident(c.name));
   const [from, to] = [params.ms(read.from), params.ms(read.to)];
   const rollupRows = `SELECT ${names.join(', ')} FROM ${ident(table.name)} r WHERE r.${ident('timestamp')} >= ${from} AND r.${ident('timestamp')} < ${to} AND ${compileScopeCondition(plan, scope, params, 'r', ROW_ID)}`;
   const rowColumns = [...table.dimensions, ...table.measures].map((c) => `${c.row} AS ${ident(c.name)}`).join(', ');
   // The child rows' time is a copy of their document's: both bounded, so that the join reads only those days of each.
-  const times = (op: string, bound: string) => [table.time, ...(table.path ? [`d.${ident('timestamp')}`] : [])].map((t) => `${t} ${op} ${bound}`).join(' AND ');
+  const times = (op: string, bound: string) =>
+    [table.time, ...(table.path ? [`d.${ident('timestamp')}`] : [])].map((t) => `${t} ${op} ${bound}`).join(' AND ');
   const rawRows = (op: string, bound: string) =>
     `SELECT ${rowColumns} FROM ${table.from} WHERE ${times(op, bound)} AND ${compileScopeCondition(plan, scope, params, 'd', ROW_ID)}`;
   // Raw rows only where the report's range reaches past the window: a range on the grains (the
@@ -53,7 +61,13 @@ export function statsOf(field: FieldDef, alias: string): string {
  * Whether the stats field's values a report reads add up exactly in any order: `odd` the values that
  * are not integers below 2^53, `abs` the sum of magnitudes (below 2^53, no partial sum rounds).
  */
-export function exactStatsQuery(read: RollupRead, plan: ReportPlan, scope: Scope, params: SqlParams, field: FieldDef): string {
+export function exactStatsQuery(
+  read: RollupRead,
+  plan: ReportPlan,
+  scope: Scope,
+  params: SqlParams,
+  field: FieldDef,
+): string {
   const relation = rollupRelation(read, plan, scope, params, 'x', field.nestedPath);
   return `SELECT coalesce(sum(x.${ident(statColumn(field, 'odd'))}), 0)::BIGINT AS odd, coalesce(fsum(x.${ident(statColumn(field, 'abs'))}), 0) AS abs FROM ${relation}`;
 }

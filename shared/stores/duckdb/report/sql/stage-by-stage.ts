@@ -20,17 +20,33 @@ export class PipelineCompiler extends Compiler {
     const keys = this.keys.map((key) => `s.${key}`);
     switch (node.kind) {
       case 'dateHistogram':
-        return this.next(i, out, `SELECT s.*, ${this.histogramKey(`s.${ident('timestamp')}`)} AS ${k} FROM ${this.rel} s`, [...this.keys, k]);
+        return this.next(
+          i,
+          out,
+          `SELECT s.*, ${this.histogramKey(`s.${ident('timestamp')}`)} AS ${k} FROM ${this.rel} s`,
+          [...this.keys, k],
+        );
       case 'terms':
-        return this.terms(i, out, node.profile ? this.profileKey(node.profile, `s.${ident('timestamp')}`) : `s.${ident(columnOf(node.field))}`, i === this.plan.pipeline.length - 1);
+        return this.terms(
+          i,
+          out,
+          node.profile ? this.profileKey(node.profile, `s.${ident('timestamp')}`) : `s.${ident(columnOf(node.field))}`,
+          i === this.plan.pipeline.length - 1,
+        );
       case 'filters': {
         const branches = node.buckets.map(
-          (b, index) => `SELECT s.*, ${index} AS ${k} FROM ${this.rel} s WHERE ${compileFilter(b.filter, 's', this.params)}`,
+          (b, index) =>
+            `SELECT s.*, ${index} AS ${k} FROM ${this.rel} s WHERE ${compileFilter(b.filter, 's', this.params)}`,
         );
         return this.next(i, out, branches.join(' UNION ALL '), [...this.keys, k]);
       }
       case 'filter':
-        return this.next(i, out, `SELECT s.* FROM ${this.rel} s WHERE ${compileFilter(node.filter, 's', this.params)}`, this.keys);
+        return this.next(
+          i,
+          out,
+          `SELECT s.* FROM ${this.rel} s WHERE ${compileFilter(node.filter, 's', this.params)}`,
+          this.keys,
+        );
       case 'nested': {
         // the item's copy of the parent's _shard comes with c.*
         const child = ident(nestedTable(this.plan.source, node.path));
@@ -42,13 +58,21 @@ export class PipelineCompiler extends Compiler {
         const parents = `SELECT DISTINCT ${[...keys, `s.${ident(PARENT_ID)}`].join(', ')} FROM ${this.rel} s`;
         const root = ident(TABLES[this.plan.source].root);
         const select = [...this.keys.map((key) => `r.${key}`), 'd.*'].join(', ');
-        return this.next(i, out, `SELECT ${select} FROM (${parents}) r JOIN ${root} d ON d.${ident(ROW_ID)} = r.${ident(PARENT_ID)}`, this.keys);
+        return this.next(
+          i,
+          out,
+          `SELECT ${select} FROM (${parents}) r JOIN ${root} d ON d.${ident(ROW_ID)} = r.${ident(PARENT_ID)}`,
+          this.keys,
+        );
       }
       case 'stats': {
         const col = `s.${ident(columnOf(node.field))}`;
         const order = node.field.nestedPath ? 's._ord' : `s.${ident(ROW_ID)}`;
         const stats = { mn: `min(${col})`, mx: `max(${col})`, sm: `fsum(${col} ORDER BY ${order})` };
-        this.part({ what: "'stats'", lvl: i, keys: this.keys, n: `count(${col})`, stats, shard: 's._shard' }, `${this.rel} s${this.groupBy([...this.keys, '_shard'])}`);
+        this.part(
+          { what: "'stats'", lvl: i, keys: this.keys, n: `count(${col})`, stats, shard: 's._shard' },
+          `${this.rel} s${this.groupBy([...this.keys, '_shard'])}`,
+        );
         return this.percentiles(i, node, col, `${this.rel} s`, this.keys);
       }
     }
@@ -60,7 +84,9 @@ export class PipelineCompiler extends Compiler {
     const parentKeys = this.keys;
     const k = `k${parentKeys.length}`;
     const selectKeys = [...parentKeys.map((pk) => `s.${pk}`), `${key} AS ${k}`].join(', ');
-    this.ctes.push(`g${i} AS (SELECT ${selectKeys}, s._shard, count(*) AS n FROM ${this.rel} s WHERE ${key} IS NOT NULL GROUP BY ALL)`);
+    this.ctes.push(
+      `g${i} AS (SELECT ${selectKeys}, s._shard, count(*) AS n FROM ${this.rel} s WHERE ${key} IS NOT NULL GROUP BY ALL)`,
+    );
     const cap = this.rankTerms(i, parentKeys, k);
     if (!last) {
       const join = `JOIN r${i} r ON ${[...parentKeys.map((pk) => `s.${pk} = r.${pk}`), `${key} = r.${k}`].join(' AND ')}`;

@@ -63,7 +63,9 @@ export class StageColumns {
     private readonly all: Columns,
     only: ReadonlySet<number>,
   ) {
-    this.raw = [...all.raw].filter(([, c]) => [...c.stages].some((i) => only.has(i))).map(([name, c]) => column(name, c.sql));
+    this.raw = [...all.raw]
+      .filter(([, c]) => [...c.stages].some((i) => only.has(i)))
+      .map(([name, c]) => column(name, c.sql));
     this.derived = [...all.derived].filter(([, c]) => only.has(c.stage)).map(([name, c]) => column(name, c.sql));
   }
 
@@ -83,7 +85,12 @@ export class StageColumns {
 }
 
 /** The columns of `stages`: root fields read from the alias `parent`, item fields from `item`. */
-export function stageColumns(context: ColumnContext, stages: readonly number[], parent: string, item: string): StageColumns {
+export function stageColumns(
+  context: ColumnContext,
+  stages: readonly number[],
+  parent: string,
+  item: string,
+): StageColumns {
   const builder = new ColumnBuilder(context, parent, item);
   for (const i of stages) builder.stage(i);
   return new StageColumns(context.twoLevel, builder, new Set(stages));
@@ -114,12 +121,17 @@ class ColumnBuilder implements Columns {
       case 'dateHistogram':
         return this.pass(k, this.context.histogramKey(`${this.parent}.${ident('timestamp')}`));
       case 'terms':
-        if (node.profile) return this.pass(k, this.context.profileKey(node.profile, `${this.parent}.${ident('timestamp')}`));
+        if (node.profile)
+          return this.pass(k, this.context.profileKey(node.profile, `${this.parent}.${ident('timestamp')}`));
         return this.pass(k, `${this.aliasOf(node.field)}.${ident(columnOf(node.field))}`);
       case 'filter':
         return this.filter(`f${i}`, node.filter);
       case 'filters':
-        return this.filters(k, `m${i}`, node.buckets.map((b) => b.filter));
+        return this.filters(
+          k,
+          `m${i}`,
+          node.buckets.map((b) => b.filter),
+        );
       case 'stats':
       case 'nested':
       case 'reverseNested':
@@ -129,7 +141,8 @@ class ColumnBuilder implements Columns {
 
   private filter(name: string, filter: FilterNode): void {
     const { twoLevel, params } = this.context;
-    if (!twoLevel || filter.kind === 'range') this.pass(name, `coalesce((${compileFilter(filter, this.aliasOf(filter.field), params)}), false)`);
+    if (!twoLevel || filter.kind === 'range')
+      this.pass(name, `coalesce((${compileFilter(filter, this.aliasOf(filter.field), params)}), false)`);
     else this.setDerived(name, `coalesce((${this.keywordCondition(filter)}), false)`);
   }
 
@@ -139,7 +152,11 @@ class ColumnBuilder implements Columns {
     // BIGINT holds 63 bits and is much cheaper per row than HUGEINT, which only a stage of 64 to 100 buckets needs.
     const maskType: MaskType = filters.length > 63 ? 'HUGEINT' : 'BIGINT';
     const bits = filters.flatMap((f, bit) =>
-      f.kind === 'range' ? [`CASE WHEN ${compileFilter(f, this.aliasOf(f.field), params)} THEN ${maskBit(bit, maskType)} ELSE 0::${maskType} END`] : [],
+      f.kind === 'range'
+        ? [
+            `CASE WHEN ${compileFilter(f, this.aliasOf(f.field), params)} THEN ${maskBit(bit, maskType)} ELSE 0::${maskType} END`,
+          ]
+        : [],
     );
     if (twoLevel && bits.length > 0) this.setRaw(mask, `(${bits.join(' | ')})`);
     const condition = (f: FilterNode, bit: number): string => {
