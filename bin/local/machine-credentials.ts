@@ -71,7 +71,7 @@ export async function issueToken(
   if (form.get('grant_type') !== 'client_credentials')
     return oauthError(400, 'unsupported_grant_type', 'only client_credentials is offered');
   const requested = form.get('scope');
-  if (requested !== null && requested.split(' ').some((s) => s !== claims.scope))
+  if (requested?.split(' ').some((s) => s !== claims.scope))
     return oauthError(400, 'invalid_scope', `the only scope is ${claims.scope}`);
   const basic = /^Basic\s+(\S+)$/i.exec(request.authorization ?? '');
   const [id, secret] = basic
