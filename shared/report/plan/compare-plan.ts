@@ -1,3 +1,5 @@
+import { shiftEarlier } from '../../time/calendar-shift';
+import { isNotBeforeFloor, TIMESTAMP_FLOOR_MESSAGE } from '../../time/timestamps';
 import { canonicalTimeZone } from '../../time/zones';
 import type { AggregationInput } from '../schema/aggregations';
 import type { CompareInput } from '../schema/compare';
@@ -49,5 +51,20 @@ export function comparePlan(
       `must be left out or be the dateHistogram's timeZone (${histogram.timeZone}): buckets and offset follow one calendar`,
     );
   }
-  return { offset: parseAmount(input.offset) as Compare['offset'], timeZone: histogram?.timeZone ?? asked ?? 'UTC' };
+  const compare: Compare = {
+    offset: parseAmount(input.offset) as Compare['offset'],
+    timeZone: histogram?.timeZone ?? asked ?? 'UTC',
+  };
+  // The earlier period is bucketed as the report's own is: it must start at the floor or later too.
+  const from = timeRange?.from;
+  if (from !== undefined && (input.timeZone === undefined || asked)) {
+    const earlier = shiftEarlier(from, compare.offset, compare.timeZone);
+    if (!isNotBeforeFloor(earlier)) {
+      check.error(
+        '/compare/offset',
+        `moves the period's start to ${new Date(earlier).toISOString()}; the earlier period's start ${TIMESTAMP_FLOOR_MESSAGE}`,
+      );
+    }
+  }
+  return compare;
 }

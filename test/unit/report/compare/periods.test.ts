@@ -1,6 +1,7 @@
-import { periodsOf, shiftEarlier } from '#shared/report/compare/periods';
+import { periodsOf } from '#shared/report/compare/periods';
 import { buildPlan } from '#shared/report/plan/build-plan';
 import type { Compare } from '#shared/report/plan/plan';
+import { shiftEarlier } from '#shared/time/calendar-shift';
 
 /** The earlier period of a `compare` report: calendar offsets in the report's time zone. */
 const offset = (text: string) =>

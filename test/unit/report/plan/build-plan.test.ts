@@ -484,6 +484,15 @@ const comparedHours = {
   compare: { offset: '1w' },
 };
 
+test('compare accepts an earlier period that starts at the floor: two days before January 3, 1970', () => {
+  const atFloor = {
+    ...comparedHours,
+    filters: [{ type: 'range', field: 'timestamp', from: '1970-01-03T00:00:00Z', to: '1970-01-04T00:00:00Z' }],
+    compare: { offset: '2d' },
+  };
+  expect(buildPlan(atFloor).compare).toEqual({ offset: { amount: 2, unit: 'd', text: '2d' }, timeZone: 'UTC' });
+});
+
 describe('compare is refused with a 400 naming the field', () => {
   test.each<[string, object, FieldError[]]>([
     [
@@ -505,6 +514,29 @@ describe('compare is refused with a 400 naming the field', () => {
       'with an offset of 0',
       { ...comparedHours, compare: { offset: '0w' } },
       [{ path: '/compare/offset', message: expect.stringContaining('n from 1 to 999') }],
+    ],
+    [
+      'moving the period before 1970 (a week before January 3, 1970 is December 27, 1969)',
+      {
+        ...comparedHours,
+        filters: [{ type: 'range', field: 'timestamp', from: '1970-01-03T00:00:00Z', to: '1970-01-04T00:00:00Z' }],
+      },
+      [
+        {
+          path: '/compare/offset',
+          message:
+            "moves the period's start to 1969-12-27T00:00:00.000Z; the earlier period's start must be 1970-01-01T00:00:00Z or later (no time zone has reliable offsets before it)",
+        },
+      ],
+    ],
+    [
+      'moving the period before 1970 on the calendar of Berlin (UTC+1 then): January 8 00:00 there is 7 days after 1969-12-31T23:00Z',
+      {
+        ...comparedHours,
+        filters: [{ type: 'range', field: 'timestamp', from: '1970-01-07T23:00:00Z', to: '1970-01-08T23:00:00Z' }],
+        aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: 'Europe/Berlin' }],
+      },
+      [{ path: '/compare/offset', message: expect.stringContaining('to 1969-12-31T23:00:00.000Z;') }],
     ],
     [
       'with an unknown property',
