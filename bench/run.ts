@@ -4,6 +4,7 @@ import { benchClusterScale } from './cluster-scale';
 import { benchCompression } from './compression';
 import { benchDuckDb } from './duckdb';
 import { benchExplorer } from './explorer';
+import { benchFixedCost } from './fixed-cost';
 import { benchHistoryLoop } from './history-loop';
 import { benchHostile } from './hostile';
 import { benchIngest, benchIngestIdentity } from './ingest';
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<void>> = {
   },
   explorer: benchExplorer,
   'history-loop': benchHistoryLoop,
+  'fixed-cost': benchFixedCost,
   // Starts a 3-node cluster of its own (docs/scale.md).
   'cluster-scale': benchClusterScale,
 };

@@ -22,26 +22,31 @@ const ROOT = join(__dirname, '../..');
  * `npm start` as a user runs it, in a fresh data folder (so it seeds 30 days for 3 locations) on a free
  * port: the real local server, the real handlers, DuckDB and the embedded location table. `env` adds
  * to the environment (a variable given as undefined is removed from it), `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
- * is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart does.
+ * is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart does; `options.nodeArgs`
+ * go to node itself (`--cpu-prof`, which NODE_OPTIONS may not carry).
  */
 export async function startLocalService(
   env: Record<string, string | undefined> = {},
   args: readonly string[] = [],
-  options: { readonly dataDir?: string } = {},
+  options: { readonly dataDir?: string; readonly nodeArgs?: readonly string[] } = {},
 ): Promise<LocalService> {
   // A data folder given is another run's: kept when this one stops.
   const own = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lrs-local-'));
   // As package.json's `start` runs it: node itself, with tsx's loader (no tsx CLI, which relays a signal
   // to its child and kills it outright when the child's event loop does not acknowledge within 30 ms).
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local-server.ts', ...args], {
-    cwd: ROOT,
-    // A variable given as undefined is left out (the tests' own POWERTOOLS_LOG_LEVEL, say).
-    env: Object.fromEntries(
-      Object.entries({ ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }).filter(([, v]) => v !== undefined),
-    ),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', 'bin/local-server.ts', ...args],
+    {
+      cwd: ROOT,
+      // A variable given as undefined is left out (the tests' own POWERTOOLS_LOG_LEVEL, say).
+      env: Object.fromEntries(
+        Object.entries({ ...process.env, DATA_DIR: dataDir, PORT: '0', ...env }).filter(([, v]) => v !== undefined),
+      ),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
