@@ -1,5 +1,6 @@
 import type { Location } from '#shared/locations/model';
 import type { Collection } from '#shared/documents/fields';
+import { nameOf } from './model/names';
 import { BREAKDOWNS, COLLECTION_LABELS, COLLECTIONS, STAT_NAMES, type StatName, statsFields } from './model/catalog';
 import type { PlacedProblem } from './model/problems';
 import type { Control, ReportForm } from './model/request';
@@ -96,7 +97,7 @@ export function fillLocations(locations: readonly Location[]): void {
       box.dataset.timezone = l.timezone;
       const label = document.createElement('label');
       label.htmlFor = box.id;
-      label.textContent = `${l.id} (${l.timezone})`;
+      label.textContent = `${nameOf(l as Location & { name?: string })} (${l.timezone})`;
       wrap.append(box, label);
       return wrap;
     }),

@@ -26,7 +26,10 @@ import { chartPng, downloadBlob } from './export';
 import { startDashboard } from './dashboard/dashboard';
 import { startSites } from './dashboard/sites';
 import { findSignIn } from './sign-in-probe';
-import { showView, type View, viewInUrl } from './view';
+import { showAdminLink, showView, type View, viewInUrl } from './view';
+import { type AdminScreen, startAdmin } from './admin/admin';
+import { roleOfToken } from './model/role';
+import { nameOf } from './model/names';
 import {
   applyPreset,
   applyReport,
@@ -60,13 +63,16 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-/** The page's view; the bare address shows every site until the locations say the caller has only one. */
-const resolveView = (count = 2): View => {
+/** The page's view; the bare address shows every site until the locations say the caller has only one; the admin screen is an admin's only. */
+const resolveView = (count = 2, admin = false): View => {
   const named = viewInUrl();
+  if (named === 'admin') return admin ? 'admin' : count === 1 ? 'dashboard' : 'sites';
   return named === 'home' ? (count === 1 ? 'dashboard' : 'sites') : named;
 };
 let view = showView(resolveView());
 const started = new Set<View>();
+/** The admin screen, drawn once an admin opens it. */
+let admin: AdminScreen | undefined;
 
 /** The sign-in code, loaded only where the page signs people in (sign-in-probe.ts). */
 let auth: typeof import('./auth') | undefined;
@@ -280,21 +286,37 @@ function defaultRange(): void {
   applyPreset('last7');
 }
 
+/** Whether the page's token is an admin's (what it shows; the service decides what it allows). */
+async function isAdmin(): Promise<boolean> {
+  return roleOfToken((auth ? await auth.sessionToken() : '') || controls.token.value) === 'admin';
+}
+
+/** The locations by name in the builder and the live panel. */
+function fillLocationNames(locations: Awaited<ReturnType<ExplorerApi['locations']>>): void {
+  fillLocations(locations);
+  liveLocation.replaceChildren(
+    ...locations.map((l) => {
+      const o = document.createElement('option');
+      o.value = l.id;
+      o.textContent = nameOf(l as typeof l & { name?: string });
+      o.dataset.timezone = l.timezone;
+      return o;
+    }),
+  );
+}
+
 async function loadLocations(): Promise<void> {
-  view = showView(resolveView()); // the sign-in puts back the address it started from
+  const adminToken = await isAdmin();
+  showAdminLink(adminToken);
+  view = showView(resolveView(2, adminToken)); // the sign-in puts back the address it started from
   clearErrors();
+  if (view === 'admin') {
+    admin ??= startAdmin(api, byId('admin-view'), () => void api.locations().then(fillLocationNames, () => undefined));
+    admin.show();
+  }
   try {
     const locations = await api.locations();
-    fillLocations(locations);
-    liveLocation.replaceChildren(
-      ...locations.map((l) => {
-        const o = document.createElement('option');
-        o.value = l.id;
-        o.textContent = (l as typeof l & { name?: string }).name || l.id;
-        o.dataset.timezone = l.timezone;
-        return o;
-      }),
-    );
+    fillLocationNames(locations);
     if (locations.length === 0) controls.locationList.textContent = 'Your organization has no locations yet.';
     controls.timeZone.value = locationZone() ?? 'UTC';
     defaultRange();
@@ -302,8 +324,9 @@ async function loadLocations(): Promise<void> {
     if (linked) applyReport(linked);
     refreshRequest();
     if (linked) void run({ push: false });
-    view = showView(resolveView(locations.length));
-    if (view !== 'report' && !started.has(view)) (view === 'sites' ? startSites : startDashboard)(api, locations);
+    view = showView(resolveView(locations.length, adminToken));
+    if ((view === 'sites' || view === 'dashboard') && !started.has(view))
+      (view === 'sites' ? startSites : startDashboard)(api, locations);
     started.add(view);
     if (view === 'report' && locations[0]) live.show(locations[0].id, locations[0].timezone);
   } catch (e) {

@@ -1,13 +1,19 @@
 import { fromQuery } from './model/url-state';
 
 /** The views of the page; the bare address (home) becomes one of them once the locations are known. */
-export type View = 'sites' | 'dashboard' | 'report';
+export type View = 'sites' | 'dashboard' | 'report' | 'admin';
 
-const NAMES: Readonly<Record<View, string>> = { sites: 'Every site', dashboard: 'Dashboard', report: 'Report builder' };
+const NAMES: Readonly<Record<View, string>> = {
+  sites: 'Every site',
+  dashboard: 'Dashboard',
+  report: 'Report builder',
+  admin: 'Admin',
+};
 const SKIP: Readonly<Record<View, [string, string]>> = {
   sites: ['#sites', 'Skip to the sites'],
   dashboard: ['#dashboard-view', 'Skip to the dashboard'],
   report: ['#result', 'Skip to the result'],
+  admin: ['#admin-view', 'Skip to the admin screen'],
 };
 
 /** The view the URL names; `home` until main.ts resolves it (every site, or a caller's only one). */
@@ -26,4 +32,9 @@ export function showView(view: View): View {
   const skip = document.getElementById('skip') as HTMLAnchorElement;
   [skip.href, skip.textContent] = SKIP[view];
   return view;
+}
+
+/** The Admin link in the header: there for admins only (the service refuses a viewer's writes anyway). */
+export function showAdminLink(isAdmin: boolean): void {
+  (document.getElementById('nav-admin') as HTMLElement).hidden = !isAdmin;
 }

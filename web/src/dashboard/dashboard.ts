@@ -23,6 +23,7 @@ import { buildRequest, type ReportForm } from '../model/request';
 import { nowNumbers, PEAK_INTERVAL, peakOf, type LiveGroup } from '../model/tiles';
 import { fromQuery, type ReportState, toQuery } from '../model/url-state';
 import { toCsv } from '../model/csv';
+import { nameOf } from '../model/names';
 import { drawHeatmap } from './heatmap';
 import { el, formatNumber, Panel } from './panel';
 import { RefreshClock } from './refresh';
@@ -42,9 +43,6 @@ function failed(panel: Panel, e: unknown): void {
       `Could not be loaded: ${e instanceof ProblemError ? `${e.problem.title}: ${e.problem.detail}` : 'the service could not be reached.'}`,
     );
 }
-
-/** What people call a location: its name, else its id. */
-export const nameOf = (l: { readonly id: string; readonly name?: string }): string => l.name || l.id;
 
 /** Narrower than this, the heat map turns: a row per hour, a column per weekday. */
 const HEAT_MAP_TURNS_BELOW_PX = 640;

@@ -37,6 +37,9 @@ export interface LiveResult {
   readonly maxAgeSeconds: number | undefined;
 }
 
+/** A request the browser revalidates with its cache (If-None-Match) rather than answer from it (fetch's `cache: 'no-cache'`). */
+export const REVALIDATE: object = { cache: 'no-cache' };
+
 /** Seconds of `max-age` in a Cache-Control header. */
 export function maxAgeOf(cacheControl: string | null): number | undefined {
   const m = /(?:^|,)\s*max-age=(\d+)\s*(?:,|$)/i.exec(cacheControl ?? '');
@@ -84,8 +87,10 @@ export class ExplorerApi {
   }
 
   async liveOccupancy(locationId: string): Promise<LiveResult> {
+    // Revalidated (If-None-Match, 304 while the same): a capacity changed in the admin screen shows at once, not after max-age.
     const response = await this.call(`/locations/${encodeURIComponent(locationId)}/insights/live?filter=occupancy`, {
       headers: { accept: 'application/json' },
+      ...REVALIDATE,
     });
     return {
       body: (await response.json()) as LiveInsights,
@@ -123,6 +128,11 @@ export class ExplorerApi {
   async reportCsv(request: ReportRequest): Promise<ReportResult<string>> {
     const response = await this.post(request, 'text/csv');
     return { body: await response.text(), truncated: response.headers.get('x-report-truncated') === 'true' };
+  }
+
+  /** Any call of the API with the caller's token (the admin screen's, web/src/model/admin-api.ts); a non-2xx answer is a ProblemError. */
+  send(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
+    return this.call(path, init);
   }
 
   private post(request: ReportRequest, accept: string): Promise<Response> {

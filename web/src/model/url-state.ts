@@ -4,7 +4,7 @@ import type { ReportForm } from './request';
 
 /**
  * The page's state in its URL, so a link, a bookmark, back/forward and a reload show the same thing:
- * `?view=sites`, `?view=dashboard&location=…` or `?view=report&…` with every control of the report form
+ * `?view=sites`, `?view=dashboard&location=…`, `?view=admin` or `?view=report&…` with every control of the report form
  * (none: the home page). Short,
  * readable parameter names; the token is never in it. A `preset` makes the link relative ("today"
  * opened tomorrow is tomorrow's today); without one the days are fixed.
@@ -23,13 +23,14 @@ export type PageState =
   | { readonly view: 'home' }
   | { readonly view: 'sites' }
   | { readonly view: 'dashboard'; readonly location?: string }
-  | { readonly view: 'report'; readonly report?: ReportState };
+  | { readonly view: 'report'; readonly report?: ReportState }
+  | { readonly view: 'admin' };
 
 export function toQuery(state: PageState): string {
   const q = new URLSearchParams();
   if (state.view === 'home') return '?';
   q.set('view', state.view);
-  if (state.view === 'sites') return `?${q}`;
+  if (state.view === 'sites' || state.view === 'admin') return `?${q}`;
   if (state.view === 'dashboard') {
     if (state.location) q.set('location', state.location);
     return `?${q}`;
@@ -61,6 +62,7 @@ export function fromQuery(search: string): PageState {
   const q = new URLSearchParams(search);
   const view = q.get('view');
   if (view === 'sites') return { view: 'sites' };
+  if (view === 'admin') return { view: 'admin' };
   if (view !== 'report') {
     const location = q.get('location') ?? undefined;
     // The bare address is the home page: every site, or the one site a caller has (main.ts decides).
