@@ -3,6 +3,7 @@ import { compileSearch } from '#shared/stores/opensearch/report/compile';
 import { DEFAULT_LIMITS } from '#shared/stores/store';
 import type { ReportPlan } from '#shared/report/plan/plan';
 import { buildPlan } from '#shared/report/plan/build-plan';
+import { matchRollup } from '#shared/rollups/match';
 import {
   CAMERAS_PER_REPORT,
   countCrossings,
@@ -163,5 +164,28 @@ describe('occupancyOf', () => {
 
   test('never goes below zero', () => {
     expect(occupancyOf([line('cam-2', 'exit', 'B')], counts)).toBe(0);
+  });
+});
+
+describe('history reads the documents, never the rollups (docs/locations-and-occupancy.md, "Not from rollups")', () => {
+  const from = Date.parse('2024-03-01T00:00:00Z');
+  const to = Date.parse('2024-04-01T00:00:00Z');
+  const slots = (lead?: Parameters<typeof crossingsRequest>[5]) =>
+    matchRollup(buildPlan(crossingsRequest('berlin-mall', ['cam-1'], ['door-north'], from, to, lead)));
+
+  test("the history's 5-minute slots: the rollups' grain is 15 minutes, and its lines select documents by their items", () => {
+    expect(slots({ type: 'dateHistogram', interval: '5m' })).toEqual({
+      use: 'raw',
+      reason: 'nestedFilters select documents by their items',
+    });
+    // Without the lines' filter, the interval alone still keeps it from the rollups.
+    const plan = buildPlan({
+      ...crossingsRequest('berlin-mall', ['cam-1'], ['door-north'], from, to, {
+        type: 'dateHistogram',
+        interval: '5m',
+      }),
+      nestedFilters: [],
+    });
+    expect(matchRollup(plan)).toEqual({ use: 'raw', reason: 'a 5m interval is not a multiple of the grain' });
   });
 });
