@@ -108,7 +108,7 @@ export const noStore = {
   'Cache-Control': cacheControl('no-store', 'Never reused.'),
   'X-Request-Id': header('X-Request-Id'),
 };
-export const jsonBodyErrors = (problem: ProblemExample, what: string) => ({
+const jsonBodyErrors = (problem: ProblemExample, what: string) => ({
   '413': problemResponse(`Body larger than ${what}.`, {
     tooLarge: problem('payload-too-large', `The body must be at most ${what === '1 MiB' ? 1048576 : 4096} bytes.`),
   }),
@@ -138,6 +138,18 @@ export const notAdmin = (problem: ProblemExample, organizationWide: string | und
     },
     { 'WWW-Authenticate': header('WWW-Authenticate') },
   );
+/**
+ * The answers every admin write of a JSON body shares: no token, not an admin (`organizationWide`: what needs an
+ * admin of the whole organization), not JSON or too large (`bodyLimit`), the common statuses, API Gateway's timeout.
+ */
+export const adminWriteErrors = (problem: ProblemExample, organizationWide: string | undefined, bodyLimit: string) => ({
+  '401': ref('responses', 'Unauthorized'),
+  '403': notAdmin(problem, organizationWide),
+  '406': ref('responses', 'NotAcceptableJson'),
+  ...jsonBodyErrors(problem, bodyLimit),
+  ...common,
+  '503': ref('responses', 'GatewayTimeout'),
+});
 const unknownLocation = (problem: ProblemExample) =>
   problemResponse(
     "Unknown location, another organization's, or one outside the token's location grant (the same answer).",
@@ -214,9 +226,7 @@ export function createLocation(problem: ProblemExample): Json {
         content: json(ref('schemas', 'LocationResource'), { berlinMall: { value: created } }),
       },
       '400': invalidBody(problem),
-      '401': ref('responses', 'Unauthorized'),
-      '403': notAdmin(problem, 'Creating a location'),
-      '406': ref('responses', 'NotAcceptableJson'),
+      ...adminWriteErrors(problem, 'Creating a location', '1 MiB'),
       '409': problemResponse('The id is taken, or a deleted location had it (`reason`).', {
         exists: problem(
           'conflict',
@@ -229,9 +239,6 @@ export function createLocation(problem: ProblemExample): Json {
           { reason: 'deleted', deletedAt: '2024-04-01T10:00:00.000Z' },
         ),
       }),
-      ...jsonBodyErrors(problem, '1 MiB'),
-      ...common,
-      '503': ref('responses', 'GatewayTimeout'),
     },
   };
 }
@@ -263,10 +270,8 @@ export function replaceLocation(problem: ProblemExample): Json {
         content: json(ref('schemas', 'LocationResource'), { moreRoom: { value: replaced } }),
       },
       '400': invalidBody(problem),
-      '401': ref('responses', 'Unauthorized'),
-      '403': notAdmin(problem, undefined),
+      ...adminWriteErrors(problem, undefined, '1 MiB'),
       '404': unknownLocation(problem),
-      '406': ref('responses', 'NotAcceptableJson'),
       '412': problemResponse(
         'If-Match names another revision, or the location changed while this was written: nothing was written.',
         {
@@ -276,7 +281,6 @@ export function replaceLocation(problem: ProblemExample): Json {
           ),
         },
       ),
-      ...jsonBodyErrors(problem, '1 MiB'),
       '422': problemResponse(
         'The change writes and removes more sensor groups than one transaction holds: make it in two steps.',
         {
@@ -293,8 +297,6 @@ export function replaceLocation(problem: ProblemExample): Json {
           "PUT /locations/berlin-mall needs If-Match with the ETag of the version it changes (or If-Match: * to change whatever is there), so that no one's change is overwritten unseen.",
         ),
       }),
-      ...common,
-      '503': ref('responses', 'GatewayTimeout'),
     },
   };
 }

@@ -8,9 +8,11 @@ import { health, problemsPage } from './public-operations';
 import {
   cacheControl,
   common,
+  engineUnavailable,
   getHeaders,
   header,
   headers,
+  insightParameters,
   parameters,
   problemExample,
   problemResponse,
@@ -118,26 +120,7 @@ function liveInsights(problem: ProblemExample): Json {
     summary: 'Live occupancy per sensor group (refreshed every 5 minutes), with utilization where a capacity is set.',
     description:
       'Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes; a group with a capacity also has `capacity` (its capacity now) and `utilization` (occupancy ÷ capacity, rounded half up to 3 decimals). Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes.',
-    parameters: [
-      {
-        name: 'locationId',
-        in: 'path',
-        required: true,
-        description: "A location of the caller's organization.",
-        schema: { type: 'string' },
-        example: 'berlin-mall',
-      },
-      {
-        name: 'filter',
-        in: 'query',
-        required: true,
-        description: 'Comma-separated insight kinds. Allowed: occupancy.',
-        schema: { type: 'string' },
-        example: 'occupancy',
-      },
-      ref('parameters', 'AcceptEncoding'),
-      ref('parameters', 'IfNoneMatch'),
-    ],
+    parameters: [...insightParameters(), ref('parameters', 'AcceptEncoding'), ref('parameters', 'IfNoneMatch')],
     responses: {
       '200': {
         description: 'Live insights; an open sensor group without fresh data, or a closed one, is left out.',
@@ -416,35 +399,21 @@ function queryReport(problem: ProblemExample): Json {
         },
       ),
       ...common,
-      '503': {
-        description:
-          'The engine is unreachable or overloaded, or the report needed more memory than the engine gives the reports running at once (`report-too-expensive`), or it reached its deadline (the function\'s time less 2 s) and its query was stopped (`report-timeout`): retry after Retry-After seconds, or make the report cheaper. Deployed, API Gateway answers `{"message":"Service Unavailable"}` itself when the function does not answer within 30 s.',
-        headers: { 'Retry-After': header('Retry-After'), 'X-Request-Id': header('X-Request-Id') },
-        content: {
-          'application/problem+json': {
-            schema: ref('schemas', 'Problem'),
-            examples: {
-              engineUnavailable: problem(
-                'engine-unavailable',
-                'The search engine did not answer in time; try again shortly.',
-              ),
-              reportTimeout: problem(
-                'report-timeout',
-                'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
-                { timeoutMs: 27000 },
-              ),
-              reportTooExpensive: problem(
-                'report-too-expensive',
-                'This report needed more memory than the report engine gives the reports running at once, and was stopped. Try again when fewer reports run; if it is refused again, make it cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets or terms values), or add "splitInterval".',
-              ),
-            },
-          },
-          'application/json': {
-            schema: ref('schemas', 'GatewayMessage'),
-            examples: { timeout: { value: { message: 'Service Unavailable' } } },
-          },
+      '503': engineUnavailable(
+        problem,
+        'The engine is unreachable or overloaded, or the report needed more memory than the engine gives the reports running at once (`report-too-expensive`), or it reached its deadline (the function\'s time less 2 s) and its query was stopped (`report-timeout`): retry after Retry-After seconds, or make the report cheaper. Deployed, API Gateway answers `{"message":"Service Unavailable"}` itself when the function does not answer within 30 s.',
+        {
+          reportTimeout: problem(
+            'report-timeout',
+            'This report did not finish within the 27.0 s a report may take, and its query was stopped. Try again when the service is less busy, or make the report cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets), or add "splitInterval".',
+            { timeoutMs: 27000 },
+          ),
+          reportTooExpensive: problem(
+            'report-too-expensive',
+            'This report needed more memory than the report engine gives the reports running at once, and was stopped. Try again when fewer reports run; if it is refused again, make it cheaper: narrow the time range, use fewer buckets (a coarser dateHistogram interval, fewer filters buckets or terms values), or add "splitInterval".',
+          ),
         },
-      },
+      ),
     },
   };
 }

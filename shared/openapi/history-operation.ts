@@ -10,6 +10,7 @@ import {
   common,
   engineUnavailable,
   getHeaders,
+  insightParameters,
   problemResponse,
   ref,
   type ProblemExample,
@@ -152,22 +153,7 @@ export function occupancyHistory(problem: ProblemExample): Json {
     description:
       "From the same counting lines and opening hours as the live value, by the same rule: max(0, ins − outs) since the group's opening. At every 5-minute mark at which a group is open, the history is what the live refresh computes there. A bucket's `occupancy` is the value at its end (or at a closing within it), its `peak` the largest value at the 5-minute marks within it; a bucket in which the group was closed throughout has neither. Buckets are those of the location's time zone overlapping [from, to). JSON or CSV by Accept.",
     parameters: [
-      {
-        name: 'locationId',
-        in: 'path',
-        required: true,
-        description: "A location of the caller's organization.",
-        schema: { type: 'string' },
-        example: 'berlin-mall',
-      },
-      {
-        name: 'filter',
-        in: 'query',
-        required: true,
-        description: 'Comma-separated insight kinds. Allowed: occupancy.',
-        schema: { type: 'string' },
-        example: 'occupancy',
-      },
+      ...insightParameters(),
       timestampParameter('from', 'Start of the range, ISO 8601 with Z or an offset.', '2024-03-31T03:00:00Z'),
       timestampParameter(
         'to',

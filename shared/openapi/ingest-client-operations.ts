@@ -1,4 +1,4 @@
-import { ADMIN_ORG, clientIdParameter, json, jsonBodyErrors, noStore, notAdmin, type Json } from './admin-operations';
+import { ADMIN_ORG, adminWriteErrors, clientIdParameter, json, noStore, notAdmin, type Json } from './admin-operations';
 import { cacheControl, common, header, problemResponse, ref, type ProblemExample } from './responses';
 
 /** The administration API's gateways (`/ingest-clients`); the problem examples are asked of the real handler (test/unit/openapi/examples.test.ts). */
@@ -53,12 +53,7 @@ export function registerIngestClient(problem: ProblemExample): Json {
           },
         ),
       }),
-      '401': ref('responses', 'Unauthorized'),
-      '403': notAdmin(problem, 'Registering a gateway'),
-      '406': ref('responses', 'NotAcceptableJson'),
-      ...jsonBodyErrors(problem, '4 KiB'),
-      ...common,
-      '503': ref('responses', 'GatewayTimeout'),
+      ...adminWriteErrors(problem, 'Registering a gateway', '4 KiB'),
     },
   };
 }

@@ -125,6 +125,26 @@ export const parameters: Record<string, Json> = {
   },
 };
 
+/** The path and query parameters of the insight operations (live insights, occupancy history). */
+export const insightParameters = (): Json[] => [
+  {
+    name: 'locationId',
+    in: 'path',
+    required: true,
+    description: "A location of the caller's organization.",
+    schema: { type: 'string' },
+    example: 'berlin-mall',
+  },
+  {
+    name: 'filter',
+    in: 'query',
+    required: true,
+    description: 'Comma-separated insight kinds. Allowed: occupancy.',
+    schema: { type: 'string' },
+    example: 'occupancy',
+  },
+];
+
 /** The responses several operations share. */
 export const sharedResponses = (problem: ProblemExample): Record<string, Json> => ({
   NotModified: {
@@ -237,8 +257,15 @@ const common = {
   '500': ref('responses', 'InternalError'),
 };
 
-/** 503 of an operation that counts on the engine: the engine's problem, or API Gateway's own message past its timeout. */
-const engineUnavailable = (problem: ProblemExample, description: string): Json => ({
+/**
+ * 503 of an operation that counts on the engine: the engine's problem (and the operation's `more` examples), or API
+ * Gateway's own message past its timeout.
+ */
+const engineUnavailable = (
+  problem: ProblemExample,
+  description: string,
+  more: Record<string, { value: Json }> = {},
+): Json => ({
   description,
   headers: { 'Retry-After': ref('headers', 'Retry-After'), 'X-Request-Id': ref('headers', 'X-Request-Id') },
   content: {
@@ -249,6 +276,7 @@ const engineUnavailable = (problem: ProblemExample, description: string): Json =
           'engine-unavailable',
           'The search engine did not answer in time; try again shortly.',
         ),
+        ...more,
       },
     },
     'application/json': {
