@@ -8,11 +8,12 @@ import type { ReportRequest } from '../report/schema/request';
 import { byId, type Location } from '../locations/model';
 import type { LocationStore } from '../locations/store';
 import { addDays, localDateOf, localMsOf, localToInstant, sameTimeDaysBefore } from '../time/local-time';
-import { currentOccupancy, maxAgeSeconds } from './live-insights';
+import { utilization } from '../locations/capacity';
+import { currentOccupancy, maxAgeSeconds, type OccupancyItem } from './live-insights';
 
 /**
  * Every site at a glance (`GET /insights/overview`): for each location the caller may see, people
- * now (the live value of its open groups together), and movement events today up to now beside the
+ * now (the live value of its open groups together) and how full it is (their capacities), and movement events today up to now beside the
  * same day a week before up to the same wall-clock time, hour by hour. One answer for all of them, so
  * a page of 500 sites makes one request, not a thousand.
  *
@@ -29,6 +30,32 @@ export interface OverviewOccupancy {
   readonly people: number;
   /** How many groups that is; 0 when every group is closed or without current data. */
   readonly groups: number;
+  /** The capacities of those groups that have one, added up; absent when none of them has one. */
+  readonly capacity?: number;
+  /**
+   * People in the groups with a capacity ÷ `capacity`, rounded half up to 3 decimals (as a group's);
+   * with `capacity`. People in counted groups without a capacity are in `people` but not here.
+   */
+  readonly utilization?: number;
+  /** Each counted group as the live endpoint answers it (with its own capacity and utilization when it has one), by id. */
+  readonly sensorGroups: readonly OccupancyItem[];
+}
+
+/**
+ * A location's occupancy now from its groups' live entries: people in every counted group; capacity
+ * and utilization over the groups that have a capacity (people over capacity together, so a large hall
+ * weighs more than a small room). A group without a capacity is left out of both rather than
+ * guessed; a client that wants to say the share is partial compares `sensorGroups` with and without
+ * `capacity`. A closed group counts neither people nor capacity: "how full" is of what is open.
+ */
+export function occupancyOf(entries: readonly OccupancyItem[]): OverviewOccupancy {
+  const people = entries.reduce((sum, e) => sum + e.occupancy, 0);
+  const withCapacity = entries.filter((e) => e.capacity !== undefined);
+  const base = { people, groups: entries.length };
+  if (withCapacity.length === 0) return { ...base, sensorGroups: entries };
+  const capacity = withCapacity.reduce((sum, e) => sum + (e.capacity as number), 0);
+  const counted = withCapacity.reduce((sum, e) => sum + e.occupancy, 0);
+  return { ...base, capacity, utilization: utilization(counted, capacity), sensorGroups: entries };
 }
 
 export interface OverviewDay {
@@ -125,8 +152,7 @@ async function liveOf(
 ): Promise<OverviewOccupancy[]> {
   return runPool(locations, LIVE_CONCURRENCY, async (l) => {
     const view = await store.getLiveView(scope.organizationId, l.id);
-    const entries = view ? currentOccupancy(view, now) : [];
-    return { people: entries.reduce((sum, e) => sum + e.occupancy, 0), groups: entries.length };
+    return occupancyOf(view ? currentOccupancy(view, now) : []);
   });
 }
 

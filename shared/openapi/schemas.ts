@@ -151,34 +151,37 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
             occupancy: {
               type: 'array',
               description: 'The open sensor groups with fresh data; a closed one, or one without data, is left out.',
-              items: {
-                type: 'object',
-                required: ['sensorGroup', 'occupancy'],
-                properties: {
-                  sensorGroup: {
-                    type: 'object',
-                    description: 'The sensor group counted.',
-                    required: ['id', 'name'],
-                    properties: {
-                      id: { type: 'integer', description: 'The id of the sensor group within its location.' },
-                      name: { type: 'string', description: 'Its name.' },
-                    },
-                  },
-                  occupancy: {
-                    type: 'number',
-                    description: 'People in the area now: ins less outs since the group opened today, never below 0.',
-                  },
-                  capacity: { type: 'integer', minimum: 1, description: "The group's capacity now, when it has one." },
-                  utilization: {
-                    type: 'number',
-                    minimum: 0,
-                    description:
-                      '`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.',
-                  },
-                },
-              },
+              items: { $ref: '#/components/schemas/OccupancyItem' },
             },
           },
+        },
+      },
+    },
+    OccupancyItem: {
+      type: 'object',
+      description:
+        'One open sensor group with fresh data: people in it now, and how full it is when it has a capacity.',
+      required: ['sensorGroup', 'occupancy'],
+      properties: {
+        sensorGroup: {
+          type: 'object',
+          description: 'The sensor group counted.',
+          required: ['id', 'name'],
+          properties: {
+            id: { type: 'integer', description: 'The id of the sensor group within its location.' },
+            name: { type: 'string', description: 'Its name.' },
+          },
+        },
+        occupancy: {
+          type: 'number',
+          description: 'People in the area now: ins less outs since the group opened today, never below 0.',
+        },
+        capacity: { type: 'integer', minimum: 1, description: "The group's capacity now, when it has one." },
+        utilization: {
+          type: 'number',
+          minimum: 0,
+          description:
+            '`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.',
         },
       },
     },

@@ -63,7 +63,7 @@ describeInBrowser('every site at a glance', () => {
     expect(asked).toEqual(['/insights/overview']);
   });
 
-  test('shows each site’s people now, today so far and the change against last week up to the same time, as the API answers per location', async () => {
+  test('shows each site’s people now, how full it is, today so far and the change against last week up to the same time, as the API answers per location', async () => {
     const at = Date.parse((await page.getAttribute('#sites-status time', 'datetime')) as string);
     // Called by name where the service gives one (the sites work's), by id until then; A to Z.
     const named = (l: { id: string; name?: string }) => l.name || l.id;
@@ -76,7 +76,7 @@ describeInBrowser('every site at a glance', () => {
     expect(await page.$$eval('#sites-table td td, #sites-table td th', (nested) => nested.length)).toBe(0);
     expect(rows.map((r) => r.id)).toEqual(locations.map((l) => l.id));
     for (const l of locations) {
-      const live = await getJson<{ insights: { occupancy: { occupancy: number }[] } }>(
+      const live = await getJson<{ insights: { occupancy: { occupancy: number; capacity?: number }[] } }>(
         `/locations/${l.id}/insights/live?filter=occupancy`,
       );
       const open = live.insights.occupancy;
@@ -115,6 +115,16 @@ describeInBrowser('every site at a glance', () => {
           f(counts.today),
           `${signed(counts.today - counts.lastWeek)}${counts.lastWeek ? ` ${pct((counts.today - counts.lastWeek) / counts.lastWeek)}` : ''}`,
         ],
+      );
+      // How full: the people of the open areas with a capacity over their capacities together, half up to 3 decimals.
+      const sized = open.filter((g) => g.capacity !== undefined);
+      const capacity = sized.reduce((s, g) => s + (g.capacity as number), 0);
+      const people = sized.reduce((s, g) => s + g.occupancy, 0);
+      const share = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 0 });
+      expect(row.cells[headers.indexOf('% of capacity')]).toBe(
+        sized.length === 0
+          ? ''
+          : `${share.format(Math.round((people * 1000) / capacity) / 1000)} of ${f(capacity)}${sized.length < open.length ? ' (some areas)' : ''}`,
       );
       // Today's hours so far and last week's day, one colour, the earlier dashed.
       expect(row.lines).toEqual(['spark-before', 'spark-today']);

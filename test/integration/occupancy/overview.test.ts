@@ -54,6 +54,14 @@ const events = [
   event(ORG_A, 'berlin-outlet', '2024-03-31T09:30:00Z'), // 11:30 CEST at a second Berlin site: the eleventh hour, as the mall's 11:59
   event(ORG_A, 'berlin-outlet', '2024-03-24T10:00:00Z'), // a week before, 11:00 CET: the same hour as the mall's 11:30
 ];
+/** The fixture's locations, org A's Entrance hall with a capacity of 8 (the Parking has none). */
+const withCapacity = {
+  locations: importFile.locations.map((l) =>
+    l.organizationId === ORG_A && l.id === 'berlin-mall'
+      ? { ...l, sensorGroups: l.sensorGroups?.map((g) => (g.id === 1 ? { ...g, capacity: 8 } : g)) }
+      : l,
+  ),
+};
 /** A second site in Berlin's zone, without sensor groups: counted in the same plans as berlin-mall. */
 const outlet = {
   locations: [{ id: 'berlin-outlet', organizationId: ORG_A, type: 'store', timezone: 'Europe/Berlin' }],
@@ -99,7 +107,7 @@ beforeAll(async () => {
     'duckdb, terms cap 1': new DuckDbEngine(duckdb, { maxBuckets: TEST_MAX_BUCKETS, limits: { termsCap: 1 } }),
   };
   table = await createTestTable('overview');
-  await applyImport(table.store, validateImportFile(importFile), { now: new Date('2024-01-01T00:00:00Z') });
+  await applyImport(table.store, validateImportFile(withCapacity), { now: new Date('2024-01-01T00:00:00Z') });
   await applyImport(table.store, validateImportFile(outlet), { now: new Date('2024-01-01T00:00:00Z') });
   // Berlin at 12:00 CEST: the Entrance hall (06:00–22:00 CEST, opened 04:00Z) has 2, the Parking
   // (all day, opened at midnight CET, 23:00Z) 1; the Food court is closed on Sundays, its entry stale.
@@ -125,7 +133,7 @@ const overview = (engine: ReportEngine, org: string) =>
 const hours = (length: number, ones: Record<number, number>) => Array.from({ length }, (_, i) => ones[i] ?? 0);
 
 describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms cap 1'] as const)('on %s', (name) => {
-  test('answers every location: people now, today so far and the same day a week before up to the same wall-clock time, by local hour', async () => {
+  test('answers every location: people now and how full, today so far and the same day a week before up to the same wall-clock time, by local hour', async () => {
     // Act
     const response = await overview(engines[name], ORG_A);
     // Assess
@@ -138,7 +146,17 @@ describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms
         {
           id: 'berlin-mall',
           timezone: 'Europe/Berlin',
-          occupancy: { people: 3, groups: 2 },
+          // 2 in the hall of 8 (0.25); the Parking's 1 counts in people, not in the share (no capacity).
+          occupancy: {
+            people: 3,
+            groups: 2,
+            capacity: 8,
+            utilization: 0.25,
+            sensorGroups: [
+              { sensorGroup: { id: 1, name: 'Entrance hall' }, occupancy: 2, capacity: 8, utilization: 0.25 },
+              { sensorGroup: { id: 3, name: 'Parking' }, occupancy: 1 },
+            ],
+          },
           // 11 local hours so far (00, 01, 03, …, 11): the spring day has no 02:00.
           today: {
             from: '2024-03-30T23:00:00.000Z',
@@ -156,7 +174,7 @@ describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms
         {
           id: 'berlin-outlet',
           timezone: 'Europe/Berlin',
-          occupancy: { people: 0, groups: 0 },
+          occupancy: { people: 0, groups: 0, sensorGroups: [] },
           today: {
             from: '2024-03-30T23:00:00.000Z',
             to: '2024-03-31T10:00:00.000Z',
@@ -174,7 +192,7 @@ describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms
           id: 'nyc-store',
           timezone: 'America/New_York',
           // 06:00 EDT: the store opens at 08:00.
-          occupancy: { people: 0, groups: 0 },
+          occupancy: { people: 0, groups: 0, sensorGroups: [] },
           today: {
             from: '2024-03-31T04:00:00.000Z',
             to: '2024-03-31T10:00:00.000Z',
@@ -197,7 +215,12 @@ describe.each(['opensearch', 'duckdb', 'opensearch, terms cap 1', 'duckdb, terms
       locations: { id: string; occupancy: unknown; today: { count: number }; lastWeek: { count: number } }[];
     }>();
     expect(body.locations.map((l) => [l.id, l.occupancy, l.today.count, l.lastWeek.count])).toEqual([
-      ['berlin-mall', { people: 99, groups: 1 }, 1, 0],
+      [
+        'berlin-mall',
+        { people: 99, groups: 1, sensorGroups: [{ sensorGroup: { id: 1, name: 'Lobby' }, occupancy: 99 }] },
+        1,
+        0,
+      ],
     ]);
   });
 });

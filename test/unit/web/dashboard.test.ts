@@ -197,7 +197,7 @@ describe('every site', () => {
   const location = (id: string, people: number, groups: number, today: number, lastWeek: number) => ({
     id,
     timezone: 'UTC',
-    occupancy: { people, groups },
+    occupancy: { people, groups, sensorGroups: [] },
     today: { from: '', to: '', count: today, hourly: [] },
     lastWeek: { from: '', to: '', count: lastWeek, hourly: [] },
   });
@@ -216,6 +216,23 @@ describe('every site', () => {
       ['a', 'Zoo', undefined, { delta: 30, share: undefined }],
       ['c', 'Arena', 9, { delta: 2, share: 0.2 }],
     ]);
+  });
+
+  test('reads how full a site is, and whether some open areas have no capacity', () => {
+    // Two areas of 10 and 20 with 2 and 3 people, a third without a capacity with 1: 5 of 30.
+    const groups = [
+      { sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2, capacity: 10, utilization: 0.2 },
+      { sensorGroup: { id: 2, name: 'Café' }, occupancy: 1 },
+      { sensorGroup: { id: 3, name: 'Deck' }, occupancy: 3, capacity: 20, utilization: 0.15 },
+    ];
+    const full = (sensorGroups: typeof groups) => ({
+      ...location('d', 6, sensorGroups.length, 0, 0),
+      occupancy: { people: 6, groups: sensorGroups.length, capacity: 30, utilization: 0.167, sensorGroups },
+    });
+    const [partial, whole] = siteRows({ at: '', locations: [full(groups), full([groups[0]!, groups[2]!])] }, new Map());
+    expect([partial!.utilization, partial!.capacity, partial!.partialCapacity]).toEqual([0.167, 30, true]);
+    expect(whole!.partialCapacity).toBe(false);
+    expect([rows[0]!.capacity, rows[0]!.partialCapacity]).toEqual([undefined, false]);
   });
 
   test('sorts by a column either way, a row without a value last both ways', () => {

@@ -33,7 +33,7 @@ const COLUMNS: readonly Column[] = [
   {
     key: 'utilization',
     label: '% of capacity',
-    cell: (r) => (r.utilization === undefined ? '' : percent.format(r.utilization)),
+    cell: (r) => (r.utilization === undefined ? '' : howFull(r)),
   },
   { key: 'today', label: 'Today so far', cell: (r) => formatNumber(r.today) },
   { key: 'change', label: 'vs. last week', cell: (r) => changeContent(r.change) },
@@ -44,6 +44,18 @@ const COLUMNS: readonly Column[] = [
     cell: (r) => (r.silentSensors === undefined ? '' : formatNumber(r.silentSensors)),
   },
 ];
+
+/**
+ * How full a site is: `25% of 8`; `(some areas)` when open areas without a capacity are left out of
+ * the share (the service divides the people of the areas with one by their capacities together).
+ */
+function howFull(r: SiteRow): Node | string | (Node | string)[] {
+  const share = `${percent.format(r.utilization as number)} of ${formatNumber(r.capacity as number)}`;
+  if (!r.partialCapacity) return share;
+  const note = el('span', { className: 'muted', textContent: ' (some areas)' });
+  note.title = 'Open areas without a capacity are not in this share.';
+  return [share, note];
+}
 
 /**
  * Every site at a glance (`?view=sites`): a row per location from one `GET /insights/overview`,

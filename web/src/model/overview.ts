@@ -14,6 +14,8 @@ export interface SiteRow {
   /** The share of capacity taken now, where the location's open areas have a capacity. */
   readonly utilization: number | undefined;
   readonly capacity: number | undefined;
+  /** Some open areas have no capacity: the share is of the others only. */
+  readonly partialCapacity: boolean;
   readonly today: number;
   readonly lastWeek: number;
   readonly change: Change;
@@ -27,10 +29,9 @@ export interface SiteRow {
   readonly silentSensors?: number;
 }
 
-/** An overview location as answered: its occupancy may carry capacity and utilization where the service has them. */
+/** An overview location as answered (`silentSensors` once the service says). */
 type Answered = SitesOverview['locations'][number] & {
   readonly name?: string;
-  readonly occupancy: { readonly capacity?: number; readonly utilization?: number };
   readonly silentSensors?: number;
 };
 
@@ -42,6 +43,8 @@ export function siteRows(overview: SitesOverview, names: ReadonlyMap<string, str
     people: l.occupancy.groups > 0 ? l.occupancy.people : undefined,
     utilization: l.occupancy.groups > 0 ? l.occupancy.utilization : undefined,
     capacity: l.occupancy.capacity,
+    partialCapacity:
+      l.occupancy.capacity !== undefined && (l.occupancy.sensorGroups ?? []).some((g) => g.capacity === undefined),
     today: l.today.count,
     lastWeek: l.lastWeek.count,
     change: change(l.today.count, l.lastWeek.count),
