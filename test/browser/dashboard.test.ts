@@ -272,33 +272,10 @@ describeInBrowser('the dashboard of a location', () => {
     );
     const value = (b: Json, series: string) =>
       Date.parse(b.timestamp as string) > now ? null : ((b[series] as number | undefined) ?? 0);
-    // The lines' in direction, where the service says it (GET /locations/{id}, the sites work's route).
-    const detail = await fetch(`${env.service.url}/locations/berlin-mall`, {
-      headers: { authorization: `Bearer ${env.service.token}` },
-    });
-    const groups =
-      detail.status === 200
-        ? (
-            (await detail.json()) as {
-              sensorGroups?: {
-                name: string;
-                lines: { trackingCameraId: string; lineId: string; inDirection: 'A' | 'B' }[];
-              }[];
-            }
-          ).sensorGroups
-        : undefined;
-    if (!groups) {
-      expect(names.slice(1).sort()).toEqual([
-        'berlin-mall-cam-1 entrance A',
-        'berlin-mall-cam-1 entrance B',
-        'berlin-mall-cam-2 ramp A',
-        'berlin-mall-cam-2 ramp B',
-      ]);
-      expect(cells(rows)).toEqual(direct.map((b) => [b.timestamp, ...names.slice(1).map((n) => value(b, n))]));
-      // Until the service says which way is in, the tile says so and leads to the crossings.
-      expect(await page.textContent('#tile-entries .tile-value')).toBe('–');
-      return;
-    }
+    // The lines' in direction, as GET /locations/{id} says it.
+    const { sensorGroups: groups } = await getJson<{
+      sensorGroups: { name: string; lines: { trackingCameraId: string; lineId: string; inDirection: 'A' | 'B' }[] }[];
+    }>('/locations/berlin-mall');
     // Each area's line (one each in the seeded data) as the area's "in" and "out", from its in direction.
     const columns = groups.flatMap((g) =>
       g.lines.flatMap((l) => [
@@ -317,6 +294,35 @@ describeInBrowser('the dashboard of a location', () => {
       0,
     );
     expect(await page.textContent('#tile-entries .tile-value')).toBe(f(entries));
+  });
+
+  test('says so when which way is in cannot be read, and shows the crossings by camera, line and direction', async () => {
+    // Prepare: GET /locations/berlin-mall fails (the reports answer as ever).
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const failing = await context.newPage();
+    await failing.route(`${env.service.url}/locations/berlin-mall`, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'Try again.' }),
+      }),
+    );
+    // Act
+    await failing.goto(`${env.service.url}/?view=dashboard&location=berlin-mall`);
+    await dashboardDone(failing);
+    // Assess: no entries claimed; the crossings as the cameras name them.
+    expect(await failing.textContent('#tile-entries .tile-value')).toBe('–');
+    expect(spaces(await failing.textContent('#tile-entries .tile-note'))).toBe(
+      'Which way is in could not be read for this location’s lines; the crossings are below.',
+    );
+    const { names } = await groupedTable(failing, '#dash-entries table');
+    expect(names.slice(1).sort()).toEqual([
+      'berlin-mall-cam-1 entrance A',
+      'berlin-mall-cam-1 entrance B',
+      'berlin-mall-cam-2 ramp A',
+      'berlin-mall-cam-2 ramp B',
+    ]);
+    await context.close();
   });
 
   test('compares this week with last week day by day, today so far with last week up to the same time, never with its whole day', async () => {

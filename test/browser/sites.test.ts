@@ -65,7 +65,7 @@ describeInBrowser('every site at a glance', () => {
 
   test('shows each site’s people now, how full it is, today so far and the change against last week up to the same time, as the API answers per location', async () => {
     const at = Date.parse((await page.getAttribute('#sites-status time', 'datetime')) as string);
-    // Called by name where the service gives one (the sites work's), by id until then; A to Z.
+    // Called by name (by id where a location has none); A to Z.
     const named = (l: { id: string; name?: string }) => l.name || l.id;
     const collator = new Intl.Collator('en-US', { numeric: true, sensitivity: 'base' });
     const locations = (await getJson<{ id: string; name?: string; timezone: string }[]>('/locations')).sort((a, b) =>

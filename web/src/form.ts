@@ -97,7 +97,7 @@ export function fillLocations(locations: readonly Location[]): void {
       box.dataset.timezone = l.timezone;
       const label = document.createElement('label');
       label.htmlFor = box.id;
-      label.textContent = `${nameOf(l as Location & { name?: string })} (${l.timezone})`;
+      label.textContent = `${nameOf(l)} (${l.timezone})`;
       wrap.append(box, label);
       return wrap;
     }),

@@ -298,7 +298,7 @@ function fillLocationNames(locations: Awaited<ReturnType<ExplorerApi['locations'
     ...locations.map((l) => {
       const o = document.createElement('option');
       o.value = l.id;
-      o.textContent = nameOf(l as typeof l & { name?: string });
+      o.textContent = nameOf(l);
       o.dataset.timezone = l.timezone;
       return o;
     }),

@@ -58,9 +58,7 @@ const HEAT_MAP_TURNS_BELOW_PX = 640;
 export function startDashboard(api: ExplorerApi, locations: readonly Location[]): void {
   const select = byId('dash-location') as HTMLSelectElement;
   select.replaceChildren(
-    ...locations.map((l) =>
-      el('option', { value: l.id, textContent: `${nameOf(l as Location & { name?: string })} (${l.timezone})` }),
-    ),
+    ...locations.map((l) => el('option', { value: l.id, textContent: `${nameOf(l)} (${l.timezone})` })),
   );
   const tiles = new Tiles(byId('dash-tiles'));
   const panels = {
@@ -91,8 +89,18 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
   let busiestDay: string | undefined;
   let lastWeekHistory: { readonly key: string; readonly answer: Promise<OccupancyHistory> } | undefined;
 
-  /** The groups' counting lines, once `GET /locations/{id}` has answered (none before the service has it). */
-  const groupLines = (): readonly GroupLines[] => detail?.sensorGroups ?? [];
+  /**
+   * The areas with counting lines (`GET /locations/{id}`: which way each line counts as in); asked
+   * again at a refresh while it could not be read. Undefined: not read.
+   */
+  async function countingGroups(): Promise<readonly GroupLines[] | undefined> {
+    const id = location!.id;
+    if (!detail) {
+      const read = await api.location(id).catch(() => undefined);
+      if (location?.id === id) detail = read;
+    }
+    return detail?.sensorGroups?.filter((g) => g.lines.length > 0);
+  }
 
   async function live(w: DayWindows, mine: number): Promise<number | undefined> {
     const panel = panels.live;
@@ -191,8 +199,9 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
     const panel = panels.entries;
     const state = dashboardReports(location!.id, w.zone, w.today).entries;
     const range = { from: w.todayStart, to: w.todayEnd };
-    const raw = withoutFuture(await report(state, mine), w.now).answer as TimeSeriesAnswer;
-    const groups = groupLines();
+    const [crossings, counting] = await Promise.all([report(state, mine), countingGroups()]);
+    const raw = withoutFuture(crossings, w.now).answer as TimeSeriesAnswer;
+    const groups = counting ?? [];
     const answer = groups.length > 0 ? crossingsInOut(raw, groups) : crossingsByLine(raw);
     if (groups.length > 0) {
       const { entries: ins, exits } = entriesAndExits(raw, groups);
@@ -202,7 +211,13 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
         href: builder(state),
       });
     } else
-      tiles.unknown('entries', 'The service does not say which way is in for this location’s lines.', builder(state));
+      tiles.unknown(
+        'entries',
+        counting
+          ? 'No area of this location has a counting line (the admin screen sets them).'
+          : 'Which way is in could not be read for this location’s lines; the crossings are below.',
+        builder(state),
+      );
     const why = emptyReason(answer, range, w.now);
     if (why) panel.empty(why);
     else {
@@ -300,7 +315,7 @@ export function startDashboard(api: ExplorerApi, locations: readonly Location[])
   const clock = new RefreshClock((first) => refresh(first));
 
   function showWhen(w: DayWindows): void {
-    byId('dash-title').textContent = nameOf(detail ?? (location as Location & { name?: string }));
+    byId('dash-title').textContent = nameOf(detail ?? location!);
     byId('dash-when').textContent = `${longDate(w.now, w.zone)} · times in ${w.zone}`;
   }
 

@@ -63,7 +63,7 @@ function howFull(r: SiteRow): Node | string | (Node | string)[] {
  * the answer's max-age runs out. A site's name opens its dashboard.
  */
 export function startSites(api: ExplorerApi, locations: readonly Location[]): void {
-  const names = new Map(locations.map((l) => [l.id, nameOf(l as Location & { name?: string })]));
+  const names = new Map(locations.map((l) => [l.id, nameOf(l)]));
   const table = byId('sites-table') as HTMLTableElement;
   const status = byId('sites-status');
   let rows: SiteRow[] = [];

@@ -64,7 +64,7 @@ export class ExplorerApi {
 
   /**
    * One location with its sensor groups (`GET /locations/{id}`: names, capacities, counting lines with
-   * their in direction); undefined where the service has no such route yet or the location is gone.
+   * their in direction); undefined when the location is gone (404).
    */
   async location(locationId: string): Promise<LocationDetail | undefined> {
     try {
@@ -72,7 +72,7 @@ export class ExplorerApi {
         await this.call(`/locations/${encodeURIComponent(locationId)}`, { headers: { accept: 'application/json' } })
       ).json()) as LocationDetail;
     } catch (e) {
-      if (e instanceof ProblemError && (e.problem.status === 404 || e.problem.status === 405)) return undefined;
+      if (e instanceof ProblemError && e.problem.status === 404) return undefined;
       throw e;
     }
   }
