@@ -14,6 +14,9 @@ import { provideStore } from '#commons/clients/store';
 import { provideLineChecker } from '#commons/clients/line-checker';
 import { itemTable, provideItemTable } from '#commons/clients/dynamo';
 import { provideClientIssuer } from '#commons/clients/client-issuer';
+import { provideWebhookDelivery } from '#commons/clients/webhooks';
+import { NO_QUEUE } from '#shared/webhooks/sink';
+import { startWebhookDeliveries } from './local/webhook-deliveries';
 import { type LocationRefreshEvent, provideRefreshTrigger } from '#commons/clients/refresh-trigger';
 import { groupsClaim, INGEST_SCOPE, organizationClaim, ROLE_GROUPS } from '#commons/http/identity';
 import { findMachineClient } from '#shared/ingest/machine-clients';
@@ -65,6 +68,8 @@ interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   readonly jwtIssuer?: string;
   readonly jwtClientId?: string;
   readonly jwtScope: string;
+  /** Webhook endpoints on this machine (`http://localhost`, loopback addresses): allowed unless `--no-webhook-loopback`. */
+  readonly webhookLoopback: boolean;
 }
 
 const SIMULATE_EVERY_S = 5;
@@ -139,6 +144,10 @@ function parseFlags(argv: readonly string[]): StartFlags | number {
     )
     .addOption(
       new Option('--jwt-scope <scopes>', 'with --jwt-issuer: the scopes the explorer asks for').default('openid'),
+    )
+    .option(
+      '--no-webhook-loopback',
+      'refuse webhook endpoints on this machine (http://localhost, 127.0.0.1, [::1]) as the stack does; by default they are allowed, so a receiver can run beside the server',
     );
   const flags = parseCommand(program, argv) ?? program.opts<StartFlags>();
   if (typeof flags === 'object' && Boolean(flags.jwtIssuer) !== Boolean(flags.jwtClientId)) {
@@ -237,6 +246,10 @@ async function main(argv: readonly string[]): Promise<void> {
   else process.env[ENV.refreshSeconds] = String(flags.refreshSeconds);
   await runRefresh();
   const timer = setInterval(runRefresh, flags.refreshSeconds * 1000);
+  // Webhook deliveries: no queue here; a timer attempts the due ones with the code of the delivery function.
+  const webhookPolicy = { allowHttpLoopback: flags.webhookLoopback };
+  provideWebhookDelivery(NO_QUEUE, webhookPolicy);
+  const deliveries = startWebhookDeliveries(itemTable, webhookPolicy);
 
   const devKey = await loadOrCreateDevKey(paths.devKey);
   // The page's token, and the banner's: the operator of this machine is the organization's admin.
@@ -299,6 +312,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exit(1);
     }, 10_000).unref();
     clearInterval(timer);
+    await deliveries.stop();
     await simulation?.stop();
     await rebuilds?.stop();
     // Running reports are interrupted and answer 503, running writes end and later ones answer 503

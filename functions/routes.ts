@@ -16,6 +16,7 @@ export interface Route {
     | 'query-report'
     | 'ingest'
     | 'manage-ingest-clients'
+    | 'manage-webhook-endpoints'
     | 'health'
     | 'problems';
   /**
@@ -42,6 +43,20 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/ingest-clients', handler: 'manage-ingest-clients' },
   { method: 'GET', path: '/ingest-clients', handler: 'manage-ingest-clients' },
   { method: 'DELETE', path: '/ingest-clients/{clientId}', handler: 'manage-ingest-clients' },
+  // Webhook endpoints and their deliveries: functions/manage-webhook-endpoints.ts.
+  { method: 'POST', path: '/webhook-endpoints', handler: 'manage-webhook-endpoints' },
+  { method: 'GET', path: '/webhook-endpoints', handler: 'manage-webhook-endpoints' },
+  { method: 'GET', path: '/webhook-endpoints/{endpointId}', handler: 'manage-webhook-endpoints' },
+  { method: 'PUT', path: '/webhook-endpoints/{endpointId}', handler: 'manage-webhook-endpoints' },
+  { method: 'DELETE', path: '/webhook-endpoints/{endpointId}', handler: 'manage-webhook-endpoints' },
+  { method: 'POST', path: '/webhook-endpoints/{endpointId}/test', handler: 'manage-webhook-endpoints' },
+  { method: 'POST', path: '/webhook-endpoints/{endpointId}/secret:rotate', handler: 'manage-webhook-endpoints' },
+  { method: 'GET', path: '/webhook-endpoints/{endpointId}/deliveries', handler: 'manage-webhook-endpoints' },
+  {
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry',
+    handler: 'manage-webhook-endpoints',
+  },
   { method: 'GET', path: '/health', handler: 'health', public: true },
   { method: 'GET', path: '/problems', handler: 'problems', public: true },
 ];

@@ -275,6 +275,8 @@ export class ServiceStack extends Stack {
     this.endpoints['manage-locations']
       .bindTable(this.occupancy.table, 'readWrite')
       .bindRefreshTrigger(this.occupancy.refresh);
+    // Webhook endpoints and their deliveries live in the same table (secrets encrypted at rest with it).
+    this.endpoints['manage-webhook-endpoints'].bindTable(this.occupancy.table, 'readWrite');
     if (this.machineClients && this.api.userPool) {
       this.endpoints['manage-ingest-clients']
         .bindTable(this.occupancy.table, 'readWrite')

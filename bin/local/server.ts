@@ -38,6 +38,7 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   'list-locations': lazy(() => import('../../functions/list-locations')),
   'manage-locations': lazy(() => import('../../functions/manage-locations')),
   'manage-ingest-clients': lazy(() => import('../../functions/manage-ingest-clients')),
+  'manage-webhook-endpoints': lazy(() => import('../../functions/manage-webhook-endpoints')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'occupancy-history': lazy(() => import('../../functions/occupancy-history')),
   'sites-overview': lazy(() => import('../../functions/sites-overview')),

@@ -32,6 +32,8 @@ export const ENV = {
   refreshSeconds: 'OCCUPANCY_REFRESH_SECONDS',
   /** The occupancy refresh function, invoked asynchronously with a location after a change to it. */
   refreshFunctionName: 'REFRESH_FUNCTION_NAME',
+  /** The SQS queue of webhook deliveries to attempt (lib/webhooks.ts); unset: none (the local server's timer attempts them). */
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
   tableName: 'TABLE_NAME',
   /** A local DynamoDB endpoint (DynamoDB Local); unset in AWS. */

@@ -12,4 +12,5 @@ export const createHmac = lazyExport<typeof crypto.createHmac>('node:crypto', 'c
 export const hash = lazyExport<typeof crypto.hash>('node:crypto', 'hash');
 export const getRandomValues = lazyExport<typeof crypto.getRandomValues>('node:crypto', 'getRandomValues');
 export const randomInt = lazyExport<typeof crypto.randomInt>('node:crypto', 'randomInt');
+export const randomBytes = lazyExport<typeof crypto.randomBytes>('node:crypto', 'randomBytes');
 export const randomUUID = lazyExport<typeof crypto.randomUUID>('node:crypto', 'randomUUID');

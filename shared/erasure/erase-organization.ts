@@ -25,6 +25,9 @@ export interface OrganizationErasureOutcome {
 /** In the order they are deleted: clients, then locations before their groups, so that a run cut short leaves nothing that could accept a document. */
 const ITEM_KINDS: readonly ItemKind[] = [
   'machineClient',
+  'webhookEndpoint',
+  'webhookEndpointState',
+  'webhookDelivery',
   'location',
   'sensorGroup',
   'occupancy',

@@ -30,7 +30,10 @@ export type ItemKind =
   | 'machineClient'
   | 'deletedLocation'
   | 'locationChange'
-  | 'machineClientUse';
+  | 'machineClientUse'
+  | 'webhookEndpoint'
+  | 'webhookEndpointState'
+  | 'webhookDelivery';
 
 /** Entries expire (DynamoDB TTL on `expiresAt`) a day after their refresh, e.g. of removed locations. */
 export const ENTRY_TTL_SECONDS = 24 * 3600;

@@ -84,7 +84,7 @@ export const clientIdParameter: Json = {
   schema: { type: 'string' },
   example: 'local-6c1d9b1e0f3a47a2b8c9d0e1',
 };
-const ifMatch = (required: boolean): Json => ({
+export const ifMatch = (required: boolean): Json => ({
   name: 'If-Match',
   in: 'header',
   required,

@@ -1,6 +1,18 @@
 import { createLocation, deleteLocation, getLocation, listLocationChanges, replaceLocation } from './admin-operations';
 import { adminHeaders, adminSchemas } from './admin-schemas';
 import { listIngestClients, registerIngestClient, revokeIngestClient } from './ingest-client-operations';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  replaceWebhookEndpoint,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  sendWebhookTest,
+  webhookSchemas,
+} from './webhook-operations';
 import { historySchema, occupancyHistory } from './history-operation';
 import { overviewSchema, sitesOverview } from './overview-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
@@ -66,6 +78,11 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
         description:
           'Managing locations and gateways: the admin role (the Cognito group `admin`; `npm run token -- --role admin` locally).',
       },
+      {
+        name: 'webhooks',
+        description:
+          'Signed webhooks (Standard Webhooks): endpoints, their deliveries and retries (docs/webhooks.md). Admins of the whole organization write; any user of it reads.',
+      },
       { name: 'reports', description: 'Reporting queries.' },
       { name: 'ingest', description: 'Documents in: what gateways and the backfill send.' },
       { name: 'operations', description: 'For monitors and load balancers.' },
@@ -86,6 +103,16 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       '/ingest/{collection}': { post: ingestDocuments(problem) },
       '/ingest-clients': { post: registerIngestClient(problem), get: listIngestClients(problem) },
       '/ingest-clients/{clientId}': { delete: revokeIngestClient(problem) },
+      '/webhook-endpoints': { post: createWebhookEndpoint(problem), get: listWebhookEndpoints() },
+      '/webhook-endpoints/{endpointId}': {
+        get: getWebhookEndpoint(problem),
+        put: replaceWebhookEndpoint(problem),
+        delete: deleteWebhookEndpoint(problem),
+      },
+      '/webhook-endpoints/{endpointId}/test': { post: sendWebhookTest(problem) },
+      '/webhook-endpoints/{endpointId}/secret:rotate': { post: rotateWebhookSecret(problem) },
+      '/webhook-endpoints/{endpointId}/deliveries': { get: listWebhookDeliveries(problem) },
+      '/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': { post: retryWebhookDelivery(problem) },
       '/health': { get: health() },
       '/problems': { get: problemsPage() },
     },
@@ -106,6 +133,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
         ...componentSchemas(options.problemTypeBase),
         ...ingestSchemas,
         ...adminSchemas,
+        ...webhookSchemas,
         OccupancyHistory: historySchema,
         SitesOverview: overviewSchema,
       },

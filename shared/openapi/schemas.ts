@@ -249,7 +249,7 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
   bytes: { type: 'integer' },
   maxBytes: { type: 'integer' },
   timeoutMs: { type: 'integer' },
-  reason: { type: 'string', enum: ['exists', 'deleted'] },
+  reason: { type: 'string', enum: ['exists', 'deleted', 'endpoint-disabled', 'in-flight'] },
   deletedAt: { type: 'string', format: 'date-time' },
   maxGroupChanges: { type: 'integer' },
 };

@@ -243,6 +243,9 @@ describe.each(tables)('erasing an organization’s items on %s', (_, open) => {
         locationChange: 2,
         deletedLocation: 0,
         machineClientUse: 0,
+        webhookEndpoint: 0,
+        webhookEndpointState: 0,
+        webhookDelivery: 0,
       };
 
       expect((await eraseOrganization(targets, LOC_ORG_A, { dryRun: true })).items).toEqual(erasedA);
@@ -274,6 +277,9 @@ describe.each(tables)('erasing an organization’s items on %s', (_, open) => {
         locationChange: 0,
         deletedLocation: 0,
         machineClientUse: 0,
+        webhookEndpoint: 0,
+        webhookEndpointState: 0,
+        webhookDelivery: 0,
       });
     } finally {
       await close();

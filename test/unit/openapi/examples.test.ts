@@ -22,6 +22,11 @@ import { createLocation, deleteLocation, replaceLocation } from '#shared/locatio
 import { TableLocationStore } from '#shared/locations/table-store';
 import { createManageLocationsHandler } from '../../../functions/manage-locations';
 import { createManageIngestClientsHandler } from '../../../functions/manage-ingest-clients';
+import { createManageWebhookEndpointsHandler } from '../../../functions/manage-webhook-endpoints';
+import { createEndpoint } from '#shared/webhooks/endpoints';
+import { addDelivery, newDelivery } from '#shared/webhooks/deliveries';
+import { NO_QUEUE } from '#shared/webhooks/sink';
+import { WEBHOOK_EXAMPLE_ID } from '#shared/openapi/webhook-operations';
 
 /**
  * The OpenAPI document's problem examples are the service's real answers: each is asked of the real
@@ -319,6 +324,120 @@ const clients = createManageIngestClientsHandler({
   issuer: () => ({ tokenUrl: 'x', create: () => Promise.reject(new Error('not here')), remove: async () => undefined }),
 });
 const ONE = '/locations/{locationId}';
+// Webhooks: an enabled endpoint at revision 1 (A), a paused one with a delivery (B).
+const hooksDir = mkdtempSync(join(tmpdir(), 'lrs-openapi-hooks-'));
+const [hooksA, hooksB, hooksEmpty] = ['a', 'b', 'empty'].map((n) => FileItemTable.open(join(hooksDir, `${n}.jsonl`)));
+const hookInput = { url: 'https://hooks.example.com/lrs', events: ['occupancy.above' as const], description: '' };
+beforeAll(async () => {
+  const ctx = adminAt('2024-03-01T09:45:00Z');
+  await createEndpoint(hooksA!, ctx, { ...hookInput, enabled: true }, WEBHOOK_EXAMPLE_ID);
+  await createEndpoint(hooksB!, ctx, { ...hookInput, enabled: false }, WEBHOOK_EXAMPLE_ID);
+  await addDelivery(
+    hooksB!,
+    newDelivery({
+      id: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W',
+      organizationId: ADMIN_ORG,
+      endpointId: WEBHOOK_EXAMPLE_ID,
+      type: 'occupancy.above',
+      eventId: 'e-1',
+      locationId: 'berlin-mall',
+      body: '{}',
+      now: new Date('2024-03-01T10:05:01Z'),
+    }),
+  );
+});
+afterAll(() => {
+  [hooksA, hooksB, hooksEmpty].forEach((t) => t!.close());
+  rmSync(hooksDir, { recursive: true, force: true });
+});
+const hooks = (table: FileItemTable) =>
+  createManageWebhookEndpointsHandler({ table: () => table, queue: () => NO_QUEUE, policy: () => ({}) });
+const HOOK = `/webhook-endpoints/${WEBHOOK_EXAMPLE_ID}`;
+const hookRequest = (method: string, suffix: string, request: HttpRequest = {}): HttpRequest => ({
+  method,
+  path: `${HOOK}${suffix}`,
+  ...admin,
+  ...request,
+  pathParameters: { endpointId: WEBHOOK_EXAMPLE_ID, ...(request.pathParameters ?? {}) },
+});
+const HOOK_ONE = '/webhook-endpoints/{endpointId}';
+cases.push(
+  [
+    'createWebhookEndpoint 400',
+    hooks(hooksA!),
+    {
+      method: 'POST',
+      path: '/webhook-endpoints',
+      ...admin,
+      body: { ...hookInput, url: 'http://hooks.example.com/lrs' },
+    },
+    adminExample('/webhook-endpoints', 'post', '400', 'notHttps'),
+  ],
+  [
+    'createWebhookEndpoint 403',
+    hooks(hooksA!),
+    { method: 'POST', path: '/webhook-endpoints', org: ADMIN_ORG, body: hookInput },
+    adminExample('/webhook-endpoints', 'post', '403', 'viewer'),
+  ],
+  [
+    'createWebhookEndpoint 403 limitedAdmin',
+    hooks(hooksA!),
+    { method: 'POST', path: '/webhook-endpoints', ...admin, locations: ['nyc-store'], body: hookInput },
+    adminExample('/webhook-endpoints', 'post', '403', 'limitedAdmin'),
+  ],
+  [
+    'getWebhookEndpoint 404',
+    hooks(hooksEmpty!),
+    hookRequest('GET', ''),
+    adminExample(HOOK_ONE, 'get', '404', 'unknownEndpoint'),
+  ],
+  [
+    'replaceWebhookEndpoint 428',
+    hooks(hooksA!),
+    hookRequest('PUT', '', { body: hookInput }),
+    adminExample(HOOK_ONE, 'put', '428', 'noIfMatch'),
+  ],
+  [
+    'replaceWebhookEndpoint 412',
+    hooks(hooksA!),
+    hookRequest('PUT', '', { body: hookInput, headers: { 'if-match': '"7"' } }),
+    adminExample(HOOK_ONE, 'put', '412', 'stale'),
+  ],
+  [
+    'deleteWebhookEndpoint 412',
+    hooks(hooksA!),
+    hookRequest('DELETE', '', { headers: { 'if-match': '"7"' } }),
+    adminExample(HOOK_ONE, 'delete', '412', 'stale'),
+  ],
+  [
+    'rotateWebhookSecret 412',
+    hooks(hooksA!),
+    hookRequest('POST', '/secret:rotate', { headers: { 'if-match': '"7"' } }),
+    adminExample(`${HOOK_ONE}/secret:rotate`, 'post', '412', 'stale'),
+  ],
+  [
+    'listWebhookDeliveries 400',
+    hooks(hooksA!),
+    hookRequest('GET', '/deliveries', { query: { limit: '0' } }),
+    adminExample(`${HOOK_ONE}/deliveries`, 'get', '400', 'badLimit'),
+  ],
+  [
+    'retryWebhookDelivery 404',
+    hooks(hooksA!),
+    hookRequest('POST', '/deliveries/msg_2KWPBgLlAfxdpx2AI54pPJ85f4W/retry', {
+      pathParameters: { deliveryId: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' },
+    }),
+    adminExample(`${HOOK_ONE}/deliveries/{deliveryId}/retry`, 'post', '404', 'unknownDelivery'),
+  ],
+  [
+    'retryWebhookDelivery 409',
+    hooks(hooksB!),
+    hookRequest('POST', '/deliveries/msg_2KWPBgLlAfxdpx2AI54pPJ85f4W/retry', {
+      pathParameters: { deliveryId: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' },
+    }),
+    adminExample(`${HOOK_ONE}/deliveries/{deliveryId}/retry`, 'post', '409', 'disabled'),
+  ],
+);
 cases.push(
   [
     'createLocation 400',
