@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { loadOrCreateDevKey } from '../../bin/local/auth/dev-key';
 import { mintDevToken } from '../../bin/local/auth/tokens';
 import { LOCAL_ORGANIZATION_ID } from '../../bin/local/config';
-import { env, getJson, openPage, seededExplorer } from './support/explorer-page';
+import { axeViolations, env, getJson, openPage, seededExplorer, shot } from './support/explorer-page';
 
 /**
  * The admin screen in Chromium against `npm start`'s seeded server (three sites, each with a Main
@@ -183,9 +183,25 @@ describeInBrowser('the admin screen', () => {
     await page.getByRole('button', { name: 'Revoke Berlin door' }).waitFor();
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Revoke Berlin door' }).click();
-    await page.getByRole('cell', { name: /^revoked / }).waitFor();
+    await page.locator('#admin-gateway-list li', { hasText: /· revoked \d{4}-\d\d-\d\d \d\d:\d\d UTC/ }).waitFor();
     const clients = await getJson<{ clients: { name: string; revokedAt: string | null }[] }>('/ingest-clients');
     expect(clients.clients.map((c) => [c.name, c.revokedAt !== null])).toEqual([['Berlin door', true]]);
+  });
+
+  test('fits at 1280 px and on a 390 px phone, and passes axe', async () => {
+    // Pages of their own, with a location's form and change log open and the gateway of the test before listed.
+    for (const width of [1280, 390]) {
+      const { page, problems, context } = await openPage({ query: '?view=admin', wait: false, width, height: 844 });
+      await page.getByRole('button', { name: 'Edit Berlin Mall', exact: true }).click();
+      await page.locator('#admin-changes li').first().waitFor();
+      await page.locator('#admin-gateway-list li').first().waitFor();
+      // Nothing wider than the window: no sideways scrolling.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await shot(page, width === 390 ? 'admin-narrow' : 'admin', { fullPage: width !== 390 });
+      if (width === 1280) expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
   });
 
   test('a viewer has no admin screen and no write controls; the API refuses a viewer’s write anyway', async () => {

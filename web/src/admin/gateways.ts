@@ -9,7 +9,7 @@ import { clear, field, messageOf, place } from './parts';
 export async function showGateways(api: AdminApi, gatewaysPanel: HTMLElement): Promise<void> {
   const status = el('p', { className: 'hint', id: 'admin-gateways-status' }, 'Loading…');
   status.setAttribute('role', 'status');
-  const table = el('table', { id: 'admin-gateway-table' });
+  const list = el('ul', { className: 'admin-list', id: 'admin-gateway-list' });
   const secret = el('div', { id: 'admin-gateway-secret', hidden: true });
   const nameInput = field('Gateway name', '', '/name', () => undefined, { hint: 'Say, its site' });
   const register = el('button', { type: 'submit', textContent: 'Register gateway' });
@@ -21,39 +21,33 @@ export async function showGateways(api: AdminApi, gatewaysPanel: HTMLElement): P
   );
   const summary = el('div', { className: 'error summary', hidden: true });
   form.append(summary);
-  gatewaysPanel.replaceChildren(el('h2', { id: 'admin-gateways-h' }, 'Gateways'), status, table, form, secret);
+  gatewaysPanel.replaceChildren(el('h2', { id: 'admin-gateways-h' }, 'Gateways'), status, list, form, secret);
 
+  /** One gateway a line, so it fits a phone: name, client id, registered, last batch and state (times in UTC, named). */
   const draw = (gateways: readonly Gateway[]) => {
-    const head = el(
-      'tr',
-      {},
-      ...['Name', 'Client id', 'Registered', 'Last batch', 'State', ''].map((h) => el('th', { scope: 'col' }, h)),
-    );
-    table.replaceChildren(
-      el('thead', {}, head),
-      el(
-        'tbody',
-        {},
-        ...gateways.map((g) => {
-          const revoke = el('button', {
-            type: 'button',
-            className: 'secondary',
-            textContent: `Revoke ${g.name}`,
-            hidden: g.revokedAt !== null,
-          });
-          revoke.addEventListener('click', () => void revokeGateway(g));
-          return el(
-            'tr',
-            {},
-            el('td', {}, g.name),
-            el('td', {}, el('code', {}, g.clientId)),
-            el('td', {}, g.createdAt.slice(0, 16).replace('T', ' ')),
-            el('td', {}, g.lastUsedAt ? g.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'),
-            el('td', {}, g.revokedAt ? `revoked ${g.revokedAt.slice(0, 10)}` : 'active'),
-            el('td', {}, revoke),
-          );
-        }),
-      ),
+    list.replaceChildren(
+      ...gateways.map((g) => {
+        const revoke = el('button', {
+          type: 'button',
+          className: 'secondary',
+          textContent: `Revoke ${g.name}`,
+          hidden: g.revokedAt !== null,
+        });
+        revoke.addEventListener('click', () => void revokeGateway(g));
+        const state = g.revokedAt ? `revoked ${utc(g.revokedAt)}` : 'active';
+        return el(
+          'li',
+          {},
+          el('span', { className: 'name' }, g.name),
+          el('code', {}, g.clientId),
+          el(
+            'span',
+            { className: 'gateway-state' },
+            `registered ${utc(g.createdAt)} · last batch ${g.lastUsedAt ? utc(g.lastUsedAt) : 'never'} · ${state}`,
+          ),
+          revoke,
+        );
+      }),
     );
   };
   const reload = async () => {
@@ -111,3 +105,6 @@ export async function showGateways(api: AdminApi, gatewaysPanel: HTMLElement): P
   });
   await reload();
 }
+
+/** `2026-11-28 11:02 UTC`. */
+const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
