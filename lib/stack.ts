@@ -316,7 +316,8 @@ export class ServiceStack extends Stack {
       }
     }
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
-    this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+    // Live occupancy reads the cache; filter=health counts each sensor's events through the report engine.
+    this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
     // The history reads the location's groups and counts crossings through the report engine.
     this.endpoints['occupancy-history'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
     this.endpoints['occupancy-history'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));

@@ -4,6 +4,9 @@ import { isNotBeforeFloor, TIMESTAMP_FLOOR_MESSAGE, TIMESTAMP_FORMAT_MESSAGE } f
 import type { HistogramInterval } from '../report/plan/plan';
 import { parseInsightKinds, type InsightKind } from './live-insights';
 
+/** The history has occupancy only (sensor health is live). */
+const HISTORY_KINDS: readonly InsightKind[] = ['occupancy'];
+
 /**
  * The query of `GET /locations/{id}/insights/history`, checked whole before any work: every
  * parameter's error names it and what is allowed, all at once (400).
@@ -51,7 +54,7 @@ export function parseHistoryQuery(query: Readonly<Record<string, string | undefi
   const errors: FieldError[] = [];
   let kinds: InsightKind[] = [];
   try {
-    kinds = parseInsightKinds(query.filter);
+    kinds = parseInsightKinds(query.filter, HISTORY_KINDS);
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     errors.push(...e.errors);

@@ -5,9 +5,11 @@ import { byId, LOCATION_ID } from '../locations/model';
 import type { LiveView, LocationStore } from '../locations/store';
 import { MAX_ENTRY_AGE_MS, REFRESH_PERIOD_MS } from '../locations/occupancy-entry';
 import { currentOpenPeriod } from './opening-hours';
+import type { ReportEngine } from '../stores/store';
+import { type SensorHealth, sensorHealth } from '../sensor-health/health';
 
-/** The insight kinds `filter` may name (spec: only occupancy). */
-export const INSIGHT_KINDS = ['occupancy'] as const;
+/** The insight kinds `filter` may name (the spec's occupancy; health: docs/sensor-health.md). */
+export const INSIGHT_KINDS = ['occupancy', 'health'] as const;
 export type InsightKind = (typeof INSIGHT_KINDS)[number];
 
 /** Where the refresh is expected to have written, after each scheduled start (cron 0/5). */
@@ -26,15 +28,18 @@ export interface OccupancyItem {
 }
 
 export interface LiveInsights {
-  readonly insights: { readonly occupancy?: readonly OccupancyItem[] };
+  readonly insights: { readonly occupancy?: readonly OccupancyItem[]; readonly health?: SensorHealth };
 }
 
 /**
- * `filter` → the kinds asked for: comma-separated, whitespace around names and repeated names
+ * `filter` → the kinds asked for (of `kinds`: the live ones by default; the history has occupancy only): comma-separated, whitespace around names and repeated names
  * tolerated; missing, empty or naming an unknown kind is a 400 naming the query parameter.
  */
-export function parseInsightKinds(filter: string | undefined): InsightKind[] {
-  const allowed = `allowed: ${INSIGHT_KINDS.join(', ')}`;
+export function parseInsightKinds<K extends string = InsightKind>(
+  filter: string | undefined,
+  kinds: readonly K[] = INSIGHT_KINDS as unknown as readonly K[],
+): K[] {
+  const allowed = `allowed: ${kinds.join(', ')}`;
   if (filter === undefined)
     throw new ValidationError([
       { path: FILTER_POINTER, message: `is required (comma-separated insight kinds; ${allowed})` },
@@ -49,18 +54,20 @@ export function parseInsightKinds(filter: string | undefined): InsightKind[] {
   ];
   if (names.length === 0)
     throw new ValidationError([{ path: FILTER_POINTER, message: `must name at least one insight kind; ${allowed}` }]);
-  const unknown = names.filter((n) => !(INSIGHT_KINDS as readonly string[]).includes(n));
+  const unknown = names.filter((n) => !(kinds as readonly string[]).includes(n));
   if (unknown.length > 0) {
     throw new ValidationError(
       unknown.map((n) => ({ path: FILTER_POINTER, message: `unknown insight kind '${n.slice(0, 64)}'; ${allowed}` })),
     );
   }
-  return names as InsightKind[];
+  return names as K[];
 }
 
-/** How often the refresh runs. @default REFRESH_PERIOD_MS (5 minutes, the spec's) */
 export interface LiveOptions {
+  /** How often the refresh runs. @default REFRESH_PERIOD_MS (5 minutes, the spec's) */
   readonly refreshPeriodMs?: number;
+  /** The report engine, asked only for `health` (occupancy is answered from the cache alone). */
+  readonly engine?: () => Promise<ReportEngine>;
 }
 
 /**
@@ -84,8 +91,12 @@ export async function liveInsights(
   const view = LOCATION_ID.test(locationId) ? await store.getLiveView(scope.organizationId, locationId) : undefined;
   if (!view) throw new NotFoundError(`There is no location '${locationId.slice(0, 128)}'.`);
   const period = options.refreshPeriodMs ?? REFRESH_PERIOD_MS;
-  const insights: { occupancy?: OccupancyItem[] } = {};
+  const insights: { occupancy?: OccupancyItem[]; health?: SensorHealth } = {};
   if (kinds.includes('occupancy')) insights.occupancy = currentOccupancy(view, now, period);
+  if (kinds.includes('health')) {
+    if (!options.engine) throw new Error('no report engine for health');
+    insights.health = await sensorHealth(await options.engine(), view, now);
+  }
   return { body: { insights }, maxAgeSeconds: maxAgeSeconds(now, period) };
 }
 

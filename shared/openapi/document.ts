@@ -145,10 +145,15 @@ function liveInsights(problem: ProblemExample): Json {
   return {
     operationId: 'getLiveInsights',
     tags: ['locations'],
-    summary: 'Live occupancy per sensor group (refreshed every 5 minutes), with utilization where a capacity is set.',
+    summary:
+      'Live occupancy per sensor group (refreshed every 5 minutes), with utilization where a capacity is set, and sensor health.',
     description:
-      'Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes; a group with a capacity also has `capacity` (its capacity now) and `utilization` (occupancy ÷ capacity, rounded half up to 3 decimals). Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes.',
-    parameters: [...insightParameters(), ref('parameters', 'AcceptEncoding'), ref('parameters', 'IfNoneMatch')],
+      "Occupancy of each open sensor group counted in its current open period, from the cache the refresh writes every 5 minutes; a group with a capacity also has `capacity` (its capacity now) and `utilization` (occupancy ÷ capacity, rounded half up to 3 decimals). Cache-Control lasts until the next refresh has written; If-None-Match with the ETag gives 304 while the occupancy is the same, so a dashboard polling every minute moves no bytes. `health`: for every camera of the sensor groups' lines and every parking lot with stats in the last 28 days, its last event and whether it is `ok`, `silent` (nothing for longer than its usual gap at this hour, learned from its own last 28 days, while a group of it is open) or `unknown` (less than a week of history); the rule is in docs/sensor-health.md.",
+    parameters: [
+      ...insightParameters(['occupancy', 'health']),
+      ref('parameters', 'AcceptEncoding'),
+      ref('parameters', 'IfNoneMatch'),
+    ],
     responses: {
       '200': {
         description: 'Live insights; an open sensor group without fresh data, or a closed one, is left out.',
@@ -174,14 +179,47 @@ function liveInsights(problem: ProblemExample): Json {
                 },
               },
               closed: { summary: 'Closed, or no data', value: { insights: { occupancy: [] } } },
+              health: {
+                summary: 'filter=health: a silent camera, a lot without enough history',
+                value: {
+                  insights: {
+                    health: {
+                      cameras: [
+                        {
+                          trackingCameraId: 'cam-gate',
+                          sensorGroupIds: [1],
+                          status: 'silent',
+                          lastEventAt: '2024-06-11T08:00:00.000Z',
+                          usualGapSeconds: 600,
+                        },
+                        {
+                          trackingCameraId: 'cam-lunch',
+                          sensorGroupIds: [1],
+                          status: 'ok',
+                          lastEventAt: '2024-06-11T09:50:00.000Z',
+                          usualGapSeconds: null,
+                        },
+                      ],
+                      parkingLots: [
+                        {
+                          parkingLotId: 'P1',
+                          status: 'unknown',
+                          lastEventAt: '2024-06-11T10:45:00.000Z',
+                          usualGapSeconds: null,
+                        },
+                      ],
+                    },
+                  },
+                },
+              },
             },
           },
         },
       },
       '304': ref('responses', 'NotModified'),
       '400': problemResponse('`filter` is missing, empty or names another kind.', {
-        unknownKind: problem('validation', "/query/filter: unknown insight kind 'dwell'; allowed: occupancy", {
-          errors: [{ path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy" }],
+        unknownKind: problem('validation', "/query/filter: unknown insight kind 'dwell'; allowed: occupancy, health", {
+          errors: [{ path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy, health" }],
         }),
       }),
       '401': ref('responses', 'Unauthorized'),

@@ -126,7 +126,7 @@ export const parameters: Record<string, Json> = {
 };
 
 /** The path and query parameters of the insight operations (live insights, occupancy history). */
-export const insightParameters = (): Json[] => [
+export const insightParameters = (kinds: readonly string[] = ['occupancy']): Json[] => [
   {
     name: 'locationId',
     in: 'path',
@@ -139,9 +139,9 @@ export const insightParameters = (): Json[] => [
     name: 'filter',
     in: 'query',
     required: true,
-    description: 'Comma-separated insight kinds. Allowed: occupancy.',
+    description: `Comma-separated insight kinds. Allowed: ${kinds.join(', ')}.`,
     schema: { type: 'string' },
-    example: 'occupancy',
+    example: kinds.join(','),
   },
 ];
 

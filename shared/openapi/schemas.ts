@@ -153,6 +153,10 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
               description: 'The open sensor groups with fresh data; a closed one, or one without data, is left out.',
               items: { $ref: '#/components/schemas/OccupancyItem' },
             },
+            health: {
+              $ref: '#/components/schemas/SensorHealth',
+              description: "filter=health: the location's cameras and parking lots (docs/sensor-health.md).",
+            },
           },
         },
       },
@@ -183,6 +187,43 @@ export function componentSchemas(problemTypeBase?: string): Record<string, Json>
           description:
             '`occupancy` ÷ `capacity`, rounded half up to 3 decimals (0.417 is 41.7 %; above 1 is over capacity); with `capacity`.',
         },
+      },
+    },
+    SensorHealth: {
+      type: 'object',
+      description:
+        "Whether each camera of the sensor groups' lines and each parking lot with stats in the last 28 days sends as usual (docs/sensor-health.md).",
+      required: ['cameras', 'parkingLots'],
+      properties: {
+        cameras: {
+          type: 'array',
+          description: "Every camera of the location's groups, by id.",
+          items: { $ref: '#/components/schemas/CameraHealth' },
+        },
+        parkingLots: {
+          type: 'array',
+          description: 'Every parking lot with stats at the location in the last 28 days, by id.',
+          items: { $ref: '#/components/schemas/ParkingLotHealth' },
+        },
+      },
+    },
+    CameraHealth: {
+      type: 'object',
+      description: "The health of one camera of the location's sensor groups' lines.",
+      required: ['trackingCameraId', 'sensorGroupIds', 'status', 'lastEventAt', 'usualGapSeconds'],
+      properties: {
+        trackingCameraId: { type: 'string', description: 'The camera, as in the lines of the groups.' },
+        sensorGroupIds: { type: 'array', items: { type: 'integer' }, description: 'The groups whose lines it counts.' },
+        ...sensorHealthProperties(),
+      },
+    },
+    ParkingLotHealth: {
+      type: 'object',
+      description: 'The health of one parking lot with stats at the location in the last 28 days.',
+      required: ['parkingLotId', 'status', 'lastEventAt', 'usualGapSeconds'],
+      properties: {
+        parkingLotId: { type: 'string', description: 'The lot, as in its stats.' },
+        ...sensorHealthProperties(),
       },
     },
     Health: {
@@ -283,6 +324,28 @@ function problemSchema(problemTypeBase?: string): Json {
       detail: { type: 'string', description: 'What went wrong with this request, and what to do.' },
       requestId: { type: 'string', description: requestId },
       ...Object.fromEntries(extensions),
+    },
+  };
+}
+
+/** The members a camera's and a parking lot's health share. */
+function sensorHealthProperties(): Record<string, Json> {
+  return {
+    status: {
+      type: 'string',
+      enum: ['ok', 'silent', 'unknown'],
+      description:
+        '`silent`: nothing for longer than its usual gap at this hour allows (7 usual gaps, 15 minutes at least) while a group of it is open (a lot: always); `unknown`: no event in 28 days, or less than a week of history; `ok` otherwise.',
+    },
+    lastEventAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'Its last event in the last 28 days, to the second; null without one.',
+    },
+    usualGapSeconds: {
+      type: ['integer', 'null'],
+      description:
+        'One hour divided by its usual events in this hour of the week; null when unknown or usually quiet at this hour.',
     },
   };
 }

@@ -117,7 +117,7 @@ test('is 400 problem+json naming the query parameter when filter is missing or n
   });
   expect(other.json()).toMatchObject({
     status: 400,
-    errors: [{ path: '/query/filter', message: "unknown insight kind 'dwellTime'; allowed: occupancy" }],
+    errors: [{ path: '/query/filter', message: "unknown insight kind 'dwellTime'; allowed: occupancy, health" }],
   });
 });
 

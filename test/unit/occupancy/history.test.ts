@@ -300,6 +300,12 @@ describe('the history query', () => {
     ]);
   });
 
+  test('refuses health: sensor health is live only', () => {
+    expect(errorsOf({ filter: 'occupancy,health', from: '2024-06-03T00:00:00Z', to: '2024-06-04T00:00:00Z' })).toEqual([
+      { path: '/query/filter', message: "unknown insight kind 'health'; allowed: occupancy" },
+    ]);
+  });
+
   test('bounds the range and the buckets before any work', () => {
     const from = '2024-03-01T00:00:00Z';
     expect(errorsOf({ filter: 'occupancy', from, to: from })).toEqual([

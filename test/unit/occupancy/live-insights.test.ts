@@ -20,17 +20,17 @@ describe('parseInsightKinds', () => {
 
   test('is a 400 naming the query parameter when filter is missing or empty', () => {
     expect(errorsOf(undefined)).toEqual([
-      { path: '/query/filter', message: 'is required (comma-separated insight kinds; allowed: occupancy)' },
+      { path: '/query/filter', message: 'is required (comma-separated insight kinds; allowed: occupancy, health)' },
     ]);
     expect(errorsOf(' , ')).toEqual([
-      { path: '/query/filter', message: 'must name at least one insight kind; allowed: occupancy' },
+      { path: '/query/filter', message: 'must name at least one insight kind; allowed: occupancy, health' },
     ]);
   });
 
   test('is a 400 listing every unknown kind, even next to occupancy', () => {
     expect(errorsOf('occupancy,dwell, Occupancy')).toEqual([
-      { path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy" },
-      { path: '/query/filter', message: "unknown insight kind 'Occupancy'; allowed: occupancy" },
+      { path: '/query/filter', message: "unknown insight kind 'dwell'; allowed: occupancy, health" },
+      { path: '/query/filter', message: "unknown insight kind 'Occupancy'; allowed: occupancy, health" },
     ]);
   });
 });
