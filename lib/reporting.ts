@@ -7,6 +7,7 @@ import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { PROBE_REQUEST } from '../shared/health/checks';
+import { SENSOR_COLLECTIONS } from '../shared/sensor-health/activity';
 import { INDEX_BASE, indexTemplates, ismPolicyId, replicasFor } from '../shared/stores/opensearch/store';
 import { DEFAULT_RETENTION_MONTHS } from '../shared/documents/retention';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
@@ -231,6 +232,15 @@ export class Reporting extends Construct {
       domain: this.domain,
       indexPrefix: this.indexPrefix,
       indexPatterns: [`${INDEX_BASE[PROBE_REQUEST.source]}-*`],
+    };
+  }
+
+  /** Search access for sensor health (shared/sensor-health): the indices of the collections it counts. */
+  public get sensorHealthBinding(): OpenSearchBinding {
+    return {
+      domain: this.domain,
+      indexPrefix: this.indexPrefix,
+      indexPatterns: SENSOR_COLLECTIONS.map((c) => `${INDEX_BASE[c]}-*`),
     };
   }
 

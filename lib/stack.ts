@@ -24,6 +24,8 @@ import { grantDomainPaths, rollupIndexPaths, Rollups } from './rollups';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
 import { SERVICE_NAME } from '../shared/service-identity';
+import { SENSOR_COLLECTIONS } from '../shared/sensor-health/activity';
+import { rollupIndexNames } from '../shared/stores/opensearch/store';
 
 export type HandlerName =
   | Route['handler']
@@ -316,8 +318,20 @@ export class ServiceStack extends Stack {
       }
     }
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
-    // Live occupancy reads the cache; filter=health counts each sensor's events through the report engine.
-    this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
+    // Live occupancy reads the cache; filter=health counts the cameras' and lots' events through the
+    // report engine: their monthly indices and, with rollups on, their rollup rows (nothing else).
+    const live = this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');
+    live.bindOpenSearch(this.reporting.sensorHealthBinding);
+    if (config.rollups) {
+      const paths = SENSOR_COLLECTIONS.flatMap((c) => rollupIndexNames(config.openSearch.indexPrefix, c));
+      grantDomainPaths(
+        live,
+        this.reporting.domain,
+        { Post: [...paths, rollupPaths.dirty].map((p) => `${p}/_search`) },
+        'Sensor health searches the rollup rows of the cameras and lots and the bookkeeping index by name.',
+      );
+      live.addEnvironment(ENV.rollups, 'on');
+    }
     // The history reads the location's groups and counts crossings through the report engine.
     this.endpoints['occupancy-history'].bindTable(this.occupancy.table, 'read').bindOpenSearch(query);
     this.endpoints['occupancy-history'].addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));

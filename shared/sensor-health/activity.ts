@@ -2,14 +2,18 @@ import type { AggResult, ReportEngine, Scope } from '../stores/store';
 import { planFromRequest } from '../report/plan/plan-builder';
 import type { FilterInput } from '../report/schema/filters';
 import type { ReportRequest } from '../report/schema/request';
-import { type HourCount, LEARNING_WINDOW_MS } from './rule';
+import { addDays, localDateOf, localMsOf, localToInstant } from '../time/local-time';
+import { type HourCount, LEARNING_DAYS, type LearnedRates, learn } from './rule';
 
 /**
  * What the stored documents say of each source's activity, read through ordinary report plans (the
  * same compiler, tenancy scope and rollups as `POST /reports:query`; both stores alike): its hourly
  * event counts over the learning window (a histogram of 1 h in the location's zone, which the
- * rollups answer where they exist), then its last event, narrowed from that hour to its minute and
+ * rollups answer where they exist), then its last event, narrowed from its hour to its minute and
  * to its second by two small histograms over the documents.
+ *
+ * The learning window ends where today starts (local), so what it teaches is learned once a day per
+ * location and kept (see {@link DayCache}); an answer then reads today's hours only.
  */
 
 /** A kind of source: the collection its documents are in and the field naming it. */
@@ -20,11 +24,13 @@ export interface SourceKind {
 
 export const CAMERAS: SourceKind = { collection: 'movementEvents', field: 'trackingCameraId' };
 export const PARKING_LOTS: SourceKind = { collection: 'parkingLotStats', field: 'parkingLotId' };
+/** The collections sensor health reads, and no other (what its function may search in AWS). */
+export const SENSOR_COLLECTIONS = [CAMERAS.collection, PARKING_LOTS.collection] as const;
 
 export interface Activity {
-  /** The hour buckets of the window in order, the last one holding `now`. */
-  readonly hours: readonly HourCount[];
-  /** The start of the second of the last event (epoch ms); absent without events in the window. */
+  /** What the days before today taught; absent without an event in them. */
+  readonly learned?: LearnedRates;
+  /** The start of the second of the last event (epoch ms); absent without events in the window or today. */
   readonly lastEventAt?: number;
 }
 
@@ -40,25 +46,66 @@ const HOUR = 3_600_000;
 /** The filters aggregation allows this many named buckets. */
 const MAX_SOURCES_PER_REPORT = 100;
 
+/** One source's learning, once a day: its rates and the start of its last hour with an event before today. */
+interface Learned {
+  readonly rates?: LearnedRates;
+  readonly lastHour?: number;
+}
+
+/**
+ * What a day's learning found, per report engine, organization, location, zone and local day (the
+ * key names all five: nothing learned for one is served to another). At most {@link MAX_LEARNED_DAYS}
+ * location-days are kept, the oldest dropped first; a source is 168 rates (1.3 KB), and a location
+ * has up to a few hundred sources, so the cache stays within tens of MB. Documents ingested late for
+ * an earlier day are learned the next day.
+ */
+export const MAX_LEARNED_DAYS = 128;
+class DayCache {
+  private readonly days = new Map<string, { sources: Map<string, Learned>; lots?: readonly string[] }>();
+  entry(key: string) {
+    let entry = this.days.get(key);
+    if (!entry) {
+      if (this.days.size >= MAX_LEARNED_DAYS) this.days.delete(this.days.keys().next().value as string);
+      entry = { sources: new Map() };
+      this.days.set(key, entry);
+    }
+    return entry;
+  }
+}
+const caches = new WeakMap<ReportEngine, DayCache>();
+
+/** Where today (local) started, and the learning window before it. */
+function windowOf(q: ActivityQuery) {
+  const today = localDateOf(q.now, q.zone);
+  const dayStart = localToInstant(localMsOf(today), q.zone);
+  const from = localToInstant(localMsOf(addDays(today, -LEARNING_DAYS)), q.zone);
+  const key = [q.scope.organizationId, q.locationId, q.zone, dayStart].join('\0');
+  let cache = caches.get(q.engine);
+  if (!cache) {
+    cache = new DayCache();
+    caches.set(q.engine, cache);
+  }
+  return { dayStart, from, cache, key };
+}
+
 /** The activity of each of `ids` (distinct), keyed by id. */
 export async function activityOf(
   q: ActivityQuery,
   kind: SourceKind,
   ids: readonly string[],
 ): Promise<Map<string, Activity>> {
-  const from = q.now - LEARNING_WINDOW_MS;
-  const hourly = await histograms(q, kind, ids, '1h', from, q.now);
-  const out = new Map<string, Activity>();
-  for (const [id, buckets] of hourly) {
-    // The first bucket starts before the window (it holds `from`): a part of an hour is left out.
-    const hours = buckets.filter((b) => b.start >= from);
-    out.set(id, { hours });
+  const { dayStart, from, cache, key } = windowOf(q);
+  const { sources } = cache.entry(`${key}\0${kind.collection}`);
+  const missing = ids.filter((id) => !sources.has(id));
+  for (const [id, hours] of await histograms(q, kind, missing, '1h', from, dayStart)) {
+    sources.set(id, { rates: learn(hours, q.zone), lastHour: [...hours].reverse().find((b) => b.count > 0)?.start });
   }
+  const today = await histograms(q, kind, ids, '1h', dayStart, q.now);
   // Narrow the last event: its hour → its minute → its second, sources sharing a bucket read together.
   let last = new Map<string, number>();
-  for (const [id, a] of out) {
-    const h = [...a.hours].reverse().find((b) => b.count > 0);
-    if (h) last.set(id, h.start);
+  for (const id of ids) {
+    const hour = [...(today.get(id) ?? [])].reverse().find((b) => b.count > 0)?.start ?? sources.get(id)?.lastHour;
+    if (hour !== undefined) last.set(id, hour);
   }
   for (const [interval, width] of [
     ['1m', HOUR],
@@ -74,20 +121,27 @@ export async function activityOf(
     }
     last = next;
   }
-  for (const [id, at] of last) out.set(id, { hours: out.get(id)?.hours ?? [], lastEventAt: at });
-  return out;
+  return new Map(ids.map((id) => [id, { learned: sources.get(id)?.rates, lastEventAt: last.get(id) }]));
 }
 
-/** The parking lots with stats at the location in the learning window (up to the terms cap). */
+/** The parking lots with stats at the location in the learning window or today (up to the terms cap each). */
 export async function parkingLotsOf(q: ActivityQuery): Promise<string[]> {
+  const { dayStart, from, cache, key } = windowOf(q);
+  const entry = cache.entry(`${key}\0lots`);
+  entry.lots ??= await lotsBetween(q, from, dayStart);
+  return [...new Set([...entry.lots, ...(await lotsBetween(q, dayStart, q.now))])].sort();
+}
+
+async function lotsBetween(q: ActivityQuery, from: number, to: number): Promise<string[]> {
+  if (from >= to) return [];
   const request: ReportRequest = {
     source: PARKING_LOTS.collection,
     locationIds: [q.locationId],
-    filters: [range(q.now - LEARNING_WINDOW_MS, q.now)],
+    filters: [range(from, to)],
     aggregations: [{ type: 'terms', field: PARKING_LOTS.field }],
   };
   const { root } = await q.engine.run(planFromRequest(request), q.scope);
-  return root.kind === 'terms' ? root.buckets.map((b) => b.key).sort() : [];
+  return root.kind === 'terms' ? root.buckets.map((b) => b.key) : [];
 }
 
 /** Per source, the buckets of a `interval` histogram over [from, to), sources chunked to fit the bucket limit. */
@@ -100,7 +154,7 @@ async function histograms(
   to: number,
 ) {
   const out = new Map<string, HourCount[]>();
-  if (from >= to) return out;
+  if (from >= to || ids.length === 0) return out;
   const buckets = Math.ceil((to - from) / (interval === '1h' ? HOUR : interval === '1m' ? 60_000 : 1000)) + 2;
   // The time buckets and one bucket per source under each count against the limit.
   const perReport = Math.max(1, Math.min(MAX_SOURCES_PER_REPORT, Math.floor(q.engine.maxBuckets / buckets) - 1));

@@ -61,7 +61,7 @@ export async function sensorHealth(engine: ReportEngine, view: LocationWithGroup
   const lotIds = await parkingLotsOf(q);
   const [cameras, lots] = await Promise.all([activityOf(q, CAMERAS, cameraIds), activityOf(q, PARKING_LOTS, lotIds)]);
   const judged = (a: Activity | undefined, isActive: boolean) => ({
-    ...judge(a?.hours ?? [], a?.lastEventAt, now, location.timezone, isActive),
+    ...judge(a?.learned, a?.lastEventAt, now, location.timezone, isActive),
     lastEventAt: a?.lastEventAt === undefined ? null : new Date(a.lastEventAt).toISOString(),
   });
   return {

@@ -5,15 +5,18 @@ import { intlOffset } from '../time/zone-offsets';
  * camera's movement events, a parking lot's stats) over the learning window, its last event and
  * "now", whether it is `ok`, `silent` or `unknown`.
  *
+ * - The learning window is the LEARNING_DAYS local days before today (today itself teaches nothing:
+ *   what is learned is the same all day, so it is learned once a day, ./activity.ts).
  * - The rate of an hour of the week (Monday 09:00 local, …) is learned from the hours the source was
- *   reporting: from the hour of its first event in the window to the end of the hour of its last one
- *   (the current, partial hour left out); rate = events in those hours ÷ how many of them there were.
+ *   reporting: from the hour of its first event in the window to the end of the hour of its last one;
+ *   rate = events in those hours ÷ how many of them there were.
  * - Its usual gap at that hour is 1 h ÷ the rate (none when the hour is usually quiet).
- * - `unknown`: no event in the window, or fewer than MIN_HISTORY_HOURS learned hours.
+ * - `unknown`: nothing learned (no event in the window), or fewer than MIN_HISTORY_HOURS learned hours.
  * - `silent`: the source should be reporting (`active`: a group of the camera is open; lots always),
  *   nothing came for at least MIN_SILENCE_MS, and the events the learned rates expect since the last
- *   one (each hour's rate × the part of that hour elapsed) reach SILENT_EXPECTED_EVENTS: the silence
- *   lasted that many usual gaps. A quiet hour (rate 0, e.g. closed) adds nothing, so it is never silent.
+ *   one (each local hour's rate × the part of that hour elapsed, in real time: a DST day's missing or
+ *   repeated hour is walked as it happened) reach SILENT_EXPECTED_EVENTS: the silence lasted that many
+ *   usual gaps. A quiet hour (rate 0, e.g. closed) adds nothing, so it is never silent.
  * - `ok` otherwise.
  */
 
@@ -25,6 +28,14 @@ export interface HourCount {
   readonly count: number;
 }
 
+/** What the window taught of one source: events per hour by hour of the week (NaN: never seen). */
+export interface LearnedRates {
+  /** 168 slots, 0 = Monday 00:00 … 167 = Sunday 23:00 local. */
+  readonly rates: Float64Array;
+  /** How many hours they were learned from. */
+  readonly hours: number;
+}
+
 export interface Judgement {
   readonly status: HealthStatus;
   /** 1 h ÷ the learned rate of the current hour of the week, in whole seconds; null when unknown or usually quiet. */
@@ -32,8 +43,8 @@ export interface Judgement {
 }
 
 const HOUR = 3_600_000;
-/** The learning window: four weeks, so that each hour of the week is seen up to four times. */
-export const LEARNING_WINDOW_MS = 28 * 24 * HOUR;
+/** The learning window: four weeks of local days, so that each hour of the week is seen up to four times. */
+export const LEARNING_DAYS = 28;
 /** Less than a week of learned hours: some hour of the week was never seen, the status is unknown. */
 export const MIN_HISTORY_HOURS = 7 * 24;
 /**
@@ -51,43 +62,59 @@ export function hourOfWeek(utcMs: number, zone: string): number {
 }
 
 /**
- * Judges one source. `hours`: the window's hour buckets in order, the last one holding `now` (each
- * bucket ends where the next starts, the last one hour after its start); `lastEventAt`: its last event (epoch ms).
+ * The rates one source's hour buckets of the window (in order, each starting a local hour) teach,
+ * from its first hour with an event to its last; undefined without any event.
  */
+export function learn(hours: readonly HourCount[], zone: string): LearnedRates | undefined {
+  const first = hours.findIndex((h) => h.count > 0);
+  if (first < 0) return undefined;
+  let last = hours.length - 1;
+  while ((hours[last] as HourCount).count === 0) last--;
+  const events = new Float64Array(168);
+  const seen = new Float64Array(168);
+  for (const h of hours.slice(first, last + 1)) {
+    const slot = hourOfWeek(h.start, zone);
+    events[slot] = (events[slot] as number) + h.count;
+    seen[slot] = (seen[slot] as number) + 1;
+  }
+  return {
+    rates: events.map((e, slot) => (seen[slot] ? e / (seen[slot] as number) : Number.NaN)),
+    hours: last - first + 1,
+  };
+}
+
+/** Judges one source from what it taught and its last event (epoch ms) at `now`. */
 export function judge(
-  hours: readonly HourCount[],
+  learned: LearnedRates | undefined,
   lastEventAt: number | undefined,
   now: number,
   zone: string,
   active: boolean,
 ): Judgement {
-  const first = hours.findIndex((h) => h.count > 0);
-  if (first < 0 || lastEventAt === undefined) return { status: 'unknown', usualGapSeconds: null };
-  let last = hours.length - 1;
-  while (last > first && (hours[last] as HourCount).count === 0) last--;
-  // The current hour is partial: it teaches nothing about its hour of the week.
-  const learned = hours.slice(first, Math.min(last + 1, hours.length - 1));
-  if (learned.length < MIN_HISTORY_HOURS) return { status: 'unknown', usualGapSeconds: null };
-  const rates = learnRates(learned, zone);
-  const rateNow = rates.get(hourOfWeek(now, zone)) ?? 0;
+  if (!learned || lastEventAt === undefined || learned.hours < MIN_HISTORY_HOURS) {
+    return { status: 'unknown', usualGapSeconds: null };
+  }
+  const rateAt = (t: number) => learned.rates[hourOfWeek(t, zone)] || 0;
+  const rateNow = rateAt(now);
   const usualGapSeconds = rateNow > 0 ? Math.round(3600 / rateNow) : null;
   if (!active || now - lastEventAt < MIN_SILENCE_MS) return { status: 'ok', usualGapSeconds };
-  let expected = 0;
-  hours.forEach((h, i) => {
-    const end = i + 1 < hours.length ? (hours[i + 1] as HourCount).start : h.start + HOUR;
-    const overlap = Math.min(end, now) - Math.max(h.start, lastEventAt);
-    if (overlap > 0) expected += ((rates.get(hourOfWeek(h.start, zone)) ?? 0) * overlap) / (end - h.start);
-  });
-  return { status: expected >= SILENT_EXPECTED_EVENTS ? 'silent' : 'ok', usualGapSeconds };
+  return {
+    status: expectedSince(lastEventAt, now, zone, rateAt) >= SILENT_EXPECTED_EVENTS ? 'silent' : 'ok',
+    usualGapSeconds,
+  };
 }
 
-/** Events per hour for each hour of the week seen in `hours`. */
-function learnRates(hours: readonly HourCount[], zone: string): Map<number, number> {
-  const sums = new Map<number, { events: number; hours: number }>();
-  for (const h of hours) {
-    const slot = hourOfWeek(h.start, zone);
-    const s = sums.get(slot) ?? { events: 0, hours: 0 };
-    sums.set(slot, { events: s.events + h.count, hours: s.hours + 1 });
+/**
+ * The events the rates expect in [from, now), local hour by local hour in real time; it stops
+ * counting once the threshold is reached (a silence of weeks costs no more than one of hours).
+ */
+function expectedSince(from: number, now: number, zone: string, rateAt: (t: number) => number): number {
+  let expected = 0;
+  for (let t = from; t < now && expected < SILENT_EXPECTED_EVENTS; ) {
+    const intoHour = (((t + intlOffset(zone, t)) % HOUR) + HOUR) % HOUR;
+    const next = Math.min(now, t + HOUR - intoHour);
+    expected += (rateAt(t) * (next - t)) / HOUR;
+    t = next;
   }
-  return new Map([...sums].map(([slot, s]) => [slot, s.events / s.hours]));
+  return expected;
 }

@@ -30,6 +30,15 @@ import { deleteIndices, indexDocuments, testClient, uniquePrefix } from '../supp
  * - lot P1 (stats every 15 min, day and night) up to 12:45 → ok, usual gap 3600/4 = 900 s;
  *   lot P2 the same until 06:00 today → 6 h 50 min without stats → silent.
  * Organization B has a depot too (Gate: cam-gate) whose cam-gate sent only today 08:00–12:40.
+ *
+ * A DST day: the harbour (Berlin, group Night open 00:00–06:00) on Sunday 2024-03-31, when the clocks
+ * jump from 02:00 CET (UTC+1) to 03:00 CEST (UTC+2), at 01:00Z. Its 28 learned days are March 3–30
+ * (all CET): cam-dawn and cam-stop send every 10 min 01:00–03:50 local, so Sunday 01:00, 02:00 and
+ * 03:00 have 6/h, learned over 27 × 24 + 3 = 651 hours. Today cam-dawn sent 01:00–01:50 CET
+ * (00:00Z–00:50Z), cam-stop at 01:00 CET (00:00Z) only. "Now" is 03:50 CEST (01:50Z):
+ * - cam-dawn: 60 real minutes of silence: 10 min of Sunday 01:00 (6 × 10/60 = 1) and 50 of Sunday
+ *   03:00 (6 × 50/60 = 5), 6 < 7 → ok (the wall clock shows 2 h: counted by it, 12 would be silent).
+ * - cam-stop: 60 min of 01:00 (6) + 50 of 03:00 (5) = 11 ≥ 7 → silent. Both: usual gap 3600/6 = 600 s.
  */
 const client = testClient();
 const prefix = uniquePrefix('sensor-health');
@@ -41,9 +50,9 @@ const every = (minutes: number, day: number, from: [number, number], to: [number
   return out;
 };
 const days = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-const move = (org: string, camera: string, t: number) => ({
+const move = (org: string, camera: string, t: number, locationId = 'depot') => ({
   organizationId: org,
-  locationId: 'depot',
+  locationId,
   trackingCameraId: camera,
   label: 'person',
   timestamp: new Date(t).toISOString(),
@@ -75,7 +84,21 @@ const movementEvents = [
     .concat(every(10, 11, [8, 0], [12, 40]))
     .map((t) => move(ORG_A, 'cam-new', t)),
   ...every(10, 11, [8, 0], [12, 40]).map((t) => move(ORG_B, 'cam-gate', t)),
+  ...harbourEvents(),
 ];
+/** March 2024 in Berlin: CET (UTC+1) until the clocks jump at 2024-03-31T01:00Z. */
+function harbourEvents() {
+  const cet = (day: number, hh: number, mm: number) => Date.UTC(2024, 2, day, hh - 1, mm);
+  const out = [];
+  for (const camera of ['cam-dawn', 'cam-stop']) {
+    for (let day = 3; day <= 30; day++) {
+      for (let t = cet(day, 1, 0); t <= cet(day, 3, 50); t += 600_000) out.push(move(ORG_A, camera, t, 'harbour'));
+    }
+  }
+  for (let t = cet(31, 1, 0); t <= cet(31, 1, 50); t += 600_000) out.push(move(ORG_A, 'cam-dawn', t, 'harbour'));
+  out.push(move(ORG_A, 'cam-stop', cet(31, 1, 0), 'harbour'));
+  return out;
+}
 const allDay = (d: number) => every(15, d, [0, 0], [23, 45]);
 const parkingLotStats = [
   ...days(1, 10)
@@ -97,11 +120,12 @@ const depot = (
   organizationId: string,
   sensorGroups: LiveView['sensorGroups'],
   occupancy: LiveView['occupancy'] = [],
+  id = 'depot',
 ): LiveView => ({
   location: {
-    id: 'depot',
+    id,
     organizationId,
-    name: 'Depot',
+    name: id,
     type: 'depot',
     timezone: 'Europe/Berlin',
     createdBy: null,
@@ -134,7 +158,16 @@ const views: Record<string, LiveView> = {
   ),
   [ORG_B]: depot(ORG_B, [{ id: 1, name: 'Gate', lines: [line('cam-gate')], openingHours: daily('08:00', '20:00') }]),
 };
-const store = { getLiveView: async (org: string, id: string) => (id === 'depot' ? views[org] : undefined) };
+const harbour = depot(
+  ORG_A,
+  [{ id: 7, name: 'Night', lines: [line('cam-dawn'), line('cam-stop')], openingHours: daily('00:00', '06:00') }],
+  [],
+  'harbour',
+);
+const store = {
+  getLiveView: async (org: string, id: string) =>
+    id === 'depot' ? views[org] : id === 'harbour' && org === ORG_A ? harbour : undefined,
+};
 
 let duckdb: DuckDBInstance;
 let engines: Record<'opensearch' | 'duckdb', ReportEngine>;
@@ -163,14 +196,33 @@ afterAll(async () => {
   await client.close();
 });
 
-const live = (engine: () => Promise<ReportEngine>, filter: string, org = ORG_A) =>
-  invoke(createLiveInsightsHandler({ store: () => store, engine, now: () => NOW }), {
+const live = (
+  engine: () => Promise<ReportEngine>,
+  filter: string,
+  org = ORG_A,
+  { now = NOW, locationId = 'depot', locations }: { now?: number; locationId?: string; locations?: string[] } = {},
+) =>
+  invoke(createLiveInsightsHandler({ store: () => store, engine, now: () => now }), {
     method: 'GET',
-    path: '/locations/depot/insights/live',
-    pathParameters: { locationId: 'depot' },
+    path: `/locations/${locationId}/insights/live`,
+    pathParameters: { locationId },
     query: { filter },
     org,
+    ...(locations ? { locations } : {}),
   });
+
+/** An engine that notes where each report's time range starts (epoch ms), then runs it. */
+const recording = (inner: ReportEngine) => {
+  const froms: number[] = [];
+  const engine: ReportEngine = {
+    maxBuckets: inner.maxBuckets,
+    run: (plan, scope, options) => {
+      froms.push(plan.timeRange?.from ?? Number.NEGATIVE_INFINITY);
+      return inner.run(plan, scope, options);
+    },
+  };
+  return { engine: async () => engine, froms };
+};
 
 const camera = (
   trackingCameraId: string,
@@ -215,6 +267,40 @@ describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
     });
   });
 
+  test('a DST day (clocks jump 02:00 → 03:00): silence is counted in real time, hour by local hour', async () => {
+    const response = await live(engine, 'health', ORG_A, {
+      now: Date.parse('2024-03-31T01:50:00Z'),
+      locationId: 'harbour',
+    });
+    expect(response.json()).toEqual({
+      insights: {
+        health: {
+          cameras: [
+            camera('cam-dawn', [7], 'ok', '2024-03-31T00:50:00.000Z', 600),
+            camera('cam-stop', [7], 'silent', '2024-03-31T00:00:00.000Z', 600),
+          ],
+          parkingLots: [],
+        },
+      },
+    });
+  });
+
+  test('the learning is read once a day per location: a later answer that day reads today only', async () => {
+    const { engine: counted, froms } = recording(engines[name]);
+    // 28 days before June 11 00:00 in Berlin (UTC+2) is May 14 00:00, 2024-05-13T22:00Z.
+    expect((await live(counted, 'health')).json()).toEqual({ insights: { health: expectedHealth } });
+    expect(froms).toContain(Date.parse('2024-05-13T22:00:00Z'));
+    froms.length = 0;
+    const later = await live(counted, 'health', ORG_A, { now: NOW + 5 * 60_000 });
+    expect(later.json()).toEqual({ insights: { health: expectedHealth } });
+    expect(froms.length).toBeGreaterThan(0);
+    expect(froms.filter((from) => from < Date.parse('2024-06-10T22:00:00Z'))).toEqual([]);
+    froms.length = 0;
+    // The next day learns again, from May 15 00:00 local.
+    await live(counted, 'health', ORG_A, { now: NOW + 24 * 3_600_000 });
+    expect(froms).toContain(Date.parse('2024-05-14T22:00:00Z'));
+  });
+
   test("another organization sees its own cameras from its own events only, and no lot of this one's", async () => {
     const response = await live(engine, 'health', ORG_B);
     expect(response.json()).toEqual({
@@ -223,6 +309,16 @@ describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
       },
     });
   });
+});
+
+test('a token granted other locations only: filter=health is the 404 filter=occupancy gives, and reads nothing', async () => {
+  const refused = () => Promise.reject(new Error('engine asked'));
+  const occupancy = await live(refused, 'occupancy', ORG_A, { locations: ['harbour'] });
+  const health = await live(refused, 'health', ORG_A, { locations: ['harbour'] });
+  expect(occupancy.status).toBe(404);
+  expect(health.status).toBe(404);
+  expect(health.json()).toEqual(occupancy.json());
+  expect((await live(refused, 'occupancy', ORG_A, { locations: ['depot'] })).status).toBe(200);
 });
 
 test('filter=occupancy never asks the report engine', async () => {

@@ -181,10 +181,9 @@ describe('the service stack with the default context (cdk.json)', () => {
       }
     });
 
-    it('lets the location endpoints read the table and nothing else', () => {
+    it("lets the location endpoints read the table, and live insights search the cameras' and lots' indices, nothing else", () => {
       for (const description of [LIST, LIVE]) {
         const actions = ownActions(template, description);
-        expect(actions.every((a) => a.startsWith('dynamodb:'))).toBe(true);
         expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
         expect(actions).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
         expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
@@ -192,6 +191,25 @@ describe('the service stack with the default context (cdk.json)', () => {
           true,
         );
       }
+      expect(ownActions(template, LIST).every((a) => a.startsWith('dynamodb:'))).toBe(true);
+      // filter=health (docs/sensor-health.md) counts movement events and parking lot stats, rollups included.
+      expect(ownActions(template, LIVE).filter((a) => !a.startsWith('dynamodb:'))).toEqual(OPENSEARCH_SEARCH);
+      const domain = domainId(template);
+      expect(resourcesFor(template, LIVE, 'es:')).toEqual(
+        [
+          'movement-events-*',
+          'parking-lot-stats-*',
+          'rollup-movement-events',
+          'rollup-movement-events-1h',
+          'rollup-movement-events-1d',
+          'rollup-parking-lot-stats',
+          'rollup-parking-lot-stats-1h',
+          'rollup-parking-lot-stats-1d',
+          'rollup-dirty',
+        ]
+          .map((p) => `${domain}.Arn/${p}/_search`)
+          .sort(),
+      );
     });
 
     it('lets the health function run one search on the movement event indices and read one item, nothing else', () => {
