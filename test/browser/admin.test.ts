@@ -86,6 +86,29 @@ describeInBrowser('the admin screen', () => {
     expect(problems).toEqual([]);
   });
 
+  test('deletes a location only once the admin confirms, and the API has it no more', async () => {
+    // Prepare: the location the test before created.
+    const page = await editing('Lisbon Store');
+    const status = async () =>
+      (
+        await fetch(`${env.service.url}/locations/lisbon-store`, {
+          headers: { authorization: `Bearer ${env.service.token}` },
+        })
+      ).status;
+    // Act and assess: cancelled, nothing happens; confirmed, it is gone from the list and the API.
+    const asked: string[] = [];
+    page.once('dialog', (d) => void (asked.push(d.message()), d.dismiss()));
+    await page.getByRole('button', { name: 'Delete location' }).click();
+    expect(asked).toHaveLength(1);
+    expect(await status()).toBe(200);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete location' }).click();
+    await page.locator('#admin-editor').waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Edit Lisbon Store' }).waitFor({ state: 'detached' });
+    expect(asked[0]).toMatch(/^Delete Lisbon Store\? /);
+    expect(await status()).toBe(404);
+  });
+
   test('an admin changes a group’s capacity in the page, and the dashboard shows the new utilization', async () => {
     // Prepare: the seeded deck holds 40.
     const page = await editing('Berlin Mall');
