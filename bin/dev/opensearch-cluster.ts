@@ -6,7 +6,7 @@
  * of 3 keeps a majority (2) when one dies: the fault suite (test/cluster) kills one with SIGKILL, as a
  * crash or an instance lost, and starts it again on the same data.
  */
-import { freePorts, NodeProcess, prepareNodeHome, type StartOpenSearchOptions } from './opensearch-node';
+import { freePorts, NodeProcess, pollHealth, prepareNodeHome, type StartOpenSearchOptions } from './opensearch-node';
 
 /** Options of {@link startOpenSearchCluster}; all optional. */
 export interface StartClusterOptions
@@ -108,23 +108,16 @@ export async function waitForCluster(
   timeoutMs: number,
   failure?: () => string | undefined,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastProblem = 'no answer yet';
-  while (Date.now() < deadline) {
-    const failed = failure?.();
-    if (failed !== undefined) throw new Error(failed);
-    try {
-      const res = await fetch(`${url}/_cluster/health?wait_for_nodes=${count}&timeout=2s`, {
-        signal: AbortSignal.timeout(10_000),
-      });
+  const lastProblem = await pollHealth(
+    `${url}/_cluster/health?wait_for_nodes=${count}&timeout=2s`,
+    async (res) => {
       // A node that has not found the others has no cluster manager yet: 503 until then.
       const body = (await res.json()) as { number_of_nodes?: number; timed_out?: boolean };
-      if (res.ok && !body.timed_out && body.number_of_nodes === count) return;
-      lastProblem = res.ok ? `${body.number_of_nodes ?? 0} of ${count} nodes` : `HTTP ${res.status}`;
-    } catch (error) {
-      lastProblem = String(error instanceof Error && error.cause ? error.cause : error);
-    }
-    await new Promise((res) => setTimeout(res, 500));
-  }
-  throw new Error(`the cluster at ${url} did not have ${count} nodes within ${timeoutMs} ms (${lastProblem})`);
+      if (res.ok && !body.timed_out && body.number_of_nodes === count) return undefined;
+      return res.ok ? `${body.number_of_nodes ?? 0} of ${count} nodes` : `HTTP ${res.status}`;
+    },
+    { timeoutMs, failure, fetchTimeoutMs: 10_000, everyMs: 500 },
+  );
+  if (lastProblem !== undefined)
+    throw new Error(`the cluster at ${url} did not have ${count} nodes within ${timeoutMs} ms (${lastProblem})`);
 }

@@ -112,23 +112,45 @@ export async function waitForOpenSearch(
   url: string,
   { timeoutMs = DEFAULT_START_TIMEOUT_MS, failure }: { timeoutMs?: number; failure?: () => string | undefined } = {},
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const lastProblem = await pollHealth(
+    `${url}/_cluster/health?wait_for_status=yellow&timeout=1s`,
+    async (res) => (res.ok ? undefined : `HTTP ${res.status}: ${await res.text()}`),
+    { timeoutMs, failure, fetchTimeoutMs: 5_000, everyMs: 250 },
+  );
+  if (lastProblem !== undefined)
+    throw new Error(`OpenSearch at ${url} did not become ready within ${timeoutMs} ms (${lastProblem})`);
+}
+
+/**
+ * Asks `healthUrl` (a `_cluster/health` with its conditions) every `everyMs` until `problemOf` finds
+ * nothing wrong with the answer (undefined) or `timeoutMs` has passed (the last problem: no answer,
+ * or what `problemOf` said). `failure`, if given, is consulted between polls and aborts the wait.
+ */
+export async function pollHealth(
+  healthUrl: string,
+  problemOf: (res: Response) => Promise<string | undefined>,
+  options: {
+    timeoutMs: number;
+    failure?: (() => string | undefined) | undefined;
+    fetchTimeoutMs: number;
+    everyMs: number;
+  },
+): Promise<string | undefined> {
+  const deadline = Date.now() + options.timeoutMs;
   let lastProblem = 'no answer yet';
   while (Date.now() < deadline) {
-    const failed = failure?.();
+    const failed = options.failure?.();
     if (failed !== undefined) throw new Error(failed);
     try {
-      const res = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, {
-        signal: AbortSignal.timeout(5_000),
-      });
-      if (res.ok) return;
-      lastProblem = `HTTP ${res.status}: ${await res.text()}`;
+      const problem = await problemOf(await fetch(healthUrl, { signal: AbortSignal.timeout(options.fetchTimeoutMs) }));
+      if (problem === undefined) return undefined;
+      lastProblem = problem;
     } catch (error) {
       lastProblem = String(error instanceof Error && error.cause ? error.cause : error);
     }
-    await sleep(250);
+    await sleep(options.everyMs);
   }
-  throw new Error(`OpenSearch at ${url} did not become ready within ${timeoutMs} ms (${lastProblem})`);
+  return lastProblem;
 }
 
 /** Thrown when the node died because one of its (auto-picked) ports was taken meanwhile. */

@@ -190,9 +190,9 @@ async function countsOf(
     // Three plans, each of a shape the rollups answer (a range's ragged ends read from the documents):
     // today's hours so far; last week's whole day by the hour (the same plan all day, so a report
     // cache keeps it); last week's count up to the same time, without hours.
-    const today = await run((g) => hourlyRequest(zone, ids, days.todayStart, Math.max(days.todayStart, now), g));
-    const before = await run((g) => hourlyRequest(zone, ids, days.lastWeekStart, days.lastWeekEnd, g));
-    const sofar = await run((g) => countRequest(ids, days.lastWeekStart, days.lastWeekUntil, g));
+    const today = await run((g) => eventsRequest(ids, days.todayStart, Math.max(days.todayStart, now), g, zone));
+    const before = await run((g) => eventsRequest(ids, days.lastWeekStart, days.lastWeekEnd, g, zone));
+    const sofar = await run((g) => eventsRequest(ids, days.lastWeekStart, days.lastWeekUntil, g));
     const iso = (t: number) => new Date(t).toISOString();
     ids.forEach((id, k) => {
       const mine = hourlyOf(today, id, k);
@@ -246,34 +246,21 @@ const locationStage = (ids: readonly string[], grouping: Grouping): AggregationI
         ),
       };
 
-/** Movement events per local hour of [from, to) for each of `ids`. */
-export function hourlyRequest(
-  zone: string,
+/** Movement events in [from, to) for each of `ids`; per local hour of `zone` when one is given. */
+function eventsRequest(
   ids: readonly string[],
   from: number,
   to: number,
-  grouping: Grouping = 'terms',
+  grouping: Grouping,
+  zone?: string,
 ): ReportRequest {
+  const byLocation = locationStage(ids, grouping);
   return {
     source: 'movementEvents',
     locationIds: [...ids],
     filters: [range(from, to)],
-    aggregations: [{ type: 'dateHistogram', interval: '1h', timeZone: zone }, locationStage(ids, grouping)],
-  };
-}
-
-/** Movement events in [from, to) for each of `ids`. */
-export function countRequest(
-  ids: readonly string[],
-  from: number,
-  to: number,
-  grouping: Grouping = 'terms',
-): ReportRequest {
-  return {
-    source: 'movementEvents',
-    locationIds: [...ids],
-    filters: [range(from, to)],
-    aggregations: [locationStage(ids, grouping)],
+    aggregations:
+      zone === undefined ? [byLocation] : [{ type: 'dateHistogram', interval: '1h', timeZone: zone }, byLocation],
   };
 }
 

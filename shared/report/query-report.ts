@@ -74,9 +74,10 @@ export async function answerReport(
   const { deadline } = options;
   // Shaping and rendering run in turns, the deadline checked between them (a 503 past it).
   const pacer = new Pacer(deadline);
+  const run: Run = { scope, engine, options };
   const { model, truncated, source } = plan.compare
-    ? await answerComparison(plan, scope, engine, options, pacer)
-    : await answerPlan(plan, scope, engine, options, pacer);
+    ? await answerComparison(plan, run, pacer)
+    : await answerPlan(plan, run, pacer);
   const zone = localTimeZone(plan);
   const rendered =
     mediaType === 'text/csv' ? await (await csvWriter()).renderCsv(model, pacer, zone) : await renderJson(model, pacer);
@@ -110,14 +111,15 @@ interface Shaped {
   readonly source: SourceFacts;
 }
 
-async function answerPlan(
-  plan: ReportPlan,
-  scope: Scope,
-  engine: ReportEngine,
-  options: AnswerOptions,
-  pacer: Pacer,
-): Promise<Shaped> {
-  const result = await runPlan(plan, scope, engine, options);
+/** What every engine run of one report shares: the caller's scope, the engine, the answer's options. */
+interface Run {
+  readonly scope: Scope;
+  readonly engine: ReportEngine;
+  readonly options: AnswerOptions;
+}
+
+async function answerPlan(plan: ReportPlan, run: Run, pacer: Pacer): Promise<Shaped> {
+  const result = await runPlan(plan, run);
   return {
     model: await shapeReport(plan, result, pacer),
     truncated: result.truncated === true,
@@ -126,17 +128,11 @@ async function answerPlan(
 }
 
 /** One plan on the engine, in slices when it has a splitInterval (`beside`: the other period of a comparison). */
-async function runPlan(
-  plan: ReportPlan,
-  scope: Scope,
-  engine: ReportEngine,
-  options: AnswerOptions,
-  beside?: { plan: ReportPlan; heldBuckets: number },
-): Promise<EngineResult> {
-  const { deadline } = options;
+async function runPlan(plan: ReportPlan, run: Run, beside?: Beside): Promise<EngineResult> {
+  const { deadline } = run.options;
   return plan.splitInterval
-    ? runSplitReport(plan, scope, engine, options, beside)
-    : engine.run(plan, scope, deadline ? { deadline } : {});
+    ? runSplitReport(plan, run, beside)
+    : run.engine.run(plan, run.scope, deadline ? { deadline } : {});
 }
 
 /**
@@ -145,22 +141,13 @@ async function runPlan(
  * may. One after the other, not at once: the same report then fails with the same error on every
  * engine and every run (the report's own period's, when both would fail).
  */
-async function answerComparison(
-  plan: ReportPlan,
-  scope: Scope,
-  engine: ReportEngine,
-  options: AnswerOptions,
-  pacer: Pacer,
-): Promise<Shaped> {
+async function answerComparison(plan: ReportPlan, run: Run, pacer: Pacer): Promise<Shaped> {
   const periods = periodsOf(plan);
-  const maxAnswerBuckets = options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
+  const maxAnswerBuckets = run.options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
   // Split, each period's run refuses the two together when they must exceed the bounds (runSplit): the first before it starts.
-  const current = await runPlan(periods.current, scope, engine, options, { plan: periods.previous, heldBuckets: 0 });
+  const current = await runPlan(periods.current, run, { plan: periods.previous, heldBuckets: 0 });
   const held = resultBuckets(current.root);
-  const previous = await runPlan(periods.previous, scope, engine, options, {
-    plan: periods.current,
-    heldBuckets: held,
-  });
+  const previous = await runPlan(periods.previous, run, { plan: periods.current, heldBuckets: held });
   if (held + resultBuckets(previous.root) > maxAnswerBuckets) throw comparedTooLarge(maxAnswerBuckets);
   const model = await shapeComparison(periods, current, previous, pacer);
   // Each period may be answered from other rows (rollups cover one, not the other): `mixed` then.
@@ -181,13 +168,13 @@ function comparedTooLarge(maxAnswerBuckets: number): AnswerBucketsError {
  * splitting (lib/bundling.ts) then neither parses nor runs them at start, and most reports need neither.
  */
 
-async function runSplitReport(
-  plan: ReportPlan,
-  scope: Scope,
-  engine: ReportEngine,
-  options: AnswerOptions,
-  beside?: { plan: ReportPlan; heldBuckets: number },
-) {
+/** The other period of a comparison, and the buckets its answer holds. */
+interface Beside {
+  readonly plan: ReportPlan;
+  readonly heldBuckets: number;
+}
+
+async function runSplitReport(plan: ReportPlan, { scope, engine, options }: Run, beside?: Beside) {
   const [{ runSplit, inProcessSliceExecutor }, executor] = await Promise.all([
     import('./split/run-split'),
     options.sliceExecutor?.(),

@@ -74,22 +74,28 @@ export interface Mark {
 
 /** Up to `size` of a collection's dirty grains, earliest first. */
 export async function readMarks(client: Client, prefix: string, c: Collection, size: number): Promise<Mark[]> {
+  const body = await searchMarks(client, prefix, {
+    size,
+    seq_no_primary_term: true,
+    query: { bool: { filter: [{ term: { kind: 'dirty' } }, { term: { collection: c } }] } },
+    sort: [{ grain: 'asc' }],
+  });
+  const hits = (body as { hits: { hits: { _source: { grain: number }; _seq_no: number; _primary_term: number }[] } })
+    .hits.hits;
+  return hits.map((h) => ({ grain: h._source.grain, seqNo: h._seq_no, primaryTerm: h._primary_term }));
+}
+
+/** A search of the bookkeeping index (none yet: no hits), refused unless every shard answered. */
+async function searchMarks(client: Client, prefix: string, search: Record<string, unknown>): Promise<unknown> {
   const { body } = await client.search({
     index: dirtyIndexName(prefix),
     ignore_unavailable: true,
     allow_no_indices: true,
     allow_partial_search_results: false,
-    body: {
-      size,
-      seq_no_primary_term: true,
-      query: { bool: { filter: [{ term: { kind: 'dirty' } }, { term: { collection: c } }] } },
-      sort: [{ grain: 'asc' }],
-    },
+    body: search as never,
   });
   assertEveryShard(body);
-  const hits = (body as { hits: { hits: { _source: { grain: number }; _seq_no: number; _primary_term: number }[] } })
-    .hits.hits;
-  return hits.map((h) => ({ grain: h._source.grain, seqNo: h._seq_no, primaryTerm: h._primary_term }));
+  return body;
 }
 
 /**
@@ -125,22 +131,15 @@ export interface RollupState {
 
 /** The collection's readiness and watermark, in one search of the bookkeeping index. */
 export async function readRollupState(client: Client, prefix: string, c: Collection): Promise<RollupState> {
-  const { body } = await client.search({
-    index: dirtyIndexName(prefix),
-    ignore_unavailable: true,
-    allow_no_indices: true,
-    allow_partial_search_results: false,
-    body: {
-      size: 0,
-      track_total_hits: false,
-      query: { term: { collection: c } },
-      aggs: {
-        ready: { filter: { ids: { values: [readyId(c)] } } },
-        dirty: { filter: { term: { kind: 'dirty' } }, aggs: { first: { min: { field: 'grain' } } } },
-      },
-    } as never,
+  const body = await searchMarks(client, prefix, {
+    size: 0,
+    track_total_hits: false,
+    query: { term: { collection: c } },
+    aggs: {
+      ready: { filter: { ids: { values: [readyId(c)] } } },
+      dirty: { filter: { term: { kind: 'dirty' } }, aggs: { first: { min: { field: 'grain' } } } },
+    },
   });
-  assertEveryShard(body);
   const aggs = (body as { aggregations?: { ready: { doc_count: number }; dirty: { first: { value: number | null } } } })
     .aggregations;
   const first = aggs?.dirty.first.value;

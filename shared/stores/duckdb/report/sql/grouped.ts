@@ -30,6 +30,19 @@ const ROOT = 'd';
 const CHILD = 'c';
 
 /**
+ * One read of rows to group: `source` (a relation and its condition) by the columns of `stages`, root
+ * fields from the alias `parent` and item fields from `item`, in `order`, with `extra` columns kept.
+ */
+interface Pass {
+  readonly stages: readonly number[];
+  readonly parent: string;
+  readonly item: string;
+  readonly order: string;
+  readonly source: string;
+  readonly extra?: readonly Column[];
+}
+
+/**
  * The grouped compilation (compile.ts). Every key of a row is a function of the row alone (its
  * parent's fields included), and every stage only narrows the rows of the stage before by their
  * keys, so the rows are grouped once by all of them and the stages work on the groups:
@@ -97,9 +110,9 @@ export class GroupedCompiler extends Compiler {
     const rootOrder = `${ROOT}.${ident(ROW_ID)}`;
     const nested = pipeline[this.m];
     if (nested?.kind !== 'nested') {
-      const rows = rootRows();
-      this.grouped(REL.documents, all, ROOT, ROOT, rootOrder, rows);
-      if (this.rowStats) this.rows(all, ROOT, ROOT, rootOrder, rows);
+      const pass: Pass = { stages: all, parent: ROOT, item: ROOT, order: rootOrder, source: rootRows() };
+      this.grouped(REL.documents, pass);
+      if (this.rowStats) this.rows(pass);
       this.stages();
       return this.statement();
     }
@@ -127,6 +140,14 @@ export class GroupedCompiler extends Compiler {
     const itemRows = `${from} WHERE ${where}${this.m > 0 ? '' : ` AND ${items}`}`;
     const flag = this.itemFlag ? [column('fi', `coalesce((${items}), false)`)] : [];
     const firsts = this.m > 0 ? [column('np', rollup ? firstsOf(CHILD) : `count_if(${CHILD}.${ident(ITEM)} = 0)`)] : [];
+    const fromItems: Pass = {
+      stages: all,
+      parent,
+      item: CHILD,
+      order: `${CHILD}.rowid`,
+      source: itemRows,
+      extra: flag,
+    };
     if (this.r >= 0) {
       // One pass over the items for `b` and `c`: documents with several items keep their id (`_doc`).
       const several = alone
@@ -141,24 +162,23 @@ export class GroupedCompiler extends Compiler {
         firsts,
       );
     } else {
-      this.grouped(REL.items, toItems, parent, CHILD, `${CHILD}.rowid`, itemRows, flag, firsts);
+      this.grouped(REL.items, { ...fromItems, stages: toItems }, firsts);
     }
     if (this.m > 0) {
       // Documents without items, from the root table; those with items through their first item (np).
       const withoutItems = `${rootRows()} AND ${ROOT}.${ident(itemsColumn(nested.path))} = 0`;
-      const documents = this.grouped(
-        REL.documentsWithoutItems,
-        all.slice(0, this.m),
-        ROOT,
-        ROOT,
-        rootOrder,
-        withoutItems,
-      );
+      const documents = this.grouped(REL.documentsWithoutItems, {
+        stages: all.slice(0, this.m),
+        parent: ROOT,
+        item: ROOT,
+        order: rootOrder,
+        source: withoutItems,
+      });
       const cols = [...documents.names, '_shard'].join(', ');
       const both = `SELECT ${cols}, n FROM ${REL.documentsWithoutItems} UNION ALL SELECT ${cols}, np FROM ${REL.items}`;
       this.ctes.push(`${REL.documents} AS (SELECT ${cols}, sum(n)::BIGINT AS n FROM (${both}) GROUP BY ALL)`);
     }
-    if (this.rowStats) this.rows(all, parent, CHILD, `${CHILD}.rowid`, itemRows, flag);
+    if (this.rowStats) this.rows(fromItems);
     this.stages();
     return this.statement();
   }
@@ -208,19 +228,11 @@ export class GroupedCompiler extends Compiler {
   }
 
   /**
-   * The CTE `name`: the rows of `source` grouped by the columns of `stages` (and `extra`), with
-   * `sums` summed; stats summed in `order` where the groups carry them.
+   * The CTE `name`: the rows of the pass's `source` grouped by the columns of its `stages` (and
+   * `extra`), with `sums` summed; stats summed in `order` where the groups carry them.
    */
-  private grouped(
-    name: string,
-    stages: readonly number[],
-    parent: string,
-    item: string,
-    order: string,
-    source: string,
-    extra: readonly Column[] = [],
-    sums: readonly Column[] = [],
-  ): StageColumns {
+  private grouped(name: string, pass: Pass, sums: readonly Column[] = []): StageColumns {
+    const { stages, parent, item, order, source, extra = [] } = pass;
     const stats = stages.map((i) => this.plan.pipeline[i] as AggNode).find((n) => n.kind === 'stats');
     const aggregates: string[] = sums.map(selectItem);
     const { rollup } = this.options;
@@ -264,14 +276,8 @@ export class GroupedCompiler extends Compiler {
   }
 
   /** `s`: the rows themselves with the columns of `stages`, the stats field `_x` and the order `_ord`. */
-  private rows(
-    stages: readonly number[],
-    parent: string,
-    item: string,
-    order: string,
-    source: string,
-    extra: readonly Column[] = [],
-  ): void {
+  private rows(pass: Pass): void {
+    const { stages, parent, item, order, source, extra = [] } = pass;
     const stats = this.plan.pipeline.at(-1) as AggNode & { kind: 'stats' };
     const x = column('_x', `${stats.field.nestedPath ? item : parent}.${ident(columnOf(stats.field))}`);
     const columns = this.columnsOf(stages, parent, item);
