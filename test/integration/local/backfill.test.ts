@@ -1,40 +1,23 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ingestCli } from '../../../bin/ingest-cli';
-import { LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
 import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
+import { mintIngestToken } from './ingest-token';
 
 /**
  * `npm run ingest -- --api URL --token T file` against `npm start`: a file of more lines than one
  * request may carry goes in two batches; totals, refused lines by their number in the file, and a
  * second run of the same file that writes nothing (every line a duplicate: a crashed run resumes so).
  */
-const ROOT = join(__dirname, '../../..');
 let service: LocalService;
 let token: string;
 let dir: string;
 
 beforeAll(async () => {
   service = await startLocalService();
-  token = execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
-      'bin/mint-token.ts',
-      '--org',
-      LOCAL_ORGANIZATION_ID,
-      '--scope',
-      'ingest',
-      '--data-dir',
-      service.dataDir,
-    ],
-    { cwd: ROOT },
-  )
-    .toString()
-    .trim();
+  token = mintIngestToken(service.dataDir);
   dir = mkdtempSync(join(tmpdir(), 'lrs-backfill-'));
 });
 afterAll(async () => {

@@ -1,37 +1,18 @@
-import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
-import { join } from 'node:path';
-import { LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
 import { type LocalService, startLocalService } from '../../../bin/dev/local-service';
+import { mintIngestToken } from './ingest-token';
 
 /**
  * POST /ingest/{collection} on `npm start`: the local server writes into its own DuckDB (no second
  * writer), its report cache forgets what a write changes, tokens of the wrong kind are refused, and a
  * server killed in the middle of a batch keeps all of it or none.
  */
-const ROOT = join(__dirname, '../../..');
 let service: LocalService;
 let ingestToken: string;
 
 beforeAll(async () => {
   service = await startLocalService();
-  // The token CLI as a user runs it, on the server's data folder (its development key).
-  ingestToken = execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
-      'bin/mint-token.ts',
-      '--org',
-      LOCAL_ORGANIZATION_ID,
-      '--scope',
-      'ingest',
-      '--data-dir',
-      service.dataDir,
-    ],
-    { cwd: ROOT },
-  )
-    .toString()
-    .trim();
+  ingestToken = mintIngestToken(service.dataDir);
 });
 afterAll(() => service?.stop());
 
@@ -109,22 +90,7 @@ test('keeps a whole batch or none of it when the server is killed (SIGKILL) whil
   const restarted = await startLocalService({}, [], { dataDir: service.dataDir });
   const stop = service.stop.bind(service);
   service = { ...restarted, stop: async () => (await restarted.stop(), await stop()) };
-  ingestToken = execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
-      'bin/mint-token.ts',
-      '--org',
-      LOCAL_ORGANIZATION_ID,
-      '--scope',
-      'ingest',
-      '--data-dir',
-      service.dataDir,
-    ],
-    { cwd: ROOT },
-  )
-    .toString()
-    .trim();
+  ingestToken = mintIngestToken(service.dataDir);
   const afterKill = await count(label);
   const resent = (await (await post(body)).json()) as { accepted: number; duplicates: number };
   // Assess: all or nothing, then exactly the batch

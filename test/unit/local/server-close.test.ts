@@ -8,6 +8,37 @@ import { openApiDocument } from '#shared/openapi/document';
 import type { ReportEngine, Store } from '#shared/stores/store';
 import { provideStore } from '#commons/clients/store';
 
+/** The local server on a free port (with `closeGraceMs`), and a token of an organization for it. */
+async function startServer(closeGraceMs?: number) {
+  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
+  const key = await ephemeralDevKey();
+  const token = await mintDevToken(key, {
+    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+    claimName: 'custom:organizationId',
+  });
+  const grace = closeGraceMs === undefined ? {} : { closeGraceMs };
+  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), ...grace });
+  return { server, token };
+}
+
+/** Reports that start (`running`) and answer only once the test is over (`release`). */
+function holdReports() {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let release!: (e: Error) => void;
+  const released = new Promise<never>((_, reject) => (release = reject));
+  provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
+  return { running, release };
+}
+
+/** A terms report on `url` with `token`. */
+const postReport = (url: string, token: string) =>
+  fetch(`${url}/reports:query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
+  });
+
 /**
  * Closing the local server (npm start's Ctrl-C or SIGTERM) lets an answer in progress be written:
  * the report its engine's close interrupted answers 503, and the client receives it rather than a
@@ -30,18 +61,8 @@ test('close() lets a running report answer its 503 before the connection goes', 
   };
   // Only the reports are asked for here.
   provideStore({ reports: engine } as Store);
-  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
-  const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, {
-    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
-    claimName: 'custom:organizationId',
-  });
-  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument() });
-  const answer = fetch(`${server.url}/reports:query`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
-  }).then(
+  const { server, token } = await startServer();
+  const answer = postReport(server.url, token).then(
     async (r) => ({
       status: r.status,
       type: r.headers.get('content-type'),
@@ -69,23 +90,9 @@ test('close() lets a running report answer its 503 before the connection goes', 
  */
 test('close() answers 503 with Retry-After what is still unanswered when its grace ends', async () => {
   // Prepare: an engine that answers only once the test is over; a grace of 300 ms.
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => (started = resolve));
-  let release!: (e: Error) => void;
-  const released = new Promise<never>((_, reject) => (release = reject));
-  provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
-  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
-  const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, {
-    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
-    claimName: 'custom:organizationId',
-  });
-  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 300 });
-  const answer = fetch(`${server.url}/reports:query`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
-  }).then(
+  const { running, release } = holdReports();
+  const { server, token } = await startServer(300);
+  const answer = postReport(server.url, token).then(
     async (r) => ({
       status: r.status,
       retryAfter: r.headers.get('retry-after'),
@@ -114,13 +121,7 @@ test('close() answers 503 with Retry-After what is still unanswered when its gra
  */
 test('close() lets a request still being sent arrive, so that its client reads the 503', async () => {
   // Prepare: a request whose body arrives in two halves, 600 ms apart; a grace of 200 ms.
-  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
-  const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, {
-    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
-    claimName: 'custom:organizationId',
-  });
-  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 200 });
+  const { server, token } = await startServer(200);
   const half = new TextEncoder().encode(`${'{"id":"x"}\n'.repeat(40_000)}`);
   let firstSent!: () => void;
   const sentFirst = new Promise<void>((resolve) => (firstSent = resolve));
@@ -161,23 +162,9 @@ test('close() lets a request still being sent arrive, so that its client reads t
  */
 test('close() answers 503 the requests on connections opened just before it began, accepted or not yet', async () => {
   // Prepare: a report that holds close() for its grace of 500 ms; a connection made, nothing sent yet.
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => (started = resolve));
-  let release!: (e: Error) => void;
-  const released = new Promise<never>((_, reject) => (release = reject));
-  provideStore({ reports: { maxBuckets: 65_535, run: () => (started(), released) } } as unknown as Store);
-  process.env.ORGANIZATION_CLAIM = 'custom:organizationId';
-  const key = await ephemeralDevKey();
-  const token = await mintDevToken(key, {
-    organizationId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
-    claimName: 'custom:organizationId',
-  });
-  const server = await startLocalServer({ port: 0, devKey: key, openApi: openApiDocument(), closeGraceMs: 500 });
-  const held = fetch(`${server.url}/reports:query`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ aggregations: [{ type: 'terms', field: 'label' }] }),
-  }).then(
+  const { running, release } = holdReports();
+  const { server, token } = await startServer(500);
+  const held = postReport(server.url, token).then(
     (r) => r.status,
     (e: unknown) => String(e),
   );
