@@ -17,8 +17,8 @@ export interface SeedSummary {
 const BATCH = 100_000;
 
 /**
- * Writes the locations (with their sensor groups) to the store and the documents to the target (none:
- * locations only), in batches. `progress(done, total)` is called after each batch; total is an
+ * Writes the documents to the target (none: locations only), in batches, then the locations (with
+ * their sensor groups) to the store. `progress(done, total)` is called after each batch; total is an
  * estimate until the last call, where it is the number written (the generator makes fewer events
  * than the estimate on most days, which left the bar at 98%).
  */
@@ -31,10 +31,14 @@ export async function seed(
   // Created as of the first seeded day, so the groups' capacities are in force over all the seeded
   // history (utilization uses the capacity of each bucket's time).
   const since = new Date(options.now - options.days * 86_400_000);
-  const imported = await applyImport(store, validateImportFile(seedLocations(options)), { now: since, actor: null });
+  const locations = validateImportFile(seedLocations(options));
+  // The locations last: they are what says "seeded" (npm start seeds a store without them), so a seed
+  // stopped midway (a failed write, Ctrl-C) is seeded again whole on the next start, its documents
+  // written so far counted as duplicates, instead of being left half done without a word.
+  const importLocations = async () => (await applyImport(store, locations, { now: since, actor: null })).length;
   const counts: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
   const duplicates: Record<Collection, number> = { movementEvents: 0, parkingLotStats: 0, parkingEvents: 0 };
-  if (!target) return { locations: imported.length, documents: counts, duplicates, failures: [] };
+  if (!target) return { locations: await importLocations(), documents: counts, duplicates, failures: [] };
   const { parkingEvents, parkingLotStats } = seedParking(options);
   const estimate =
     options.days * options.locations * (options.eventsPerDay ?? 1500) + parkingEvents.length + parkingLotStats.length;
@@ -60,5 +64,5 @@ export async function seed(
   await flush('parkingEvents', parkingEvents);
   await flush('parkingLotStats', parkingLotStats);
   progress(done, done);
-  return { locations: imported.length, documents: counts, duplicates, failures };
+  return { locations: await importLocations(), documents: counts, duplicates, failures };
 }

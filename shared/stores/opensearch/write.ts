@@ -153,6 +153,12 @@ async function bulkCreate<C extends Collection>(
   return { outcomes, busy };
 }
 
+/**
+ * The most hits one search may return: OpenSearch's `index.max_result_window` (10,000 unless an index
+ * raises it). The look-up of a larger batch's ids is that many searches.
+ */
+export const MAX_HITS_PER_SEARCH = 10_000;
+
 /** Positions of the documents with an `id` whose `_id` is stored in another index than their own. */
 async function storedInOtherIndices(
   client: Client,
@@ -162,19 +168,20 @@ async function storedInOtherIndices(
 ): Promise<number[]> {
   const named = documents.flatMap((d, i) => (d.document.id === undefined ? [] : [i]));
   if (named.length === 0) return [];
-  const response = await client.search({
-    index: pattern,
-    ignore_unavailable: true,
-    allow_no_indices: true,
-    body: {
-      query: { ids: { values: named.map((i) => (documents[i] as DocumentToWrite).identity.id) } },
-      _source: false,
-      size: named.length,
-    },
-  });
-  const hits = (response.body as { hits: { hits: { _index: string; _id: string }[] } }).hits.hits;
   const indicesOf = new Map<string, string[]>();
-  for (const hit of hits) (indicesOf.get(hit._id) ?? indicesOf.set(hit._id, []).get(hit._id)!).push(hit._index);
+  for (let start = 0; start < named.length; start += MAX_HITS_PER_SEARCH) {
+    const ids = named
+      .slice(start, start + MAX_HITS_PER_SEARCH)
+      .map((i) => (documents[i] as DocumentToWrite).identity.id);
+    const response = await client.search({
+      index: pattern,
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      body: { query: { ids: { values: ids } }, _source: false, size: ids.length },
+    });
+    const hits = (response.body as { hits: { hits: { _index: string; _id: string }[] } }).hits.hits;
+    for (const hit of hits) (indicesOf.get(hit._id) ?? indicesOf.set(hit._id, []).get(hit._id)!).push(hit._index);
+  }
   return named.filter((i) =>
     (indicesOf.get((documents[i] as DocumentToWrite).identity.id) ?? []).some((index) => index !== targets[i]),
   );

@@ -10,7 +10,11 @@ import { openDuckDb } from '#shared/stores/duckdb/store';
 import { writeDocuments as writeDuckDb } from '#shared/stores/duckdb/write';
 import { OpenSearchEngine } from '#shared/stores/opensearch/report/execute';
 import { ensureIndexTemplates } from '#shared/stores/opensearch/layout/templates';
-import { indexDocuments, writeDocuments as writeOpenSearch } from '#shared/stores/opensearch/write';
+import {
+  indexDocuments,
+  MAX_HITS_PER_SEARCH,
+  writeDocuments as writeOpenSearch,
+} from '#shared/stores/opensearch/write';
 import { answerReport } from '#shared/report/query-report';
 import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
@@ -112,3 +116,26 @@ test('returns the documents OpenSearch refuses instead of throwing, and indexes 
     { index: 1, id: 'x', reason: expect.stringMatching(/^strict_dynamic_mapping_exception: .*colour/) },
   ]);
 });
+
+test('OpenSearch writes a batch of more ids than one search may return (10,000), once; again, all duplicates', async () => {
+  // 10,001 events with ids, one a minute from March 1: the look-up of stored ids is two searches.
+  const start = Date.parse('2024-03-01T00:00:00Z');
+  const batch = Array.from({ length: MAX_HITS_PER_SEARCH + 1 }, (_, i) =>
+    toWrite(event(`big-${i}`, new Date(start + i * 60_000).toISOString(), 'car', 'org-big')),
+  );
+  const kinds = (outcomes: readonly { kind: string }[]) =>
+    outcomes.reduce<Record<string, number>>((c, o) => {
+      c[o.kind] = (c[o.kind] ?? 0) + 1;
+      return c;
+    }, {});
+  expect(
+    kinds(await writeOpenSearch(client, 'movementEvents', batch, { indexPrefix: prefix, rollups: false })),
+  ).toEqual({
+    written: 10_001,
+  });
+  expect(
+    kinds(
+      await writeOpenSearch(client, 'movementEvents', batch, { indexPrefix: prefix, rollups: false, refresh: true }),
+    ),
+  ).toEqual({ duplicate: 10_001 });
+}, 120_000);

@@ -55,6 +55,25 @@ describe('seeding', () => {
     expect(calls.slice(0, -1).every(([done, total]) => total > done)).toBe(true);
   });
 
+  test('writes the locations last: a seed stopped by a failed write leaves none, so the next start seeds again', async () => {
+    const store = new TableLocationStore(table);
+    const options = { organizationId: ORG, days: 2, locations: 1, now: Date.parse('2024-03-06T15:00:00Z') };
+    const failing: DocumentTarget = {
+      description: 'failing',
+      write: async (collection) => {
+        if (collection === 'parkingEvents') throw new Error('the cluster refused the batch');
+        return { written: 0, duplicates: 0, failures: [] };
+      },
+      close: async () => undefined,
+    };
+    await expect(seed(failing, store, options)).rejects.toThrow('the cluster refused the batch');
+    expect(await store.listLocations(ORG)).toEqual([]);
+    // The next start (npm start seeds a store without locations) seeds whole.
+    const { target } = countingTarget();
+    const summary = await seed(target, store, options);
+    expect([summary.locations, (await store.listLocations(ORG)).length]).toEqual([1, 1]);
+  });
+
   test('writes the locations only when given no target', async () => {
     const store = new TableLocationStore(table);
     const summary = await seed(undefined, store, {
