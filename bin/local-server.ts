@@ -204,9 +204,11 @@ async function main(argv: readonly string[]): Promise<void> {
 
   // The same cap as the Lambda functions' REPORT_TERMS_CAP (a low one shows the truncation flag).
   const documents: Store = opensearch
-    ? (await import('#commons/clients/opensearch-store')).openSearchStoreFromEnv(
-        openSearchEnv(opensearch, flags.indexPrefix),
-      )
+    ? (await import('#commons/clients/opensearch-store')).openSearchStoreFromEnv({
+        ...openSearchEnv(opensearch, flags.indexPrefix),
+        // As the stack sets it for the report functions; --no-rollups reads the documents only.
+        [ENV.rollups]: flags.rollups ? 'on' : 'off',
+      })
     : duckDbStore(db!, {
         limits: { termsCap: Number(process.env.REPORT_TERMS_CAP ?? DEFAULT_LIMITS.termsCap) },
         rollups: flags.rollups,
@@ -221,11 +223,12 @@ async function main(argv: readonly string[]): Promise<void> {
   // Closed first on the way out: a write begun is answered, a later one refused 503 (the client retries).
   const writes = closingWriter(cache ? forgettingWriter(writer, cache) : writer);
   provideStore({ ...documents, reports: cache ?? documents.reports, writer: writes });
-  // The rollups' dirty grains, rebuilt in the background; with --no-rollups they wait for a start with them.
-  const rebuilds =
-    db && flags.rollups
-      ? startRollupRebuilds(documents, undefined, undefined, () => cache?.forgetUnaccelerated())
-      : undefined;
+  // The rollups' dirty grains, rebuilt in the background (on OpenSearch too, as the stack's rule does
+  // every minute: one rebuild at a time per cluster and prefix, by its lease); with --no-rollups they
+  // wait for a start with them.
+  const rebuilds = flags.rollups
+    ? startRollupRebuilds(documents, undefined, undefined, () => cache?.forgetUnaccelerated())
+    : undefined;
   const checkers = startLineCheckers({ withoutIdentity });
   provideLineChecker(checkers.check);
   const { handler: refresh } = await import('../functions/refresh-occupancy');
@@ -379,6 +382,15 @@ async function seedFirstStart(locations: OpenedLocationStore, into: SeedInto): P
     bar.stop();
     console.log(
       `${summary.documents.movementEvents} movement events, ${summary.documents.parkingEvents} parking events, ${summary.documents.parkingLotStats} lot stats.`,
+    );
+  } catch (e) {
+    bar.stop();
+    // An AppError's detail is for API clients ("An unexpected error occurred."); the operator needs its cause.
+    const causes: string[] = [];
+    for (let c: unknown = e; c instanceof Error && causes.length < 4; c = c.cause) causes.push(c.message);
+    throw new Error(
+      `seeding ${target.description} failed: ${causes.join(': ')}. Nothing marks the store as seeded until the end, so the next start seeds it again (the documents written so far count as duplicates).`,
+      { cause: e },
     );
   } finally {
     bar.stop();

@@ -47,15 +47,15 @@ export function createSetupIndicesHandler(options: SetupIndicesOptions = {}) {
     logger.info('ensuring index templates', { requestType: event.RequestType, prefix, ...settings });
     // Loaded on use, not at import: the OpenSearch client and the SDK credential chain are most of
     // this bundle's start cost (bench/bundles.ts), and a Delete never needs them.
-    const [{ createOpenSearchClient }, { ensureIndexTemplates, ensureIsmPolicy }] = await Promise.all([
-      import('#commons/clients/opensearch-client'),
-      import('#shared/stores/opensearch/store'),
-    ]);
+    const [{ createOpenSearchClient }, { ensureIndexTemplates, ensureIsmPolicy, ensureRollupIndices }] =
+      await Promise.all([import('#commons/clients/opensearch-client'), import('#shared/stores/opensearch/store')]);
     // Signed with this function's role (SigV4, service es), like every function of the service.
     const client = createOpenSearchClient({ ...process.env, OPENSEARCH_URL: props.Endpoint, OPENSEARCH_AUTH: 'sigv4' });
     for (let attempt = 1; ; attempt++) {
       try {
         await ensureIndexTemplates(client, prefix, settings);
+        // Before any report reads it: see ensureRollupIndices.
+        await ensureRollupIndices(client, prefix);
         if (props.RetentionMonths !== undefined)
           await installIsm(() => ensureIsmPolicy(client, prefix, Number(props.RetentionMonths)));
         break;

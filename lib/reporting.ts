@@ -7,8 +7,16 @@ import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { PROBE_REQUEST } from '../shared/health/checks';
+import { COLLECTIONS } from '../shared/documents/fields';
 import { SENSOR_COLLECTIONS } from '../shared/sensor-health/activity';
-import { INDEX_BASE, indexTemplates, ismPolicyId, replicasFor } from '../shared/stores/opensearch/store';
+import {
+  dirtyIndexName,
+  INDEX_BASE,
+  indexTemplates,
+  ismPolicyId,
+  replicasFor,
+  rollupIndexNames,
+} from '../shared/stores/opensearch/store';
 import { DEFAULT_RETENTION_MONTHS } from '../shared/documents/retention';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
 
@@ -162,6 +170,18 @@ export class Reporting extends Construct {
       this.domain,
       [`_index_template/${this.indexPrefix}*`],
       'One index template per collection, all named with the index prefix; the pattern grants exactly those.',
+    );
+    // The rollups' indices, created before any report reads them (ensureRollupIndices): HEAD, then PUT
+    // of each one missing, by name.
+    const rollupIndices = [
+      dirtyIndexName(this.indexPrefix),
+      ...COLLECTIONS.flatMap((c) => rollupIndexNames(this.indexPrefix, c)),
+    ];
+    this.setupIndices.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpHead', 'es:ESHttpPut'],
+        resources: rollupIndices.map((index) => `${this.domain.domainArn}/${index}`),
+      }),
     );
     this.grantIsmInstallation();
 

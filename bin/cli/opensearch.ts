@@ -5,7 +5,7 @@ import {
   type DomainStatus,
 } from '@aws-sdk/client-opensearch';
 import type { Client } from '@opensearch-project/opensearch';
-import { ensureIndexTemplates, settingsForCluster } from '#shared/stores/opensearch/store';
+import { ensureIndexTemplates, ensureRollupIndices, settingsForCluster } from '#shared/stores/opensearch/store';
 import { createOpenSearchClient, openSearchAuthOf } from '#commons/clients/opensearch-client';
 import { ENV } from '#commons/env';
 import type { OpenSearchCliFlags } from './options';
@@ -86,7 +86,10 @@ export async function prepareCluster(
   connection: OpenSearchConnection,
   indexPrefix: string,
 ): Promise<void> {
-  if (connection.auth === 'none') await ensureIndexTemplates(client, indexPrefix, await settingsForCluster(client));
+  if (connection.auth === 'none') {
+    await ensureIndexTemplates(client, indexPrefix, await settingsForCluster(client));
+    await ensureRollupIndices(client, indexPrefix);
+  }
 }
 
 /** Runs `work` with a client of the connection's, closed afterwards. */

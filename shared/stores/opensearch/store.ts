@@ -9,6 +9,7 @@ export { INDEX_BASE, indexNameFor, replicasFor } from './layout/indices';
 export { ensureIndexTemplates, indexTemplates, settingsForCluster } from './layout/templates';
 export { ensureIsmPolicy, ismPolicyId } from './layout/ism';
 export { dirtyIndexName, rollupIndexName, rollupIndexNames } from './layout/rollup-indices';
+export { ensureRollupIndices } from './rollups/marks';
 export { toSource } from './write';
 
 export interface OpenSearchStoreOptions extends OpenSearchEngineOptions {

@@ -244,6 +244,54 @@ describe('npm start on a real OpenSearch and DynamoDB', () => {
     );
   });
 
+  test('builds the rollups and reads them, as in AWS: Server-Timing says so, the same bytes', async () => {
+    const report = () =>
+      call('/reports:query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: dailyByLabel() });
+    const whole = 'source;desc="rollup", rollup-window;desc="2024-03-01T00:00:00.000Z/2024-03-03T00:00:00.000Z"';
+    let timing = '';
+    // The server's first rebuild marks the documents stored before it, then builds them (every 2 s).
+    for (let tries = 0; tries < 60 && timing !== whole; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      timing = (await report()).headers.get('server-timing') ?? '';
+    }
+    const response = await report();
+    expect(response.headers.get('server-timing')).toBe(whole);
+    expect(await response.text()).toBe(
+      '[{"timestamp":"2024-03-01T00:00:00.000Z","car":1,"person":1},{"timestamp":"2024-03-02T00:00:00.000Z","car":2,"truck":1}]',
+    );
+  }, 90_000);
+
+  test('with --no-rollups reads the documents only: no Server-Timing, the same bytes', async () => {
+    const plain = await startLocalService({}, [
+      '--opensearch-url',
+      OPENSEARCH_URL,
+      '--index-prefix',
+      prefix,
+      '--dynamodb-endpoint',
+      process.env.DYNAMODB_ENDPOINT as string,
+      '--table',
+      table.name,
+      '--no-rollups',
+    ]);
+    try {
+      const token = await mintDevToken(await loadOrCreateDevKey(join(plain.dataDir, 'dev-key.json')), {
+        organizationId: ORG_A,
+        claimName: 'custom:organizationId',
+      });
+      const response = await fetch(`${plain.url}/reports:query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: dailyByLabel(),
+      });
+      expect([response.status, response.headers.get('server-timing')]).toEqual([200, null]);
+      expect(await response.text()).toBe(
+        '[{"timestamp":"2024-03-01T00:00:00.000Z","car":1,"person":1},{"timestamp":"2024-03-02T00:00:00.000Z","car":2,"truck":1}]',
+      );
+    } finally {
+      await plain.stop();
+    }
+  }, 90_000);
+
   test('resolved the domain with one signed DescribeDomain call per CLI run', () => {
     expect(describeDomainCalls.map((c) => c.path)).toEqual([
       `/2021-01-01/opensearch/domain/${DOMAIN}`,

@@ -26,7 +26,8 @@ async function fakeDomain(replies: number[] = []) {
         authorization: String(req.headers.authorization ?? ''),
         body: raw ? JSON.parse(raw) : {},
       });
-      const status = replies.shift() ?? 200;
+      // A new domain: no index exists (HEAD 404) until it is created.
+      const status = replies.shift() ?? (req.method === 'HEAD' ? 404 : 200);
       const ok = req.method === 'GET' && /\/_settings\b/.test(req.url ?? '') ? {} : { acknowledged: true };
       res
         .writeHead(status, { 'content-type': 'application/json' })
@@ -59,6 +60,16 @@ const event = (
     },
   }) as unknown as CloudFormationCustomResourceEvent;
 
+/** The bookkeeping index, then each collection's levels, finest first. */
+const ROLLUP_INDICES = [
+  'rollup-dirty',
+  ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [
+    `rollup-${b}`,
+    `rollup-${b}-1h`,
+    `rollup-${b}-1d`,
+  ]),
+];
+
 describe('the index setup custom resource', () => {
   const saved = { ...process.env };
   beforeAll(() => {
@@ -79,22 +90,28 @@ describe('the index setup custom resource', () => {
     await domain.close();
     expect(result.PhysicalResourceId).toBe('index-templates:(none)');
     // POST is what opensearch-js sends for putIndexTemplate: the stack grants es:ESHttpPost (and PUT) for it.
-    expect(domain.requests.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
-      'POST /_index_template/movement-events',
-      'POST /_index_template/parking-events',
-      'POST /_index_template/parking-lot-stats',
-      'POST /_index_template/rollup-dirty',
-      'POST /_index_template/rollup-movement-events',
-      'POST /_index_template/rollup-movement-events-1d',
-      'POST /_index_template/rollup-movement-events-1h',
-      'POST /_index_template/rollup-parking-events',
-      'POST /_index_template/rollup-parking-events-1d',
-      'POST /_index_template/rollup-parking-events-1h',
-      'POST /_index_template/rollup-parking-lot-stats',
-      'POST /_index_template/rollup-parking-lot-stats-1d',
-      'POST /_index_template/rollup-parking-lot-stats-1h',
-    ]);
-    for (const r of domain.requests) {
+    expect(domain.requests.map((r) => `${r.method} ${r.url}`).sort()).toEqual(
+      [
+        'POST /_index_template/movement-events',
+        'POST /_index_template/parking-events',
+        'POST /_index_template/parking-lot-stats',
+        'POST /_index_template/rollup-dirty',
+        'POST /_index_template/rollup-movement-events',
+        'POST /_index_template/rollup-movement-events-1d',
+        'POST /_index_template/rollup-movement-events-1h',
+        'POST /_index_template/rollup-parking-events',
+        'POST /_index_template/rollup-parking-events-1d',
+        'POST /_index_template/rollup-parking-events-1h',
+        'POST /_index_template/rollup-parking-lot-stats',
+        'POST /_index_template/rollup-parking-lot-stats-1d',
+        'POST /_index_template/rollup-parking-lot-stats-1h',
+        // The rollups' indices, each created once its HEAD finds it missing (ensureRollupIndices).
+        ...ROLLUP_INDICES.flatMap((i) => [`HEAD /${i}`, `PUT /${i}?wait_for_active_shards=1`]),
+      ].sort(),
+    );
+    for (const r of domain.requests.filter((q) => q.method !== 'POST'))
+      expect(r.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request/);
+    for (const r of domain.requests.filter((q) => q.method === 'POST')) {
       expect(r.authorization).toMatch(
         /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/,
       );
@@ -107,7 +124,7 @@ describe('the index setup custom resource', () => {
     await createSetupIndicesHandler({ retryDelayMs: 10 })(event('Update', domain.url, '1'));
     await domain.close();
     // The templates, then (one replica asked) the replicas of the indices already there: none on a new domain.
-    const succeeded = domain.requests.slice(-14);
+    const succeeded = domain.requests.slice(-34);
     expect(succeeded.map((r) => `${r.method} ${r.url.replace(/\?.*/, '')}`)).toEqual([
       ...[
         'movement-events',
@@ -121,6 +138,7 @@ describe('the index setup custom resource', () => {
         'rollup-dirty',
       ].map((t) => `POST /_index_template/${t}`),
       `GET /${encodeURIComponent('movement-events-*,parking-lot-stats-*,parking-events-*,rollup-movement-events,rollup-movement-events-1h,rollup-movement-events-1d,rollup-parking-lot-stats,rollup-parking-lot-stats-1h,rollup-parking-lot-stats-1d,rollup-parking-events,rollup-parking-events-1h,rollup-parking-events-1d,rollup-dirty')}/_settings/index.number_of_replicas`,
+      ...ROLLUP_INDICES.flatMap((i) => [`HEAD /${i}`, `PUT /${i}`]),
     ]);
     expect(succeeded[0]!.body).toMatchObject({ template: { settings: { number_of_replicas: 1 } } });
   });

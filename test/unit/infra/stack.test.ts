@@ -247,11 +247,30 @@ describe('the service stack with the default context (cdk.json)', () => {
       expect(resourcesFor(template, WORKER, 's3:')).toEqual([`${bucketId(template)}.Arn/*`]);
     });
 
-    it('lets the index setup put index templates and install the retention ISM policy only', () => {
-      expect(ownActions(template, SETUP)).toEqual(['es:ESHttpDelete', 'es:ESHttpGet', 'es:ESHttpPost', 'es:ESHttpPut']);
+    it('lets the index setup put index templates, create the rollup indices and install the retention ISM policy only', () => {
+      expect(ownActions(template, SETUP)).toEqual([
+        'es:ESHttpDelete',
+        'es:ESHttpGet',
+        'es:ESHttpHead',
+        'es:ESHttpPost',
+        'es:ESHttpPut',
+      ]);
       const domain = `${domainId(template)}.Arn`;
+      expect(resourcesFor(template, SETUP, 'es:ESHttpHead')).toEqual(
+        [
+          'rollup-dirty',
+          ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [
+            `rollup-${b}`,
+            `rollup-${b}-1h`,
+            `rollup-${b}-1d`,
+          ]),
+        ]
+          .map((index) => `${domain}/${index}`)
+          .sort(),
+      );
       expect(resourcesFor(template, SETUP, 'es:')).toEqual(
         [
+          ...resourcesFor(template, SETUP, 'es:ESHttpHead'),
           `${domain}/_index_template/*`,
           `${domain}/_plugins/_ism/policies/retention`,
           ...INDEX_PATTERNS.flatMap((p) =>

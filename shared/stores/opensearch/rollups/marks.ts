@@ -1,9 +1,9 @@
 import type { Client } from '@opensearch-project/opensearch';
-import type { Collection } from '../../../documents/fields';
+import { COLLECTIONS, type Collection } from '../../../documents/fields';
 import { rollupLevels } from '../../../rollups/match';
 import { EngineUnavailableError } from '../../../errors';
 import { assertEveryShard, WRITE_WAIT } from '../errors';
-import { dirtyIndexName } from '../layout/rollup-indices';
+import { dirtyIndexName, rollupIndexNames } from '../layout/rollup-indices';
 
 /**
  * The rollups' bookkeeping in `<prefix>rollup-dirty` (docs/rollups.md, "On OpenSearch"): one mark
@@ -62,6 +62,27 @@ export async function markGrains(
         { cause },
       );
     throw cause;
+  }
+}
+
+/**
+ * Creates the rollups' indices (the bookkeeping and every level's rows, from their templates) before
+ * any report reads them: the index setup in AWS, a cluster you run at npm start. Left to the first
+ * rebuild, each was created while reports already read it (the state, or rows before the watermark
+ * while the rest is built), and for that moment its shard was not active: every rollup report was a
+ * 503, as it must be for a shard that is down. Each returns once its primary is active; nothing for
+ * one that exists.
+ */
+export async function ensureRollupIndices(client: Client, prefix: string): Promise<void> {
+  for (const index of [dirtyIndexName(prefix), ...COLLECTIONS.flatMap((c) => rollupIndexNames(prefix, c))]) {
+    if ((await client.indices.exists({ index })).body) continue;
+    try {
+      await client.indices.create({ index, wait_for_active_shards: '1' } as never);
+    } catch (e) {
+      // Another setup created it meanwhile.
+      if ((e as { body?: { error?: { type?: string } } }).body?.error?.type !== 'resource_already_exists_exception')
+        throw e;
+    }
   }
 }
 
