@@ -2,7 +2,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import type { ValidationError } from '#shared/errors';
 import type { Location, SensorGroup } from '#shared/locations/model';
 import { occupancyHistory } from '#shared/occupancy/history';
-import { parseHistoryQuery } from '#shared/occupancy/history-query';
+import { parseHistoryQuery, type HistoryQuery } from '#shared/occupancy/history-query';
 import { parseDocument } from '#shared/documents/documents';
 import { DuckDbEngine } from '#shared/stores/duckdb/report/execute';
 import { openDuckDb } from '#shared/stores/duckdb/store';
@@ -217,31 +217,38 @@ describe('utilization over time', () => {
 });
 
 describe('the bound on the answer', () => {
+  const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
+  /** The history of `id` for `query`: its 400, naming the interval, and with `query` ending `at` instead, the engine reached. */
+  const history = (
+    store: Parameters<typeof occupancyHistory>[0]['store'],
+    id: string,
+    query: HistoryQuery,
+    at?: string,
+  ) =>
+    occupancyHistory(
+      { store, engine: unused },
+      { organizationId: ORG },
+      id,
+      at ? { ...query, to: Date.parse(at) } : query,
+    );
+  const refused = (message: string) => ({ status: 400, errors: [{ path: '/query/interval', message }] });
+
   test("refuses more values than 20 groups' most buckets, naming the interval, before asking the engine", async () => {
     // Prepare: 21 groups; 31 days of 15 minutes is 2976 buckets each.
     const sensorGroups = Array.from({ length: 21 }, (_, i) => ({ ...group(everyDay('08:00', '20:00')), id: i + 1 }));
     const store = { getLocationWithGroups: async () => ({ location: location('many'), sensorGroups }) };
-    const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
     const query = parseHistoryQuery({ filter: 'occupancy', from: '2024-03-01T00:00:00Z', to: '2024-04-01T00:00:00Z' });
     // Act
-    const answer = occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'many', query);
+    const answer = history(store, 'many', query);
     // Assess
-    await expect(answer).rejects.toMatchObject({
-      status: 400,
-      errors: [
-        {
-          path: '/query/interval',
-          message:
-            "15m makes 2976 buckets for each of the location's 21 sensor groups, more than 59520 in all: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range",
-        },
-      ],
-    });
-    await expect(
-      occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'many', {
-        ...query,
-        to: Date.parse('2024-03-02T00:00:00Z'),
-      }),
-    ).rejects.toThrow('the engine must not be reached');
+    await expect(answer).rejects.toMatchObject(
+      refused(
+        "15m makes 2976 buckets for each of the location's 21 sensor groups, more than 59520 in all: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range",
+      ),
+    );
+    await expect(history(store, 'many', query, '2024-03-02T00:00:00Z')).rejects.toThrow(
+      'the engine must not be reached',
+    );
   });
 
   test('counts the buckets that overlap the range in the time zone: 2977 quarters are refused, 2976 answered', async () => {
@@ -253,28 +260,19 @@ describe('the bound on the answer', () => {
         sensorGroups: [group(everyDay('08:00', '20:00'))],
       }),
     };
-    const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
     const query = parseHistoryQuery({ filter: 'occupancy', from: '2025-03-26T00:14:00Z', to: '2025-04-26T00:01:00Z' });
     // Act
-    const answer = occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'edges', query);
+    const answer = history(store, 'edges', query);
     // Assess: refused before the engine, naming the interval and the count.
-    await expect(answer).rejects.toMatchObject({
-      status: 400,
-      errors: [
-        {
-          path: '/query/interval',
-          message:
-            "15m makes 2977 buckets overlapping this range in the location's time zone, more than 2976: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range",
-        },
-      ],
-    });
+    await expect(answer).rejects.toMatchObject(
+      refused(
+        "15m makes 2977 buckets overlapping this range in the location's time zone, more than 2976: use a longer interval (5m, 10m, 15m, 30m, 1h, 1d) or a shorter range",
+      ),
+    );
     // One minute less at the end (to 00:00) ends on an edge: 2976 quarters, past the bound check to the engine.
-    await expect(
-      occupancyHistory({ store, engine: unused }, { organizationId: ORG }, 'edges', {
-        ...query,
-        to: Date.parse('2025-04-26T00:00:00Z'),
-      }),
-    ).rejects.toThrow('the engine must not be reached');
+    await expect(history(store, 'edges', query, '2025-04-26T00:00:00Z')).rejects.toThrow(
+      'the engine must not be reached',
+    );
   });
 });
 

@@ -107,6 +107,12 @@ const sqlOf = (body: unknown, stageByStage = false) =>
     },
   ).sql;
 
+/** Both compilations answer `body` with `expected`, the answer worked out by hand. */
+async function answersBoth(body: unknown, expected: unknown, options = {}) {
+  await expect(run(grouped(options), body)).resolves.toEqual(expected);
+  await expect(run(staged(options), body)).resolves.toEqual(expected);
+}
+
 const bucket = (key: string | number, count: number, sub?: unknown) => (sub ? { key, count, sub } : { key, count });
 const terms = (...buckets: unknown[]) => ({ kind: 'terms', buckets });
 const single = (count: number, sub?: unknown) => (sub ? { kind: 'single', count, sub } : { kind: 'single', count });
@@ -150,8 +156,7 @@ describe('daily × nested × terms line × terms direction: the items alone', ()
   });
 
   test('answers as worked out by hand, grouped and stage by stage', async () => {
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 });
 
@@ -191,8 +196,7 @@ describe('daily × terms label × nested × terms direction: the items joined to
   });
 
   test('answers as worked out by hand, grouped and stage by stage', async () => {
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 });
 
@@ -221,8 +225,7 @@ describe('nestedFilters and a filter before nested', () => {
   };
 
   test('answers as worked out by hand, grouped and stage by stage', async () => {
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 });
 
@@ -241,8 +244,7 @@ describe('nested stats over two shards, terms cut at termsCap', () => {
   };
 
   test('answers as worked out by hand, grouped and stage by stage', async () => {
-    await expect(run(grouped({ limits: { termsCap: 1 } }), body)).resolves.toEqual(expected);
-    await expect(run(staged({ limits: { termsCap: 1 } }), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected, { limits: { termsCap: 1 } });
   });
 });
 
@@ -291,8 +293,7 @@ describe('filters stages, grouped: one row per group and bucket, not per documen
   });
 
   test('answers as worked out by hand, grouped and stage by stage', async () => {
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 
   test('sums stats under filters over the items themselves, in item order', async () => {
@@ -319,8 +320,7 @@ describe('filters stages, grouped: one row per group and bucket, not per documen
       ),
     };
     expect(sqlOf(stats)).toContain('fsum(_x ORDER BY _ord)');
-    await expect(run(grouped(), stats)).resolves.toEqual(result);
-    await expect(run(staged(), stats)).resolves.toEqual(result);
+    await answersBoth(stats, result);
   });
 });
 
@@ -353,8 +353,7 @@ describe('reverseNested, grouped: each document once per bucket its items reach'
       ),
     };
     expect(sqlOf(body)).toContain('bc_1 AS (SELECT');
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 
   test('filters on the documents before nested: documents without lines (e3) count in the first stage only', async () => {
@@ -400,8 +399,7 @@ describe('reverseNested, grouped: each document once per bucket its items reach'
         ),
       ),
     };
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 
   test('with nestedFilters, only the matching lines lead back to their documents', async () => {
@@ -426,8 +424,7 @@ describe('reverseNested, grouped: each document once per bucket its items reach'
         bucket('L2', 1, single(1, single(1, terms(bucket('car', 1))))),
       ),
     };
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 
   test('reverseNested counts each document once per bucket, as worked out by hand', async () => {
@@ -451,8 +448,7 @@ describe('reverseNested, grouped: each document once per bucket its items reach'
         ),
       ),
     };
-    await expect(run(grouped(), body)).resolves.toEqual(expected);
-    await expect(run(staged(), body)).resolves.toEqual(expected);
+    await answersBoth(body, expected);
   });
 
   test('reads the items alone when the stages on the documents need only what the items carry', () => {
