@@ -40,30 +40,27 @@ describe('the report request the explorer builds from its form', () => {
     expect(stats).toBe(false);
   });
 
-  test('starts a day at its own midnight when the offset at that hour of UTC is another one', () => {
-    // Auckland leaves summer time (+13:00 → +12:00) at 03:00 on Sunday 2026-04-05; midnight is still +13:00.
-    const { request } = buildRequest({
-      ...base,
-      firstDay: '2026-04-05',
-      lastDay: '2026-04-05',
-      timeZone: 'Pacific/Auckland',
-    });
-    expect(request.filters).toEqual([
-      { type: 'range', field: 'timestamp', from: '2026-04-05T00:00:00+13:00', to: '2026-04-06T00:00:00+12:00' },
-    ]);
-  });
-
-  test('starts a day whose midnight is skipped at the instant the clocks jump', () => {
-    // São Paulo went from -03:00 to -02:00 at midnight on 2018-11-04: that day began at 01:00 local, 03:00 UTC.
-    const { request } = buildRequest({
-      ...base,
-      firstDay: '2018-11-04',
-      lastDay: '2018-11-04',
-      timeZone: 'America/Sao_Paulo',
-    });
-    expect(request.filters).toEqual([
-      { type: 'range', field: 'timestamp', from: '2018-11-04T01:00:00-02:00', to: '2018-11-05T00:00:00-02:00' },
-    ]);
+  // The day's range as worked out by hand from the zone's rules, one row per case:
+  // - Auckland leaves summer time (+13:00 → +12:00) at 03:00 on Sunday 2026-04-05; midnight is still +13:00.
+  // - São Paulo went from -03:00 to -02:00 at midnight on 2018-11-04: that day began at 01:00 local, 03:00 UTC.
+  test.each([
+    [
+      'starts a day at its own midnight when the offset at that hour of UTC is another one',
+      'Pacific/Auckland',
+      '2026-04-05',
+      '2026-04-05T00:00:00+13:00',
+      '2026-04-06T00:00:00+12:00',
+    ],
+    [
+      'starts a day whose midnight is skipped at the instant the clocks jump',
+      'America/Sao_Paulo',
+      '2018-11-04',
+      '2018-11-04T01:00:00-02:00',
+      '2018-11-05T00:00:00-02:00',
+    ],
+  ])('%s (%s)', (_title, timeZone, day, from, to) => {
+    const { request } = buildRequest({ ...base, firstDay: day, lastDay: day, timeZone });
+    expect(request.filters).toEqual([{ type: 'range', field: 'timestamp', from, to }]);
   });
 
   test('steps out of the breakdown’s nested items into the stats field’s, and names only the stats asked for', () => {
