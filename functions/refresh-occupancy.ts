@@ -8,6 +8,8 @@ import type { LocationRefreshEvent } from '#commons/clients/refresh-trigger';
 import { locationStore } from '#commons/clients/dynamo';
 import { observability } from '#commons/powertools/observability';
 import { reportEngine } from '#commons/clients/store';
+import { alertDeps } from '#commons/clients/alerts';
+import type { RefreshDeps } from '#shared/occupancy/refresh';
 import type { Provider } from '#commons/clients/lazy';
 import { logger } from '#commons/powertools/logger';
 import { measuredEngine, metrics } from '#commons/powertools/metrics';
@@ -15,6 +17,8 @@ import { measuredEngine, metrics } from '#commons/powertools/metrics';
 export interface RefreshOccupancyDeps {
   readonly store: Provider<Pick<LocationStore, 'listForRefresh' | 'putOccupancy' | 'deleteOccupancy' | 'getLiveView'>>;
   readonly engine: Provider<ReportEngine>;
+  /** The alert rules' store and the sink of their events (docs/alerts.md). @default the table's, each event logged */
+  readonly alerts?: Provider<NonNullable<RefreshDeps['alerts']>>;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -29,14 +33,14 @@ export class RefreshFailedError extends Error {}
  * locations are logged and counted in the summary (the function's result); the run fails only if all did.
  */
 export function createRefreshOccupancyHandler(
-  deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine },
+  deps: RefreshOccupancyDeps = { store: locationStore, engine: reportEngine, alerts: alertDeps },
 ) {
   return middy<ScheduledEvent | LocationRefreshEvent, RefreshSummary>()
     .use(observability())
     .handler(async (event) => {
-      const [store, engine] = await Promise.all([deps.store(), deps.engine()]);
+      const [store, engine, alerts] = await Promise.all([deps.store(), deps.engine(), deps.alerts?.()]);
       const summary = await refreshOccupancy(
-        { store, engine: measuredEngine(engine), logger },
+        { store, engine: measuredEngine(engine), logger, ...(alerts ? { alerts } : {}) },
         (deps.now ?? Date.now)(),
         locationsOf(event),
       );

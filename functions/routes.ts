@@ -17,6 +17,7 @@ export interface Route {
     | 'ingest'
     | 'manage-ingest-clients'
     | 'manage-webhook-endpoints'
+    | 'manage-alert-rules'
     | 'health'
     | 'problems';
   /**
@@ -57,6 +58,12 @@ export const ROUTES: readonly Route[] = [
     path: '/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry',
     handler: 'manage-webhook-endpoints',
   },
+  // Alert rules (docs/alerts.md): functions/manage-alert-rules.ts.
+  { method: 'POST', path: '/alert-rules', handler: 'manage-alert-rules' },
+  { method: 'GET', path: '/alert-rules', handler: 'manage-alert-rules' },
+  { method: 'GET', path: '/alert-rules/{ruleId}', handler: 'manage-alert-rules' },
+  { method: 'PUT', path: '/alert-rules/{ruleId}', handler: 'manage-alert-rules' },
+  { method: 'DELETE', path: '/alert-rules/{ruleId}', handler: 'manage-alert-rules' },
   { method: 'GET', path: '/health', handler: 'health', public: true },
   { method: 'GET', path: '/problems', handler: 'problems', public: true },
 ];

@@ -318,6 +318,8 @@ export class ServiceStack extends Stack {
       }
     }
     this.endpoints['list-locations'].bindTable(this.occupancy.table, 'read');
+    // Alert rules live in the table beside the locations they watch (shared/alerts/store.ts).
+    this.endpoints['manage-alert-rules'].bindTable(this.occupancy.table, 'readWrite');
     // Live occupancy reads the cache; filter=health counts the cameras' and lots' events through the
     // report engine: their monthly indices and, with rollups on, their rollup rows (nothing else).
     const live = this.endpoints['live-insights'].bindTable(this.occupancy.table, 'read');

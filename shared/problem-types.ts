@@ -52,7 +52,7 @@ export const PROBLEM_TYPES = {
     title: 'Not found',
     status: 404,
     description:
-      "The location does not exist, or belongs to another organization (the same answer, so that the existence of another organization's location is never revealed), or the collection of `/ingest/{collection}` does not exist, or no route has this path.",
+      "The location does not exist, or belongs to another organization (the same answer, so that the existence of another organization's location is never revealed), or the collection of `/ingest/{collection}` does not exist, or the alert rule does not exist, is another organization's or watches a location outside the token's grant, or no route has this path.",
   },
   'method-not-allowed': {
     title: 'Method not allowed',
@@ -140,8 +140,12 @@ export const PROBLEM_TYPES = {
     title: 'Conflict',
     status: 409,
     description:
-      "The location cannot be created with this id: a location has it already (`reason`: `exists`; change it with `PUT`), or a deleted location had it (`reason`: `deleted`, with `deletedAt`): its documents remain and would count as the new location's, so choose another id or send the request again with `?reuseDeletedId=true` to take the id back knowingly.",
-    members: { reason: '`exists` or `deleted`.', deletedAt: 'When the location of that id was deleted.' },
+      "The location cannot be created with this id: a location has it already (`reason`: `exists`; change it with `PUT`), or a deleted location had it (`reason`: `deleted`, with `deletedAt`): its documents remain and would count as the new location's, so choose another id or send the request again with `?reuseDeletedId=true` to take the id back knowingly. Or the organization has as many alert rules as it may (`reason`: `too-many-rules`, with `maxRules`): delete one first.",
+    members: {
+      reason: '`exists`, `deleted` or `too-many-rules`.',
+      deletedAt: 'When the location of that id was deleted.',
+      maxRules: 'The most alert rules an organization may have.',
+    },
   },
   'precondition-failed': {
     title: 'Precondition failed',

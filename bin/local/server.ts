@@ -39,6 +39,7 @@ const HANDLERS: Record<Route['handler'], () => Promise<{ handler: Handler }>> = 
   'manage-locations': lazy(() => import('../../functions/manage-locations')),
   'manage-ingest-clients': lazy(() => import('../../functions/manage-ingest-clients')),
   'manage-webhook-endpoints': lazy(() => import('../../functions/manage-webhook-endpoints')),
+  'manage-alert-rules': lazy(() => import('../../functions/manage-alert-rules')),
   'live-insights': lazy(() => import('../../functions/live-insights')),
   'occupancy-history': lazy(() => import('../../functions/occupancy-history')),
   'sites-overview': lazy(() => import('../../functions/sites-overview')),

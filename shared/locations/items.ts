@@ -33,7 +33,9 @@ export type ItemKind =
   | 'machineClientUse'
   | 'webhookEndpoint'
   | 'webhookEndpointState'
-  | 'webhookDelivery';
+  | 'webhookDelivery'
+  | 'alertRule'
+  | 'alertState';
 
 /** Entries expire (DynamoDB TTL on `expiresAt`) a day after their refresh, e.g. of removed locations. */
 export const ENTRY_TTL_SECONDS = 24 * 3600;

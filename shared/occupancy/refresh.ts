@@ -4,6 +4,7 @@ import { countCrossings, occupancyOf } from './crossings';
 import type { OccupancyEntry } from '../locations/occupancy-entry';
 import { currentOpenPeriod, type OpenPeriod } from './opening-hours';
 import { runPool } from '../concurrency';
+import { type AlertEvaluationDeps, evaluateAlerts, type RefreshedLocation } from '../alerts/evaluate';
 
 /** The few logger methods the refresh uses (Powertools' Logger has them). */
 export interface RefreshLogger {
@@ -18,6 +19,8 @@ export interface RefreshDeps {
   readonly logger?: RefreshLogger;
   /** Locations refreshed at the same time. @default 8 */
   readonly concurrency?: number;
+  /** The alert rules evaluated after the refresh (docs/alerts.md), their state and where events go; absent: none. */
+  readonly alerts?: Omit<AlertEvaluationDeps, 'engine' | 'logger'>;
 }
 
 export interface RefreshFailure {
@@ -35,6 +38,8 @@ export interface RefreshSummary {
   readonly entriesWritten: number;
   readonly entriesDeleted: number;
   readonly failures: readonly RefreshFailure[];
+  /** Alert events handed to the sink by this run. */
+  readonly alertEvents: number;
 }
 
 /**
@@ -52,12 +57,14 @@ export async function refreshOccupancy(
   const failures: RefreshFailure[] = [];
   let written = 0;
   let deleted = 0;
+  const refreshed: RefreshedLocation[] = [];
   // Every failure is caught per location, so the pool never stops early.
   await runPool(units, deps.concurrency ?? 8, async (unit) => {
     try {
       const result = await refreshLocation(deps, unit, now);
       written += result.written;
       deleted += result.deleted;
+      refreshed.push({ view: unit, entries: result.entries });
     } catch (e) {
       const failure = {
         organizationId: unit.location.organizationId,
@@ -68,6 +75,16 @@ export async function refreshOccupancy(
       deps.logger?.error('occupancy refresh of a location failed', { ...failure, error: e as Error });
     }
   });
+  // Then the alerts of the locations refreshed, from the numbers just written; a failure is logged, the refresh stands.
+  let alertEvents = 0;
+  if (deps.alerts) {
+    try {
+      const alerts = await evaluateAlerts({ ...deps.alerts, engine: deps.engine, logger: deps.logger }, refreshed, now);
+      alertEvents = alerts.published;
+    } catch (e) {
+      deps.logger?.error('alert evaluation failed', { error: e as Error });
+    }
+  }
   return {
     refreshedAt: new Date(now).toISOString(),
     locations: units.length,
@@ -76,6 +93,7 @@ export async function refreshOccupancy(
     entriesWritten: written,
     entriesDeleted: deleted,
     failures,
+    alertEvents,
   };
 }
 
@@ -111,7 +129,7 @@ export async function refreshLocation(
   deps: Pick<RefreshDeps, 'store' | 'engine'>,
   unit: RefreshUnit,
   now: number,
-): Promise<{ written: number; deleted: number }> {
+): Promise<{ written: number; deleted: number; entries: OccupancyEntry[] }> {
   const { location, sensorGroups, cachedGroupIds } = unit;
   const open = sensorGroups.flatMap((group) => {
     const period = currentOpenPeriod(group.openingHours, location.timezone, now);
@@ -146,7 +164,7 @@ export async function refreshLocation(
   const stale = cachedGroupIds.filter((id) => !openIds.has(id));
   for (const id of stale)
     await deps.store.deleteOccupancy(location.organizationId, location.id, id, new Date(now).toISOString());
-  return { written, deleted: stale.length };
+  return { written, deleted: stale.length, entries };
 }
 
 /** Groups sharing an opening instant are counted by one report. */

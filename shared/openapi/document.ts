@@ -13,6 +13,15 @@ import {
   sendWebhookTest,
   webhookSchemas,
 } from './webhook-operations';
+import {
+  alertHeaders,
+  alertSchemas,
+  createAlertRule,
+  deleteAlertRule,
+  getAlertRule,
+  listAlertRules,
+  replaceAlertRule,
+} from './alert-operations';
 import { historySchema, occupancyHistory } from './history-operation';
 import { overviewSchema, sitesOverview } from './overview-operation';
 import { ingestDocuments, ingestHeaders, ingestParameters, ingestSchemas } from './ingest-operation';
@@ -83,6 +92,11 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
         description:
           'Signed webhooks (Standard Webhooks): endpoints, their deliveries and retries (docs/webhooks.md). Admins of the whole organization write; any user of it reads.',
       },
+      {
+        name: 'alerts',
+        description:
+          'Alert rules (docs/alerts.md): occupancy above a level, a parking lot full, a sensor silent; evaluated at every refresh, each firing once when it starts and once when it ends. Admins write; any user reads, within the token’s grant.',
+      },
       { name: 'reports', description: 'Reporting queries.' },
       { name: 'ingest', description: 'Documents in: what gateways and the backfill send.' },
       { name: 'operations', description: 'For monitors and load balancers.' },
@@ -113,6 +127,12 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       '/webhook-endpoints/{endpointId}/secret:rotate': { post: rotateWebhookSecret(problem) },
       '/webhook-endpoints/{endpointId}/deliveries': { get: listWebhookDeliveries(problem) },
       '/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': { post: retryWebhookDelivery(problem) },
+      '/alert-rules': { post: createAlertRule(problem), get: listAlertRules() },
+      '/alert-rules/{ruleId}': {
+        get: getAlertRule(problem),
+        put: replaceAlertRule(problem),
+        delete: deleteAlertRule(problem),
+      },
       '/health': { get: health() },
       '/problems': { get: problemsPage() },
     },
@@ -126,7 +146,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
             "An ID token whose `custom:organizationId` claim names the caller's organization; `cognito:groups` holding `admin` makes it an admin's (a viewer's otherwise), and `custom:locations` (ids separated by commas) limits it to those locations (docs/access.md).",
         },
       },
-      headers: { ...headers, ...ingestHeaders, ...adminHeaders },
+      headers: { ...headers, ...ingestHeaders, ...adminHeaders, ...alertHeaders },
       parameters: { ...parameters, ...ingestParameters },
       responses: sharedResponses(problem),
       schemas: {
@@ -134,6 +154,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
         ...ingestSchemas,
         ...adminSchemas,
         ...webhookSchemas,
+        ...alertSchemas,
         OccupancyHistory: historySchema,
         SitesOverview: overviewSchema,
       },

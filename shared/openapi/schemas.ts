@@ -290,7 +290,8 @@ const MEMBER_SCHEMAS: Readonly<Record<string, Json>> = {
   bytes: { type: 'integer' },
   maxBytes: { type: 'integer' },
   timeoutMs: { type: 'integer' },
-  reason: { type: 'string', enum: ['exists', 'deleted', 'endpoint-disabled', 'in-flight'] },
+  reason: { type: 'string', enum: ['exists', 'deleted', 'endpoint-disabled', 'in-flight', 'too-many-rules'] },
+  maxRules: { type: 'integer' },
   deletedAt: { type: 'string', format: 'date-time' },
   maxGroupChanges: { type: 'integer' },
 };

@@ -442,6 +442,8 @@ describe('the cloud assembly', () => {
     ];
     expect(api.routes.map((r) => [r.routeKey, r.authorizationType, r.payloadFormatVersion]).sort()).toEqual([
       // One ANY route per path, to the function of its routes (405 with Allow, HEAD as GET).
+      ['ANY /alert-rules', 'JWT', '2.0'],
+      ['ANY /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['ANY /health', 'NONE', '2.0'],
       ['ANY /ingest-clients', 'JWT', '2.0'],
       ['ANY /ingest-clients/{clientId}', 'JWT', '2.0'],
@@ -454,8 +456,11 @@ describe('the cloud assembly', () => {
       ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['ANY /problems', 'NONE', '2.0'],
       ['ANY /{segment1}', 'JWT', '2.0'],
+      ['DELETE /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['DELETE /ingest-clients/{clientId}', 'JWT', '2.0'],
       ['DELETE /locations/{locationId}', 'JWT', '2.0'],
+      ['GET /alert-rules', 'JWT', '2.0'],
+      ['GET /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
       ['GET /ingest-clients', 'JWT', '2.0'],
       ['GET /insights/overview', 'JWT', '2.0'],
@@ -466,6 +471,8 @@ describe('the cloud assembly', () => {
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
       // One OPTIONS route per path without a token: a CORS preflight carries none.
+      ['OPTIONS /alert-rules', 'NONE', '2.0'],
+      ['OPTIONS /alert-rules/{ruleId}', 'NONE', '2.0'],
       ['OPTIONS /health', 'NONE', '2.0'],
       ['OPTIONS /ingest-clients', 'NONE', '2.0'],
       ['OPTIONS /ingest-clients/{clientId}', 'NONE', '2.0'],
@@ -478,10 +485,12 @@ describe('the cloud assembly', () => {
       ['OPTIONS /locations/{locationId}/insights/live', 'NONE', '2.0'],
       ['OPTIONS /problems', 'NONE', '2.0'],
       ['OPTIONS /{segment1}', 'NONE', '2.0'],
+      ['POST /alert-rules', 'JWT', '2.0'],
       ['POST /ingest-clients', 'JWT', '2.0'],
       ['POST /ingest/{collection}', 'CUSTOM', '2.0'],
       ['POST /locations', 'JWT', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
+      ['PUT /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['PUT /locations/{locationId}', 'JWT', '2.0'],
     ]);
     for (const route of api.routes.filter((r) => !open.includes(r.routeKey)))
