@@ -16,6 +16,7 @@ import {
   ismPolicyId,
   replicasFor,
   rollupIndexNames,
+  servicePatterns,
 } from '../shared/stores/opensearch/store';
 import { DEFAULT_RETENTION_MONTHS } from '../shared/documents/retention';
 import { acknowledgeWildcards, logicalIdOf, type OpenSearchBinding, ServiceFunction } from './service-function';
@@ -181,6 +182,21 @@ export class Reporting extends Construct {
       new PolicyStatement({
         actions: ['es:ESHttpHead', 'es:ESHttpPut'],
         resources: rollupIndices.map((index) => `${this.domain.domainArn}/${index}`),
+      }),
+    );
+    // Raising the replicas of the indices already there (raiseReplicas: a domain grown to more data
+    // nodes): a read of each pattern's replica counts, then a PUT of each index with fewer.
+    const patterns = servicePatterns(this.indexPrefix);
+    this.setupIndices.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpGet'],
+        resources: patterns.map((p) => `${this.domain.domainArn}/${p}/_settings/index.number_of_replicas`),
+      }),
+    );
+    this.setupIndices.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpPut'],
+        resources: patterns.map((p) => `${this.domain.domainArn}/${p}/_settings`),
       }),
     );
     this.grantIsmInstallation();

@@ -6,7 +6,7 @@ import { OpenSearchDocumentWriter } from './write';
 export { compileSearch } from './report/compile';
 export { OpenSearchEngine, type OpenSearchEngineOptions } from './report/execute';
 export { INDEX_BASE, indexNameFor, replicasFor } from './layout/indices';
-export { ensureIndexTemplates, indexTemplates, settingsForCluster } from './layout/templates';
+export { ensureIndexTemplates, indexTemplates, servicePatterns, settingsForCluster } from './layout/templates';
 export { ensureIsmPolicy, ismPolicyId } from './layout/ism';
 export { dirtyIndexName, rollupIndexName, rollupIndexNames } from './layout/rollup-indices';
 export { ensureRollupIndices } from './rollups/marks';

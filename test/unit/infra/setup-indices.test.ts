@@ -124,7 +124,7 @@ describe('the index setup custom resource', () => {
     await createSetupIndicesHandler({ retryDelayMs: 10 })(event('Update', domain.url, '1'));
     await domain.close();
     // The templates, then (one replica asked) the replicas of the indices already there: none on a new domain.
-    const succeeded = domain.requests.slice(-34);
+    const succeeded = domain.requests.slice(-46);
     expect(succeeded.map((r) => `${r.method} ${r.url.replace(/\?.*/, '')}`)).toEqual([
       ...[
         'movement-events',
@@ -137,7 +137,13 @@ describe('the index setup custom resource', () => {
         ]),
         'rollup-dirty',
       ].map((t) => `POST /_index_template/${t}`),
-      `GET /${encodeURIComponent('movement-events-*,parking-lot-stats-*,parking-events-*,rollup-movement-events,rollup-movement-events-1h,rollup-movement-events-1d,rollup-parking-lot-stats,rollup-parking-lot-stats-1h,rollup-parking-lot-stats-1d,rollup-parking-events,rollup-parking-events-1h,rollup-parking-events-1d,rollup-dirty')}/_settings/index.number_of_replicas`,
+      ...[
+        'movement-events-*',
+        'parking-lot-stats-*',
+        'parking-events-*',
+        ...ROLLUP_INDICES.slice(1),
+        'rollup-dirty',
+      ].map((p) => `GET /${p}/_settings/index.number_of_replicas`),
       ...ROLLUP_INDICES.flatMap((i) => [`HEAD /${i}`, `PUT /${i}`]),
     ]);
     expect(succeeded[0]!.body).toMatchObject({ template: { settings: { number_of_replicas: 1 } } });

@@ -247,7 +247,16 @@ describe('the service stack with the default context (cdk.json)', () => {
       expect(resourcesFor(template, WORKER, 's3:')).toEqual([`${bucketId(template)}.Arn/*`]);
     });
 
-    it('lets the index setup put index templates, create the rollup indices and install the retention ISM policy only', () => {
+    it('lets the index setup put index templates, create the rollup indices, raise replicas and install the retention ISM policy only', () => {
+      const SERVICE_PATTERNS = [
+        ...INDEX_PATTERNS,
+        ...['movement-events', 'parking-lot-stats', 'parking-events'].flatMap((b) => [
+          `rollup-${b}`,
+          `rollup-${b}-1h`,
+          `rollup-${b}-1d`,
+        ]),
+        'rollup-dirty',
+      ];
       expect(ownActions(template, SETUP)).toEqual([
         'es:ESHttpDelete',
         'es:ESHttpGet',
@@ -271,6 +280,11 @@ describe('the service stack with the default context (cdk.json)', () => {
       expect(resourcesFor(template, SETUP, 'es:')).toEqual(
         [
           ...resourcesFor(template, SETUP, 'es:ESHttpHead'),
+          // raiseReplicas: each pattern's replica counts, and each index of a pattern with fewer.
+          ...SERVICE_PATTERNS.flatMap((p) => [
+            `${domain}/${p}/_settings/index.number_of_replicas`,
+            `${domain}/${p}/_settings`,
+          ]),
           `${domain}/_index_template/*`,
           `${domain}/_plugins/_ism/policies/retention`,
           ...INDEX_PATTERNS.flatMap((p) =>

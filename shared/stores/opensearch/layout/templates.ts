@@ -45,15 +45,20 @@ export async function settingsForCluster(client: Client): Promise<IndexSettings>
  * Returns the indices changed.
  */
 export async function raiseReplicas(client: Client, prefix: string, replicas: number): Promise<string[]> {
-  const patterns = servicePatterns(prefix).join(',');
-  const { body } = await client.indices.getSettings({
-    index: patterns,
-    name: 'index.number_of_replicas',
-    expand_wildcards: ['open', 'closed'],
-    ignore_unavailable: true,
-    allow_no_indices: true,
-    flat_settings: true,
-  });
+  // One pattern a request, one index a PUT: the stack grants the setup function these paths per
+  // pattern (lib/reporting.ts), which a comma-separated list would not match.
+  const body: Record<string, unknown> = {};
+  for (const pattern of servicePatterns(prefix)) {
+    const answer = await client.indices.getSettings({
+      index: pattern,
+      name: 'index.number_of_replicas',
+      expand_wildcards: ['open', 'closed'],
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      flat_settings: true,
+    });
+    Object.assign(body, answer.body);
+  }
   const fewer = Object.entries(body)
     .filter(
       ([, value]) =>
@@ -61,9 +66,9 @@ export async function raiseReplicas(client: Client, prefix: string, replicas: nu
     )
     .map(([index]) => index)
     .sort();
-  if (fewer.length > 0) {
+  for (const index of fewer) {
     await client.indices.putSettings({
-      index: fewer.join(','),
+      index,
       expand_wildcards: ['open', 'closed'],
       body: { 'index.number_of_replicas': replicas },
     });
