@@ -1,5 +1,5 @@
 import { DEFAULT_CHANGE_PAGE, MAX_CHANGE_PAGE } from '../locations/change-page';
-import { cacheControl, common, header, problemResponse, ref, type ProblemExample } from './responses';
+import { cacheControl, common, getHeaders, header, problemResponse, ref, type ProblemExample } from './responses';
 
 /**
  * The administration API: the location resource (`/locations/{locationId}`, its change log) and
@@ -379,13 +379,7 @@ export function listLocationChanges(problem: ProblemExample): Json {
     responses: {
       '200': {
         description: 'A page of the log.',
-        headers: {
-          ETag: header('ETag'),
-          'Cache-Control': cacheControl('private, no-cache', 'Revalidate with If-None-Match.'),
-          Vary: header('Vary'),
-          'Content-Encoding': header('Content-Encoding'),
-          'X-Request-Id': header('X-Request-Id'),
-        },
+        headers: getHeaders(cacheControl('private, no-cache', 'Revalidate with If-None-Match.')),
         content: json(ref('schemas', 'LocationChangePage'), { twoChanges: { value: page } }),
       },
       '304': ref('responses', 'NotModified'),

@@ -1,5 +1,5 @@
 import { ADMIN_ORG, adminWriteErrors, clientIdParameter, json, noStore, notAdmin, type Json } from './admin-operations';
-import { cacheControl, common, header, problemResponse, ref, type ProblemExample } from './responses';
+import { cacheControl, common, getHeaders, problemResponse, ref, type ProblemExample } from './responses';
 
 /** The administration API's gateways (`/ingest-clients`); the problem examples are asked of the real handler (test/unit/openapi/examples.test.ts). */
 
@@ -69,13 +69,7 @@ export function listIngestClients(problem: ProblemExample): Json {
     responses: {
       '200': {
         description: 'The gateways.',
-        headers: {
-          ETag: header('ETag'),
-          'Cache-Control': cacheControl('private, no-cache', 'Revalidate with If-None-Match.'),
-          Vary: header('Vary'),
-          'Content-Encoding': header('Content-Encoding'),
-          'X-Request-Id': header('X-Request-Id'),
-        },
+        headers: getHeaders(cacheControl('private, no-cache', 'Revalidate with If-None-Match.')),
         content: json(ref('schemas', 'IngestClientList'), { oneGateway: { value: { clients: [clientView] } } }),
       },
       '304': ref('responses', 'NotModified'),
