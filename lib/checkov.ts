@@ -24,7 +24,7 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
     {
       id: 'CKV_AWS_116',
       comment:
-        'Invoked synchronously (API Gateway, Step Functions, CloudFormation), where the caller gets the error; the one asynchronous function, the occupancy refresh, sends failures to an on-failure destination and its EventBridge target has a dead-letter queue.',
+        'Invoked synchronously (API Gateway, Step Functions, CloudFormation), where the caller gets the error; the one asynchronous function, the occupancy refresh, sends failures to an on-failure destination and its EventBridge target has a dead-letter queue; the webhook delivery function reads an SQS queue whose own dead-letter queue takes the messages it fails.',
     },
     {
       id: 'CKV_AWS_117',

@@ -28,6 +28,8 @@ export interface ObservabilityProps {
   readonly functions: Readonly<Record<string, IFunction>>;
   /** The occupancy refresh job and the queue its failures land in. */
   readonly refresh: { readonly fn: IFunction; readonly deadLetterQueue: IQueue };
+  /** Where webhook delivery messages land when the delivery function failed them 5 times. */
+  readonly webhookDeadLetters?: IQueue;
   readonly splitStateMachine: IStateMachine;
   readonly domain: IDomain;
   /** EBS volume per data node, for the free-storage alarm. */
@@ -158,6 +160,19 @@ export class Observability extends Construct {
       threshold: 1,
       exclusive: false,
     });
+    if (props.webhookDeadLetters)
+      this.alarm(
+        'WebhookDeadLetters',
+        'Webhook delivery messages the delivery function failed 5 times (see the dead-letter queue)',
+        {
+          metric: props.webhookDeadLetters.metricApproximateNumberOfMessagesVisible({
+            period: fiveMinutes,
+            statistic: 'Maximum',
+          }),
+          threshold: 1,
+          exclusive: false,
+        },
+      );
     this.alarm('SplitFailures', 'Split report executions failed or timed out', {
       metric: new MathExpression({
         expression: 'failed + timedOut',

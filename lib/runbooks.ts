@@ -13,6 +13,7 @@ const RULES: readonly (readonly [RegExp, string])[] = [
   [/^RebuildRollupsErrors$/, 'rollups-behind'],
   [/^Refresh/, 'refresh-failures'],
   [/^SplitFailures$/, 'split-failures'],
+  [/^WebhookDeadLetters$/, 'webhook-dead-letters'],
   [/^DomainRed$/, 'domain-red'],
   [/^DomainWritesBlocked$/, 'domain-writes-blocked'],
   [/^DomainJvmPressure$/, 'domain-jvm-pressure'],

@@ -1,3 +1,4 @@
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
@@ -238,6 +239,16 @@ export class ServiceFunction extends NodejsFunction {
     // The function itself, not `grantInvoke`'s `<arn>:*` (its versions and aliases), which is a wildcard the service needs not.
     this.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [refresh.functionArn] }));
     this.addEnvironment(ENV.refreshFunctionName, refresh.functionName);
+    return this;
+  }
+
+  /**
+   * Sending to the webhook delivery queue, and its URL in WEBHOOK_QUEUE_URL: whoever makes or
+   * re-queues deliveries (lib/webhooks.ts).
+   */
+  public bindDeliveryQueue(queue: IQueue): this {
+    queue.grantSendMessages(this);
+    this.addEnvironment(ENV.webhookQueueUrl, queue.queueUrl);
     return this;
   }
 

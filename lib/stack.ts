@@ -23,6 +23,7 @@ import { Retention } from './retention';
 import { grantDomainPaths, rollupIndexPaths, Rollups } from './rollups';
 import { ENV, ServiceFunction } from './service-function';
 import { Split } from './split';
+import { Webhooks } from './webhooks';
 import { SERVICE_NAME } from '../shared/service-identity';
 import { SENSOR_COLLECTIONS } from '../shared/sensor-health/activity';
 import { rollupIndexNames } from '../shared/stores/opensearch/store';
@@ -36,7 +37,8 @@ export type HandlerName =
   | 'authorize-ingest'
   | 'apply-retention'
   | 'take-snapshot'
-  | 'rebuild-rollups';
+  | 'rebuild-rollups'
+  | 'deliver-webhooks';
 
 /** Every Lambda handler module of the service: one per route (functions/routes.ts) and the jobs. */
 export const HANDLERS: readonly HandlerName[] = [
@@ -49,6 +51,7 @@ export const HANDLERS: readonly HandlerName[] = [
   'apply-retention',
   'take-snapshot',
   'rebuild-rollups',
+  'deliver-webhooks',
 ];
 
 const INGEST_ROUTE = ROUTES.find((r) => r.handler === 'ingest')!;
@@ -102,6 +105,8 @@ export class ServiceStack extends Stack {
   public readonly api: Api;
   public readonly reporting: Reporting;
   public readonly occupancy: Occupancy;
+  /** Webhook deliveries: the queue, its dead letters and the delivery function. */
+  public readonly webhooks: Webhooks;
   public readonly split: Split;
   public readonly observability: Observability;
   public readonly explorer: Explorer;
@@ -178,6 +183,13 @@ export class ServiceStack extends Stack {
     });
     this.occupancy.refresh.bindTable(this.occupancy.table, 'readWrite').bindOpenSearch(query);
     this.occupancy.refresh.addEnvironment(ENV.reportTermsCap, String(config.reportTermsCap));
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      deliverEntry: entries['deliver-webhooks'],
+      table: this.occupancy.table,
+      logRetention,
+    });
+    // The refresh evaluates the alert rules; their webhook sink makes deliveries and queues them.
+    this.occupancy.refresh.bindDeliveryQueue(this.webhooks.queue);
 
     this.split = new Split(this, 'Split', {
       workerEntry: entries['run-report-slice'],
@@ -278,7 +290,9 @@ export class ServiceStack extends Stack {
       .bindTable(this.occupancy.table, 'readWrite')
       .bindRefreshTrigger(this.occupancy.refresh);
     // Webhook endpoints and their deliveries live in the same table (secrets encrypted at rest with it).
-    this.endpoints['manage-webhook-endpoints'].bindTable(this.occupancy.table, 'readWrite');
+    this.endpoints['manage-webhook-endpoints']
+      .bindTable(this.occupancy.table, 'readWrite')
+      .bindDeliveryQueue(this.webhooks.queue);
     if (this.machineClients && this.api.userPool) {
       this.endpoints['manage-ingest-clients']
         .bindTable(this.occupancy.table, 'readWrite')
@@ -344,6 +358,7 @@ export class ServiceStack extends Stack {
     const watched = {
       ...Object.fromEntries(Object.entries(this.endpoints).map(([name, fn]) => [pascalCase(name), fn])),
       RunReportSlice: this.split.worker,
+      DeliverWebhooks: this.webhooks.deliver,
       TakeSnapshot: this.backups.snapshotFunction,
       ...(this.retention ? { ApplyRetention: this.retention.fn } : {}),
       ...(this.rollups ? { RebuildRollups: this.rollups.fn } : {}),
@@ -354,6 +369,7 @@ export class ServiceStack extends Stack {
       accessLogs: this.api.accessLogs,
       functions: watched,
       refresh: { fn: this.occupancy.refresh, deadLetterQueue: this.occupancy.deadLetterQueue },
+      webhookDeadLetters: this.webhooks.deadLetterQueue,
       splitStateMachine: this.split.stateMachine,
       domain: this.reporting.domain,
       ingest: { collections: COLLECTIONS, routeKey: `${INGEST_ROUTE.method} ${gatewayRoutePath(INGEST_ROUTE.path)}` },

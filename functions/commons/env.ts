@@ -34,6 +34,8 @@ export const ENV = {
   refreshFunctionName: 'REFRESH_FUNCTION_NAME',
   /** The SQS queue of webhook deliveries to attempt (lib/webhooks.ts); unset: none (the local server's timer attempts them). */
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  /** `true`: deliveries may go over http to this machine's loopback (the stack test's receiver); the stack never sets it. */
+  webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
   /** The one DynamoDB table: locations, sensor groups, occupancy cache. */
   tableName: 'TABLE_NAME',
   /** A local DynamoDB endpoint (DynamoDB Local); unset in AWS. */

@@ -1,6 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { isLoopback, refusalOf } from './address-rules';
 
@@ -104,6 +103,8 @@ export async function sendDelivery(
     const reason = e instanceof RefusedAddressError ? 'refused' : deadline.aborted ? 'timeout' : 'network';
     return { kind: 'failed', reason, message: (e as Error).message, latencyMs: elapsed() };
   }
+  // Loaded here, not at import: node:https loads TLS and crypto, a cold start's cost for every function that imports this room.
+  const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<SendOutcome>((resolve) => {
     let settled = false;
     const finish = (outcome: SendOutcome) => {
@@ -112,7 +113,7 @@ export async function sendDelivery(
       clearTimeout(timer);
       resolve(outcome);
     };
-    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+    const outgoing = request(
       {
         host: address,
         port: target.port || (target.protocol === 'https:' ? 443 : 80),
@@ -139,14 +140,14 @@ export async function sendDelivery(
           message: `No answer within ${timeoutMs} ms.`,
           latencyMs: elapsed(),
         });
-        request.destroy();
+        outgoing.destroy();
       },
       Math.max(0, timeoutMs - elapsed()),
     );
-    request.on('error', (e) =>
+    outgoing.on('error', (e) =>
       finish({ kind: 'failed', reason: 'network', message: e.message.slice(0, 200), latencyMs: elapsed() }),
     );
-    request.end(body);
+    outgoing.end(body);
   });
 }
 

@@ -53,5 +53,9 @@ export function provideWebhookDelivery(queue: DeliveryQueue, policy: SendPolicy)
 export const deliveryQueue = (): DeliveryQueue =>
   providedQueue ?? (process.env[ENV.webhookQueueUrl] ? sqsQueue : NO_QUEUE);
 
-/** The process's rules for sending: the provided ones, else AWS's (https only, no special-purpose address). */
-export const sendPolicy = (): SendPolicy => providedPolicy ?? {};
+/**
+ * The process's rules for sending: the provided ones, else AWS's (https only, no special-purpose
+ * address), unless WEBHOOK_ALLOW_LOOPBACK is `true` (only the stack test sets it, for its receiver).
+ */
+export const sendPolicy = (): SendPolicy =>
+  providedPolicy ?? (process.env[ENV.webhookAllowLoopback] === 'true' ? { allowHttpLoopback: true } : {});

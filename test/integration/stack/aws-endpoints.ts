@@ -1,5 +1,6 @@
 import '../split/with-resolvers';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -304,6 +305,72 @@ export async function startCognitoControlPlane(): Promise<CognitoControlPlane> {
     url: `http://cognito-idp.${LOCAL_DOMAIN}:${port}`,
     clients,
     deleted,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** One message an SQS stand-in took: the queue it was sent to, its body and its delay. */
+export interface SentMessage {
+  readonly queueUrl: string;
+  readonly messageId: string;
+  readonly body: string;
+  readonly delaySeconds: number;
+}
+
+export interface SqsEndpoint extends LocalEndpoint {
+  /** What was sent, in order. */
+  readonly sent: SentMessage[];
+  /** The URL of a queue of the template here (`<endpoint>/123456789012/<logical id>`). */
+  queueUrl(id: string): string;
+}
+
+/**
+ * SQS's SendMessage and SendMessageBatch (the AWS JSON 1.0 protocol the SDK speaks), keeping what is
+ * sent; the test hands the messages to the consuming function as its event source would. The one
+ * AWS API of the webhook pieces that cannot run here.
+ */
+export async function startSqs(): Promise<SqsEndpoint> {
+  const sent: SentMessage[] = [];
+  let counter = 0;
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const answer = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify(body));
+      };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        QueueUrl: string;
+        MessageBody?: string;
+        DelaySeconds?: number;
+        Entries?: { Id: string; MessageBody: string; DelaySeconds?: number }[];
+      };
+      const take = (messageBody: string, delaySeconds = 0) => {
+        const messageId = `stack-message-${++counter}`;
+        sent.push({ queueUrl: body.QueueUrl, messageId, body: messageBody, delaySeconds });
+        return { MessageId: messageId, MD5OfMessageBody: md5(messageBody) };
+      };
+      const target = req.headers['x-amz-target'];
+      if (target === 'AmazonSQS.SendMessageBatch')
+        return answer(200, {
+          Successful: (body.Entries ?? []).map((e) => ({ Id: e.Id, ...take(e.MessageBody, e.DelaySeconds) })),
+          Failed: [],
+        });
+      if (target === 'AmazonSQS.SendMessage') return answer(200, take(body.MessageBody ?? '', body.DelaySeconds));
+      return answer(400, {
+        __type: 'com.amazonaws.sqs#UnsupportedOperation',
+        message: `not served here: ${String(target)}`,
+      });
+    });
+  });
+  const port = await listen(server);
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    sent,
+    queueUrl: (id) => `${url}/123456789012/${id}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -25,7 +25,9 @@ import {
   type LambdaEndpoint,
   startCognitoControlPlane,
   startLambdaInvoke,
+  startSqs,
   startStepFunctions,
+  type SqsEndpoint,
   startTlsFront,
   type StepFunctionsEndpoint,
   type TlsFront,
@@ -35,6 +37,7 @@ import { HttpApi } from './http-api';
 import { type LocalIssuer, startLocalIssuer } from './cognito';
 import { machineClientTests } from './machine-clients';
 import { LambdaFunction } from './lambda-function';
+import { webhookTests } from './webhooks';
 
 /**
  * What `cdk synth` ships, run as AWS would run it: the cloud assembly (template and asset folders)
@@ -145,6 +148,7 @@ let cognitoIssuer: LocalIssuer;
 let stepFunctions: StepFunctionsEndpoint;
 let lambdaInvoke: LambdaEndpoint;
 let cognitoControl: CognitoControlPlane;
+let sqs: SqsEndpoint;
 let xray: Socket;
 const traces: string[] = [];
 const functions = new Map<string, LambdaFunction>();
@@ -217,6 +221,14 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
     case 'AWS::Cognito::UserPoolDomain':
       // Its Ref is the domain prefix; machine clients' token endpoint is `https://<prefix>.auth.<region>.amazoncognito.com/oauth2/token`.
       return attribute ? undefined : 'stack-test';
+    case 'AWS::SQS::Queue':
+      return attribute === 'Arn'
+        ? `arn:aws:sqs:${REGION}:123456789012:${id}`
+        : attribute === 'QueueName'
+          ? id
+          : attribute
+            ? undefined
+            : sqs.queueUrl(id);
     case 'AWS::Cognito::UserPoolClient':
     case 'AWS::ApiGatewayV2::Integration':
     case 'AWS::ApiGatewayV2::Authorizer':
@@ -229,7 +241,7 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
 /** The environment Lambda gives a function: the template's variables, resolved, plus the runtime's own. */
 function lambdaEnvironment(
   id: string,
-  endpoints: { sfn: string; lambda: string; cognito: string; caFile: string; xray: string },
+  endpoints: { sfn: string; lambda: string; cognito: string; sqs: string; caFile: string; xray: string },
 ): Record<string, string> {
   const p = props(id);
   const variables = Object.fromEntries(
@@ -261,6 +273,9 @@ function lambdaEnvironment(
     AWS_ENDPOINT_URL_SFN: endpoints.sfn,
     AWS_ENDPOINT_URL_LAMBDA: endpoints.lambda,
     AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: endpoints.cognito,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    // The receiver of the webhook tests is on loopback, which the address rules refuse in AWS.
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
     NODE_EXTRA_CA_CERTS: endpoints.caFile,
   };
 }
@@ -346,10 +361,12 @@ beforeAll(async () => {
   // The locations function invokes the refresh function asynchronously; the ingest-clients function creates app clients.
   lambdaInvoke = await startLambdaInvoke((name, payload) => fn(name).invoke(payload));
   cognitoControl = await startCognitoControlPlane();
+  sqs = await startSqs();
   const endpoints = {
     sfn: stepFunctions.url,
     lambda: lambdaInvoke.url,
     cognito: cognitoControl.url,
+    sqs: sqs.url,
     caFile,
     xray: `127.0.0.1:${xray.address().port}`,
   };
@@ -381,6 +398,7 @@ afterAll(async () => {
     stepFunctions?.close(),
     lambdaInvoke?.close(),
     cognitoControl?.close(),
+    sqs?.close(),
     new Promise<void>((r) => (xray ? xray.close(() => r()) : r())),
   ]);
   await dynamo.send(new DeleteTableCommand({ TableName: TABLE })).catch(() => undefined);
@@ -403,7 +421,7 @@ afterEach(() => {
 
 describe('the cloud assembly', () => {
   it('runs every service function on Node.js 22, and the functions are run here on Node.js 22', () => {
-    expect(serviceFunctionIds()).toHaveLength(18);
+    expect(serviceFunctionIds()).toHaveLength(21);
     for (const id of serviceFunctionIds())
       expect({ id, runtime: props(id).Runtime }).toEqual({ id, runtime: 'nodejs22.x' });
     expect(LAMBDA_NODE_MAJOR).toBe(22);
@@ -413,6 +431,7 @@ describe('the cloud assembly', () => {
     const expected: Record<string, string> = {
       ...Object.fromEntries(api.routes.map((r) => [r.functionId, HANDLER_OF_ROUTE[r.routeKey]!])),
       [refreshFunctionId()]: 'functions/refresh-occupancy.ts',
+      [deliverFunctionId()]: 'functions/deliver-webhooks.ts',
       [setupIndicesFunctionId()]: 'functions/setup-indices.ts',
       [retentionFunctionId()]: 'functions/apply-retention.ts',
       [snapshotFunctionId()]: 'functions/take-snapshot.ts',
@@ -428,7 +447,7 @@ describe('the cloud assembly', () => {
     expect(Object.fromEntries(serviceFunctionIds().map((id) => [id, handlersIn(id)]))).toEqual(
       Object.fromEntries(Object.entries(expected).map(([id, h]) => [id, [h]])),
     );
-    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(18);
+    expect(new Set(serviceFunctionIds().map((id) => assembly.assetDirOf(id))).size).toBe(21);
   });
 
   it('routes the endpoints of the spec and the administration API behind the JWT authorizer and /health, /problems and OPTIONS without one, with payload format 2.0', () => {
@@ -455,10 +474,17 @@ describe('the cloud assembly', () => {
       ['ANY /locations/{locationId}/insights/history', 'JWT', '2.0'],
       ['ANY /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['ANY /problems', 'NONE', '2.0'],
+      ['ANY /webhook-endpoints', 'JWT', '2.0'],
+      ['ANY /webhook-endpoints/{endpointId}', 'JWT', '2.0'],
+      ['ANY /webhook-endpoints/{endpointId}/deliveries', 'JWT', '2.0'],
+      ['ANY /webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', 'JWT', '2.0'],
+      ['ANY /webhook-endpoints/{endpointId}/test', 'JWT', '2.0'],
+      ['ANY /webhook-endpoints/{endpointId}/{segment3}', 'JWT', '2.0'],
       ['ANY /{segment1}', 'JWT', '2.0'],
       ['DELETE /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['DELETE /ingest-clients/{clientId}', 'JWT', '2.0'],
       ['DELETE /locations/{locationId}', 'JWT', '2.0'],
+      ['DELETE /webhook-endpoints/{endpointId}', 'JWT', '2.0'],
       ['GET /alert-rules', 'JWT', '2.0'],
       ['GET /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['GET /health', 'NONE', '2.0'],
@@ -471,6 +497,9 @@ describe('the cloud assembly', () => {
       ['GET /locations/{locationId}/insights/live', 'JWT', '2.0'],
       ['GET /problems', 'NONE', '2.0'],
       // One OPTIONS route per path without a token: a CORS preflight carries none.
+      ['GET /webhook-endpoints', 'JWT', '2.0'],
+      ['GET /webhook-endpoints/{endpointId}', 'JWT', '2.0'],
+      ['GET /webhook-endpoints/{endpointId}/deliveries', 'JWT', '2.0'],
       ['OPTIONS /alert-rules', 'NONE', '2.0'],
       ['OPTIONS /alert-rules/{ruleId}', 'NONE', '2.0'],
       ['OPTIONS /health', 'NONE', '2.0'],
@@ -484,14 +513,25 @@ describe('the cloud assembly', () => {
       ['OPTIONS /locations/{locationId}/insights/history', 'NONE', '2.0'],
       ['OPTIONS /locations/{locationId}/insights/live', 'NONE', '2.0'],
       ['OPTIONS /problems', 'NONE', '2.0'],
+      ['OPTIONS /webhook-endpoints', 'NONE', '2.0'],
+      ['OPTIONS /webhook-endpoints/{endpointId}', 'NONE', '2.0'],
+      ['OPTIONS /webhook-endpoints/{endpointId}/deliveries', 'NONE', '2.0'],
+      ['OPTIONS /webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', 'NONE', '2.0'],
+      ['OPTIONS /webhook-endpoints/{endpointId}/test', 'NONE', '2.0'],
+      ['OPTIONS /webhook-endpoints/{endpointId}/{segment3}', 'NONE', '2.0'],
       ['OPTIONS /{segment1}', 'NONE', '2.0'],
       ['POST /alert-rules', 'JWT', '2.0'],
       ['POST /ingest-clients', 'JWT', '2.0'],
       ['POST /ingest/{collection}', 'CUSTOM', '2.0'],
       ['POST /locations', 'JWT', '2.0'],
+      ['POST /webhook-endpoints', 'JWT', '2.0'],
+      ['POST /webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', 'JWT', '2.0'],
+      ['POST /webhook-endpoints/{endpointId}/test', 'JWT', '2.0'],
+      ['POST /webhook-endpoints/{endpointId}/{segment3}', 'JWT', '2.0'],
       ['POST /{segment1}', 'JWT', '2.0'],
       ['PUT /alert-rules/{ruleId}', 'JWT', '2.0'],
       ['PUT /locations/{locationId}', 'JWT', '2.0'],
+      ['PUT /webhook-endpoints/{endpointId}', 'JWT', '2.0'],
     ]);
     for (const route of api.routes.filter((r) => !open.includes(r.routeKey)))
       expect((route.authorizer ?? route.lambdaAuthorizer)?.identitySource).toEqual(['$request.header.Authorization']);
@@ -942,6 +982,13 @@ describe('the deployed service, run from its assets', () => {
     cognito: () => cognitoControl,
     refreshFunctionId,
   });
+  webhookTests({
+    call,
+    invoke: (id, event) => fn(id).invoke(event),
+    sent: () => sqs.sent,
+    deliveryQueueUrl: () => resolver.text({ Ref: deliveryQueueId() }),
+    deliverFunctionId,
+  });
 
   it('traces the calls the functions make: X-Ray subsegments of DynamoDB, Step Functions and the domain', () => {
     // Each UDP datagram is a header line, then one segment or subsegment document.
@@ -972,4 +1019,15 @@ function workerFunctionId(): string {
     .flatMap((s) => Object.values(s.ItemProcessor?.States ?? {}))
     .find((s) => s.Resource);
   return functionIdOfArn(task?.Resource);
+}
+
+/** The queue the delivery function reads (its event source mapping's). */
+function deliveryQueueId(): string {
+  const mapping = props(theOne('AWS::Lambda::EventSourceMapping'));
+  return (mapping.EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+}
+
+/** The function the delivery queue's event source mapping invokes. */
+function deliverFunctionId(): string {
+  return (props(theOne('AWS::Lambda::EventSourceMapping')).FunctionName as { Ref: string }).Ref;
 }

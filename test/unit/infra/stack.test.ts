@@ -72,7 +72,7 @@ describe('the service stack with the default context (cdk.json)', () => {
           (r.Properties as { Handler?: string }).Handler === 'index.handler' &&
           !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
-      expect(ours).toHaveLength(FAMILIES + 8); // the route families', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job, rollup rebuild
+      expect(ours).toHaveLength(FAMILIES + 9); // the route families', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job, rollup rebuild, webhook delivery
       for (const fn of ours) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -239,7 +239,13 @@ describe('the service stack with the default context (cdk.json)', () => {
         'sqs:SendMessage',
       ]);
       expect(actions.filter((a) => a.startsWith('es:'))).toEqual(OPENSEARCH_SEARCH);
-      expect(resourcesFor(template, REFRESH, 'sqs:')).toEqual([`${logicalIdOfType(template, 'AWS::SQS::Queue')}.Arn`]);
+      const deadLetters = Object.keys(resourcesOf(template, 'AWS::SQS::Queue')).filter((id) =>
+        id.includes('RefreshDeadLetters'),
+      );
+      const deliveries = Object.keys(resourcesOf(template, 'AWS::SQS::Queue')).filter((id) =>
+        /WebhooksDeliveries[0-9A-F]/.test(id),
+      );
+      expect(resourcesFor(template, REFRESH, 'sqs:')).toEqual([`${deadLetters[0]}.Arn`, `${deliveries[0]}.Arn`].sort());
     });
 
     it('lets the slice worker search the indices and put slice results, nothing else', () => {
@@ -854,7 +860,7 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(FAMILIES + 5); // the route families', the worker's, the ingest authorizer's, the snapshot, retention and rollup jobs'
+      expect(alarmsOn('Throttles')).toHaveLength(FAMILIES + 6); // the route families', the worker's, the ingest authorizer's, the snapshot, retention and rollup jobs', the webhook delivery's
       expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(FAMILIES + 5);
     });
 
