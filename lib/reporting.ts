@@ -199,6 +199,14 @@ export class Reporting extends Construct {
         resources: patterns.map((p) => `${this.domain.domainArn}/${p}/_settings`),
       }),
     );
+    acknowledgeWildcards(
+      this.setupIndices.role!,
+      this.domain,
+      patterns
+        .filter((p) => p.includes('*'))
+        .flatMap((p) => [`${p}/_settings/index.number_of_replicas`, `${p}/_settings`]),
+      "The replica count of the collection's monthly indices, read and raised by pattern; nothing else of them.",
+    );
     this.grantIsmInstallation();
 
     const provider = new Provider(this, 'SetupIndicesProvider', {

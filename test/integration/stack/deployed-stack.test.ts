@@ -683,7 +683,17 @@ describe('the deployed service, run from its assets', () => {
     };
     expect(
       locations.map((l) => [l.id, l.occupancy, l.today.from, l.today.count, l.today.hourly[0], l.lastWeek.count]),
-    ).toEqual([['hall', { people: 2, groups: 1 }, new Date(midnight).toISOString(), 4, 4, 0]]);
+    ).toEqual([
+      [
+        'hall',
+        // The hall's one group has no capacity: people and groups, no share (docs/locations-and-occupancy.md).
+        { people: 2, groups: 1, sensorGroups: [{ sensorGroup: { id: 1, name: 'Hall' }, occupancy: 2 }] },
+        new Date(midnight).toISOString(),
+        4,
+        4,
+        0,
+      ],
+    ]);
   });
 
   it("answers the occupancy history from the domain, JSON and CSV, and 404 for the other organization's location", async () => {
