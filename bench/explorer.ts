@@ -34,7 +34,10 @@ interface Call {
   readonly headers: Record<string, string>;
 }
 
-/** Every request a page made until it was ready and the network idle: by kind, and the bytes both ways (headers and bodies as sent). */
+/**
+ * Every request a page made until it was ready and the network idle: by kind, and the bytes both ways (headers and
+ * bodies as sent).
+ */
 export interface Traffic {
   readonly requests: number;
   readonly byKind: Record<string, number>;
@@ -44,7 +47,10 @@ export interface Traffic {
 
 const DASHBOARD_READY = `['dash-occupancy','dash-entries','dash-week','dash-busiest'].every((id) => !document.getElementById(id).hasAttribute('aria-busy') && ((document.getElementById(id).querySelector('.panel-status')?.textContent ?? '') !== '' || document.getElementById(id).querySelector('.empty')))`;
 
-/** What the dashboard at `url` asks, counted by Chromium; `url` may be another build's server (the figures before a change). */
+/**
+ * What the dashboard at `url` asks, counted by Chromium; `url` may be another build's server (the figures before a
+ * change).
+ */
 export async function pageTraffic(browser: Browser, url: string, ready = DASHBOARD_READY): Promise<Traffic> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
   const page = await context.newPage();
@@ -75,11 +81,17 @@ export async function pageTraffic(browser: Browser, url: string, ready = DASHBOA
 
 const SITES_DRAWN = `document.getElementById('sites-table').dataset.drawnMs !== undefined`;
 
-/** One load of every site at a glance: the table's own drawn time (answer to painted, wall clock) and the page's main-thread CPU, navigation to drawn. */
+/**
+ * One load of every site at a glance: the table's own drawn time (answer to painted, wall clock) and the page's
+ * main-thread CPU, navigation to drawn.
+ */
 interface SitesLoad {
   readonly rows: number;
   readonly drawnMs: number;
-  /** Chromium's main-thread task time in thread ticks (CPU, not wall clock: what a busy machine's other work does not inflate). */
+  /**
+   * Chromium's main-thread task time in thread ticks (CPU, not wall clock: what a busy machine's other work does not
+   * inflate).
+   */
   readonly cpuMs: number;
   readonly layoutMs: number;
 }
@@ -185,7 +197,8 @@ async function benchPages(browser: Browser): Promise<void> {
     }
     const dashboard = '/?view=dashboard&location=berlin-mall';
     console.log(`dashboard traffic: ${describeTraffic(await pageTraffic(browser, `${service.url}${dashboard}`))}`);
-    // The same count on another build's `npm start` (BENCH_EXPLORER_BEFORE=http://127.0.0.1:3999): the figures before a change.
+    // The same count on another build's `npm start` (BENCH_EXPLORER_BEFORE=http://127.0.0.1:3999): the figures before a
+    // change.
     const otherBuild = process.env.BENCH_EXPLORER_BEFORE;
     if (otherBuild)
       console.log(

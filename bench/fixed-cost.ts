@@ -6,9 +6,9 @@ import { machine, median } from './stats';
  * `npm run bench -- fixed-cost` (issue 35, goal 1): a report's fixed cost on `npm start`, measured
  * from outside with the report cache off (`--no-report-cache`), as ratios to `GET /locations` asked
  * of the same server in the same run: a 1-hour count by label and the 30-day daily × label ×
- * direction (the lines' `crossedPaths.end`: in or out) report, both answered from the rollups (checked on the `Server-Timing` source). The
- * requests are asked one after another, alternating, so that a change of load falls on all alike.
- * `BENCH_FIXED_COST_PROFILE=<dir>` runs the server with `--cpu-prof` into that folder.
+ * direction (the lines' `crossedPaths.end`: in or out) report, both answered from the rollups (checked on the
+ * `Server-Timing` source). The requests are asked one after another, alternating, so that a change of load falls on all
+ * alike. `BENCH_FIXED_COST_PROFILE=<dir>` runs the server with `--cpu-prof` into that folder.
  */
 const ROUNDS = 21;
 

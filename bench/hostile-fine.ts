@@ -47,7 +47,9 @@ interface Measure {
   readonly healthFailures: number;
 }
 
-/** `/health` every 100 ms until `until` settles: the slowest answer and how many were not 200 (or not answered in 10 s). */
+/**
+ * `/health` every 100 ms until `until` settles: the slowest answer and how many were not 200 (or not answered in 10 s).
+ */
 async function healthDuring(url: string, until: Promise<unknown>): Promise<{ maxMs: number; failures: number }> {
   let done = false;
   void until.finally(() => (done = true));

@@ -30,25 +30,32 @@ import { machine, median } from './stats';
  * (batches of 10,000 lines, gzip, 4 requests at once, as the backfill CLI sends them) against the
  * direct writer (`npm run ingest` without --api: the same validation and writer, in-process), on
  * DuckDB (goals: ≥ 0.5× direct, ≥ 50,000 documents/s) and on OpenSearch, where raw `_bulk` of the
- * same documents (`index`, the event's id as `_id`, 4 at once) is the baseline (goal ≥ 0.8×). Then the cost of duplicate
- * detection on DuckDB at each of STORED_LEVELS documents already stored: new documents posted to the
- * endpoint with identity (hash, look-up, keys) ÷ without (goal ≤ 1.5×). Each pair alternates, ROUNDS times, on new documents
- * each round; medians. Gzip bodies are made before the clock starts (the client's cost, not the
+ * same documents (`index`, the event's id as `_id`, 4 at once) is the baseline (goal ≥ 0.8×). Then the cost of
+ * duplicate detection on DuckDB at each of STORED_LEVELS documents already stored: new documents posted to the
+ * endpoint with identity (hash, look-up, keys) ÷ without (goal ≤ 1.5×). Each pair alternates, ROUNDS times, on new
+ * documents each round; medians. Gzip bodies are made before the clock starts (the client's cost, not the
  * endpoint's). BENCH_INGEST_DOCS (default 200,000 per round); the duplicate-detection part's below.
  */
 const DOCS = Number(process.env.BENCH_INGEST_DOCS ?? 200_000);
-/** Stored-document counts duplicate detection is measured at, growing one file: BENCH_INGEST_STORED, comma-separated. */
+/**
+ * Stored-document counts duplicate detection is measured at, growing one file: BENCH_INGEST_STORED, comma-separated.
+ */
 const STORED_LEVELS = (process.env.BENCH_INGEST_STORED ?? '100000,1000000,10000000').split(',').map(Number);
 /** New documents per round of the duplicate-detection part: BENCH_INGEST_IDENTITY_DOCS. */
 const IDENTITY_DOCS = Number(process.env.BENCH_INGEST_IDENTITY_DOCS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 2);
 const CONCURRENCY = 4;
-/** Corpus rounds (31 days apart, so no two share a document): the throughput runs', then the stored documents', then identity's. */
+/**
+ * Corpus rounds (31 days apart, so no two share a document): the throughput runs', then the stored documents', then
+ * identity's.
+ */
 const STORED_FIRST = 10;
 const ORG = LOCAL_ORGANIZATION_ID;
 const NOW = Date.UTC(2024, 5, 1);
 
-/** `count` seeded movement events (the local organization's 3 locations over 30 days), a different set for each `round`. */
+/**
+ * `count` seeded movement events (the local organization's 3 locations over 30 days), a different set for each `round`.
+ */
 function corpus(round: number, count: number): Record<string, unknown>[] {
   const docs: Record<string, unknown>[] = [];
   for (const d of seedMovementEvents({
@@ -150,7 +157,8 @@ async function duckdbRow(lines: string[][]): Promise<string[]> {
       }
     }
     const [dr, er] = [median(d), median(e)];
-    // Where the server's time went: its main thread (HTTP, the writes) against all its threads (the line checkers, DuckDB's, zlib's, GC's).
+    // Where the server's time went: its main thread (HTTP, the writes) against all its threads (the line checkers,
+    // DuckDB's, zlib's, GC's).
     const cpu =
       mainUs.length > 0
         ? ` (server CPU per document: main thread ${median(mainUs).toFixed(1)} µs, all threads ${median(allUs).toFixed(1)} µs)`
@@ -177,7 +185,8 @@ async function openSearchRow(lines: string[][]): Promise<string[]> {
   });
   const direct = await openSearchTarget({ url: node.url, auth: 'none' }, 'direct-');
   try {
-    // The same templates (mappings, no replica) for every prefix; the server's writer assumes them, as the stack's custom resource puts them.
+    // The same templates (mappings, no replica) for every prefix; the server's writer assumes them, as the stack's
+    // custom resource puts them.
     for (const prefix of ['raw-', 'api-']) await ensureIndexTemplates(client, prefix, { replicas: 0 });
     const batches = await Promise.all(
       lines.map((l) => gzipBatches(l.map((x) => JSON.parse(x) as Record<string, unknown>))),

@@ -83,7 +83,9 @@ const sets: DataSet[] = [
   },
 ];
 
-/** The seed's events as the ingest path stores them (validated, `start` derived; no `id`: raw `_bulk` picks the `_id`). */
+/**
+ * The seed's events as the ingest path stores them (validated, `start` derived; no `id`: raw `_bulk` picks the `_id`).
+ */
 const documents = (set: DataSet) =>
   function* (): Generator<Record<string, unknown>> {
     for (const e of seedMovementEvents(set.seed)) yield toSource(parseDocument('movementEvents', e));

@@ -69,7 +69,10 @@ export const timed =
     return ms;
   };
 
-/** Rollup vs raw for one report, alternating (medians); the answers must be the same bytes. With the 1-minute load average before and after. */
+/**
+ * Rollup vs raw for one report, alternating (medians); the answers must be the same bytes. With the 1-minute load
+ * average before and after.
+ */
 export async function compareEngines(
   rollups: ReportEngine,
   raw: ReportEngine,

@@ -49,7 +49,9 @@ const report = (splitInterval?: string) => ({
 
 const documents = () => syntheticMovementEvents({ count: DOCS, organizationId: ORG, start: START, days: DAYS });
 
-/** Wall time (ms) of the split report with a pool of `concurrency`, through answerReport (plan, slices, merge, JSON). */
+/**
+ * Wall time (ms) of the split report with a pool of `concurrency`, through answerReport (plan, slices, merge, JSON).
+ */
 async function timeSplit(engine: ReportEngine, concurrency: number): Promise<{ ms: number; bytes: number }> {
   const t = performance.now();
   const answer = await answerReport(report('1M'), scope, engine, 'application/json', {

@@ -3,7 +3,8 @@
  * `npm start` serves), or a DynamoDB table, locally or in AWS:
  *
  *   npm run import-locations -- --file locations.json [--table lrs] [--dynamodb-endpoint http://127.0.0.1:8000]
- *   npm run import-locations -- --file locations.json --api http://localhost:3000 --token $TOKEN   (an admin's; while npm start runs)
+ *   npm run import-locations -- --file locations.json --api http://localhost:3000 --token $TOKEN   (an admin's; while
+ * npm start runs)
  *
  * The whole file is validated first (the same zod schemas as the table's data, then the checks across
  * values); a bad file writes nothing. A re-run of a good file changes nothing.

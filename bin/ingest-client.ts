@@ -132,7 +132,8 @@ async function create(
 ): Promise<number> {
   if (!flags.userPoolId)
     return fail(out, 'the user pool is needed: --user-pool-id or USER_POOL_ID (the stack output UserPoolId)');
-  // The same registration as POST /ingest-clients (without its item the client could get no token: nothing is left half made).
+  // The same registration as POST /ingest-clients (without its item the client could get no token: nothing is left half
+  // made).
   const client = await registerMachineClient(
     table,
     cognitoIssuer(cognito, flags.userPoolId, '(the stack output TokenUrl)'),
@@ -168,7 +169,8 @@ async function revoke(
     return fail(out, 'the user pool is needed: --user-pool-id or USER_POOL_ID (the stack output UserPoolId)');
   const client = await findMachineClient(table, clientId);
   if (!client) return fail(out, `${clientId} is not a registered machine client (see list)`);
-  // The item first: from here on the trigger issues no token and the authorizer takes none (as DELETE /ingest-clients/{clientId}).
+  // The item first: from here on the trigger issues no token and the authorizer takes none (as DELETE
+  // /ingest-clients/{clientId}).
   await revokeMachineClient(
     table,
     cognitoIssuer(cognito, flags.userPoolId, ''),
@@ -180,7 +182,10 @@ async function revoke(
   return 0;
 }
 
-/** Deletes a machine client's Cognito app client; one already gone is no error (revoke and erase-organization run again). */
+/**
+ * Deletes a machine client's Cognito app client; one already gone is no error (revoke and erase-organization run
+ * again).
+ */
 export async function deleteAppClient(
   cognito: CognitoIdentityProviderClient,
   userPoolId: string,

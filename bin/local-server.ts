@@ -68,7 +68,9 @@ interface StartFlags extends DataDirFlags, OpenSearchCliFlags, DynamoCliFlags {
   readonly jwtIssuer?: string;
   readonly jwtClientId?: string;
   readonly jwtScope: string;
-  /** Webhook endpoints on this machine (`http://localhost`, loopback addresses): allowed unless `--no-webhook-loopback`. */
+  /**
+   * Webhook endpoints on this machine (`http://localhost`, loopback addresses): allowed unless `--no-webhook-loopback`.
+   */
   readonly webhookLoopback: boolean;
 }
 
@@ -217,7 +219,8 @@ async function main(argv: readonly string[]): Promise<void> {
   // OpenSearch keeps its own request cache, invalidated when its data changes; this DuckDB file is
   // ours alone, and our own writes make the cache forget what they change.
   const cache = !opensearch && flags.reportCache ? new CachedReportEngine(documents.reports) : undefined;
-  // Benchmark only (bench/ingest.ts): the baseline duplicate detection is measured against; no flag, as a user never wants it.
+  // Benchmark only (bench/ingest.ts): the baseline duplicate detection is measured against; no flag, as a user never
+  // wants it.
   const withoutIdentity = process.env.BENCH_INGEST_WITHOUT_IDENTITY === '1' && !opensearch;
   const writer = withoutIdentity ? appendOnlyWriter(db!) : documents.writer;
   // Closed first on the way out: a write begun is answered, a later one refused 503 (the client retries).
@@ -332,7 +335,10 @@ async function main(argv: readonly string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-/** The token endpoint and the revocation check of machine clients, over the service's table (./local/machine-credentials.ts). */
+/**
+ * The token endpoint and the revocation check of machine clients, over the service's table
+ * (./local/machine-credentials.ts).
+ */
 function localMachineClients(devKey: DevKey): LocalMachineClients {
   return {
     token: async (request) =>

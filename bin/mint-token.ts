@@ -4,7 +4,8 @@
  *
  *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f
  *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f --role admin     (may manage locations and gateways)
- *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f --locations berlin-mall,nyc-store   (sees those two only)
+ *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f --locations berlin-mall,nyc-store   (sees those two
+ * only)
  *   npm run token -- --org 6f1c2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f --scope ingest   (a gateway's: may only ingest)
  *   curl -H "Authorization: Bearer $(npm run -s token -- --org <uuid>)" localhost:3000/locations
  */

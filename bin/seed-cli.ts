@@ -51,7 +51,8 @@ export async function seedCli(argv: readonly string[]): Promise<number> {
   const o = program.opts<SeedFlags>();
 
   const paths = dataPaths(o.dataDir);
-  // Documents first: the data folder's DuckDB refuses a second process (a running npm start) before anything is written.
+  // Documents first: the data folder's DuckDB refuses a second process (a running npm start) before anything is
+  // written.
   const target = await openDocumentTarget(o, paths);
   const locations = await openLocationStore({ ...o, localFile: paths.locations }).catch(async (e: unknown) => {
     await target.close();

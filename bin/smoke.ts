@@ -162,8 +162,8 @@ function parseWith<T>(answer: Answer, schema: z.ZodType<T>, what: string): T {
 const UNAUTHORIZED_HINT = ' (is the token an unexpired ID token for this API?)';
 
 /**
- * Runs the checks in order, calling `printLine` with one line per check (server text made printable); resolves true when all pass.
- * A failure stops the run: the later checks need what the earlier ones found.
+ * Runs the checks in order, calling `printLine` with one line per check (server text made printable); resolves true
+ * when all pass. A failure stops the run: the later checks need what the earlier ones found.
  */
 export async function runSmoke(options: SmokeOptions, printLine: (line: string) => void): Promise<boolean> {
   // Lines quote what the server sent: none of its escapes reach the terminal.

@@ -32,7 +32,8 @@ function verifierFromEnv(): Provider<AccessTokenVerifier> {
     if (verify) return verify;
     const issuer = process.env[ENV.jwtIssuer];
     if (!issuer) throw new Error(`${ENV.jwtIssuer} is not set`);
-    // Loaded on first use, as a chunk of its own: it brings node:crypto, which the bundles keep out of the cold start (lib/bundling.ts).
+    // Loaded on first use, as a chunk of its own: it brings node:crypto, which the bundles keep out of the cold start
+    // (lib/bundling.ts).
     const { JwtVerifier } = await import('aws-jwt-verify');
     const verifier = JwtVerifier.create({
       issuer,

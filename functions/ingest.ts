@@ -100,7 +100,10 @@ export function createIngestHandler(
 const notedAt = new Map<string, number>();
 export const CLIENT_USE_EVERY_MS = 60_000;
 
-/** The client's last use (`GET /ingest-clients`), written at most once a minute; a failure to note it never fails the batch. */
+/**
+ * The client's last use (`GET /ingest-clients`), written at most once a minute; a failure to note it never fails the
+ * batch.
+ */
 async function noteUse(deps: IngestHandlerDeps, organizationId: string, clientId: string | undefined): Promise<void> {
   if (!clientId) return;
   const now = Date.now();

@@ -14,7 +14,10 @@ export interface ListLocationsDeps {
   readonly store: Provider<Pick<LocationStore, 'listLocations'>>;
 }
 
-/** GET /locations: the caller's organization's locations within its grant, ordered by id, in the spec's shape (with `name`). */
+/**
+ * GET /locations: the caller's organization's locations within its grant, ordered by id, in the spec's shape (with
+ * `name`).
+ */
 export function createListLocationsHandler(deps: ListLocationsDeps = { store: locationStore }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
     .use(httpEdge({ route: 'list-locations', availableMediaTypes: JSON_MEDIA_TYPES }))

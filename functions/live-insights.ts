@@ -20,7 +20,10 @@ export interface LiveInsightsDeps {
   readonly now?: () => number;
 }
 
-/** GET /locations/{locationId}/insights/live?filter=occupancy,health: occupancy from the cache, health from the documents. */
+/**
+ * GET /locations/{locationId}/insights/live?filter=occupancy,health: occupancy from the cache, health from the
+ * documents.
+ */
 export function createLiveInsightsHandler(deps: LiveInsightsDeps = { store: locationStore, engine: reportEngine }) {
   return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2>()
     .use(httpEdge({ route: 'live-insights', availableMediaTypes: JSON_MEDIA_TYPES }))

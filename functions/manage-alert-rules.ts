@@ -112,7 +112,10 @@ async function readRule(deps: ManageAlertRulesDeps, scope: AccessScope, id: stri
   return rule;
 }
 
-/** The rule's location must be the organization's and within the grant; an occupancy rule's group must be the location's. */
+/**
+ * The rule's location must be the organization's and within the grant; an occupancy rule's group must be the
+ * location's.
+ */
 async function checkTarget(deps: ManageAlertRulesDeps, scope: AccessScope, spec: AlertRuleSpec): Promise<void> {
   const noLocation = () =>
     new ValidationError([{ path: '/locationId', message: `there is no location '${spec.locationId}'` }]);

@@ -24,7 +24,10 @@ export const MAX_LOCATION_BODY_BYTES = 1024 * 1024;
 
 export interface ManageLocationsDeps {
   readonly store: Provider<LocationStore>;
-  /** Refreshes a changed location's occupancy at once (locally in-process; in AWS the refresh function, invoked asynchronously). */
+  /**
+   * Refreshes a changed location's occupancy at once (locally in-process; in AWS the refresh function, invoked
+   * asynchronously).
+   */
   readonly refresh: () => RefreshTrigger;
   /** @default Date.now */
   readonly now?: () => number;

@@ -34,7 +34,8 @@ export function createRebuildRollupsHandler(deps: RebuildRollupsDeps = { store }
       const grains = passes.reduce((n, p) => n + Object.values(p.rebuilt).reduce((a, b) => a + b, 0), 0);
       logger.info('rollups rebuilt', { passes: passes.length, grains, last: passes.at(-1) });
       metrics.addMetric('RollupGrainsRebuilt', MetricUnit.Count, grains);
-      // Dirty grains left for the next run: a backlog that grows means the rollups fall behind (docs/runbooks.md#rollups-behind).
+      // Dirty grains left for the next run: a backlog that grows means the rollups fall behind
+      // (docs/runbooks.md#rollups-behind).
       metrics.addMetric('RollupBacklog', MetricUnit.Count, passes.at(-1)?.more ? 1 : 0);
       return passes;
     });

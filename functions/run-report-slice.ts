@@ -30,7 +30,9 @@ export interface SliceWorkerDeps {
   readonly store: () => SliceResultStore | undefined;
 }
 
-/** The worker with its dependencies injected, one object given in part (tests bind a test engine and a memory store). */
+/**
+ * The worker with its dependencies injected, one object given in part (tests bind a test engine and a memory store).
+ */
 export function createSliceWorker(
   given: Partial<SliceWorkerDeps> = {},
 ): (event: SliceEvent, context?: Context) => Promise<SliceOutput> {
@@ -53,7 +55,10 @@ export function createSliceWorker(
 
 export const handler = middy(createSliceWorker()).use(observability());
 
-/** AppErrors travel as their problem (the split contract's codec); anything else is logged here and travels as a bare 500. */
+/**
+ * AppErrors travel as their problem (the split contract's codec); anything else is logged here and travels as a bare
+ * 500.
+ */
 export function toSliceError(e: unknown): Error {
   if (!(e instanceof AppError)) logger.error('slice failed', { error: e as Error });
   return encodeSliceError(e instanceof AppError ? e : new InternalError({ cause: e }));

@@ -9,10 +9,10 @@ export interface CheckovJustification {
 
 /**
  * Why the stack does not follow each checkov check it fails, by resource type: the template carries
- * them as checkov's `Metadata.checkov.skip` (https://www.checkov.io/2.Basics/Suppressing%20and%20Skipping%20Policies.html),
- * so a checkov run reports them as skipped with the reason instead of failed. One table, next to the
- * cdk-nag acknowledgements made in each construct; test/unit/infra/checkov.test.ts runs checkov over
- * the synthesized template and expects no failed check.
+ * them as checkov's `Metadata.checkov.skip`
+ * (https://www.checkov.io/2.Basics/Suppressing%20and%20Skipping%20Policies.html), so a checkov run reports them as
+ * skipped with the reason instead of failed. One table, next to the cdk-nag acknowledgements made in each construct;
+ * test/unit/infra/checkov.test.ts runs checkov over the synthesized template and expects no failed check.
  */
 export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJustification[]>> = {
   'AWS::Lambda::Function': [
@@ -101,7 +101,10 @@ export const CHECKOV_JUSTIFICATIONS: Readonly<Record<string, readonly CheckovJus
   ],
 };
 
-/** Adds the justifications of its type to every CloudFormation resource (`Aspects.of(stack).add(new CheckovJustifications())`). */
+/**
+ * Adds the justifications of its type to every CloudFormation resource (`Aspects.of(stack).add(new
+ * CheckovJustifications())`).
+ */
 export class CheckovJustifications implements IAspect {
   constructor(
     private readonly table: Readonly<Record<string, readonly CheckovJustification[]>> = CHECKOV_JUSTIFICATIONS,

@@ -91,7 +91,8 @@ export class Occupancy extends Construct {
 
     this.schedule = new Rule(this, 'Schedule', {
       description: `Refresh live occupancy every ${minutes} minutes, on the marks`,
-      // Every 5 minutes like rate(5 minutes), but aligned to :00, :05, ... (a rate starts whenever the rule was created).
+      // Every 5 minutes like rate(5 minutes), but aligned to :00, :05, ... (a rate starts whenever the rule was
+      // created).
       schedule: Schedule.cron({ minute: `0/${minutes}` }),
       targets: [
         new LambdaFunction(this.refresh, { retryAttempts, maxEventAge: period, deadLetterQueue: this.deadLetterQueue }),

@@ -96,7 +96,8 @@ export class Reporting extends Construct {
     const slowIndexLogGroup = logGroup('SlowIndexLogs');
     const appLogGroup = logGroup('ApplicationLogs');
     // The L2 would create this policy through a Lambda-backed custom resource; the CloudFormation
-    // resource does the same natively. https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
+    // resource does the same natively.
+    // https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
     const logsPolicy = new CfnResourcePolicy(this, 'LogsResourcePolicy', {
       policyName: `${Stack.of(this).stackName}-opensearch-logs`,
       policyDocument: Stack.of(this).toJsonString({

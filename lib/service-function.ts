@@ -236,7 +236,8 @@ export class ServiceFunction extends NodejsFunction {
    * locations function invokes it asynchronously with a location it just changed.
    */
   public bindRefreshTrigger(refresh: IFunction): this {
-    // The function itself, not `grantInvoke`'s `<arn>:*` (its versions and aliases), which is a wildcard the service needs not.
+    // The function itself, not `grantInvoke`'s `<arn>:*` (its versions and aliases), which is a wildcard the service
+    // needs not.
     this.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [refresh.functionArn] }));
     this.addEnvironment(ENV.refreshFunctionName, refresh.functionName);
     return this;

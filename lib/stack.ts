@@ -121,7 +121,9 @@ export class ServiceStack extends Stack {
   public readonly retention?: Retention;
   /** The rollups' rebuild job; absent when `rollups` is false. */
   public readonly rollups?: Rollups;
-  /** One function per route handler of functions/routes.ts (`manage-ingest-clients` only with the stack's user pool). */
+  /**
+   * One function per route handler of functions/routes.ts (`manage-ingest-clients` only with the stack's user pool).
+   */
   public readonly endpoints: Readonly<Record<Route['handler'], ServiceFunction>>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -319,7 +321,8 @@ export class ServiceStack extends Stack {
       { Put: [`${rollupPaths.dirty}/_bulk`] },
       'Ingest marks grains in the rollup bookkeeping index only.',
     );
-    // Reports (and the overview's counts) read the rollup rows and the watermark beside the monthly indices, when rollups are on.
+    // Reports (and the overview's counts) read the rollup rows and the watermark beside the monthly indices, when
+    // rollups are on.
     if (config.rollups) {
       for (const fn of [this.endpoints['query-report'], this.split.worker, this.endpoints['sites-overview']]) {
         grantDomainPaths(

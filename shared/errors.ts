@@ -48,7 +48,9 @@ export class AppError extends Error {
     this.extensions = options.extensions ?? {};
   }
 
-  /** `typeBase`: where the problem types are documented (DEFAULT_PROBLEM_TYPE_BASE unless a deployment says otherwise). */
+  /**
+   * `typeBase`: where the problem types are documented (DEFAULT_PROBLEM_TYPE_BASE unless a deployment says otherwise).
+   */
   toProblem(typeBase?: string): Problem {
     return {
       type: problemTypeUri(this.slug, typeBase),
@@ -277,7 +279,10 @@ export class EngineUnavailableError extends AppError {
   }
 }
 
-/** Retry-After of a timed-out or too expensive report: long enough for a burst to pass, short enough to be worth waiting. */
+/**
+ * Retry-After of a timed-out or too expensive report: long enough for a burst to pass, short enough to be worth
+ * waiting.
+ */
 export const REPORT_TIMEOUT_RETRY_AFTER_SECONDS = 10;
 
 /**

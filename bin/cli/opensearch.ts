@@ -12,7 +12,10 @@ import type { OpenSearchCliFlags } from './options';
 
 /** Where an OpenSearch cluster answers, and how requests to it are signed. */
 export interface OpenSearchConnection {
-  /** e.g. `http://localhost:9200`, several nodes comma-separated (`http://a:9200,http://b:9200`), or `https://<domain endpoint>` */
+  /**
+   * e.g. `http://localhost:9200`, several nodes comma-separated (`http://a:9200,http://b:9200`), or `https://<domain
+   * endpoint>`
+   */
   readonly url: string;
   /** `sigv4` for an Amazon OpenSearch Service domain (service `es`), `none` for a cluster you run. */
   readonly auth: 'sigv4' | 'none';
@@ -21,7 +24,8 @@ export interface OpenSearchConnection {
 
 /**
  * The cluster the flags name: `--opensearch-url` as given (signed as the functions decide: an https
- * URL with a region is, unless OPENSEARCH_AUTH=none), or `--domain` resolved with DescribeDomain to its endpoint; undefined when neither.
+ * URL with a region is, unless OPENSEARCH_AUTH=none), or `--domain` resolved with DescribeDomain to its endpoint;
+ * undefined when neither.
  */
 export async function resolveOpenSearch(
   flags: Omit<OpenSearchCliFlags, 'indexPrefix'>,
@@ -64,7 +68,10 @@ export async function domainEndpoint(domain: string, region: string): Promise<st
   );
 }
 
-/** The environment the functions' OpenSearch client reads (functions/commons/clients/opensearch-client.ts) for a connection. */
+/**
+ * The environment the functions' OpenSearch client reads (functions/commons/clients/opensearch-client.ts) for a
+ * connection.
+ */
 export function openSearchEnv(connection: OpenSearchConnection, indexPrefix: string): NodeJS.ProcessEnv {
   return {
     ...process.env,

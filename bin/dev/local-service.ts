@@ -21,9 +21,9 @@ const ROOT = join(__dirname, '../..');
 /**
  * `npm start` as a user runs it, in a fresh data folder (so it seeds 30 days for 3 locations) on a free
  * port: the real local server, the real handlers, DuckDB and the embedded location table. `env` adds
- * to the environment (a variable given as undefined is removed from it), `args` are npm start's flags (`npm start -- ...args`). Resolves once the banner
- * is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart does; `options.nodeArgs`
- * go to node itself (`--cpu-prof`, which NODE_OPTIONS may not carry).
+ * to the environment (a variable given as undefined is removed from it), `args` are npm start's flags (`npm start --
+ * ...args`). Resolves once the banner is printed. With `options.dataDir`, it runs on that (kept) folder, as a restart
+ * does; `options.nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS may not carry).
  */
 export async function startLocalService(
   env: Record<string, string | undefined> = {},

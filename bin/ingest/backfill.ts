@@ -15,7 +15,10 @@ export interface BackfillTotals {
   duplicates: number;
   /** Refused by the API (or too long to send), for good: sending them again as they are changes nothing. */
   rejected: number;
-  /** Lines of batches that were not answered, after every retry (or refused whole, a 4xx): not written, or not known to be. */
+  /**
+   * Lines of batches that were not answered, after every retry (or refused whole, a 4xx): not written, or not known to
+   * be.
+   */
   notSent: number;
   failedBatches: number;
   batches: number;
@@ -28,7 +31,9 @@ export interface BackfillEvents {
   rejected(line: RejectedFileLine): void;
   /** A batch that failed: its first and last file line, and why. */
   failed(firstLine: number, lastLine: number, reason: string): void;
-  /** After each answered or failed batch: bytes of the file read so far (as stored, compressed or not), of `totalBytes`. */
+  /**
+   * After each answered or failed batch: bytes of the file read so far (as stored, compressed or not), of `totalBytes`.
+   */
   progress(bytesRead: number, totalBytes: number, totals: Readonly<BackfillTotals>): void;
 }
 

@@ -28,7 +28,9 @@ export type SendOutcome =
   | { readonly kind: 'failed'; readonly reason: string; readonly retries: number };
 
 export interface Sender {
-  /** POSTs one gzip NDJSON batch to `/ingest/{collection}`, sending it again while the answer says to (never throws). */
+  /**
+   * POSTs one gzip NDJSON batch to `/ingest/{collection}`, sending it again while the answer says to (never throws).
+   */
   send(collection: string, body: Buffer): Promise<SendOutcome>;
 }
 
@@ -113,7 +115,9 @@ async function post(url: string, token: string, body: Buffer, timeoutMs: number)
   return { kind: 'final', reason };
 }
 
-/** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+/**
+ * `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable.
+ */
 export function retryAfter(header: string | null, now = Date.now()): number | undefined {
   if (header === null || header.trim() === '') return undefined;
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;

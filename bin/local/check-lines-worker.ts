@@ -31,7 +31,9 @@ export interface CheckedTask {
   readonly contents: BigInt64Array;
 }
 
-/** A worker thread's task: checkLines over the body's lines (blank lines skipped, numbered as the handler numbers them). */
+/**
+ * A worker thread's task: checkLines over the body's lines (blank lines skipped, numbered as the handler numbers them).
+ */
 export default function checkTask(task: CheckTask): CheckedTask {
   const tenancy = { organizationId: task.organizationId, locationIds: new Set(task.locationIds) };
   // Each document's canonical JSON, made for its identity, is also the text it travels in.
@@ -78,7 +80,10 @@ function hasNegativeZero(value: unknown): boolean {
   return false;
 }
 
-/** Benchmark only: a distinct key per document (none is taken for another) and no digest, for a writer that looks nothing up. */
+/**
+ * Benchmark only: a distinct key per document (none is taken for another) and no digest, for a writer that looks
+ * nothing up.
+ */
 const placeholderIdentity = (_collection: Collection, _document: unknown, index: number) => ({
   id: '',
   key: BigInt(index),

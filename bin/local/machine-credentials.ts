@@ -21,7 +21,10 @@ const TOKEN_SECONDS = 3600;
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** The local issuer: random ids and secrets (256 bits: a hash needs no salt or stretching), nothing to delete on revocation. */
+/**
+ * The local issuer: random ids and secrets (256 bits: a hash needs no salt or stretching), nothing to delete on
+ * revocation.
+ */
 export function localIssuer(tokenUrl: string): ClientIssuer {
   return {
     tokenUrl,

@@ -3,7 +3,10 @@ import type { DocumentWriter, EngineResult, ReportEngine } from '#shared/stores/
 export interface ReportCacheOptions {
   /** Most results kept. @default 256 */
   readonly maxEntries?: number;
-  /** Most bytes of results kept, counted as they are held (UTF-8 JSON); a result over a quarter of it is answered but not kept. @default 64 MiB */
+  /**
+   * Most bytes of results kept, counted as they are held (UTF-8 JSON); a result over a quarter of it is answered but
+   * not kept. @default 64 MiB
+   */
   readonly maxBytes?: number;
 }
 

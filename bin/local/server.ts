@@ -66,7 +66,10 @@ export interface LocalServerOptions {
   /** The report explorer at `/` (web/); none: `/` is a 404 like any unknown path. */
   readonly explorer?: ExplorerSite;
   readonly log?: (line: string) => void;
-  /** The handlers' timeout (their context's remaining time starts there), as the deployed functions' 29 s. @default 29000 */
+  /**
+   * The handlers' timeout (their context's remaining time starts there), as the deployed functions' 29 s. @default
+   * 29000
+   */
   readonly functionTimeoutMs?: number;
   /** How long close() waits for the answers in progress. @default CLOSE_GRACE_MS */
   readonly closeGraceMs?: number;
@@ -130,7 +133,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   let hosts: string[] = [];
   /** Answers not yet written in full, and how to refuse each: close() waits for them, then refuses the rest. */
   const unanswered = new Map<ServerResponse, () => void>();
-  /** Requests whose bytes have not all arrived: close() lets them arrive (up to DRAIN_MS) before closing their sockets. */
+  /**
+   * Requests whose bytes have not all arrived: close() lets them arrive (up to DRAIN_MS) before closing their sockets.
+   */
   const arriving = new Set<IncomingMessage>();
   let closing = false;
   const server: Server = createServer((req, res) => {
@@ -181,7 +186,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       const claims = match.route.public
         ? {}
         : toAuthorizerClaims(await verifyToken(bearerToken(request.headers.authorization)));
-      // A machine client's token on the ingest route: refused once the client is revoked, as the stack's authorizer does.
+      // A machine client's token on the ingest route: refused once the client is revoked, as the stack's authorizer
+      // does.
       const clientId = claims.client_id;
       if (
         match.route.handler === 'ingest' &&

@@ -17,7 +17,10 @@ export type Role = 'viewer' | 'admin' | 'ingest';
 export interface AccessScope {
   readonly organizationId: string;
   readonly role: Role;
-  /** The token's subject (`sub`): who makes a change (`createdBy`, `updatedBy`, the change log); null when the token has none. */
+  /**
+   * The token's subject (`sub`): who makes a change (`createdBy`, `updatedBy`, the change log); null when the token has
+   * none.
+   */
   readonly subject: string | null;
   /**
    * The locations the caller may see, sorted and without repeats; undefined: every location of the

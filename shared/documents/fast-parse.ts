@@ -19,7 +19,10 @@ export type FastParse = (input: unknown) => unknown;
  */
 export type Leaves = ReadonlyMap<z.ZodMiniType, (value: unknown) => boolean>;
 
-/** A fast parse of `schema` (a strict object whose parts are leaves, optional, arrays and strict objects), or undefined when some part is none of those. */
+/**
+ * A fast parse of `schema` (a strict object whose parts are leaves, optional, arrays and strict objects), or undefined
+ * when some part is none of those.
+ */
 export function fastParser(schema: z.ZodMiniType, leaves: Leaves): FastParse | undefined {
   const leaf = leaves.get(schema);
   if (leaf) return (value) => (leaf(value) ? value : undefined);

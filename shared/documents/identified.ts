@@ -33,7 +33,10 @@ export interface DocumentToWrite<C extends Collection = Collection> {
   readonly identity: DocumentIdentity;
 }
 
-/** What a document given again in one batch is: the same document (`duplicate`), or another one under the same `id` (`conflict`). */
+/**
+ * What a document given again in one batch is: the same document (`duplicate`), or another one under the same `id`
+ * (`conflict`).
+ */
 export type Repeat = { readonly kind: 'duplicate' } | { readonly kind: 'conflict' };
 
 /**

@@ -3,7 +3,10 @@ import type { ReportDocument } from './documents';
 import type { Collection } from './fields';
 import type { DocumentIdentity } from './identified';
 
-/** Who `doc` is (see DocumentIdentity in ./identified.ts): SHA-256 digests of its organization, collection and `id` or content. */
+/**
+ * Who `doc` is (see DocumentIdentity in ./identified.ts): SHA-256 digests of its organization, collection and `id` or
+ * content.
+ */
 export function documentIdentity(collection: Collection, doc: ReportDocument): DocumentIdentity {
   return identityOfContent(collection, doc, canonicalJson(doc));
 }

@@ -22,7 +22,10 @@ export interface OrganizationErasureOutcome {
   readonly machineClients: readonly MachineClient[];
 }
 
-/** In the order they are deleted: clients, then locations before their groups, so that a run cut short leaves nothing that could accept a document. */
+/**
+ * In the order they are deleted: clients, then locations before their groups, so that a run cut short leaves nothing
+ * that could accept a document.
+ */
 const ITEM_KINDS: readonly ItemKind[] = [
   'machineClient',
   'webhookEndpoint',

@@ -5,7 +5,10 @@ import { parseDocument, type ReportDocument } from '../documents/documents';
 import type { DocumentWriter, WriteOutcome } from '../stores/store';
 import type { Collection } from '../documents/fields';
 
-/** One document of a batch: an NDJSON line's text (parsed here), or a value already parsed (the CLIs). `line` numbers it in answers. */
+/**
+ * One document of a batch: an NDJSON line's text (parsed here), or a value already parsed (the CLIs). `line` numbers it
+ * in answers.
+ */
 export type BatchLine =
   | { readonly line: number; readonly text: string }
   | { readonly line: number; readonly value: unknown };

@@ -34,12 +34,18 @@ export interface WriteContext {
   readonly now: Date;
 }
 
-/** What an If-Match asks: the revision (or one of the revisions) it names, or `*` (the location exists, whatever its revision). */
+/**
+ * What an If-Match asks: the revision (or one of the revisions) it names, or `*` (the location exists, whatever its
+ * revision).
+ */
 export type ExpectedRevision = number | readonly number[] | '*';
 
 type Store = Pick<LocationStore, 'getLocationWithGroups' | 'findDeletedLocation' | 'writeLocation'>;
 
-/** The most actions of a location write besides its groups': the location, the deletion record (or its check), the log entry. */
+/**
+ * The most actions of a location write besides its groups': the location, the deletion record (or its check), the log
+ * entry.
+ */
 const FIXED_ACTIONS = 3;
 const MAX_GROUP_ACTIONS = 100 - FIXED_ACTIONS;
 

@@ -1,6 +1,8 @@
 import { AppError } from '../errors';
 
-/** The problems of the administration API's writes (./admin.ts; If-Match in functions/commons/http/preconditions.ts). */
+/**
+ * The problems of the administration API's writes (./admin.ts; If-Match in functions/commons/http/preconditions.ts).
+ */
 
 /**
  * 409: the location cannot be created with this id (it exists, or a deleted location had it).

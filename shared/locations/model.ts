@@ -27,7 +27,10 @@ export interface Location {
 
 export type Direction = 'A' | 'B';
 
-/** One counting line: line `lineId` as seen by camera `trackingCameraId`; crossing it ending on `inDirection` means "in". */
+/**
+ * One counting line: line `lineId` as seen by camera `trackingCameraId`; crossing it ending on `inDirection` means
+ * "in".
+ */
 export interface CountingLine {
   readonly trackingCameraId: string;
   readonly lineId: string;
@@ -86,7 +89,9 @@ export interface LocationWithGroups {
   readonly revision?: number;
 }
 
-/** The response shape of one location in `GET /locations`: the spec's fields in the spec's order, `name` after the id. */
+/**
+ * The response shape of one location in `GET /locations`: the spec's fields in the spec's order, `name` after the id.
+ */
 export function toLocationResponse(l: Location): Location {
   return {
     id: l.id,

@@ -77,7 +77,10 @@ export const MAX_SENSOR_GROUP_ID = 2_147_483_647;
 /** Largest capacity of a sensor group (people or spots): a stadium fits, a typo of three zeros too many does not. */
 export const MAX_CAPACITY = 1_000_000;
 
-/** What the service writes and answers but never takes from a request: accepted (so that an answer can be sent back as it is) and ignored. */
+/**
+ * What the service writes and answers but never takes from a request: accepted (so that an answer can be sent back as
+ * it is) and ignored.
+ */
 const readOnly = (what: string) =>
   described(
     z.optional(z.nullable(z.string().check(z.maxLength(128, 'must be at most 128 characters')))),

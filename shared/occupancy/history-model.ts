@@ -14,7 +14,9 @@ export interface HistoryBucket {
   readonly capacity?: number;
   /** occupancy ÷ capacity, rounded half up to 3 decimals, with `capacity`. */
   readonly utilization?: number;
-  /** The largest utilization at the bucket's samples (each with the capacity in force at it), when any had a capacity. */
+  /**
+   * The largest utilization at the bucket's samples (each with the capacity in force at it), when any had a capacity.
+   */
   readonly peakUtilization?: number;
 }
 

@@ -39,7 +39,10 @@ interface Sample {
   readonly period: OpenPeriod;
 }
 
-/** 404 for an unknown location, another organization's and one outside the scope's grant (its existence is not revealed). */
+/**
+ * 404 for an unknown location, another organization's and one outside the scope's grant (its existence is not
+ * revealed).
+ */
 export async function occupancyHistory(
   deps: HistoryDeps,
   scope: Pick<AccessScope, 'organizationId' | 'locationIds'>,

@@ -32,8 +32,9 @@ export interface LiveInsights {
 }
 
 /**
- * `filter` → the kinds asked for (of `kinds`: the live ones by default; the history has occupancy only): comma-separated, whitespace around names and repeated names
- * tolerated; missing, empty or naming an unknown kind is a 400 naming the query parameter.
+ * `filter` → the kinds asked for (of `kinds`: the live ones by default; the history has occupancy only):
+ * comma-separated, whitespace around names and repeated names tolerated; missing, empty or naming an unknown kind is a
+ * 400 naming the query parameter.
  */
 export function parseInsightKinds<K extends string = InsightKind>(
   filter: string | undefined,

@@ -13,8 +13,8 @@ import { currentOccupancy, maxAgeSeconds, type OccupancyItem } from './live-insi
 
 /**
  * Every site at a glance (`GET /insights/overview`): for each location the caller may see, people
- * now (the live value of its open groups together) and how full it is (their capacities), and movement events today up to now beside the
- * same day a week before up to the same wall-clock time, hour by hour. One answer for all of them, so
+ * now (the live value of its open groups together) and how full it is (their capacities), and movement events today up
+ * to now beside the same day a week before up to the same wall-clock time, hour by hour. One answer for all of them, so
  * a page of 500 sites makes one request, not a thousand.
  *
  * The counts come from ordinary report plans on the report engine (the same tenancy scope, compiler
@@ -37,7 +37,9 @@ export interface OverviewOccupancy {
    * with `capacity`. People in counted groups without a capacity are in `people` but not here.
    */
   readonly utilization?: number;
-  /** Each counted group as the live endpoint answers it (with its own capacity and utilization when it has one), by id. */
+  /**
+   * Each counted group as the live endpoint answers it (with its own capacity and utilization when it has one), by id.
+   */
   readonly sensorGroups: readonly OccupancyItem[];
 }
 

@@ -22,7 +22,10 @@ type Json = Record<string, unknown>;
 
 const INVALID_INTERVAL = `must be one of ${HISTORY_INTERVALS.join(', ')} (default ${DEFAULT_HISTORY_INTERVAL})`;
 
-/** The answer to `?filter=occupancy&from=2024-03-31T03:00:00Z&to=2024-03-31T06:00:00Z&interval=1h` for berlin-mall (test/integration/occupancy/history.test.ts). */
+/**
+ * The answer to `?filter=occupancy&from=2024-03-31T03:00:00Z&to=2024-03-31T06:00:00Z&interval=1h` for berlin-mall
+ * (test/integration/occupancy/history.test.ts).
+ */
 const hourly = {
   timeZone: 'Europe/Berlin',
   interval: '1h',

@@ -1,7 +1,10 @@
 import { ADMIN_ORG, adminWriteErrors, clientIdParameter, json, noStore, notAdmin, type Json } from './admin-operations';
 import { cacheControl, common, getHeaders, problemResponse, ref, type ProblemExample } from './responses';
 
-/** The administration API's gateways (`/ingest-clients`); the problem examples are asked of the real handler (test/unit/openapi/examples.test.ts). */
+/**
+ * The administration API's gateways (`/ingest-clients`); the problem examples are asked of the real handler
+ * (test/unit/openapi/examples.test.ts).
+ */
 
 const clientView = {
   clientId: 'local-6c1d9b1e0f3a47a2b8c9d0e1',

@@ -23,7 +23,9 @@ const withGatewayForbidden = (response: Json & { content: Json }): Json => ({
 const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
 const GOOD =
   '{"id":"cam-1:000123","locationId":"berlin-mall","trackingCameraId":"berlin-mall-cam-1","label":"person","timestamp":"2024-05-01T08:00:00Z","crossedPaths":[{"id":"entrance","end":"A"}]}';
-/** The request body of the examples: two documents and a line naming a location the organization does not have (line 2). */
+/**
+ * The request body of the examples: two documents and a line naming a location the organization does not have (line 2).
+ */
 export const INGEST_EXAMPLE_BODY = `${GOOD}\n{"locationId":"atlantis","timestamp":"2024-05-01T08:00:01Z"}\n${GOOD.replace('000123', '000124')}\n`;
 
 export const ingestSchemas: Record<string, Json> = {

@@ -73,7 +73,10 @@ export const overviewSchema: Json = {
   },
 };
 
-/** Berlin at 12:00 CEST on Europe's spring-forward day, New York at 06:00 EDT (test/integration/occupancy/overview.test.ts). */
+/**
+ * Berlin at 12:00 CEST on Europe's spring-forward day, New York at 06:00 EDT
+ * (test/integration/occupancy/overview.test.ts).
+ */
 const example = {
   at: '2024-03-31T10:00:00.000Z',
   locations: [

@@ -249,7 +249,10 @@ const getHeaders = (cacheControlHeader: Json) => ({
   'X-Request-Id': header('X-Request-Id'),
 });
 
-/** The statuses every operation may get: another method on its path, another Host locally, API Gateway's throttling, a bug. */
+/**
+ * The statuses every operation may get: another method on its path, another Host locally, API Gateway's throttling, a
+ * bug.
+ */
 const common = {
   '405': ref('responses', 'MethodNotAllowed'),
   '421': ref('responses', 'MisdirectedRequest'),

@@ -144,7 +144,8 @@ async function runPlan(plan: ReportPlan, run: Run, beside?: Beside): Promise<Eng
 async function answerComparison(plan: ReportPlan, run: Run, pacer: Pacer): Promise<Shaped> {
   const periods = periodsOf(plan);
   const maxAnswerBuckets = run.options.maxAnswerBuckets ?? MAX_ANSWER_BUCKETS;
-  // Split, each period's run refuses the two together when they must exceed the bounds (runSplit): the first before it starts.
+  // Split, each period's run refuses the two together when they must exceed the bounds (runSplit): the first before it
+  // starts.
   const current = await runPlan(periods.current, run, { plan: periods.previous, heldBuckets: 0 });
   const held = resultBuckets(current.root);
   const previous = await runPlan(periods.previous, run, { plan: periods.current, heldBuckets: held });

@@ -15,7 +15,10 @@ export interface LocalDate {
 
 const DAY = 86_400_000;
 
-/** The local date of an instant in `zone`, with its ISO weekday (1 = Monday … 7 = Sunday). Throws a RangeError for an unknown zone. */
+/**
+ * The local date of an instant in `zone`, with its ISO weekday (1 = Monday … 7 = Sunday). Throws a RangeError for an
+ * unknown zone.
+ */
 export function localDateOf(utcMs: number, zone: string): LocalDate & { readonly weekday: number } {
   const d = new Date(utcMs + offsetOf(zone, utcMs));
   return {

@@ -17,5 +17,8 @@ const TIMESTAMP_FLOOR_MS = 0;
 const TIMESTAMP_FLOOR = '1970-01-01T00:00:00Z';
 export const TIMESTAMP_FLOOR_MESSAGE = `must be ${TIMESTAMP_FLOOR} or later (no time zone has reliable offsets before it)`;
 
-/** Whether a valid timestamp's epoch ms is at or after the floor (NaN, for text that is none, passes: its format is refused on its own). */
+/**
+ * Whether a valid timestamp's epoch ms is at or after the floor (NaN, for text that is none, passes: its format is
+ * refused on its own).
+ */
 export const isNotBeforeFloor = (ms: number): boolean => !(ms < TIMESTAMP_FLOOR_MS);

@@ -1,4 +1,7 @@
-/** What an IANA time zone name looks like (`Europe/Berlin`, `America/Argentina/Buenos_Aires`, `UTC`, `Etc/GMT+1`); an offset (`+01:00`) does not. */
+/**
+ * What an IANA time zone name looks like (`Europe/Berlin`, `America/Argentina/Buenos_Aires`, `UTC`, `Etc/GMT+1`); an
+ * offset (`+01:00`) does not.
+ */
 export const TIME_ZONE_PATTERN = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /**

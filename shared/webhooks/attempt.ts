@@ -122,7 +122,10 @@ function attemptOf(at: Date, outcome: SendOutcome): DeliveryAttempt {
       };
 }
 
-/** The endpoint's health after an attempt: not failing after a success, failing since the first failure, disabled by the rules above. */
+/**
+ * The endpoint's health after an attempt: not failing after a success, failing since the first failure, disabled by the
+ * rules above.
+ */
 async function noteHealth(
   deps: AttemptDeps,
   ref: DeliveryRef,

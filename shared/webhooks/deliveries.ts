@@ -18,7 +18,10 @@ import type { Item } from '../locations/items';
  * after they were made.
  */
 
-/** The gaps between automatic attempts: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (11 attempts over about 47 h). */
+/**
+ * The gaps between automatic attempts: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (11 attempts over
+ * about 47 h).
+ */
 export const RETRY_GAPS_MS: readonly number[] = [
   5,
   30,

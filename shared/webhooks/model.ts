@@ -35,7 +35,10 @@ export interface WebhookEndpoint {
   readonly description: string;
   /** Whether deliveries go to it: false when an admin paused it, or the service disabled it. */
   readonly enabled: boolean;
-  /** Why the service disabled it (`gone`: it answered 410; `failing`: its deliveries failed throughout the retry schedule), or null. */
+  /**
+   * Why the service disabled it (`gone`: it answered 410; `failing`: its deliveries failed throughout the retry
+   * schedule), or null.
+   */
   readonly disabledReason: 'gone' | 'failing' | null;
   /** When it was disabled (by either), or null while enabled. */
   readonly disabledAt: string | null;

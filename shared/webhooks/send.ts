@@ -41,7 +41,10 @@ export type SendOutcome =
     }
   | {
       readonly kind: 'failed';
-      /** `refused`: the URL or its addresses break the rules; `timeout`: no full answer in time; `network`: DNS or connection. */
+      /**
+       * `refused`: the URL or its addresses break the rules; `timeout`: no full answer in time; `network`: DNS or
+       * connection.
+       */
       readonly reason: 'refused' | 'timeout' | 'network';
       readonly message: string;
       readonly latencyMs: number;
@@ -103,7 +106,8 @@ export async function sendDelivery(
     const reason = e instanceof RefusedAddressError ? 'refused' : deadline.aborted ? 'timeout' : 'network';
     return { kind: 'failed', reason, message: (e as Error).message, latencyMs: elapsed() };
   }
-  // Loaded here, not at import: node:https loads TLS and crypto, a cold start's cost for every function that imports this room.
+  // Loaded here, not at import: node:https loads TLS and crypto, a cold start's cost for every function that imports
+  // this room.
   const { request } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<SendOutcome>((resolve) => {
     let settled = false;
@@ -178,7 +182,9 @@ function readBounded(response: IncomingMessage, done: (text: string) => void): v
 
 class RefusedAddressError extends Error {}
 
-/** The address to connect to: every address of the host must be allowed (a name with one private address is refused). */
+/**
+ * The address to connect to: every address of the host must be allowed (a name with one private address is refused).
+ */
 async function resolveChecked(
   host: string,
   protocol: string,

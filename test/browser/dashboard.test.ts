@@ -90,7 +90,10 @@ const historyOf = (locationId: string, day: DateTime, interval = '5m') =>
     `/locations/${locationId}/insights/history?filter=occupancy&from=${encodeURIComponent(day.toUTC().toISO()!)}&to=${encodeURIComponent(day.plus({ days: 1 }).toUTC().toISO()!)}&interval=${interval}`,
   );
 
-/** A table's columns as names (a group heading and its column's label joined by a space) and its rows (the `<time>` of each row's header). */
+/**
+ * A table's columns as names (a group heading and its column's label joined by a space) and its rows (the `<time>` of
+ * each row's header).
+ */
 const groupedTable = (page: Page, selector: string) =>
   page.$eval(selector, (t) => {
     const [first, second] = [...t.querySelectorAll('thead tr')];
@@ -575,7 +578,8 @@ describeInBrowser('the dashboard, live', () => {
     await page.clock.fastForward(Math.max(5, maxAge) * 1000 + 1000);
     await new Promise((r) => setTimeout(r, 500));
     expect(asked()).toEqual(first);
-    // Shown again: it asks at once, all of today but not last week's day or the busiest hours (the same day), and says so.
+    // Shown again: it asks at once, all of today but not last week's day or the busiest hours (the same day), and says
+    // so.
     await page.evaluate(() => {
       Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
       document.dispatchEvent(new Event('visibilitychange'));

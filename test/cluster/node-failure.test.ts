@@ -114,7 +114,10 @@ type Row = Record<string, string | number>;
 const total = (rows: Row[]) =>
   rows.reduce((n, r) => n + Object.entries(r).reduce((m, [k, v]) => m + (k === 'timestamp' ? 0 : (v as number)), 0), 0);
 
-/** The report's expected rows, counted here from the lines themselves: one a day of the range (1 March to 30 April), empty days with their timestamp alone. */
+/**
+ * The report's expected rows, counted here from the lines themselves: one a day of the range (1 March to 30 April),
+ * empty days with their timestamp alone.
+ */
 function expectedRows(lines: Iterable<number>): Row[] {
   const days = new Map<string, Row>();
   for (let t = Date.UTC(2024, 2, 1); t < Date.UTC(2024, 4, 1); t += 86_400_000) {
@@ -252,7 +255,8 @@ async function faultRun(from: number, to: number, faults: Record<number, () => P
 async function expectEveryLineOnce(lines: number): Promise<void> {
   expect(acked.size).toBe(lines);
   await client.indices.refresh({ index: `${PREFIX}movement-events-*` });
-  // As many documents as lines: a line stored twice or lost changes the count; the report checks each day and label besides.
+  // As many documents as lines: a line stored twice or lost changes the count; the report checks each day and label
+  // besides.
   const { body: counted } = await client.count({ index: `${PREFIX}movement-events-*` });
   expect(counted.count).toBe(lines);
   while ((await rebuildRollups(client, PREFIX)).more);

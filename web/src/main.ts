@@ -63,7 +63,10 @@ const state: {
   tooManyBuckets: boolean;
 } = { answerZone: 'UTC', zoneTouched: false, tooManyBuckets: false };
 
-/** The page's view; the bare address shows every site until the locations say the caller has only one; the admin screen is an admin's only. */
+/**
+ * The page's view; the bare address shows every site until the locations say the caller has only one; the admin screen
+ * is an admin's only.
+ */
 const resolveView = (count = 2, admin = false): View => {
   const named = viewInUrl();
   if (named === 'admin') return admin ? 'admin' : count === 1 ? 'dashboard' : 'sites';

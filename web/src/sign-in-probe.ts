@@ -8,7 +8,8 @@ import { readSignInConfig, SIGN_IN_CONFIG_PATH, type SignInConfig } from './mode
  */
 export async function findSignIn(): Promise<SignInConfig | undefined> {
   const response = await fetch(SIGN_IN_CONFIG_PATH, { headers: { accept: 'application/json' } });
-  if (response.status === 404 || response.status === 403) return undefined; // S3 through CloudFront answers 403 for a missing object
+  // S3 through CloudFront answers 403 for a missing object
+  if (response.status === 404 || response.status === 403) return undefined;
   if (!response.ok) throw new Error(`${SIGN_IN_CONFIG_PATH} answered ${response.status}`);
   const config = readSignInConfig(await response.json().catch(() => undefined));
   if (typeof config === 'string') throw new Error(`${SIGN_IN_CONFIG_PATH} ${config}`);

@@ -21,17 +21,28 @@ export interface MintOptions {
    * Cognito's client-credentials grant issues (`token_use: access`). @default none: a user's ID token
    */
   readonly scopes?: readonly string[];
-  /** The machine client the token is for (its `client_id` claim, as Cognito's client-credentials tokens carry it). @default none */
+  /**
+   * The machine client the token is for (its `client_id` claim, as Cognito's client-credentials tokens carry it).
+   * @default none
+   */
   readonly clientId?: string;
-  /** The caller's groups (the role, docs/access.md), in the claim `groups.claimName`, as Cognito lists them. @default none: a viewer */
+  /**
+   * The caller's groups (the role, docs/access.md), in the claim `groups.claimName`, as Cognito lists them. @default
+   * none: a viewer
+   */
   readonly groups?: { readonly claimName: string; readonly names: readonly string[] };
-  /** The location grant, in the claim `locations.claimName`, ids separated by commas as a Cognito attribute holds them. @default none: every location */
+  /**
+   * The location grant, in the claim `locations.claimName`, ids separated by commas as a Cognito attribute holds them.
+   * @default none: every location
+   */
   readonly locations?: { readonly claimName: string; readonly ids: readonly string[] };
   /** @default the current time */
   readonly now?: Date;
 }
 
-/** A development JWT (ES256) for one organization, as a Cognito ID token (or, with scopes, access token) would carry it. */
+/**
+ * A development JWT (ES256) for one organization, as a Cognito ID token (or, with scopes, access token) would carry it.
+ */
 export async function mintDevToken(key: DevKey, options: MintOptions): Promise<string> {
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const scopes = options.scopes ?? [];

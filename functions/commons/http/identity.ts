@@ -107,9 +107,10 @@ export function accessOf(
 
 /**
  * A claim that lists names, in every form it arrives in: API Gateway hands a JSON array over as
- * `[a b]` (Go's formatting, https://github.com/aws-solutions-library-samples/guidance-for-claude-code-with-amazon-bedrock/issues/802
- * shows it with groups), a JSON array when the claims are the token's own, or a string of names
- * separated by commas or spaces (a Cognito attribute). Location ids and group names hold neither.
+ * `[a b]` (Go's formatting,
+ * https://github.com/aws-solutions-library-samples/guidance-for-claude-code-with-amazon-bedrock/issues/802 shows it
+ * with groups), a JSON array when the claims are the token's own, or a string of names separated by commas or spaces (a
+ * Cognito attribute). Location ids and group names hold neither.
  */
 export function listClaim(value: unknown): string[] {
   if (value === undefined || value === null) return [];
@@ -119,7 +120,10 @@ export function listClaim(value: unknown): string[] {
   return inner.split(/[\s,]+/).filter((v) => v !== '');
 }
 
-/** The location grant of a claim: undefined when absent (every location); 401 when it names something no location id can be. */
+/**
+ * The location grant of a claim: undefined when absent (every location); 401 when it names something no location id can
+ * be.
+ */
 function grantOf(value: unknown): readonly string[] | undefined {
   if (value === undefined || value === null) return undefined;
   const ids = [...new Set(listClaim(value))].sort();

@@ -14,7 +14,9 @@ export const JSON_BODY_TYPES = ['application/json'] as const;
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether a JSON text nests arrays and objects deeper than `max`: brackets counted outside strings, before any parse. */
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`: brackets counted outside strings, before any parse.
+ */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
@@ -38,8 +40,8 @@ const PARSE_ANY_CONTENT_TYPE = { disableContentTypeCheck: true, disableContentTy
 /**
  * A JSON request body: 400 when there is none, 415 naming application/json when it is not declared
  * as JSON (a missing Content-Type included), 415 with `Accept-Encoding: identity` when it has a
- * content coding, 400 when it nests deeper than {@link MAX_JSON_DEPTH}, then @middy/http-json-body-parser parses it (400 when it
- * is not JSON). That parser's own check is a case-sensitive pattern that also takes any `+json` type,
+ * content coding, 400 when it nests deeper than {@link MAX_JSON_DEPTH}, then @middy/http-json-body-parser parses it
+ * (400 when it is not JSON). That parser's own check is a case-sensitive pattern that also takes any `+json` type,
  * and its error for a missing Content-Type looks like its error for a missing body, so the check is
  * ours and the parser's is off. Expects lower-case header names (@middy/http-header-normalizer first).
  */

@@ -13,7 +13,10 @@ import { PreconditionRequiredError } from '#shared/locations/errors';
 /** The strong ETag of a revision. */
 export const revisionEtag = (revision: number): string => `"${revision}"`;
 
-/** What If-Match asks for: `*` (the resource exists) or the revisions its strong tags name (a weak or foreign tag names none). */
+/**
+ * What If-Match asks for: `*` (the resource exists) or the revisions its strong tags name (a weak or foreign tag names
+ * none).
+ */
 export type IfMatch = '*' | readonly number[];
 
 const TAG = /^(W\/)?"([^"]*)"$/;

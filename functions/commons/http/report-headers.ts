@@ -4,9 +4,9 @@ import type { ReportAnswer } from '#shared/report/query-report';
 /**
  * The HTTP headers of a report's answer, from its facts: the media type (with CSV's charset),
  * `Cache-Control: no-store` (an organization's data, asked with a token, as of the moment it was
- * asked: no cache, private or shared, should keep it), `Vary: Accept` (the body depends on it), `X-Report-Truncated: true` when a terms stage kept only its top
- * keys, RFC 9745's `Deprecation: @<epoch seconds>` when the request used a deprecated field, and
- * `Server-Timing` saying which rows answered and, when not rollups, why (docs/rollups.md).
+ * asked: no cache, private or shared, should keep it), `Vary: Accept` (the body depends on it), `X-Report-Truncated:
+ * true` when a terms stage kept only its top keys, RFC 9745's `Deprecation: @<epoch seconds>` when the request used a
+ * deprecated field, and `Server-Timing` saying which rows answered and, when not rollups, why (docs/rollups.md).
  */
 export function reportHeaders(answer: ReportAnswer): Record<string, string> {
   return {

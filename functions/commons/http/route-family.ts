@@ -17,7 +17,10 @@ import { routeKeyOf } from './route-guard';
 
 type Event = APIGatewayProxyEventV2WithJWTAuthorizer;
 
-/** What one route of a family gets: the event, the caller's scope (resolved once), the family's dependencies, the parsed body. */
+/**
+ * What one route of a family gets: the event, the caller's scope (resolved once), the family's dependencies, the parsed
+ * body.
+ */
 export interface FamilyRequest<Deps> {
   readonly event: Event;
   readonly scope: AccessScope;

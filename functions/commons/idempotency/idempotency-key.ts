@@ -6,10 +6,15 @@ import { AppError, EngineUnavailableError, ValidationError } from '#shared/error
 import type { ItemTable } from '#shared/locations/item-table';
 import { TablePersistenceLayer } from './table-persistence';
 
-/** How long a key and its answer are kept: a day, as Stripe keeps them (https://docs.stripe.com/api/idempotent_requests). */
+/**
+ * How long a key and its answer are kept: a day, as Stripe keeps them
+ * (https://docs.stripe.com/api/idempotent_requests).
+ */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 3600;
 
-/** The answer header that says an answer is the stored one of an earlier request with the same key (as Stripe names it). */
+/**
+ * The answer header that says an answer is the stored one of an earlier request with the same key (as Stripe names it).
+ */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /**
@@ -58,7 +63,10 @@ export class IdempotencyKeyInUseError extends AppError {
   }
 }
 
-/** Who a key belongs to and what it was used for: the organization and route scope the key, the body's digest is checked. */
+/**
+ * Who a key belongs to and what it was used for: the organization and route scope the key, the body's digest is
+ * checked.
+ */
 export interface KeyedRequest {
   readonly key: string;
   readonly organizationId: string;

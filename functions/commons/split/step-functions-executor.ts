@@ -86,7 +86,10 @@ export class StepFunctionsSliceExecutor implements SliceExecutor {
     );
   }
 
-  /** Each result read back (from the store, 8 at once) and counted against the budget: an answer too large stops the reading. */
+  /**
+   * Each result read back (from the store, 8 at once) and counted against the budget: an answer too large stops the
+   * reading.
+   */
   private async decode(
     output: string,
     plan: ReportPlan,

@@ -35,8 +35,8 @@ export const EXACT_PERCENTILE_VALUES = 2 * PERCENTILES_COMPRESSION;
 
 /**
  * The 0-based position i of the sorted values whose neighbours x_i, x_{i+1} a percentile of n ≥ 2
- * values interpolates between (clamped to 0..n−2; 0 for a single value). `index − 1.5` is exact in doubles for index ≥ 0.75
- * (both are multiples of index's ulp), and below 0.75 the position is 0 anyway; DuckDB computes the
+ * values interpolates between (clamped to 0..n−2; 0 for a single value). `index − 1.5` is exact in doubles for index ≥
+ * 0.75 (both are multiples of index's ulp), and below 0.75 the position is 0 anyway; DuckDB computes the
  * same expression (percentile-sql.ts).
  */
 export function percentilePosition(percent: number, n: number): number {

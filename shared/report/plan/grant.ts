@@ -15,7 +15,8 @@ export const NO_LOCATION = '';
 export function narrowToGrant(plan: ReportPlan, scope: Scope): ReportPlan {
   const granted = scope.locationIds;
   if (granted === undefined) return plan;
-  // A grant of no location: an id no document has (a location id is never empty), so the answer is that of no documents.
+  // A grant of no location: an id no document has (a location id is never empty), so the answer is that of no
+  // documents.
   if (plan.locationIds === undefined)
     return { ...plan, locationIds: granted.length > 0 ? [...granted] : [NO_LOCATION] };
   const outside = plan.locationIds.flatMap((id, i) =>

@@ -116,7 +116,8 @@ class PlanBuilder {
         this.check.error(path, TIMESTAMP_FORMAT_MESSAGE);
         return null;
       }
-      // A dateHistogram's buckets reach out to the range's bounds: before the floor, their keys would be local mean time.
+      // A dateHistogram's buckets reach out to the range's bounds: before the floor, their keys would be local mean
+      // time.
       if (!isNotBeforeFloor(ms)) {
         this.check.error(path, TIMESTAMP_FLOOR_MESSAGE);
         return null;

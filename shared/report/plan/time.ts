@@ -3,7 +3,10 @@ import type { CalendarAmount, HistogramInterval, IntervalUnit } from './plan';
 
 const isoWithOffset = z.iso.datetime({ offset: true });
 
-/** Epoch ms of an ISO 8601 timestamp with `Z` or an offset; undefined when it is not one. Digits past the millisecond are cut (Date.parse). */
+/**
+ * Epoch ms of an ISO 8601 timestamp with `Z` or an offset; undefined when it is not one. Digits past the millisecond
+ * are cut (Date.parse).
+ */
 export function parseIsoTimestamp(text: string): number | undefined {
   if (!isoWithOffset.safeParse(text).success) return undefined;
   const ms = Date.parse(text);

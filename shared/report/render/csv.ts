@@ -60,7 +60,8 @@ export function csvSize(model: ReportModel, localTimeZone?: string): CsvSize {
   const { header, rows } = tableOf(model, localTimeZone);
   const head = stringify([header], CSV_OPTIONS);
   let bytes = Buffer.byteLength(head);
-  for (const row of rows) for (const cell of row()) bytes += String(cell).length + 1; // a comma after each cell but the last, then CRLF
+  // a comma after each cell but the last, then CRLF
+  for (const row of rows) for (const cell of row()) bytes += String(cell).length + 1;
   bytes += rows.length;
   return {
     bytes,

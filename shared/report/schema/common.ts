@@ -2,7 +2,10 @@ import * as z from 'zod/mini';
 import { described } from '../../openapi/registry';
 import { FieldNameSchema } from './vocabulary';
 
-/** Schema pieces that several request schemas use: one definition of each limit, one instance (zod schemas are immutable). */
+/**
+ * Schema pieces that several request schemas use: one definition of each limit, one instance (zod schemas are
+ * immutable).
+ */
 
 /** A field name, a location id, a key of `filters`: 1 to 128 characters. */
 export const NAME = z.string().check(z.minLength(1), z.maxLength(128));

@@ -46,7 +46,10 @@ export interface ObjectComparisonModel {
   readonly previous: readonly (readonly [string, number])[];
 }
 
-/** Any report's model: one period (./model.ts), or a report and the same report over an earlier period (`compare`), paired. */
+/**
+ * Any report's model: one period (./model.ts), or a report and the same report over an earlier period (`compare`),
+ * paired.
+ */
 export type ReportModel = HistogramModel | ObjectModel | HistogramComparisonModel | ObjectComparisonModel;
 
 /** Both periods' results → one model; the same for every engine. */

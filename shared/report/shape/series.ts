@@ -116,7 +116,9 @@ function statValue(r: Extract<AggResult, { kind: 'stats' }>, stat: string): numb
   }
 }
 
-/** The significant digits of an answered sum: DBL_DIG, the most that every double keeps through a decimal round trip. */
+/**
+ * The significant digits of an answered sum: DBL_DIG, the most that every double keeps through a decimal round trip.
+ */
 export const SUM_DIGITS = 15;
 
 /**

@@ -25,7 +25,10 @@ export class AnswerBudget {
     this.held = heldBefore;
   }
 
-  /** Counts one slice's result (of `of` slices); a 422 AnswerBucketsError once the results together hold more than `max`. */
+  /**
+   * Counts one slice's result (of `of` slices); a 422 AnswerBucketsError once the results together hold more than
+   * `max`.
+   */
   take(result: EngineResult, of: number): void {
     this.held += resultBuckets(result.root);
     if (this.held <= this.max) return;

@@ -19,7 +19,9 @@ export interface EncodedSlice {
   readonly c: readonly number[];
   /** One column per node below the histogram, parents before children. */
   readonly s: readonly EncodedColumn[];
-  /** Which rows answered the slice, why not rollups, the window read from them (EngineResult); absent with rollups off. */
+  /**
+   * Which rows answered the slice, why not rollups, the window read from them (EngineResult); absent with rollups off.
+   */
   readonly src?: 'rollup' | 'raw' | 'mixed';
   readonly why?: string;
   readonly win?: readonly [number, number];

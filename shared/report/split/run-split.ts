@@ -42,7 +42,9 @@ export interface SplitOptions extends RunOptions {
    * nowhere else). @default unchecked
    */
   readonly maxBuckets?: number;
-  /** A plan answered together with this one (the other period of a `compare`): the floor counts its time buckets too. */
+  /**
+   * A plan answered together with this one (the other period of a `compare`): the floor counts its time buckets too.
+   */
   readonly alongside?: ReportPlan;
   /** The most buckets the slices' results may hold together (MAX_ANSWER_BUCKETS for a report). @default unbounded */
   readonly maxAnswerBuckets?: number;
@@ -79,7 +81,10 @@ export async function runSplit(
   }
 }
 
-/** `auto` starts with one slice per this many histogram buckets: a quarter of OpenSearch's default limit (65,535), room for a few series under each. */
+/**
+ * `auto` starts with one slice per this many histogram buckets: a quarter of OpenSearch's default limit (65,535), room
+ * for a few series under each.
+ */
 export const AUTO_BUCKETS_PER_SLICE = 16_384;
 /** How many times finer `auto` cuts after a slice was refused for too many buckets. */
 export const AUTO_REFINE_FACTOR = 4;

@@ -119,7 +119,10 @@ export function assertEveryShard(body: unknown): void {
   }
 }
 
-/** Search backpressure's cancellation: "cancelled task with reason: heap usage exceeded [...]" (or cpu usage, elapsed time). */
+/**
+ * Search backpressure's cancellation: "cancelled task with reason: heap usage exceeded [...]" (or cpu usage, elapsed
+ * time).
+ */
 function isBackpressureCancellation(body: unknown): boolean {
   const cancelled = findErrorOfType(body, 'task_cancelled_exception');
   return /^cancelled task with reason: .*exceeded/.test(cancelled?.reason ?? '');

@@ -89,7 +89,8 @@ export async function writeDocuments<C extends Collection>(
         grainsOf(documents.map((d) => d.document.timestamp)),
         options.refresh === true,
       );
-    // The first pushed-back item's error is the cause (logged with the 503): a full queue (429), a shard without an active copy (503).
+    // The first pushed-back item's error is the cause (logged with the 503): a full queue (429), a shard without an
+    // active copy (503).
     if (busy)
       throw new EngineUnavailableError(
         'The search engine is busy and wrote part of the batch; send the same batch again shortly.',
@@ -203,7 +204,9 @@ function groupBy<T>(items: readonly T[], keep: (item: T, i: number) => boolean):
   return groups;
 }
 
-/** The `_source` of a document: catalog fields only (no `id`: the `_id` stands for it), dates as ISO 8601 UTC with ms. */
+/**
+ * The `_source` of a document: catalog fields only (no `id`: the `_id` stands for it), dates as ISO 8601 UTC with ms.
+ */
 export function toSource(doc: ReportDocument): Record<string, unknown> {
   const { id: _id, ...fields } = doc as ReportDocument & Record<string, unknown>;
   const source: Record<string, unknown> = { ...fields, timestamp: new Date(doc.timestamp).toISOString() };

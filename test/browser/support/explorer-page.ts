@@ -84,7 +84,10 @@ export async function openPage(
   return { page, context, problems, responses };
 }
 
-/** Writes a screenshot for the docs when EXPLORER_SCREENSHOTS_DIR is set: the whole page, or (`fullPage: false`) what a screen shows first. */
+/**
+ * Writes a screenshot for the docs when EXPLORER_SCREENSHOTS_DIR is set: the whole page, or (`fullPage: false`) what a
+ * screen shows first.
+ */
 export const shot = async (page: Page, name: string, options: { fullPage?: boolean } = {}) => {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
@@ -165,7 +168,10 @@ export const getJson = async <T = Json>(path: string): Promise<T> =>
     await fetch(`${env.service.url}${path}`, { headers: { authorization: `Bearer ${env.service.token}` } })
   ).json()) as T;
 
-/** Every table of the visible view fits its box: nothing cut off at the side or below, no scrolling inside it (details opened first). */
+/**
+ * Every table of the visible view fits its box: nothing cut off at the side or below, no scrolling inside it (details
+ * opened first).
+ */
 export const clippedTables = async (page: Page): Promise<string[]> => {
   await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
   return page.$$eval('.table-wrap', (wraps) =>

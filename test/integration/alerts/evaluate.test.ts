@@ -28,7 +28,10 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 interface Subject {
   /** A handle on the table after a restart (the file table is closed and opened again). */
   handle(): ItemTable;
-  /** Another evaluator's handle at the same time: another client of DynamoDB; the one open file table (one process holds it). */
+  /**
+   * Another evaluator's handle at the same time: another client of DynamoDB; the one open file table (one process holds
+   * it).
+   */
   another(): ItemTable;
   close(): Promise<void>;
 }

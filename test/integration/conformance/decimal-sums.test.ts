@@ -149,7 +149,8 @@ test('sums and averages of decimals are the decimals, alike on both engines, who
         previous: expected(quarter(0)),
       });
     }),
-    // First the fuzzer's case (FUZZ_SEED=-393408234 FUZZ_PATH=77 of report-grammar.fuzz.test.ts): 0.15 and 0.3 in two shards.
+    // First the fuzzer's case (FUZZ_SEED=-393408234 FUZZ_PATH=77 of report-grammar.fuzz.test.ts): 0.15 and 0.3 in two
+    // shards.
     {
       numRuns: 30,
       examples: [

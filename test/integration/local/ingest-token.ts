@@ -4,7 +4,10 @@ import { LOCAL_ORGANIZATION_ID } from '../../../bin/local/config';
 
 const ROOT = join(__dirname, '../../..');
 
-/** An ingest token of the local organization, from the token CLI as a user runs it on a server's data folder (its development key). */
+/**
+ * An ingest token of the local organization, from the token CLI as a user runs it on a server's data folder (its
+ * development key).
+ */
 export const mintIngestToken = (dataDir: string): string =>
   execFileSync(
     process.execPath,

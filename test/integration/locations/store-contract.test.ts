@@ -232,7 +232,8 @@ describe('the embedded file table', () => {
     // Act: 3,000 refreshes of one entry.
     for (let i = 0; i < 3000; i++)
       await store.putOccupancy(entry(3, new Date(Date.parse('2024-03-01T00:00:00Z') + i * 300_000).toISOString(), i));
-    // Assess: 12 items (3 locations, 5 groups, their 3 change log entries, 1 entry); compaction at more than 1000 + 4 x 12 lines.
+    // Assess: 12 items (3 locations, 5 groups, their 3 change log entries, 1 entry); compaction at more than 1000 + 4 x
+    // 12 lines.
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
     expect(lines).toBeLessThanOrEqual(1048);
     expect((await store.getLiveView(ORG_A, 'berlin-mall'))?.occupancy.map((e) => e.occupancy)).toEqual([2999]);

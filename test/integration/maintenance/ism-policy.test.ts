@@ -104,7 +104,8 @@ describeWithIsm('the retention ISM policy on the real plugin', () => {
     const changed = await ensureIsmPolicy(client, prefix, 13);
     const after = await getPolicy(client);
     expect(changed).toEqual({ outcome: 'updated', seqNo: after._seq_no });
-    expect([after._version, after.policy.states[0]?.transitions[0]?.conditions.min_index_age]).toEqual([2, '465d']); // (13 + 2) × 31
+    // (13 + 2) × 31
+    expect([after._version, after.policy.states[0]?.transitions[0]?.conditions.min_index_age]).toEqual([2, '465d']);
     // The indices enrolled with version 1 keep running it until change_policy moves them; the plugin
     // records the pending change on each managed index and applies it at the index's next run.
     expect(await pendingChanges()).toEqual({

@@ -20,7 +20,10 @@ import { createTestTable, type TestTable } from '../locations/table';
  */
 const client = testClient();
 const prefix = uniquePrefix('history');
-/** A shop open 08:03–08:12 UTC, off the 5-minute marks: in at 08:01 (before it opens), 08:04, 08:06; out 08:11; in 08:12 (closed). */
+/**
+ * A shop open 08:03–08:12 UTC, off the 5-minute marks: in at 08:01 (before it opens), 08:04, 08:06; out 08:11; in 08:12
+ * (closed).
+ */
 const offMarks = (
   [
     '2024-06-03T08:01:00Z',
@@ -132,8 +135,8 @@ describe.each(['opensearch', 'duckdb'] as const)('on %s', (name) => {
         occupancy: [
           {
             sensorGroup: { id: 1, name: 'Entrance hall' },
-            // Opens 06:00 CEST = 04:00Z (e1 at 03:50Z is before, and the 04:00 mark is the opening: 0, not a sample of 03:00).
-            // 04:00–05:00: e2 04:10 and e3 04:20 in → 2 (e4 at 05:00 is counted from the 05:05 mark on).
+            // Opens 06:00 CEST = 04:00Z (e1 at 03:50Z is before, and the 04:00 mark is the opening: 0, not a sample of
+            // 03:00). 04:00–05:00: e2 04:10 and e3 04:20 in → 2 (e4 at 05:00 is counted from the 05:05 mark on).
             // 05:00–06:00: 1 (e4 out; org B's b1 at 05:00 is not this organization's). 06:00–07:00: e5 in → 2.
             // 07:00–08:00: e6 out → 1 (e7 is cam-2 crossing a line configured for cam-1). 08:00–10:00: e8 in → 2.
             buckets: hours([undefined, [2, 2], [1, 1], [2, 2], [1, 1], [2, 2], [2, 2]]),

@@ -51,7 +51,8 @@ const events = [
   event(ORG_A, 'nyc-store', '2024-03-31T09:30:00Z'), // 05:30: hour 5
   event(ORG_A, 'nyc-store', '2024-03-24T09:00:00Z'), // a week before, 05:00 EDT: hour 5
   event(ORG_B, 'berlin-mall', '2024-03-31T05:00:00Z'), // org B's location of the same id: never A's
-  event(ORG_A, 'berlin-outlet', '2024-03-31T09:30:00Z'), // 11:30 CEST at a second Berlin site: the eleventh hour, as the mall's 11:59
+  // 11:30 CEST at a second Berlin site: the eleventh hour, as the mall's 11:59
+  event(ORG_A, 'berlin-outlet', '2024-03-31T09:30:00Z'),
   event(ORG_A, 'berlin-outlet', '2024-03-24T10:00:00Z'), // a week before, 11:00 CET: the same hour as the mall's 11:30
 ];
 /** The fixture's locations, org A's Entrance hall with a capacity of 8 (the Parking has none). */
@@ -95,7 +96,8 @@ beforeAll(async () => {
     'movementEvents',
     events.map((e, i) => parseDocument('movementEvents', e, `/${i}`)),
   );
-  // A terms cap of 1 cuts the grouping of the two Berlin sites by location: each is then counted in a bucket of its own.
+  // A terms cap of 1 cuts the grouping of the two Berlin sites by location: each is then counted in a bucket of its
+  // own.
   engines = {
     opensearch: new OpenSearchEngine(client, { indexPrefix: prefix, maxBuckets: TEST_MAX_BUCKETS }),
     duckdb: new DuckDbEngine(duckdb, { maxBuckets: TEST_MAX_BUCKETS }),

@@ -90,7 +90,8 @@ test("counts ins − outs since today's opening on Europe's spring-forward day, 
 test("keeps each organization's documents apart: same location id, cameras and lines", async () => {
   await refresh(SPRING_EU_NOW);
   const entries = await table.store.getLiveView(ORG_B, 'berlin-mall');
-  expect(entries?.occupancy.map((e) => [e.sensorGroupId, e.occupancy])).toEqual([[1, 1]]); // only b1; A's e2 e3 e8 would make 4
+  // only b1; A's e2 e3 e8 would make 4
+  expect(entries?.occupancy.map((e) => [e.sensorGroupId, e.occupancy])).toEqual([[1, 1]]);
 });
 
 test("counts a 25-hour day from its first midnight on Europe's fall-back day", async () => {

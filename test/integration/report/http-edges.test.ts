@@ -23,7 +23,10 @@ const doc = (
   polygons,
 });
 
-/** One document per label, all on 2024-03-01 between 08:00 and 08:50 UTC; polygon z holds 5 and 2 (seconds: never negative). */
+/**
+ * One document per label, all on 2024-03-01 between 08:00 and 08:50 UTC; polygon z holds 5 and 2 (seconds: never
+ * negative).
+ */
 const DOCS = [
   doc(0, '=HYPERLINK("http://evil.example")', [{ id: 'z', value: 5 }]),
   doc(5, '+cmd'),

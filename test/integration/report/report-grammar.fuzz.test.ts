@@ -9,8 +9,8 @@ import { deleteIndices, testClient, uniquePrefix } from '../support/opensearch';
 
 /**
  * Random reports over the whole request grammar (every aggregation kind, several `filters` and
- * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, medians and percentiles, nested filters, histograms in several time zones, splits,
- * period-over-period comparisons, CSV), built so
+ * `reverseNested` stages, profiles in zones with DST and :30/:45 offsets, medians and percentiles, nested filters,
+ * histograms in several time zones, splits, period-over-period comparisons, CSV), built so
  * that nearly all of them are valid and reach the engines. Each goes through the real handler on
  * both engines over test/fixtures/documents.ts, and must:
  *  - never answer 5xx: a report that cannot be answered is a 4xx problem+json (422 for too many

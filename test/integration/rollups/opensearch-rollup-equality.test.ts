@@ -32,7 +32,8 @@ describeRollupEquality(
         if (written.failures.length > 0)
           throw new Error(`OpenSearch refused documents: ${JSON.stringify(written.failures.slice(0, 3))}`);
       },
-      // Every dirty grain at once, in ranges of up to 40 days: the sparse year would otherwise be ~1,700 ranges of a few requests each.
+      // Every dirty grain at once, in ranges of up to 40 days: the sparse year would otherwise be ~1,700 ranges of a
+      // few requests each.
       rebuild: async () => {
         while (
           (await rebuildRollups(client, prefix, { grainMs, maxGrains: 10_000, mergeGapMs: 40 * 86_400_000 })).more

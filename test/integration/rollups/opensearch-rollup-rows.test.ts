@@ -48,7 +48,8 @@ describe('rollup rows on OpenSearch', () => {
     await ensureIndexTemplates(client, prefix, { replicas: 0 });
     await indexDocuments(client, 'movementEvents', DOCS, { indexPrefix: prefix, refresh: true });
     await rebuildRollups(client, prefix);
-    // A state kept for minutes: the test of a write since the rebuild below proves that the write itself makes it read again.
+    // A state kept for minutes: the test of a write since the rebuild below proves that the write itself makes it read
+    // again.
     engine = new OpenSearchEngine(client, { indexPrefix: prefix, rollups: true, rollupStateTtlMs: 600_000 });
   });
   afterAll(async () => {

@@ -38,8 +38,9 @@ export interface TlsFront extends LocalEndpoint {
 }
 
 /**
- * TLS in front of a plain HTTP service (`target`, e.g. `http://127.0.0.1:9200`), as `https://<name>.lrs.localtest:<port>`;
- * the certificate names 127.0.0.1 too, for processes that do not resolve `*.lrs.localtest` (the CLIs).
+ * TLS in front of a plain HTTP service (`target`, e.g. `http://127.0.0.1:9200`), as
+ * `https://<name>.lrs.localtest:<port>`; the certificate names 127.0.0.1 too, for processes that do not resolve
+ * `*.lrs.localtest` (the CLIs).
  */
 export async function startTlsFront(name: string, target: string): Promise<TlsFront> {
   const dir = mkdtempSync(join(tmpdir(), 'lrs-tls-'));

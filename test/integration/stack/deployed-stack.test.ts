@@ -216,10 +216,12 @@ function physicalValue(id: string, resource: Resource, attribute?: string): stri
       // The role OpenSearch assumes to write snapshots: the snapshot function passes its ARN.
       return attribute === 'Arn' ? `arn:aws:iam::123456789012:role/${id}` : attribute ? undefined : id;
     case 'AWS::Cognito::UserPool':
-      // ProviderURL is the issuer of the pool's tokens (https://cognito-idp.<region>.amazonaws.com/<id>): here, the local one.
+      // ProviderURL is the issuer of the pool's tokens (https://cognito-idp.<region>.amazonaws.com/<id>): here, the
+      // local one.
       return attribute === 'ProviderURL' ? cognitoIssuer.issuer : attribute ? undefined : USER_POOL_ID;
     case 'AWS::Cognito::UserPoolDomain':
-      // Its Ref is the domain prefix; machine clients' token endpoint is `https://<prefix>.auth.<region>.amazoncognito.com/oauth2/token`.
+      // Its Ref is the domain prefix; machine clients' token endpoint is
+      // `https://<prefix>.auth.<region>.amazoncognito.com/oauth2/token`.
       return attribute ? undefined : 'stack-test';
     case 'AWS::SQS::Queue':
       return attribute === 'Arn'
@@ -358,7 +360,8 @@ beforeAll(async () => {
       invoke: (functionArn, input) => fn(functionIdOfArn(functionArn)).invoke(input),
     },
   ]);
-  // The locations function invokes the refresh function asynchronously; the ingest-clients function creates app clients.
+  // The locations function invokes the refresh function asynchronously; the ingest-clients function creates app
+  // clients.
   lambdaInvoke = await startLambdaInvoke((name, payload) => fn(name).invoke(payload));
   cognitoControl = await startCognitoControlPlane();
   sqs = await startSqs();
@@ -658,7 +661,8 @@ describe('the deployed service, run from its assets', () => {
       resources: [resolver.text({ 'Fn::GetAtt': [ruleOf(REFRESH_SCHEDULE), 'Arn'] })],
       detail: {},
     });
-    expect(summary).toMatchObject({ locations: 2, refreshedLocations: 2, failedLocations: 0 }); // both organizations' locations
+    // both organizations' locations
+    expect(summary).toMatchObject({ locations: 2, refreshedLocations: 2, failedLocations: 0 });
     const after = await call('GET', '/locations/hall/insights/live', { query: { filter: 'occupancy' } });
     expect(after.status).toBe(200);
     expect(JSON.parse(after.body)).toEqual({
@@ -667,7 +671,8 @@ describe('the deployed service, run from its assets', () => {
   });
 
   it("answers the overview of every site: the hall with its live value and today's crossings by the hour", async () => {
-    // After the refresh above: 2 people in the hall; today's four crossings in its first UTC hour, nothing a week before.
+    // After the refresh above: 2 people in the hall; today's four crossings in its first UTC hour, nothing a week
+    // before.
     const response = await call('GET', '/insights/overview');
     expect([response.status, response.headers['cache-control']]).toEqual([
       200,

@@ -34,7 +34,10 @@ export interface ApiRequest {
   readonly query?: Readonly<Record<string, string>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** The verified token's claims, as the JWT authorizer hands them on (strings); unused on a route with a Lambda authorizer, which reads the headers. */
+  /**
+   * The verified token's claims, as the JWT authorizer hands them on (strings); unused on a route with a Lambda
+   * authorizer, which reads the headers.
+   */
   readonly claims: Readonly<Record<string, string>>;
 }
 
@@ -149,7 +152,8 @@ export class HttpApi {
     const result = await this.functions(match.route.functionId).invoke<APIGatewayProxyStructuredResultV2 | string>(
       event,
     );
-    // Payload format 2.0: a result without statusCode is a 200 JSON body (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html).
+    // Payload format 2.0: a result without statusCode is a 200 JSON body
+    // (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html).
     if (typeof result !== 'object' || result === null || result.statusCode === undefined) {
       return {
         ...text(

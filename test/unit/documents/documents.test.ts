@@ -160,7 +160,8 @@ describe('text that is not well-formed Unicode', () => {
   };
 
   test('refuses a line with a lone surrogate, naming the field, rather than storing U+FFFD', () => {
-    // Prepare: as sent in NDJSON, the escapes JSON.parse turns into lone surrogates (high alone, low alone, reversed pair).
+    // Prepare: as sent in NDJSON, the escapes JSON.parse turns into lone surrogates (high alone, low alone, reversed
+    // pair).
     const lines = [
       '{"label":"car\\ud800"}',
       '{"trackingCameraId":"\\udc00cam"}',

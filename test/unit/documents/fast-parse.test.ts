@@ -12,7 +12,10 @@ import type { Collection } from '#shared/documents/fields';
 const COLLECTIONS = Object.keys(DOCUMENT_SCHEMAS) as Collection[];
 
 const digits = (n: number, max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
-/** ISO 8601-like text, mostly well formed, sometimes not (month 13, day 31 of a short month, 29 February of a common year, a zone without a colon...). */
+/**
+ * ISO 8601-like text, mostly well formed, sometimes not (month 13, day 31 of a short month, 29 February of a common
+ * year, a zone without a colon...).
+ */
 const timestampText = fc
   .tuple(
     digits(4, 9999),
@@ -147,7 +150,10 @@ function slots(value: unknown, out: [Record<string, unknown>, string][] = []): [
   return out;
 }
 
-/** A valid document with one thing changed: a value replaced (often by one of another field's kind), a key removed, or an unknown key added. */
+/**
+ * A valid document with one thing changed: a value replaced (often by one of another field's kind), a key removed, or
+ * an unknown key added.
+ */
 const nearlyValid = (collection: Collection) =>
   fc
     .tuple(

@@ -10,7 +10,8 @@ const expected = (identityHex: string, contentHex: string) => ({
 
 describe('documentIdentity', () => {
   test('is the digests of the organization, collection and id, and of the canonical content: stored identities stay valid', () => {
-    // Prepare: canonical content {"crossedPaths":[{"end":"A","id":"n","start":"B"}],"id":"cam-7/42","label":"car","locationId":"loc","organizationId":"org","timestamp":1709251200000}
+    // Prepare: canonical content
+    // {"crossedPaths":[{"end":"A","id":"n","start":"B"}],"id":"cam-7/42","label":"car","locationId":"loc","organizationId":"org","timestamp":1709251200000}
     const withId = parseDocument('movementEvents', {
       id: 'cam-7/42',
       organizationId: 'org',

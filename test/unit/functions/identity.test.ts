@@ -9,7 +9,9 @@ const withJwt = (claims: Record<string, string>): Event =>
   ({
     requestContext: { authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [] } } },
   }) as unknown as Event;
-/** The ingest route's Lambda authorizer (functions/authorize-ingest.ts) hands its context over as `authorizer.lambda`. */
+/**
+ * The ingest route's Lambda authorizer (functions/authorize-ingest.ts) hands its context over as `authorizer.lambda`.
+ */
 const withLambda = (context: Record<string, string>): Event =>
   ({ requestContext: { authorizer: { lambda: context } } }) as unknown as Event;
 

@@ -11,8 +11,9 @@ import { lazyExport } from '../../../lib/lazy-builtins/lazy-export';
 import { HANDLERS, handlerPath, PROJECT_ROOT } from '../../../lib/stack';
 
 /**
- * lib/bundling.ts aliases node:crypto and node:stream/web to lazy stand-ins in the Lambda bundles. Here: the stand-ins behave as the real exports; every handler bundle starts
- * without loading those built-ins; and the bundled SDK and logger still reach them when they call them.
+ * lib/bundling.ts aliases node:crypto and node:stream/web to lazy stand-ins in the Lambda bundles. Here: the stand-ins
+ * behave as the real exports; every handler bundle starts without loading those built-ins; and the bundled SDK and
+ * logger still reach them when they call them.
  */
 describe('lazyExport', () => {
   afterEach(() => jest.restoreAllMocks());
@@ -133,7 +134,8 @@ describe('Lambda bundles with lazy built-ins', () => {
           .map((f) => join(chunks, f)),
       ];
     });
-    // An ESM import of one (`from"node:crypto"`, `import("node:crypto")`); the CommonJS OpenSearch client's `require("crypto")` runs only when its chunk loads.
+    // An ESM import of one (`from"node:crypto"`, `import("node:crypto")`); the CommonJS OpenSearch client's
+    // `require("crypto")` runs only when its chunk loads.
     const direct = files.filter((file) =>
       /\b(?:from|import)\s*\(?\s*["']node:(?:crypto|stream\/web)["']/.test(readFileSync(file, 'utf8')),
     );

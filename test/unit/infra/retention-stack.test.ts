@@ -88,7 +88,8 @@ describe('the retention of the service stack', () => {
 
     it('has no retention function and no retention schedule (the refresh and the snapshot stay), and tells the setup to remove the ISM policy', () => {
       expect(() => functionId(template, RETENTION)).toThrow();
-      // The other schedules stay: the occupancy refresh, the daily snapshot (lib/backups.ts), the rollups' rebuild (lib/rollups.ts).
+      // The other schedules stay: the occupancy refresh, the daily snapshot (lib/backups.ts), the rollups' rebuild
+      // (lib/rollups.ts).
       expect(
         Object.values(resourcesOf(template, 'AWS::Events::Rule'))
           .map((r) => (r.Properties as { ScheduleExpression: string }).ScheduleExpression)

@@ -72,7 +72,9 @@ describe('the service stack with the default context (cdk.json)', () => {
           (r.Properties as { Handler?: string }).Handler === 'index.handler' &&
           !/^(nodejs24|python)/.test(String((r.Properties as { Runtime?: string }).Runtime)),
       );
-      expect(ours).toHaveLength(FAMILIES + 9); // the route families', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job, snapshot job, rollup rebuild, webhook delivery
+      // the route families', refresh, worker, index setup, pre-token trigger, ingest authorizer, retention job,
+      // snapshot job, rollup rebuild, webhook delivery
+      expect(ours).toHaveLength(FAMILIES + 9);
       for (const fn of ours) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -860,7 +862,9 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms on errors and throttles of every endpoint and the worker', () => {
-      expect(alarmsOn('Throttles')).toHaveLength(FAMILIES + 6); // the route families', the worker's, the ingest authorizer's, the snapshot, retention and rollup jobs', the webhook delivery's
+      // the route families', the worker's, the ingest authorizer's, the snapshot, retention and rollup jobs', the
+      // webhook delivery's
+      expect(alarmsOn('Throttles')).toHaveLength(FAMILIES + 6);
       expect(alarmsOn('Errors').length).toBeGreaterThanOrEqual(FAMILIES + 5);
     });
 
@@ -878,7 +882,8 @@ describe('the service stack with the default context (cdk.json)', () => {
     });
 
     it('alarms when some locations fail to refresh in 2 of 3 runs, on the metric the refresh function emits', () => {
-      // functions/refresh-occupancy.ts: metrics.addMetric('OccupancyRefreshFailures', …) with Powertools' service dimension.
+      // functions/refresh-occupancy.ts: metrics.addMetric('OccupancyRefreshFailures', …) with Powertools' service
+      // dimension.
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'LocationReporting',
         MetricName: 'OccupancyRefreshFailures',
@@ -978,7 +983,8 @@ describe('the service stack with other context', () => {
       context: { jwtIssuer: 'https://login.example.com/', jwtAudience: 'api-a,api-b', organizationClaim: 'org' },
     });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
-    // Without the pool, the ingest route stays behind the issuer's JWT authorizer (its tokens carry scope and organization).
+    // Without the pool, the ingest route stays behind the issuer's JWT authorizer (its tokens carry scope and
+    // organization).
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: 'POST /ingest/{collection}',
       AuthorizationType: 'JWT',

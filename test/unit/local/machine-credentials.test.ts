@@ -8,7 +8,10 @@ import { FileItemTable } from '../../../bin/local/file-table';
 import { issueToken, localIssuer } from '../../../bin/local/machine-credentials';
 import { listClientsOf, registerMachineClient, revokeMachineClient } from '#shared/ingest/machine-clients';
 
-/** The local server's machine clients: POST /ingest-clients mints them, its token endpoint exchanges them for ingest tokens. */
+/**
+ * The local server's machine clients: POST /ingest-clients mints them, its token endpoint exchanges them for ingest
+ * tokens.
+ */
 const ORG = '7d1b5a52-4c44-4f57-9d0a-5e0d1c1e0a01';
 const claims = { organizationClaim: 'custom:organizationId', scope: 'lrs/ingest' };
 const form = (body: string, authorization?: string) => ({

@@ -114,7 +114,8 @@ describe('the local server’s report cache', () => {
   });
 
   test('does not keep a result larger than a quarter of its bytes', async () => {
-    // The result is {"root":{"kind":"terms","buckets":[{"key":"<org> run 1 of movementEvents","count":1}]},"truncated":false}: 136 bytes.
+    // The result is {"root":{"kind":"terms","buckets":[{"key":"<org> run 1 of
+    // movementEvents","count":1}]},"truncated":false}: 136 bytes.
     const engine = new CountingEngine();
     const cache = new CachedReportEngine(engine, { maxBytes: 4 * 135 });
     await cache.run(planFor('car'), ORG);

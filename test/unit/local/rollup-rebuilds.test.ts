@@ -36,7 +36,8 @@ describe('startRollupRebuilds', () => {
     const stopping = rebuilds.stop();
     await jest.runOnlyPendingTimersAsync();
     await stopping;
-    // Assess: 0 → ends 100, next at 100 + 2,000; 2,100 → ends 3,100, next at 3,100 + 4,000; 7,100 → ends 7,200, next at 9,200 (stopped before)
+    // Assess: 0 → ends 100, next at 100 + 2,000; 2,100 → ends 3,100, next at 3,100 + 4,000; 7,100 → ends 7,200, next at
+    // 9,200 (stopped before)
     expect(starts).toEqual([0, 2_100, 7_100]);
   });
 

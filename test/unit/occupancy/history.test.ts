@@ -58,7 +58,8 @@ async function fiveMinutes(loc: Location, sensorGroup: SensorGroup, from: string
 
 describe('occupancy history', () => {
   test('counts from an opening off the marks, not from the mark before it, and up to a closing off the marks', async () => {
-    // Prepare: open 08:03–08:12 (UTC). In at 08:01 (before the opening), 08:04 and 08:06; out at 08:11; in at 08:12 (closed).
+    // Prepare: open 08:03–08:12 (UTC). In at 08:01 (before the opening), 08:04 and 08:06; out at 08:11; in at 08:12
+    // (closed).
     await ingest('off-marks', [
       ['2024-06-03T08:01:00Z', 'A'],
       ['2024-06-03T08:04:00Z', 'A'],
@@ -94,7 +95,8 @@ describe('occupancy history', () => {
   });
 
   test('resets at each opening and clamps the total since it, never a part of it', async () => {
-    // Prepare: open 08:00–08:10 and 08:10–09:00 (two periods that touch). Out, in, in within the first; in at 08:12 in the second.
+    // Prepare: open 08:00–08:10 and 08:10–09:00 (two periods that touch). Out, in, in within the first; in at 08:12 in
+    // the second.
     await ingest('resets', [
       ['2024-06-03T08:01:00Z', 'B'],
       ['2024-06-03T08:02:00Z', 'A'],
@@ -108,7 +110,8 @@ describe('occupancy history', () => {
       ],
     };
     const buckets = await fiveMinutes(location('resets'), group(hours), '2024-06-03T08:00:00Z', '2024-06-03T08:20:00Z');
-    // Assess: at 08:05 max(0, −1 + 1) = 0; at the 08:10 closing −1 + 2 = 1; the second period starts at 0: 1 at 08:15 and 08:20.
+    // Assess: at 08:05 max(0, −1 + 1) = 0; at the 08:10 closing −1 + 2 = 1; the second period starts at 0: 1 at 08:15
+    // and 08:20.
     expect(buckets).toEqual([
       ['08:00', 0, 0],
       ['08:05', 1, 1],
@@ -218,7 +221,10 @@ describe('utilization over time', () => {
 
 describe('the bound on the answer', () => {
   const unused = { maxBuckets: 2000, run: () => Promise.reject(new Error('the engine must not be reached')) };
-  /** The history of `id` for `query`: its 400, naming the interval, and with `query` ending `at` instead, the engine reached. */
+  /**
+   * The history of `id` for `query`: its 400, naming the interval, and with `query` ending `at` instead, the engine
+   * reached.
+   */
   const history = (
     store: Parameters<typeof occupancyHistory>[0]['store'],
     id: string,

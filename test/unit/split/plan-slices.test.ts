@@ -25,8 +25,8 @@ function edges(...args: Parameters<typeof plan>): string[] {
 
 describe('planSlices: calendar split intervals in the histogram time zone', () => {
   test('cuts at Berlin month starts, which move from 23:00Z to 22:00Z when DST begins on 31 March', () => {
-    // Prepare: Berlin is UTC+1 until 2024-03-31 01:00Z, UTC+2 after; 1 Feb and 1 Mar start at 23:00Z the day before, 1 Apr and 1 May at 22:00Z.
-    // Act
+    // Prepare: Berlin is UTC+1 until 2024-03-31 01:00Z, UTC+2 after; 1 Feb and 1 Mar start at 23:00Z the day before, 1
+    // Apr and 1 May at 22:00Z. Act
     const cut = edges('2024-01-15T00:00:00Z', '2024-05-10T00:00:00Z', '1d', '1M', 'Europe/Berlin');
     // Assess: first and last slices are clipped to the range.
     expect(cut).toEqual([
@@ -146,7 +146,8 @@ describe('planSlices: alignment to histogram buckets', () => {
   });
 
   test('drops a cut that falls into the first bucket: from 10:00, a 12h split of a daily histogram cuts at midnight only', () => {
-    // The 12h grid starts at midnight: 12:00 on the 1st rounds down to 00:00 (before from) and is dropped; 00:00 on the 2nd stays.
+    // The 12h grid starts at midnight: 12:00 on the 1st rounds down to 00:00 (before from) and is dropped; 00:00 on the
+    // 2nd stays.
     expect(edges('2024-01-01T10:00:00Z', '2024-01-02T10:00:00Z', '1d', '12h')).toEqual([
       '2024-01-01T10:00:00.000Z',
       '2024-01-02T00:00:00.000Z',

@@ -269,7 +269,10 @@ export function startAdmin(explorer: ExplorerApi, root: HTMLElement, onChanged: 
       }
     }
 
-    /** 412: someone saved this location since the form was read. Says so, with a way to read it again; true when it was that. */
+    /**
+     * 412: someone saved this location since the form was read. Says so, with a way to read it again; true when it was
+     * that.
+     */
     function stale(e: unknown): boolean {
       if (!(e instanceof ProblemError && e.problem.status === 412 && current)) return false;
       const id = current.resource.id;

@@ -23,7 +23,9 @@ export async function showGateways(api: AdminApi, gatewaysPanel: HTMLElement): P
   form.append(summary);
   gatewaysPanel.replaceChildren(el('h2', { id: 'admin-gateways-h' }, 'Gateways'), status, list, form, secret);
 
-  /** One gateway a line, so it fits a phone: name, client id, registered, last batch and state (times in UTC, named). */
+  /**
+   * One gateway a line, so it fits a phone: name, client id, registered, last batch and state (times in UTC, named).
+   */
   const draw = (gateways: readonly Gateway[]) => {
     list.replaceChildren(
       ...gateways.map((g) => {

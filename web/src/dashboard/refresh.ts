@@ -17,7 +17,10 @@ export class RefreshClock {
   private generation = 0;
 
   constructor(
-    /** Refreshes the view (`first`: the view is new, nothing of it is shown yet); resolves to the answer's max-age in seconds (undefined: one refresh period). */
+    /**
+     * Refreshes the view (`first`: the view is new, nothing of it is shown yet); resolves to the answer's max-age in
+     * seconds (undefined: one refresh period).
+     */
     private readonly refresh: (first: boolean) => Promise<number | undefined>,
     private readonly now: () => number = () => Date.now(),
   ) {

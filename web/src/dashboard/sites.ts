@@ -129,7 +129,8 @@ export function startSites(api: ExplorerApi, locations: readonly Location[]): vo
       const arrived = performance.now();
       rows = siteRows(body, names);
       draw();
-      // From the answer's arrival to the frame after the table was laid out and painted (npm run bench -- explorer reads it).
+      // From the answer's arrival to the frame after the table was laid out and painted (npm run bench -- explorer
+      // reads it).
       requestAnimationFrame(() => setTimeout(() => (table.dataset.drawnMs = (performance.now() - arrived).toFixed(1))));
       status.replaceChildren(
         'Updated ',

@@ -19,7 +19,9 @@ export interface ReportResult<T> {
   readonly body: T;
   /** `X-Report-Truncated: true`: some breakdown had more values than the service's cap. */
   readonly truncated: boolean;
-  /** `Server-Timing`: answered from rollups or, and why, from the documents; undefined when the service says nothing. */
+  /**
+   * `Server-Timing`: answered from rollups or, and why, from the documents; undefined when the service says nothing.
+   */
   readonly source?: AnswerSource;
 }
 
@@ -37,7 +39,10 @@ export interface LiveResult {
   readonly maxAgeSeconds: number | undefined;
 }
 
-/** A request the browser revalidates with its cache (If-None-Match) rather than answer from it (fetch's `cache: 'no-cache'`). */
+/**
+ * A request the browser revalidates with its cache (If-None-Match) rather than answer from it (fetch's `cache:
+ * 'no-cache'`).
+ */
 export const REVALIDATE: object = { cache: 'no-cache' };
 
 /** Seconds of `max-age` in a Cache-Control header. */
@@ -87,7 +92,8 @@ export class ExplorerApi {
   }
 
   async liveOccupancy(locationId: string): Promise<LiveResult> {
-    // Revalidated (If-None-Match, 304 while the same): a capacity changed in the admin screen shows at once, not after max-age.
+    // Revalidated (If-None-Match, 304 while the same): a capacity changed in the admin screen shows at once, not after
+    // max-age.
     const response = await this.call(`/locations/${encodeURIComponent(locationId)}/insights/live?filter=occupancy`, {
       headers: { accept: 'application/json' },
       ...REVALIDATE,
@@ -130,7 +136,10 @@ export class ExplorerApi {
     return { body: await response.text(), truncated: response.headers.get('x-report-truncated') === 'true' };
   }
 
-  /** Any call of the API with the caller's token (the admin screen's, web/src/model/admin-api.ts); a non-2xx answer is a ProblemError. */
+  /**
+   * Any call of the API with the caller's token (the admin screen's, web/src/model/admin-api.ts); a non-2xx answer is a
+   * ProblemError.
+   */
   send(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
     return this.call(path, init);
   }

@@ -1,7 +1,10 @@
 import { isoInZone } from '#shared/time/local-time';
 import type { Answer } from './answer';
 
-/** A CSV cell (RFC 4180): quoted when it holds a comma, quote or line break; a text that a spreadsheet would run as a formula gets a leading quote, as the service's CSV does. */
+/**
+ * A CSV cell (RFC 4180): quoted when it holds a comma, quote or line break; a text that a spreadsheet would run as a
+ * formula gets a leading quote, as the service's CSV does.
+ */
 export function cell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') return String(value);

@@ -232,7 +232,10 @@ export function compareWeeks(
   };
 }
 
-/** The two weeks as one time series on this week's days, for the chart: last week dashed in this week's colour; today, not over, left out. */
+/**
+ * The two weeks as one time series on this week's days, for the chart: last week dashed in this week's colour; today,
+ * not over, left out.
+ */
 export function weeksAsSeries(thisWeek: TimeSeriesAnswer, comparison: WeekComparison): TimeSeriesAnswer {
   return {
     kind: 'timeSeries',

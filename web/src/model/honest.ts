@@ -5,7 +5,10 @@ import type { Answer } from './answer';
  * service answers it like an empty past bucket (a count of 0): drawn as 0 it reads as "nobody came".
  */
 
-/** The answer with every bucket starting after `now` (epoch ms) emptied: a gap, not a zero (an earlier period's series of a comparison is past and stays). */
+/**
+ * The answer with every bucket starting after `now` (epoch ms) emptied: a gap, not a zero (an earlier period's series
+ * of a comparison is past and stays).
+ */
 export function withoutFuture(answer: Answer, now: number): { answer: Answer; future: number } {
   if (answer.kind !== 'timeSeries') return { answer, future: 0 };
   const future = answer.times.filter((t) => t > now).length;

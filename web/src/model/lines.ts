@@ -18,7 +18,10 @@ export interface GroupLines {
   readonly lines: readonly CountingLine[];
 }
 
-/** The series name a crossings report by camera, line and direction gives a line's direction (names joined by spaces, direction last). */
+/**
+ * The series name a crossings report by camera, line and direction gives a line's direction (names joined by spaces,
+ * direction last).
+ */
 const crossingSeriesName = (camera: string, line: string, end: 'A' | 'B'): string => `${camera} ${line} ${end}`;
 
 const other = (d: 'A' | 'B'): 'A' | 'B' => (d === 'A' ? 'B' : 'A');

@@ -98,7 +98,9 @@ export function valuesOf(resource: LocationResourceLike): LocationValues {
 const numberOrText = (text: string): number | string =>
   /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text.trim();
 
-/** `08:00-20:00, 21:00-02:00` → intervals; a piece that is not `open-close` goes as it is typed (the service names it). */
+/**
+ * `08:00-20:00, 21:00-02:00` → intervals; a piece that is not `open-close` goes as it is typed (the service names it).
+ */
 function intervalsOf(text: string): { open: string; close: string }[] {
   return text
     .split(',')

@@ -71,7 +71,10 @@ const keyOf = (row: SiteRow, key: SortKey): string | number | undefined => {
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
-/** The rows in the order of a column (names by the reader's collation, numbers by value), ties by name; without a value last. */
+/**
+ * The rows in the order of a column (names by the reader's collation, numbers by value), ties by name; without a value
+ * last.
+ */
 export function sortRows(rows: readonly SiteRow[], key: SortKey, order: SortOrder): SiteRow[] {
   const sign = order === 'ascending' ? 1 : -1;
   return [...rows].sort((a, b) => {

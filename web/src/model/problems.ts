@@ -9,7 +9,9 @@ export interface PlacedProblem {
   readonly atControls: ReadonlyMap<Control | 'token', readonly string[]>;
 }
 
-/** The type ends in the slug, whatever the base the deployment documents its problem types at (shared/problem-types.ts). */
+/**
+ * The type ends in the slug, whatever the base the deployment documents its problem types at (shared/problem-types.ts).
+ */
 const TOO_MANY_BUCKETS = /[/#]too-many-buckets$/;
 
 /**

@@ -46,7 +46,9 @@ export function nowNumbers(groups: readonly LiveGroup[]): NowNumbers {
   };
 }
 
-/** The interval the history is asked in for the peak: the live refresh's own cadence, so its marks are the live values. */
+/**
+ * The interval the history is asked in for the peak: the live refresh's own cadence, so its marks are the live values.
+ */
 export const PEAK_INTERVAL = '5m';
 const PEAK_INTERVAL_MS = 300_000;
 

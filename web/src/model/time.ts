@@ -49,7 +49,10 @@ export function startOfDay(day: string, zone: string): number {
   return localToInstant(localMsOf(date), zone);
 }
 
-/** An instant as ISO 8601 in the wall-clock time of `zone` with its offset: `2026-03-29T00:00:00+01:00` (the service's CSV writes `localTime` with the same code). */
+/**
+ * An instant as ISO 8601 in the wall-clock time of `zone` with its offset: `2026-03-29T00:00:00+01:00` (the service's
+ * CSV writes `localTime` with the same code).
+ */
 export const isoWithOffset = isoInZone;
 
 /** An instant as `YYYY-MM-DD HH:MM` on the wall clock of `zone`. */

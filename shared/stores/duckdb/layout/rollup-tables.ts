@@ -44,7 +44,9 @@ export const COUNT = '_n';
 /** Items rollups: how many of the row's items are their document's first (the documents with items). */
 export const FIRSTS = '_np';
 
-/** Stats measure columns of a number field: count, min, max, sum, values that are not exact integers, sum of magnitudes. */
+/**
+ * Stats measure columns of a number field: count, min, max, sum, values that are not exact integers, sum of magnitudes.
+ */
 export const statColumn = (f: FieldDef, what: 'n' | 'min' | 'max' | 'sum' | 'odd' | 'abs'): string =>
   `${columnOf(f)}__${what}`;
 
@@ -63,7 +65,10 @@ function statMeasures(f: FieldDef, alias: string): RollupColumn[] {
   ];
 }
 
-/** The grain's start of a time column, in SQL (floored, for times before 1970 too; shared/rollups/match.ts `grainOf` in TypeScript). */
+/**
+ * The grain's start of a time column, in SQL (floored, for times before 1970 too; shared/rollups/match.ts `grainOf` in
+ * TypeScript).
+ */
 export const grainOfSql = (time: string, grain: string): string =>
   `(${time} - ((${time} % ${grain}) + ${grain}) % ${grain})`;
 

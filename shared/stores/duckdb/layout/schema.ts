@@ -14,7 +14,8 @@ import {
  * Lucene keeps nested documents next to their parent, so that a nested aggregation never UNNESTs a
  * LIST(STRUCT) column on every query (far slower; see ../README.md):
  *
- *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label, _crossedPaths, _polygons, _key, _content)
+ *     movement_events(row_id, doc_id, organizationId, _shard, locationId, timestamp, trackingCameraId, label,
+ * _crossedPaths, _polygons, _key, _content)
  *     movement_crossed_paths(event_id, _item, _scope, _shard, timestamp, id, end, start)
  *     movement_polygons(event_id, _item, _scope, _shard, timestamp, id, value)
  *     movement_scopes(_scope, organizationId, locationId)
@@ -225,7 +226,10 @@ export interface LegacyLayout {
   readonly migration: readonly string[];
 }
 
-/** A collection's tables with their expected columns; where the layout changed, the former ones and how to migrate from each. */
+/**
+ * A collection's tables with their expected columns; where the layout changed, the former ones and how to migrate from
+ * each.
+ */
 export interface CollectionLayout {
   readonly tables: readonly TableLayout[];
   readonly legacy: readonly LegacyLayout[];

@@ -20,8 +20,8 @@ import type { ColumnDef } from './schema';
  * length, then the bytes, zero-padded): those are encoded once per distinct value and copied with
  * the rest of the column.
  *
- * Usage: `set*` the columns of row `row`, each at most once (a column not set is NULL), then `endRow()`; `close()` sends
- * the last partial chunk. Values are written as given: validation happened before (documents.ts).
+ * Usage: `set*` the columns of row `row`, each at most once (a column not set is NULL), then `endRow()`; `close()`
+ * sends the last partial chunk. Values are written as given: validation happened before (documents.ts).
  */
 export class TableChunks {
   readonly #appender: DuckDBAppender;
@@ -209,7 +209,9 @@ function inlineImage(s: string): Uint8Array | null {
 
 class VarcharColumn extends Column {
   readonly kind = 'varchar';
-  /** The string_t array: inline strings in place, zeros elsewhere (padding must be zero: DuckDB compares all 16 bytes). */
+  /**
+   * The string_t array: inline strings in place, zeros elsewhere (padding must be zero: DuckDB compares all 16 bytes).
+   */
   private readonly images: Uint8Array<ArrayBuffer>;
   /** Rows of each distinct long string (> 12 bytes) in this chunk. */
   private long = new Map<string, number[]>();

@@ -112,7 +112,9 @@ export class DuckDbEngine implements ReportEngine {
     await Promise.all(this.running);
   }
 
-  /** The report on its own connection, interrupted when a signal fires; the connection is closed once it has stopped. */
+  /**
+   * The report on its own connection, interrupted when a signal fires; the connection is closed once it has stopped.
+   */
   private async work(plan: ReportPlan, scope: Scope, signals: readonly AbortSignal[]): Promise<EngineResult> {
     const stopped = () => signals.some((signal) => signal.aborted);
     const connection = await this.instance.connect();

@@ -30,7 +30,10 @@ export interface CompileOptions {
    * instead of answering part of the documents. @default none
    */
   readonly timeoutMs?: number;
-  /** Read the rollup rows of this window and the raw documents around it (./rollup-read.ts); only for plans matchRollup accepts. */
+  /**
+   * Read the rollup rows of this window and the raw documents around it (./rollup-read.ts); only for plans matchRollup
+   * accepts.
+   */
   readonly rollup?: RollupRead;
 }
 

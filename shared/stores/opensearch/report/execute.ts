@@ -188,7 +188,8 @@ export class OpenSearchEngine implements ReportEngine {
     try {
       const response = await pending;
       assertEveryShard(response.body);
-      // Partial results are refused, so a timeout should fail the search; should a node answer timed_out anyway, it is no answer.
+      // Partial results are refused, so a timeout should fail the search; should a node answer timed_out anyway, it is
+      // no answer.
       if ((response.body as { timed_out?: boolean }).timed_out) {
         throw (
           deadline?.error() ??
@@ -239,7 +240,8 @@ class ResultReader {
     const raw = (parent[stageName(i)] ?? {}) as RawAggs & { doc_count?: number };
     const sub = (bucket: RawAggs): AggResult | undefined =>
       i + 1 < this.pipeline.length ? this.read(i + 1, bucket) : undefined;
-    // A bucket at or below a nested stage counts the items rollup rows stand for (ITEMS), a root bucket `_doc_count` did.
+    // A bucket at or below a nested stage counts the items rollup rows stand for (ITEMS), a root bucket `_doc_count`
+    // did.
     const count = (b: RawAggs & { doc_count?: number }): number =>
       (this.rollup ? (b[ITEMS] as { value?: number } | undefined)?.value : undefined) ?? b.doc_count ?? 0;
     switch (node.kind) {
@@ -278,7 +280,8 @@ class ResultReader {
           sum: s.sum ?? 0,
         } as const;
         if (!node.percentiles) return stats;
-        // `keyed: false`: one {key, value} per percent, in ascending order (not the order asked); value null (NaN) over no values.
+        // `keyed: false`: one {key, value} per percent, in ascending order (not the order asked); value null (NaN) over
+        // no values.
         const values =
           (parent[percentilesName(i)] as { values?: { key?: number; value?: number | string | null }[] } | undefined)
             ?.values ?? [];

@@ -53,7 +53,8 @@ export async function markGrains(
       .map((i) => Object.values(i)[0])
       .find((item) => item?.error);
     const cause = new Error(`rollup marks were not written: ${JSON.stringify(failed?.error).slice(0, 300)}`);
-    // The bookkeeping index's shard unavailable or the node pushing back: the batch is sent again (503), not a bug (500).
+    // The bookkeeping index's shard unavailable or the node pushing back: the batch is sent again (503), not a bug
+    // (500).
     const status = failed?.status ?? 0;
     if (status === 429 || status >= 500)
       throw new EngineUnavailableError(

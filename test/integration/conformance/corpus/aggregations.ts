@@ -118,7 +118,8 @@ export const AGGREGATION_CASES: readonly ConformanceCase[] = [
       nestedFilters: [{ path: 'crossedPaths', filters: [terms('crossedPaths.id', ['line-north'])] }],
       aggregations: [label],
     },
-    // In range: me-02 car (north), me-03 person (south and north), me-04 truck (no line); me-05 (north) is at the end, 01:00Z.
+    // In range: me-02 car (north), me-03 person (south and north), me-04 truck (no line); me-05 (north) is at the end,
+    // 01:00Z.
     expected: { status: 200, body: { car: 1, person: 1 } },
   },
   {
@@ -195,7 +196,8 @@ export const AGGREGATION_CASES: readonly ConformanceCase[] = [
         label,
       ],
     },
-    // In: me-01 05 09 14 16 car, 03 11 person, 12 truck (me-07 has no label); out: me-02 10 17 car, 06 person, 08 12 15 truck.
+    // In: me-01 05 09 14 16 car, 03 11 person, 12 truck (me-07 has no label); out: me-02 10 17 car, 06 person, 08 12 15
+    // truck.
     expected: {
       status: 200,
       body: { 'in car': 5, 'in person': 2, 'in truck': 1, 'out car': 3, 'out person': 1, 'out truck': 3 },
@@ -316,7 +318,8 @@ export const AGGREGATION_CASES: readonly ConformanceCase[] = [
       aggregations: [{ type: 'dateHistogram', interval: '1d' }, lotTerms, stats('occupied', { min: true })],
     },
     accept: 'text/csv',
-    // Mar 30: lot-1 10 12, lot-2 5; Mar 31: lot-1 30, lot-2 7; Apr 1: lot-9 2.5 0.1; Apr 2: nothing (avg is asked by default).
+    // Mar 30: lot-1 10 12, lot-2 5; Mar 31: lot-1 30, lot-2 7; Apr 1: lot-9 2.5 0.1; Apr 2: nothing (avg is asked by
+    // default).
     expected: {
       status: 200,
       body:

@@ -342,7 +342,8 @@ export const HISTOGRAM_CASES: readonly ConformanceCase[] = [
         { type: 'terms', field: 'trackingCameraId' },
       ],
     },
-    // Mar 30: me-02 car, me-03 person; Mar 31: me-05 car, me-06 person (me-04 is a truck, me-07 unlabelled); Apr 1: none.
+    // Mar 30: me-02 car, me-03 person; Mar 31: me-05 car, me-06 person (me-04 is a truck, me-07 unlabelled); Apr 1:
+    // none.
     expected: {
       status: 200,
       body: [

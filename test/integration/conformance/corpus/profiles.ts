@@ -19,7 +19,8 @@ export const PROFILE_CASES: readonly ConformanceCase[] = [
       filters: [ts('2024-03-31T00:00:00+01:00', '2024-04-01T00:00:00+02:00')],
       aggregations: [profile('hour', 'Europe/Berlin')],
     },
-    // me-03 23:30Z → 00:30+01; me-04 00:59:59.999Z → 01:59+01; me-05 01:00Z → 03:00+02; me-06 21:59Z → 23:59+02; me-07 at 22:00Z is the next day.
+    // me-03 23:30Z → 00:30+01; me-04 00:59:59.999Z → 01:59+01; me-05 01:00Z → 03:00+02; me-06 21:59Z → 23:59+02; me-07
+    // at 22:00Z is the next day.
     expected: { status: 200, body: { '00:00': 1, '01:00': 1, '03:00': 1, '23:00': 1 } },
   },
   {

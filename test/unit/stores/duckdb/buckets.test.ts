@@ -136,7 +136,8 @@ describe('bucket accounting as OpenSearch counts against search.max_buckets', ()
       ),
     });
     const plan = buildPlan({ aggregations: [{ type: 'dateHistogram', interval: '30m' }, named(14), named(27)] });
-    // Template: 14 × (1 + 27) = 392 buckets. 200 keys: the limit counts 200 + 392 = 592; the answer holds 200 × 393 = 78,600
+    // Template: 14 × (1 + 27) = 392 buckets. 200 keys: the limit counts 200 + 392 = 592; the answer holds 200 × 393 =
+    // 78,600
     expect(minimumBuckets(plan.pipeline, 200)).toBe(592);
     expect(expandedBuckets(plan.pipeline, 200)).toBe(78_600);
     // Under a limit of 2,000 the count fits but 78,600 > 8,000; 20 keys hold 7,860 and pass

@@ -13,7 +13,10 @@ import { INGEST_REQUESTS } from '../../../../lib/service-function';
  * answered 429, or single items are (`es_rejected_execution_exception`). A node here cannot be made
  * to do that on demand, so a loopback server answers as the node does, and the real client reads it.
  */
-/** The rollups' marks of the grains a batch wrote (docs/rollups.md): granted to the ingest role beside INGEST_REQUESTS (lib/stack.ts). */
+/**
+ * The rollups' marks of the grains a batch wrote (docs/rollups.md): granted to the ingest role beside INGEST_REQUESTS
+ * (lib/stack.ts).
+ */
 const MARKS = `PUT /${rollupIndexPaths('').dirty}/_bulk`;
 
 const REJECTED = {

@@ -20,7 +20,10 @@ export interface CompileOptions {
   readonly stageByStage?: boolean;
   /** The scope numbers of the report's organization and locations, where readsItemsAlone (compileScopeNumbers). */
   readonly scopeNumbers?: readonly number[];
-  /** Read the rollup rows of this window and the raw rows around it (./rollup-read.ts); only for plans matchRollup accepts. */
+  /**
+   * Read the rollup rows of this window and the raw rows around it (./rollup-read.ts); only for plans matchRollup
+   * accepts.
+   */
   readonly rollup?: RollupRead;
 }
 

@@ -288,7 +288,9 @@ export class GroupedCompiler extends Compiler {
     );
   }
 
-  /** The key and condition columns of `stages` (stage-columns.ts): root fields from `parent`, item fields from `item`. */
+  /**
+   * The key and condition columns of `stages` (stage-columns.ts): root fields from `parent`, item fields from `item`.
+   */
   private columnsOf(stages: readonly number[], parent: string, item: string): StageColumns {
     const { pipeline } = this.plan;
     const twoLevel = !(pipeline.at(-1)?.kind === 'stats' && !this.rowStats);
