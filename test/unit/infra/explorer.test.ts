@@ -32,6 +32,10 @@ describe('the API routes CloudFront forwards', () => {
       '/ingest/*',
       '/ingest-clients',
       '/ingest-clients/*',
+      '/webhook-endpoints',
+      '/webhook-endpoints/*',
+      '/alert-rules',
+      '/alert-rules/*',
       '/health',
       '/problems',
     ]);
@@ -96,6 +100,10 @@ describe('the report explorer in the service stack', () => {
       '/ingest/*',
       '/ingest-clients',
       '/ingest-clients/*',
+      '/webhook-endpoints',
+      '/webhook-endpoints/*',
+      '/alert-rules',
+      '/alert-rules/*',
       '/health',
       '/problems',
     ]);
